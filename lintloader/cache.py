@@ -1,0 +1,63 @@
+"""Content-addressed store of file summaries.
+
+A summary depends only on a file's bytes, its module name and the tool version, so the key is a
+hash of those. Entries are written to a temporary file and renamed into place, so concurrent
+runs sharing one directory never see a partial entry; a corrupt entry counts as a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+from lintloader import __version__
+from lintloader.summary import FileSummary
+
+CACHE_DIR_NAME = ".lintloader_cache"
+
+
+def default_cache_dir() -> Path:
+    override = os.environ.get("LINTLOADER_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "lintloader"
+
+
+def summary_key(source: bytes, module: str, is_package: bool) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{__version__}\0{module}\0{int(is_package)}\0".encode())
+    digest.update(source)
+    return digest.hexdigest()
+
+
+class SummaryCache:
+    """Pickled summaries under ``<dir>/summaries-<version>/<kk>/<key>.pickle``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory) / f"summaries-{__version__}"
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.pickle"
+
+    def get(self, key: str) -> FileSummary | None:
+        try:
+            with open(self._path(key), "rb") as handle:
+                value = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+            return None
+        return value if isinstance(value, FileSummary) else None
+
+    def put(self, key: str, summary: FileSummary) -> None:
+        target = self._path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(summary, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, target)
+        except OSError:
+            return  # a cache that cannot be written is only slower, never wrong

@@ -1,0 +1,143 @@
+"""Demand-driven selection: which files get parsed. This is the one place that decides.
+
+Parsing is the expensive step (libcst: tens of ms a file), and in a whole site-packages only a
+handful of files matter. Selection works backwards from the sinks:
+
+1. seed: files that contain the tokens of an active rule (a byte search, no parse);
+2. link what is parsed, and find every function that reaches a sink;
+3. parse the files that could call one of those functions: they mention its name (and, for a
+   method, its class's name or a subclass's name), files defining bases of parsed classes, and
+   modules that parsed code imports a sink-reaching name through (re-exports);
+4. repeat 2-3 until nothing new is found.
+
+A file that reaches a sink only through an edge of unknown receiver type (matched by method name
+alone) is therefore not pulled in unless it names the class; such edges can never make an
+error-severity finding anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from lintloader.analysis import EPOCH_HOOKS
+from lintloader.discover import SourceFile
+from lintloader.findings import Confidence
+from lintloader.program import Program
+from lintloader.rules.base import Rule
+from lintloader.summary import FileSummary
+
+MAX_ROUNDS = 12
+TokenGroup = tuple[bytes, ...]
+Summarize = Callable[[list[SourceFile]], dict[str, FileSummary]]
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What makes an unparsed file worth parsing in the next round."""
+
+    token_groups: frozenset[TokenGroup]
+    modules: frozenset[str]
+
+
+def matches(data: bytes, groups: Iterable[TokenGroup]) -> bool:
+    return any(all(token in data for token in group) for group in groups)
+
+
+def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
+    return {group for rule in rules for group in rule.seed_tokens}
+
+
+def select(
+    files: list[SourceFile],
+    contents: dict[str, bytes],
+    rules: Iterable[Rule],
+    summarize: Summarize,
+) -> dict[str, FileSummary]:
+    by_module = {f.module: f for f in files}
+    groups = seed_groups(rules)
+    summaries = summarize([f for f in files if matches(contents[f.path], groups)])
+    tried: set[TokenGroup] = set(groups)
+    for _ in range(MAX_ROUNDS):
+        wanted = wanted_by(Program(summaries.values()))
+        fresh = wanted.token_groups - tried
+        tried |= fresh
+        modules = {_longest_known(path, by_module) for path in wanted.modules}
+        chosen = [
+            f
+            for f in files
+            if f.path not in summaries
+            and (f.module in modules or (fresh and matches(contents[f.path], fresh)))
+        ]
+        if not chosen:
+            break
+        summaries.update(summarize(chosen))
+    return summaries
+
+
+def _longest_known(path: str, by_module: dict[str, SourceFile]) -> str:
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:cut])
+        if candidate in by_module:
+            return candidate
+    return ""
+
+
+def wanted_by(program: Program) -> Wanted:
+    reaching = functions_reaching_sinks(program)
+    groups: set[TokenGroup] = set()
+    for key in reaching:
+        info = program.functions[key]
+        name = info.function.name.encode()
+        class_key = info.class_key
+        if class_key is None:
+            groups.add((name,))
+            continue
+        holders = {class_key, *program.subclasses.get(class_key, ())}
+        for holder in holders:
+            groups.add((name, program.classes[holder].klass.name.encode()))
+    return Wanted(frozenset(groups), frozenset(_modules_to_follow(program, reaching)))
+
+
+def functions_reaching_sinks(program: Program) -> set[str]:
+    """Keys of functions with a sink, and of every function with a sure edge into one."""
+    callers: dict[str, set[str]] = {}
+    for key in program.functions:
+        for edge in program.edges_from(key):
+            if edge.confidence is Confidence.HIGH:
+                callers.setdefault(edge.callee, set()).add(key)
+    frontier = [key for key, info in program.functions.items() if info.function.sinks]
+    reaching = set(frontier)
+    while frontier:
+        key = frontier.pop()
+        for caller in callers.get(key, ()):
+            if caller not in reaching:
+                reaching.add(caller)
+                frontier.append(caller)
+    return reaching
+
+
+def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
+    """Dotted paths not parsed yet that the analysis needs: bases of classes that own a root
+    or a sink-reaching method (for the MRO), and re-exports that a call whose name could reach
+    a sink resolves through."""
+    names = {program.functions[k].function.name for k in reaching}
+    owners = {program.functions[k].class_key for k in reaching}
+    owners |= {
+        info.class_key
+        for info in program.functions.values()
+        if info.function.name == "__iter__" or EPOCH_HOOKS.match(info.function.name)
+    }
+    paths: set[str] = set()
+    for class_key in owners - {None}:
+        for ancestor in program.mro(class_key):
+            paths.update(b.key for b in program.bases(ancestor) if b.kind == "external")
+    for info in program.functions.values():
+        for call in info.function.calls:
+            if call.target[-1] not in names:
+                continue
+            symbol = program.resolve(info.file.module, call.target[:1])
+            if symbol is not None and symbol.kind == "external":
+                paths.add(symbol.key)
+    return paths

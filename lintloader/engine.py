@@ -1,0 +1,136 @@
+"""The check pipeline: discover -> read -> select/summarize -> link -> analyze -> filter.
+
+This is the library entry point that the CLI, the flake8 plugin and the fixers call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lintloader.cache import SummaryCache
+from lintloader.config import Config
+from lintloader.demand import select
+from lintloader.discover import Discovery, FileProblem, SourceFile
+from lintloader.findings import Finding, Severity
+from lintloader.parse import ParseStats, default_jobs, summarize_files
+from lintloader.program import Program
+from lintloader.rules import ALL_RULES, AnalysisContext, Rule
+from lintloader.summary import FileSummary
+
+PARSE_ERROR_CODE = "LL000"
+
+
+@dataclass
+class CheckOptions:
+    config: Config = field(default_factory=Config)
+    jobs: int = field(default_factory=default_jobs)
+    cache_dir: Path | None = None  # None: no cache
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    program: Program
+    summaries: dict[str, FileSummary]
+    files: list[SourceFile]
+    stats: ParseStats
+    suppressed: int = 0
+
+    @property
+    def files_found(self) -> int:
+        return len(self.files)
+
+
+def active_rules(config: Config) -> list[Rule]:
+    return [rule for rule in ALL_RULES if config.enabled(rule.code)]
+
+
+def read_files(
+    files: Iterable[SourceFile], problems: list[FileProblem]
+) -> tuple[list[SourceFile], dict[str, bytes]]:
+    readable: list[SourceFile] = []
+    contents: dict[str, bytes] = {}
+    for file in files:
+        try:
+            with open(file.path, "rb") as handle:
+                contents[file.path] = handle.read()
+        except IsADirectoryError:
+            continue
+        except OSError as exc:
+            problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
+            continue
+        readable.append(file)
+    return readable, contents
+
+
+def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
+    config = options.config
+    rules = active_rules(config)
+    problems = list(discovery.problems)
+    files, contents = read_files(discovery.files, problems)
+    cache = SummaryCache(options.cache_dir) if options.cache_dir else None
+    stats = ParseStats()
+
+    def summarize(batch: Sequence[SourceFile]) -> dict[str, FileSummary]:
+        return summarize_files(batch, contents, cache, options.jobs, stats)
+
+    summaries = select(files, contents, rules, summarize)
+    program = Program(summaries.values())
+    displays = {f.path: f.display for f in files}
+    context = AnalysisContext(program, lambda path: displays.get(path, path))
+    raw = [finding for rule in rules for finding in rule.check(context)]
+    raw += problem_findings(problems, summaries.values(), displays)
+    findings, suppressed = filter_findings(raw, config, summaries, displays)
+    return CheckResult(findings, program, summaries, files, stats, suppressed)
+
+
+def problem_findings(
+    problems: Iterable[FileProblem],
+    summaries: Iterable[FileSummary],
+    displays: dict[str, str],
+) -> list[Finding]:
+    """LL000: files that could not be read or parsed. Always error severity."""
+    found = [
+        Finding(PARSE_ERROR_CODE, Severity.ERROR, p.display, p.line, p.column, p.message)
+        for p in problems
+    ]
+    for summary in summaries:
+        if summary.error:
+            found.append(
+                Finding(
+                    PARSE_ERROR_CODE,
+                    Severity.ERROR,
+                    displays.get(summary.path, summary.path),
+                    summary.error_line,
+                    summary.error_column,
+                    summary.error,
+                )
+            )
+    return found
+
+
+def filter_findings(
+    findings: Iterable[Finding],
+    config: Config,
+    summaries: dict[str, FileSummary],
+    displays: dict[str, str],
+) -> tuple[list[Finding], int]:
+    """Apply select/ignore, per-file-ignores, ``# noqa`` and the severity threshold; dedupe."""
+    noqa_by_display = {displays.get(p, p): s.noqa for p, s in summaries.items()}
+    path_by_display = {d: p for p, d in displays.items()}
+    kept: dict[tuple[str, int, int, str], Finding] = {}
+    suppressed = 0
+    for finding in findings:
+        if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
+            continue
+        if finding.severity < config.min_severity:
+            continue
+        absolute = path_by_display.get(finding.path, finding.path)
+        noqa = noqa_by_display.get(finding.path, {}).get(finding.line, ())
+        if config.ignored_in(finding.code, absolute) or noqa is None or finding.code in noqa:
+            suppressed += 1
+            continue
+        kept.setdefault(finding.sort_key, finding)
+    return sorted(kept.values(), key=lambda f: f.sort_key), suppressed

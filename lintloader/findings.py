@@ -1,0 +1,109 @@
+"""Findings and the call chains they carry: the one data model every report and fixer reads."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    """How bad a finding is; ordered so that ``ERROR > WARNING > INFO``."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            names = ", ".join(s.name.lower() for s in cls)
+            raise ValueError(f"unknown severity {text!r} (expected one of: {names})") from None
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Confidence(enum.IntEnum):
+    """How sure the call graph is that an edge exists."""
+
+    LOW = 1  # receiver type unknown: matched a method by name only
+    HIGH = 2  # resolved through imports, ``self``/``super()``, known attribute types
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a chain: where it happens and what happens there.
+
+    ``line`` and ``column`` are 1-based; ``function`` is the qualified name of the function the
+    step is in (``AbstractDataFetcher.__iter__``); ``action`` is the source of the call or sink.
+    """
+
+    path: str
+    line: int
+    column: int
+    function: str
+    action: str
+    confidence: Confidence = Confidence.HIGH
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["confidence"] = self.confidence.label
+        return data
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule violation at one location, with the chain that proves it.
+
+    The reported location is where a user acts: for a chain, the line in the root function that
+    starts it. ``chain`` runs from that line to the reset itself.
+    """
+
+    code: str
+    severity: Severity
+    path: str
+    line: int
+    column: int
+    message: str
+    chain: tuple[Hop, ...] = ()
+    fixes: tuple[str, ...] = ()  # names of fixers that can act on this finding
+    also: tuple[Hop, ...] = ()  # other reset sites reached from the same root line
+    end_line: int = 0
+    end_column: int = 0
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity.label,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line or self.line,
+            "end_column": self.end_column or self.column,
+            "message": self.message,
+            "chain": [hop.to_json() for hop in self.chain],
+            "also_reaches": [hop.to_json() for hop in self.also],
+            "fixes": list(self.fixes),
+        }
+
+
+@dataclass
+class RunResult:
+    """Everything a run produced: findings plus the files it could not analyze."""
+
+    findings: list[Finding] = field(default_factory=list)
+    files_found: int = 0
+    files_parsed: int = 0
+    files_cached: int = 0

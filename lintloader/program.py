@@ -1,0 +1,331 @@
+"""Link per-file summaries into one program: symbols, class hierarchy and call edges.
+
+Names are resolved the way Python would at import time, without importing anything: through
+``import``/``from`` bindings (relative ones already made absolute by the summarizer), re-exports
+in ``__init__`` modules and star imports. Symbols are keyed ``module:qualname``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from lintloader.findings import Confidence
+from lintloader.summary import (
+    MODULE_SCOPE,
+    CallSite,
+    ClassSummary,
+    Dotted,
+    FileSummary,
+    FunctionSummary,
+)
+
+_MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
+DATALOADER_PATHS = frozenset(
+    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+)
+DATALOADER_ITER_MARKERS = ("DataLoaderIter",)
+
+
+def symbol_key(module: str, qualname: str) -> str:
+    return f"{module}:{qualname}"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """What a name resolves to: ``kind`` is function, class, module or external."""
+
+    kind: str
+    key: str  # "module:qualname" for function/class, dotted path for module/external
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``caller`` calls (or passes along) ``callee`` at ``call``."""
+
+    caller: str
+    callee: str
+    call: CallSite
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    key: str
+    file: FileSummary
+    function: FunctionSummary
+
+    @property
+    def class_key(self) -> str | None:
+        qualname = self.function.class_qualname
+        return symbol_key(self.file.module, qualname) if qualname else None
+
+    @property
+    def display_name(self) -> str:
+        return self.function.qualname
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    key: str
+    file: FileSummary
+    klass: ClassSummary
+
+
+class Program:
+    """The whole scanned code as one linked program."""
+
+    def __init__(self, summaries: Iterable[FileSummary]) -> None:
+        self.files: dict[str, FileSummary] = {}
+        self.functions: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.methods_by_name: dict[str, list[str]] = {}
+        for summary in summaries:
+            if summary.ok:
+                self._add(summary)
+        self._edges: dict[str, list[Edge]] = {}
+        self._mro: dict[str, tuple[str, ...]] = {}
+
+    def _add(self, summary: FileSummary) -> None:
+        # Two files claiming one module (a src/ copy and an installed one): the first wins.
+        if summary.module in self.files:
+            return
+        self.files[summary.module] = summary
+        for qualname, function in summary.functions.items():
+            key = symbol_key(summary.module, qualname)
+            self.functions[key] = FunctionInfo(key, summary, function)
+            if function.class_qualname is not None:
+                self.methods_by_name.setdefault(function.name, []).append(key)
+        for qualname, klass in summary.classes.items():
+            key = symbol_key(summary.module, qualname)
+            self.classes[key] = ClassInfo(key, summary, klass)
+
+    # -- name resolution ---------------------------------------------------------------------
+    def resolve(self, module: str, name: Dotted, depth: int = 0) -> Symbol | None:
+        """Resolve a dotted name as written in ``module`` (at module scope)."""
+        if depth > _MAX_DEPTH or not name:
+            return None
+        head, rest = name[0], name[1:]
+        summary = self.files.get(module)
+        if summary is None:
+            return None
+        base = self._resolve_head(summary, head, depth)
+        return self._descend(base, rest, depth) if base else None
+
+    def _resolve_head(self, summary: FileSummary, head: str, depth: int) -> Symbol | None:
+        if head in summary.classes:
+            return Symbol("class", symbol_key(summary.module, head))
+        if head in summary.functions and head != MODULE_SCOPE:
+            return Symbol("function", symbol_key(summary.module, head))
+        binding = summary.imports.get(head)
+        if binding is not None:
+            if binding.name is None:
+                return self._module_or_external(binding.module)
+            return self.resolve_path(f"{binding.module}.{binding.name}", depth + 1)
+        if summary.is_package and f"{summary.module}.{head}" in self.files:
+            return Symbol("module", f"{summary.module}.{head}")
+        for star in summary.star_imports:
+            found = self.resolve(star, (head,), depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _module_or_external(self, path: str) -> Symbol:
+        return Symbol("module" if path in self.files else "external", path)
+
+    def resolve_path(self, path: str, depth: int = 0) -> Symbol | None:
+        """Resolve an absolute dotted path such as ``pkg.mod.Class.method``."""
+        parts = tuple(path.split("."))
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.files:
+                symbol = Symbol("module", module)
+                return self._descend(symbol, parts[cut:], depth)
+        return Symbol("external", path)
+
+    def _descend(self, symbol: Symbol, rest: Dotted, depth: int) -> Symbol | None:
+        for index, part in enumerate(rest):
+            if symbol.kind == "module":
+                found = self.resolve(symbol.key, (part,), depth + 1)
+                if found is None:
+                    return Symbol("external", ".".join((symbol.key, *rest[index:])))
+                symbol = found
+            elif symbol.kind == "class":
+                method = self.lookup_method(symbol.key, part)
+                nested = f"{symbol.key}.{part}"
+                if method is not None:
+                    symbol = Symbol("function", method)
+                elif nested in self.classes:
+                    symbol = Symbol("class", nested)
+                else:
+                    return None
+            elif symbol.kind == "external":
+                symbol = Symbol("external", f"{symbol.key}.{part}")
+            else:
+                return None
+        return symbol
+
+    # -- class hierarchy ---------------------------------------------------------------------
+    def bases(self, class_key: str) -> list[Symbol]:
+        info = self.classes[class_key]
+        found = []
+        for base in info.klass.bases:
+            symbol = self._resolve_in_scope(info.file, info.klass.qualname, base)
+            if symbol is not None:
+                found.append(symbol)
+        return found
+
+    def _resolve_in_scope(self, file: FileSummary, qualname: str, name: Dotted) -> Symbol | None:
+        # A class nested in another class or function can name its siblings directly.
+        owner = qualname.rsplit(".", 1)[0] if "." in qualname else ""
+        if owner and f"{owner}.{name[0]}" in file.classes:
+            return self._descend(
+                Symbol("class", symbol_key(file.module, f"{owner}.{name[0]}")), name[1:], 0
+            )
+        return self.resolve(file.module, name)
+
+    def mro(self, class_key: str) -> tuple[str, ...]:
+        """Linearized class keys (C3 where it succeeds, depth-first otherwise)."""
+        if class_key not in self._mro:
+            self._mro[class_key] = (class_key,)  # guards against cycles while computing
+            parents = [b.key for b in self.bases(class_key) if b.kind == "class"]
+            self._mro[class_key] = _c3(class_key, [self.mro(p) for p in parents], parents)
+        return self._mro[class_key]
+
+    def external_bases(self, class_key: str) -> set[str]:
+        """Dotted paths of every unscanned base anywhere in the hierarchy."""
+        found: set[str] = set()
+        for key in self.mro(class_key):
+            found.update(b.key for b in self.bases(key) if b.kind == "external")
+        return found
+
+    @cached_property
+    def subclasses(self) -> dict[str, set[str]]:
+        direct: dict[str, set[str]] = {}
+        for key in self.classes:
+            for base in self.mro(key)[1:]:
+                direct.setdefault(base, set()).add(key)
+        return direct
+
+    def lookup_method(self, class_key: str, name: str, skip_self: bool = False) -> str | None:
+        """First definition of ``name`` along the MRO of ``class_key``."""
+        chain = self.mro(class_key)
+        for key in chain[1:] if skip_self else chain:
+            info = self.classes[key]
+            if name in info.klass.methods:
+                return symbol_key(info.file.module, f"{info.klass.qualname}.{name}")
+        return None
+
+    def dispatch(self, class_key: str, name: str) -> list[str]:
+        """Every method ``obj.name()`` can land in when ``obj`` is a ``class_key`` instance:
+        the MRO definition plus overrides in scanned subclasses (class-hierarchy analysis)."""
+        targets = []
+        inherited = self.lookup_method(class_key, name)
+        if inherited:
+            targets.append(inherited)
+        for sub in sorted(self.subclasses.get(class_key, ())):
+            info = self.classes[sub]
+            if name in info.klass.methods:
+                targets.append(symbol_key(info.file.module, f"{info.klass.qualname}.{name}"))
+        return targets
+
+    def is_dataloader_class(self, class_key: str) -> bool:
+        if any(
+            key.endswith(":DataLoader") and key.startswith("torch.utils.data")
+            for key in self.mro(class_key)
+        ):
+            return True
+        return bool(self.external_bases(class_key) & DATALOADER_PATHS)
+
+    def is_dataloader_iterator_class(self, class_key: str) -> bool:
+        names = [self.classes[k].klass.name for k in self.mro(class_key)]
+        names += [path.rsplit(".", 1)[-1] for path in self.external_bases(class_key)]
+        return any(marker in name for name in names for marker in DATALOADER_ITER_MARKERS)
+
+    def class_of_type(self, info: FunctionInfo, type_: Dotted) -> str | None:
+        symbol = self.resolve(info.file.module, type_)
+        return symbol.key if symbol is not None and symbol.kind == "class" else None
+
+    def attribute_type(self, class_key: str, attribute: str) -> str | None:
+        """The scanned class held in ``self.<attribute>`` of a ``class_key`` instance."""
+        for key in self.mro(class_key):
+            info = self.classes[key]
+            type_ = info.klass.attr_types.get(attribute)
+            if type_:
+                symbol = self._resolve_in_scope(info.file, info.klass.qualname, type_)
+                return symbol.key if symbol is not None and symbol.kind == "class" else None
+        return None
+
+    # -- call edges --------------------------------------------------------------------------
+    def edges_from(self, key: str) -> list[Edge]:
+        if key not in self._edges:
+            info = self.functions[key]
+            self._edges[key] = [
+                Edge(key, callee, call, confidence)
+                for call in info.function.calls
+                for callee, confidence in self.callees(info, call)
+            ]
+        return self._edges[key]
+
+    def callees(self, info: FunctionInfo, call: CallSite) -> Iterator[tuple[str, Confidence]]:
+        """Functions a call site can land in, each with how sure the link is."""
+        target = call.target
+        resolved = self._resolve_call(info, target)
+        if resolved is not None:
+            for key in resolved:
+                yield key, Confidence.HIGH
+            return
+        if call.is_reference or len(target) < 2:
+            return
+        for key in self.methods_by_name.get(target[-1], ()):
+            yield key, Confidence.LOW
+
+    def _resolve_call(self, info: FunctionInfo, target: Dotted) -> list[str] | None:
+        function, class_key = info.function, info.class_key
+        head, rest = target[0], target[1:]
+        if head == "super()" and class_key and len(rest) == 1:
+            found = self.lookup_method(class_key, rest[0], skip_self=True)
+            return [found] if found else []
+        receiver_class: str | None = None
+        if head == function.self_name and class_key:
+            receiver_class = class_key
+            if len(rest) == 2:
+                receiver_class = self.attribute_type(class_key, rest[0])
+                rest = rest[1:]
+        elif head in function.local_types:
+            receiver_class = self.class_of_type(info, function.local_types[head])
+        if receiver_class is not None and len(rest) == 1:
+            return self.dispatch(receiver_class, rest[0])
+        if head == function.self_name or head in function.local_types:
+            return None
+        nested = symbol_key(info.file.module, f"{function.qualname}.<locals>.{head}")
+        if not rest and nested in self.functions:
+            return [nested]
+        symbol = self.resolve(info.file.module, target)
+        if symbol is None:
+            return None
+        if symbol.kind == "function":
+            return [symbol.key]
+        if symbol.kind == "class":
+            init = self.lookup_method(symbol.key, "__init__")
+            return [init] if init else []
+        return [] if symbol.kind == "external" else None
+
+
+def _c3(head: str, parent_mros: list[tuple[str, ...]], parents: list[str]) -> tuple[str, ...]:
+    sequences = [list(m) for m in parent_mros] + [list(parents)]
+    result = [head]
+    while any(sequences):
+        for sequence in sequences:
+            if not sequence:
+                continue
+            candidate = sequence[0]
+            if not any(candidate in s[1:] for s in sequences):
+                break
+        else:  # inconsistent hierarchy: fall back to depth-first, first occurrence wins
+            seen = dict.fromkeys(result + [k for m in parent_mros for k in m])
+            return tuple(seen)
+        result.append(candidate)
+        sequences = [s[1:] if s and s[0] == candidate else s for s in sequences]
+    return tuple(result)

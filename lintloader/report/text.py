@@ -1,0 +1,43 @@
+"""Default output: ``path:line:col: CODE [severity] message`` and the chain, one hop a line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from lintloader.findings import Confidence, Finding, Severity
+from lintloader.report.context import ReportContext
+
+_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
+
+
+def render(findings: Sequence[Finding], context: ReportContext) -> str:
+    return "".join(_finding(f, context) for f in findings)
+
+
+def _finding(finding: Finding, context: ReportContext) -> str:
+    style = (lambda text, **kw: click.style(text, **kw)) if context.color else _plain
+    head = (
+        f"{style(finding.path, bold=True)}:{finding.line}:{finding.column}: "
+        f"{style(finding.code, fg=_COLORS[finding.severity], bold=True)} "
+        f"[{finding.severity.label}] {finding.message}\n"
+    )
+    if not context.show_chain or len(finding.chain) < 2:
+        return head
+    lines = [head]
+    last = len(finding.chain) - 1
+    for index, hop in enumerate(finding.chain):
+        arrow = "reset" if index == last else "calls"
+        unsure = " (matched by name)" if hop.confidence is Confidence.LOW else ""
+        lines.append(
+            f"    {hop.path}:{hop.line}:{hop.column} {hop.function}: {arrow} "
+            f"{style(hop.action, bold=index == last)}{unsure}\n"
+        )
+    for hop in finding.also:
+        lines.append(f"    also reaches {hop.path}:{hop.line}:{hop.column} {hop.action}\n")
+    return "".join(lines)
+
+
+def _plain(text: str, **_: object) -> str:
+    return text

@@ -1,0 +1,82 @@
+"""## epoch-hook-resets-dataloader-iterator (LL102)
+
+### What it does
+Finds a per-epoch entry point from which a DataLoader iterator reset is reachable. Per-epoch
+entry points are: `on_*_epoch_start` and `on_epoch_start` hooks, `on_run_start`,
+`on_advance_start`, and `reset`/`advance`/`run` of a Lightning-style loop (a class with a
+`*Loop` class in its hierarchy). `__iter__` is LL101's. Teardown-like functions (`teardown`,
+`close`, `shutdown`, `__del__`, `__exit__`, `on_*_end`) are never entry points.
+
+### Why is this bad?
+Each call runs once an epoch; a reset there kills the persistent worker pool every epoch, as
+LL101 explains.
+
+### Example
+```python
+class FitLoop(Loop):
+    def on_run_start(self):
+        self.trainer.train_dataloader._iterator = None   # LL102
+```
+Use instead: reset the iterator in `teardown()`.
+
+### Fix safety
+Same strategies as LL101 (`relocate` safe, `remove-call` unsafe).
+
+### Severity
+warning; info when a step was matched by method name only or when the reset only runs if
+`persistent_workers` is off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.chains import SINK_TOKENS, findings_for_roots
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    roots = ctx.reachability.epoch_roots()
+    yield from findings_for_roots(ctx, RULE.code, RULE.severity, roots, "per-epoch hook ")
+
+
+VALID = (
+    """
+class Model:
+    def on_train_epoch_end(self):
+        self.loader._iterator = None
+""",
+)
+
+INVALID = (
+    """
+class Model:
+    def on_train_epoch_start(self):
+        self.drop()
+
+    def drop(self):
+        self.loader._iterator = None
+""",
+    """
+class _Loop:
+    pass
+
+class FitLoop(_Loop):
+    def reset(self):
+        setattr(self.loader, "_iterator", None)
+""",
+)
+
+RULE = Rule(
+    code="LL102",
+    name="epoch-hook-resets-dataloader-iterator",
+    severity=Severity.WARNING,
+    summary="a per-epoch hook reaches a DataLoader iterator reset",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=SINK_TOKENS,
+    fix_safety="safe (relocate) / unsafe (remove-call)",
+    valid=VALID,
+    invalid=INVALID,
+)

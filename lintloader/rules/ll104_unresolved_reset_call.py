@@ -1,0 +1,93 @@
+"""## unresolved-reset-in-iter (LL104)
+
+### What it does
+Finds an `__iter__` that calls a reset-like method (`reset`, `_reset`, `reset_*`, `*_reset`)
+that the analysis cannot resolve to any scanned function: its receiver's type is unknown and no
+scanned class defines a method of that name.
+
+### Why is this bad?
+The chain cannot be proven safe: that method may shut down a DataLoader's workers (Lightning
+1.5.0's did). Scan the package that defines it too (`lintloader check src/ other_pkg/`), or, if
+you know it is harmless, suppress with `# noqa: LL104`.
+
+### Example
+```python
+from elsewhere import make_state
+
+class Fetcher:
+    def __iter__(self):
+        self.state.reset()   # LL104 if no scanned class has `reset`
+        return self
+```
+
+### Fix safety
+No fix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lintloader.findings import Finding, Hop, Severity
+from lintloader.rules.base import AnalysisContext, Rule
+
+RESET_LIKE = re.compile(r"^_?(reset|reset_\w+|\w+_reset)$")
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    program = ctx.program
+    for root in ctx.reachability.iter_roots():
+        for call in root.function.calls:
+            if call.is_reference or not RESET_LIKE.match(call.target[-1]):
+                continue
+            if any(program.callees(root, call)):
+                continue
+            path = ctx.display(root.file.path)
+            site = call.site
+            yield Finding(
+                code=RULE.code,
+                severity=RULE.severity,
+                path=path,
+                line=site.line,
+                column=site.column,
+                message=(
+                    f"`{root.display_name}` calls `{site.text}`, which no scanned code defines: "
+                    "cannot prove it leaves the DataLoader's workers alive"
+                ),
+                chain=(Hop(path, site.line, site.column, root.display_name, site.text),),
+            )
+
+
+VALID = (
+    """
+class Fetcher:
+    def __iter__(self):
+        self.reset()
+        return self
+
+    def reset(self):
+        self.count = 0
+""",
+)
+
+INVALID = (
+    """
+class Fetcher:
+    def __iter__(self):
+        self.state.reset()
+        return self
+""",
+)
+
+RULE = Rule(
+    code="LL104",
+    name="unresolved-reset-in-iter",
+    severity=Severity.WARNING,
+    summary="`__iter__` calls a reset-like method that cannot be resolved",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=((b"__iter__", b"reset"),),
+    valid=VALID,
+    invalid=INVALID,
+)
