@@ -6,158 +6,55 @@ or internal error.
 
 from __future__ import annotations
 
-import functools
+import importlib
 import os
 import sys
-import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from lintloader import __version__
-from lintloader.cache import default_cache_dir
-from lintloader.config import Config, ConfigError, find_pyproject, load_config, split_codes
-from lintloader.discover import Discovery, DiscoveryError, discover_paths, discover_site_packages
-from lintloader.engine import CheckOptions, CheckResult, run_check
-from lintloader.findings import Finding, Severity
-from lintloader.parse import default_jobs
+from lintloader.cli_common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    SEVERITIES,
+    Failure,
+    guarded,
+    prepare,
+    scan_options,
+)
+from lintloader.engine import CheckResult, run_check
+from lintloader.findings import Finding
 from lintloader.report import FORMATS, ReportContext, render
 from lintloader.rules import ALL_RULES, rule_for
-from lintloader.runtime.command import verify_command
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-SEVERITIES = [s.label for s in Severity]
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class Failure(click.ClickException):
-    """An operational error: one line on stderr, exit code 2."""
-
-    exit_code = EXIT_ERROR
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"lintloader: error: {self.format_message()}", err=True)
+# Commands that live in their own packages, imported only when used (``verify`` needs torch).
+LAZY_COMMANDS = {
+    "fix": ("lintloader.fixers.command", "fix_command"),
+    "verify": ("lintloader.runtime.command", "verify_command"),
+}
 
 
-def guarded(command: F) -> F:
-    """Turn unexpected exceptions into a one-line error (a traceback only with --verbose)."""
+class LazyGroup(click.Group):
+    """A click group that imports a command's module on first use."""
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
-            raise
-        except (DiscoveryError, ConfigError) as exc:
-            raise Failure(str(exc)) from None
-        except Exception as exc:
-            if kwargs.get("verbose"):
-                traceback.print_exc()
-            raise Failure(f"internal error: {type(exc).__name__}: {exc}") from None
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
 
-    return wrapper  # type: ignore[return-value]
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS and name not in self.commands:
+            module_name, attribute = LAZY_COMMANDS[name]
+            module = importlib.import_module(module_name)
+            self.add_command(getattr(module, attribute), name)
+        return super().get_command(ctx, name)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lintloader")
 def main() -> None:
     """Find and fix code that throws away a PyTorch DataLoader's worker pool between epochs."""
-
-
-def scan_options(command: F) -> F:
-    """Options shared by ``check`` and ``fix``: what to scan and how."""
-    options = [
-        click.argument("paths", nargs=-1),
-        click.option(
-            "--site-packages",
-            "site_packages",
-            is_flag=True,
-            help="Scan installed packages; PATHS are then distribution names (all if none).",
-        ),
-        click.option(
-            "--python",
-            "python",
-            metavar="PATH",
-            help="With --site-packages: the interpreter whose packages to scan (not imported).",
-        ),
-        click.option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes."),
-        click.option("--ignore", metavar="CODES", help="Comma-separated rule codes to skip."),
-        click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths."),
-        click.option(
-            "--config",
-            "config_path",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="pyproject.toml to read [tool.lintloader] from (default: the nearest one).",
-        ),
-        click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
-        click.option(
-            "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
-        ),
-        click.option(
-            "-j",
-            "--jobs",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Worker processes for parsing (default: CPU count, at most 8).",
-        ),
-        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def discover(
-    paths: Sequence[str], site_packages: bool, python: str | None, exclude: Sequence[str]
-) -> Discovery:
-    if python and not site_packages:
-        raise Failure("--python only makes sense with --site-packages")
-    if site_packages:
-        return discover_site_packages(python, paths, exclude)
-    if not paths:
-        raise Failure("nothing to check: give PATHS or --site-packages")
-    return discover_paths(paths, exclude)
-
-
-def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:
-    if config_path is not None:
-        if not config_path.is_file():
-            raise Failure(f"--config {config_path}: no such file")
-        return load_config(config_path)
-    start = paths[0] if paths and not site_packages else os.getcwd()
-    return load_config(find_pyproject(start))
-
-
-def prepare(
-    paths: Sequence[str],
-    site_packages: bool,
-    python: str | None,
-    select: str | None,
-    ignore: str | None,
-    exclude: Sequence[str],
-    config_path: Path | None,
-    no_cache: bool,
-    cache_dir: Path | None,
-    jobs: int | None,
-    min_severity: str | None = None,
-) -> tuple[Discovery, CheckOptions]:
-    config = resolve_config(config_path, paths, site_packages).with_options(
-        select=split_codes(select),
-        ignore=split_codes(ignore),
-        min_severity=Severity.parse(min_severity) if min_severity else None,
-    )
-    discovery = discover(paths, site_packages, python, (*config.exclude, *exclude))
-    options = CheckOptions(
-        config=config,
-        jobs=jobs or default_jobs(),
-        cache_dir=None if no_cache else (cache_dir or default_cache_dir()),
-    )
-    return discovery, options
 
 
 @main.command()
@@ -257,8 +154,6 @@ def rule_command(code: str | None, show_all: bool) -> None:
     click.echo(f"{rule.doc.strip()}\n")
     click.echo(f"Default severity: {rule.severity.label}. Fix: {rule.fix_safety}.")
 
-
-main.add_command(verify_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
