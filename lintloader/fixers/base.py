@@ -1,0 +1,100 @@
+"""The fixer interface: a strategy turns one finding into new sources for the files it touches.
+
+A strategy never writes: it gets a :class:`FixRequest` (the finding, the linked program and the
+current text of every scanned file) and returns the new text per absolute path, or ``None``
+when it does not apply. The writer (``lintloader.fixers.writer``) does diff, atomic write,
+backup and revert for every strategy alike.
+
+Rules name strategies in ``Finding.fixes``; the registry maps those names to strategies.
+A strategy module defines ``STRATEGY = FixStrategy(...)`` (or ``STRATEGIES = (...)``), the way a
+rule module defines ``RULE``, and is listed in :data:`STRATEGY_MODULES`; :func:`load_registry`
+imports them when a fix runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from lintloader.findings import Finding, Hop
+from lintloader.program import FunctionInfo, Program
+
+# Modules that define ``STRATEGY`` or ``STRATEGIES``.
+STRATEGY_MODULES = (
+    "lintloader.fixers.relocate",
+    "lintloader.fixers.remove_call",
+    "lintloader.fixers.remove_sink",
+)
+
+
+class FixError(Exception):
+    """A strategy that applies but cannot produce a safe edit (reported, the run goes on)."""
+
+
+@dataclass(frozen=True)
+class FixRequest:
+    """Everything a strategy may read.
+
+    ``sources`` maps absolute paths to their current text (decoded, BOM removed, line endings
+    as in the file). ``displays`` maps a finding's/hop's display path to the absolute path.
+    """
+
+    finding: Finding
+    program: Program
+    sources: Mapping[str, str]
+    displays: Mapping[str, str]
+
+    def path_of(self, hop: Hop) -> str:
+        return self.displays.get(hop.path, hop.path)
+
+    def function_at(self, hop: Hop) -> FunctionInfo | None:
+        """The function a hop happens in (matched by file and qualified name)."""
+        path = self.path_of(hop)
+        for info in self.program.functions.values():
+            if info.file.path == path and info.function.qualname == hop.function:
+                return info
+        return None
+
+
+# new text per absolute path; None: the strategy does not apply to this finding
+Edits = dict[str, str]
+ApplyFn = Callable[[FixRequest], "Edits | None"]
+
+
+@dataclass(frozen=True)
+class FixStrategy:
+    name: str  # what rules put in Finding.fixes: "relocate", "remove-call", ...
+    safe: bool  # unsafe strategies run only with --unsafe-fixes
+    description: str  # one line for `fix --help`/docs
+    apply: ApplyFn = field(compare=False)
+
+
+@dataclass
+class Registry:
+    strategies: dict[str, FixStrategy] = field(default_factory=dict)
+
+    def add(self, strategy: FixStrategy) -> None:
+        self.strategies[strategy.name] = strategy
+
+    def get(self, name: str) -> FixStrategy | None:
+        return self.strategies.get(name)
+
+    def choose(self, finding: Finding, unsafe: bool) -> list[FixStrategy]:
+        """The strategies to try for a finding, in the rule's order of preference."""
+        found = (self.strategies.get(name) for name in finding.fixes)
+        return [s for s in found if s is not None and (s.safe or unsafe)]
+
+
+def strategies_of(module_name: str) -> tuple[FixStrategy, ...]:
+    module = importlib.import_module(module_name)
+    single = getattr(module, "STRATEGY", None)
+    return (single,) if single is not None else tuple(getattr(module, "STRATEGIES", ()))
+
+
+def load_registry(modules: tuple[str, ...] = STRATEGY_MODULES) -> Registry:
+    registry = Registry()
+    for module in modules:
+        for strategy in strategies_of(module):
+            registry.add(strategy)
+    return registry
