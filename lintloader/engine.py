@@ -27,6 +27,7 @@ class CheckOptions:
     config: Config = field(default_factory=Config)
     jobs: int = field(default_factory=default_jobs)
     cache_dir: Path | None = None  # None: no cache
+    sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes read instead (fix)
 
 
 @dataclass
@@ -70,6 +71,7 @@ def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     rules = active_rules(config)
     problems = list(discovery.problems)
     files, contents = read_files(discovery.files, problems)
+    contents.update((p, data) for p, data in options.sources.items() if p in contents)
     cache = SummaryCache(options.cache_dir) if options.cache_dir else None
     stats = ParseStats()
 
