@@ -27,6 +27,7 @@ from lintloader.cli_common import (
 )
 from lintloader.engine import CheckResult, run_check
 from lintloader.findings import Finding
+from lintloader.integrations.project import ReportScope
 from lintloader.report import FORMATS, ReportContext, render
 from lintloader.rules import ALL_RULES, rule_for
 
@@ -75,6 +76,12 @@ def main() -> None:
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--color/--no-color", default=None, help="Colour text output (default: on a TTY).")
+@click.option(
+    "--project-root",
+    metavar="DIR|auto",
+    help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but report "
+    "only findings located in PATHS (what pre-commit needs; no PATHS: nothing to report).",
+)
 @guarded
 def check(
     paths: tuple[str, ...],
@@ -93,11 +100,18 @@ def check(
     statistics: bool,
     exit_zero: bool,
     color: bool | None,
+    project_root: str | None,
 ) -> None:
     """Report DataLoader iterator resets reachable from __iter__ or per-epoch hooks.
 
     PATHS are files or directories (or, with --site-packages, distribution names).
     """
+    scope = None
+    if project_root is not None:
+        if site_packages:
+            raise Failure("--project-root does not combine with --site-packages")
+        scope = ReportScope.build(paths, project_root)
+        paths = scope.index_paths()
     discovery, options = prepare(
         paths,
         site_packages,
@@ -112,6 +126,8 @@ def check(
         min_severity,
     )
     result = run_check(discovery, options)
+    if scope is not None:
+        result = scope.restrict(result)
     if statistics:
         click.echo(render_statistics(result.findings), nl=False)
     else:

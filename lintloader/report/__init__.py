@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from lintloader.findings import Finding
-from lintloader.report import concise, json_format, text
+from lintloader.report import concise, github, json_format, sarif, text
 from lintloader.report.context import ReportContext
 
 Renderer = Callable[[Sequence[Finding], ReportContext], str]
@@ -18,6 +18,8 @@ FORMATS: dict[str, Renderer] = {
     "text": text.render,
     "concise": concise.render,
     "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
 }
 
 __all__ = ["FORMATS", "ReportContext", "render"]

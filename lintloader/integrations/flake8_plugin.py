@@ -1,0 +1,129 @@
+"""The ``LL`` flake8 extension: ``flake8 --select LL src/`` reports what ``lintloader check`` does.
+
+flake8 hands a plugin one file at a time, but a chain may cross files. So, by default
+(``--lintloader-scope=project``), the plugin finds the file's project root (the nearest directory
+with pyproject.toml, setup.cfg, setup.py or .git), runs one project-wide check there per flake8
+process (demand-driven parsing, summaries read from and written to lintloader's on-disk cache,
+so later runs reuse them), and reports the findings located in the file being checked. Without
+a project root, or with ``--lintloader-scope=file``, each file is analyzed alone: chains that
+leave the file are then not seen (the documented limit).
+
+Columns: lintloader's are 1-based and flake8 adds 1 to what a plugin yields, so the plugin yields
+``column - 1``. ``# noqa: LL101`` is honoured by flake8 at the reported line (and by lintloader).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from lintloader import __version__
+from lintloader.cache import default_cache_dir
+from lintloader.config import ConfigError, find_pyproject, load_config
+from lintloader.discover import DiscoveryError, discover_paths
+from lintloader.engine import PARSE_ERROR_CODE, CheckOptions, run_check
+from lintloader.findings import Finding
+from lintloader.integrations.project import find_project_root
+
+SCOPES = ("project", "file")
+STDIN_NAMES = ("stdin", "-", "/dev/stdin")
+Flake8Error = tuple[int, int, str, type]
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding as flake8 needs it: line, 0-based column, ``CODE message``."""
+
+    line: int
+    column: int
+    text: str
+
+    @classmethod
+    def of(cls, finding: Finding) -> Located:
+        message = " ".join(finding.message.split())
+        return cls(finding.line, max(finding.column - 1, 0), f"{finding.code} {message}")
+
+
+def _check(paths: tuple[str, ...], config_start: str, use_cache: bool) -> dict[str, list[Located]]:
+    """Findings by absolute path. jobs=1: flake8's workers are daemons, which may not fork."""
+    config = load_config(find_pyproject(config_start))
+    discovery = discover_paths(paths, config.exclude)
+    options = CheckOptions(
+        config=config, jobs=1, cache_dir=default_cache_dir() if use_cache else None
+    )
+    result = run_check(discovery, options)
+    absolute = {f.display: f.path for f in result.files}
+    found: dict[str, list[Located]] = {}
+    for finding in result.findings:
+        path = os.path.abspath(absolute.get(finding.path, finding.path))
+        found.setdefault(path, []).append(Located.of(finding))
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def project_findings(root: str) -> dict[str, list[Located]]:
+    """One project-wide check per root and per process (one flake8 run)."""
+    return _check((root,), root, use_cache=True)
+
+
+def file_findings(path: str) -> list[Located]:
+    return _check((path,), path, use_cache=True).get(os.path.abspath(path), [])
+
+
+def source_findings(lines: list[str], display: str) -> list[Located]:
+    """Code that is not on disk (``flake8 -``): analyzed alone, in a temporary file."""
+    base = os.path.basename(display) if display.endswith(".py") else "stdin.py"
+    with tempfile.TemporaryDirectory(prefix="lintloader-flake8-") as folder:
+        path = os.path.join(folder, base)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("".join(lines))
+        return _check((path,), folder, use_cache=False).get(path, [])
+
+
+class LintloaderChecker:
+    """flake8 tree plugin; flake8 calls ``run`` once per file."""
+
+    name = "lintloader"
+    version = __version__
+    scope: ClassVar[str] = "project"
+
+    def __init__(self, tree: ast.AST, filename: str, lines: list[str]) -> None:
+        self.filename = filename
+        self.lines = lines
+
+    @classmethod
+    def add_options(cls, manager: Any) -> None:
+        manager.add_option(
+            "--lintloader-scope",
+            default="project",
+            choices=SCOPES,
+            parse_from_config=True,
+            help="project: index the file's whole project so chains across files are seen "
+            "(default); file: analyze each file alone.",
+        )
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        cls.scope = getattr(options, "lintloader_scope", "project")
+
+    def run(self) -> Iterator[Flake8Error]:
+        try:
+            located = self.findings()
+        except (DiscoveryError, ConfigError, OSError) as exc:
+            located = [Located(1, 0, f"{PARSE_ERROR_CODE} lintloader could not run: {exc}")]
+        for item in located:
+            yield item.line, item.column, item.text, type(self)
+
+    def findings(self) -> list[Located]:
+        if self.filename in STDIN_NAMES or not os.path.isfile(self.filename):
+            return source_findings(self.lines, self.filename)
+        path = os.path.abspath(self.filename)
+        root = find_project_root([path]) if self.scope == "project" else None
+        if root is None:
+            return file_findings(path)
+        return project_findings(root).get(path, [])
