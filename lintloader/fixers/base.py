@@ -1,7 +1,7 @@
 """The fixer interface: a strategy turns one finding into new sources for the files it touches.
 
 A strategy never writes: it gets a :class:`FixRequest` (the finding, the linked program and the
-current text of every scanned file) and returns the new text per absolute path, or ``None``
+current bytes of every scanned file) and returns the new bytes per path, or ``None``
 when it does not apply. The writer (``lintloader.fixers.writer``) does diff, atomic write,
 backup and revert for every strategy alike.
 
@@ -36,13 +36,14 @@ class FixError(Exception):
 class FixRequest:
     """Everything a strategy may read.
 
-    ``sources`` maps absolute paths to their current text (decoded, BOM removed, line endings
-    as in the file). ``displays`` maps a finding's/hop's display path to the absolute path.
+    ``sources`` maps paths (as discovered) to their current bytes; parse them with
+    ``libcst.parse_module(data)`` and return ``module.bytes``, which keeps the encoding, a BOM and
+    the line endings. ``displays`` maps a finding's/hop's display path to the path.
     """
 
     finding: Finding
     program: Program
-    sources: Mapping[str, str]
+    sources: Mapping[str, bytes]
     displays: Mapping[str, str]
 
     def path_of(self, hop: Hop) -> str:
@@ -57,8 +58,8 @@ class FixRequest:
         return None
 
 
-# new text per absolute path; None: the strategy does not apply to this finding
-Edits = dict[str, str]
+# new bytes per path; None: the strategy does not apply to this finding
+Edits = dict[str, bytes]
 ApplyFn = Callable[[FixRequest], "Edits | None"]
 
 
