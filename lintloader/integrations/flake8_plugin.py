@@ -85,6 +85,19 @@ def source_findings(lines: list[str], display: str) -> list[Located]:
         return _check((path,), folder, use_cache=False).get(path, [])
 
 
+def matches_disk(filename: str, lines: list[str]) -> bool:
+    """Whether flake8's text is the file on disk (not stdin, not an editor's unsaved buffer)."""
+    if filename in STDIN_NAMES or not os.path.isfile(filename):
+        return False
+    try:
+        with open(filename, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+    return text == "".join(lines).replace("\r\n", "\n")
+
+
 class LintloaderChecker:
     """flake8 tree plugin; flake8 calls ``run`` once per file."""
 
@@ -120,7 +133,7 @@ class LintloaderChecker:
             yield item.line, item.column, item.text, type(self)
 
     def findings(self) -> list[Located]:
-        if self.filename in STDIN_NAMES or not os.path.isfile(self.filename):
+        if not matches_disk(self.filename, self.lines):
             return source_findings(self.lines, self.filename)
         path = os.path.abspath(self.filename)
         root = find_project_root([path]) if self.scope == "project" else None
