@@ -1,0 +1,186 @@
+"""Fix rounds, all in memory: check -> apply one fix per file -> re-check the edited sources ->
+... until nothing changes. Nothing here writes a file; the command hands the result to the
+writer (or prints the diff).
+
+Each round tries the safe strategies of every finding first; unsafe ones (``--unsafe-fixes``)
+only run in a round where no safe fix applied, so a safe fix that also removes another finding's
+chain always wins. A file is edited at most once per round (positions come from the round's
+check), and every edit must parse again before it is kept.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+
+from lintloader.discover import Discovery
+from lintloader.engine import CheckOptions, CheckResult, run_check
+from lintloader.findings import Finding
+from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
+from lintloader.fixers.cst_edit import reparse_ok
+
+MAX_ROUNDS = 8
+Guard = Callable[[str], "str | None"]  # path -> why it must not be edited, or None
+
+
+@dataclass(frozen=True)
+class Applied:
+    finding: Finding
+    strategy: FixStrategy
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Note:
+    """A fix that was not made, and why (reported; the run goes on)."""
+
+    finding: Finding
+    strategy: str
+    reason: str
+
+
+@dataclass
+class FixOutcome:
+    originals: dict[str, bytes] = field(default_factory=dict)  # path -> bytes before any fix
+    sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes after all fixes
+    applied: list[Applied] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)  # fixable findings left at the end
+    rounds: int = 0
+
+    @property
+    def changed(self) -> dict[str, bytes]:
+        return {p: data for p, data in self.sources.items() if data != self.originals.get(p)}
+
+
+class Sources(Mapping[str, bytes]):
+    """Current bytes per path: the edited ones, else what is on disk (read once)."""
+
+    def __init__(self, outcome: FixOutcome) -> None:
+        self.outcome = outcome
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self.outcome.sources:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            self.outcome.originals.setdefault(path, data)
+            self.outcome.sources[path] = data
+        return self.outcome.sources[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.outcome.sources)
+
+    def __len__(self) -> int:
+        return len(self.outcome.sources)
+
+
+def fixable(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.fixes and f.chain]
+
+
+def fix_in_memory(
+    discovery: Discovery,
+    options: CheckOptions,
+    registry: Registry,
+    unsafe: bool,
+    guard: Guard | None = None,
+) -> FixOutcome:
+    outcome = FixOutcome()
+    sources = Sources(outcome)
+    tried: set[tuple[str, ...]] = set()
+    for _ in range(MAX_ROUNDS):
+        result = run_check(discovery, replace(options, sources=outcome.changed))
+        outcome.rounds += 1
+        request_for = _requests(result, sources)
+        findings = fixable(result.findings)
+        made = _round(findings, request_for, registry, False, guard, outcome, tried)
+        if not made and unsafe:
+            made = _round(findings, request_for, registry, True, guard, outcome, tried)
+        if not made:
+            outcome.remaining = findings
+            return outcome
+    outcome.remaining = fixable(
+        run_check(discovery, replace(options, sources=outcome.changed)).findings
+    )
+    return outcome
+
+
+def _requests(result: CheckResult, sources: Sources) -> Callable[[Finding], FixRequest]:
+    displays = {f.display: f.path for f in result.files}
+    return lambda finding: FixRequest(finding, result.program, sources, displays)
+
+
+def _round(
+    findings: list[Finding],
+    request_for: Callable[[Finding], FixRequest],
+    registry: Registry,
+    unsafe_pass: bool,
+    guard: Guard | None,
+    outcome: FixOutcome,
+    tried: set[tuple[str, ...]],
+) -> int:
+    touched: set[str] = set()
+    made = 0
+    for finding in findings:
+        for strategy in registry.choose(finding, unsafe_pass):
+            if strategy.safe == unsafe_pass:
+                continue  # safe ones in the first pass, unsafe ones in the second
+            key = _attempt_key(finding, strategy)
+            if key in tried:
+                continue
+            applied = _try(finding, strategy, request_for(finding), guard, touched, outcome)
+            if applied is None:
+                break  # a file it edits changed this round: try again on the next one
+            tried.add(key)
+            if applied:
+                made += 1
+                break
+    return made
+
+
+def _attempt_key(finding: Finding, strategy: FixStrategy) -> tuple[str, ...]:
+    hops = tuple(f"{h.path}|{h.function}|{h.action}" for h in finding.chain)
+    return (strategy.name, finding.code, *hops)
+
+
+def _try(
+    finding: Finding,
+    strategy: FixStrategy,
+    request: FixRequest,
+    guard: Guard | None,
+    touched: set[str],
+    outcome: FixOutcome,
+) -> bool | None:
+    """True: applied; False: refused (noted); None: not now (a file already edited this round)."""
+    try:
+        edits = strategy.apply(request)
+    except FixError as exc:
+        outcome.notes.append(Note(finding, strategy.name, str(exc)))
+        return False
+    except OSError as exc:
+        outcome.notes.append(Note(finding, strategy.name, f"cannot read: {exc.strerror or exc}"))
+        return False
+    if not edits:
+        return False
+    edits = {p: data for p, data in edits.items() if data != request.sources[p]}
+    if not edits:
+        return False
+    if touched & set(edits):
+        return None
+    for path, data in edits.items():
+        why = (guard(path) if guard else None) or reparse_ok(data, path)
+        if why:
+            outcome.notes.append(Note(finding, strategy.name, f"{_short(path)}: {why}"))
+            return False
+    touched.update(edits)
+    outcome.sources.update(edits)
+    outcome.applied.append(Applied(finding, strategy, tuple(sorted(edits))))
+    return True
+
+
+def _short(path: str) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path

@@ -1,0 +1,131 @@
+"""The one place that writes source files: unified diffs, safety checks, atomic writes and
+stale-bytecode removal. Shared by every strategy.
+
+A write is refused (and reported) when the new bytes do not parse, the file is not writable,
+or the path (after symlinks) leaves the scanned roots. Otherwise the bytes go to a temporary file
+in the same directory, get the original's permission bits, are flushed and ``os.replace``-d over
+the original, so a reader sees the old file or the new one, never half of one. Encoding, BOM and
+line endings are whatever the bytes carry (libcst's ``module.bytes`` keeps the original's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import glob
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lintloader.fixers.cst_edit import reparse_ok
+
+INSTALLED_MARKERS = ("site-packages", "dist-packages")
+
+
+class WriteError(Exception):
+    """A file that was not written, with the reason (reported; the run goes on)."""
+
+
+@dataclass(frozen=True)
+class Roots:
+    """The scanned roots: nothing outside them is written, symlinks included."""
+
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, roots: Iterable[str]) -> Roots:
+        return cls(tuple(os.path.realpath(r) for r in roots))
+
+    def contains(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.paths)
+
+
+def decode(data: bytes) -> str:
+    """Text for a diff, decoded the way Python would read the file."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return data.decode("utf-8", errors="replace")
+
+
+def unified_diff(display: str, old: bytes, new: bytes) -> str:
+    lines = difflib.unified_diff(
+        decode(old).splitlines(keepends=True),
+        decode(new).splitlines(keepends=True),
+        fromfile=f"a/{display}",
+        tofile=f"b/{display}",
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def is_installed(path: str) -> bool:
+    parts = os.path.realpath(path).split(os.sep)
+    return any(marker in parts for marker in INSTALLED_MARKERS)
+
+
+def why_not_writable(path: str, roots: Roots, allow_installed: bool) -> str | None:
+    """Why ``path`` must not be written, or None."""
+    if not roots.contains(path):
+        return "resolves (through a symbolic link) outside the scanned paths; not writing"
+    if not allow_installed and is_installed(path):
+        return "is an installed package; use `lintloader fix --site-packages` (it keeps a backup)"
+    real = os.path.realpath(path)
+    if not os.access(real, os.W_OK) or not os.access(os.path.dirname(real), os.W_OK):
+        return "permission denied (read-only file or directory); skipped"
+    return None
+
+
+def atomic_write(path: str, data: bytes, verify: bool = True) -> None:
+    """Replace ``path`` (the file a symlink points at, if it is one) with ``data``; with
+    ``verify``, only if ``data`` parses."""
+    problem = reparse_ok(data, path) if verify else None
+    if problem:
+        raise WriteError(f"the fixed file would not parse ({problem}); not written")
+    real = os.path.realpath(path)
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+        fd, temp = tempfile.mkstemp(
+            dir=os.path.dirname(real), prefix=f".{os.path.basename(real)}.", suffix=".tmp"
+        )
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, real)
+    except OSError as exc:
+        _unlink_quietly(temp)
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+
+
+def remove_stale_bytecode(path: str) -> list[str]:
+    """Delete ``__pycache__/<name>.*.pyc`` beside ``path`` so no old bytecode shadows the new
+    source (its mtime and size could match the cache's record). Returns what could not go."""
+    real = os.path.realpath(path)
+    stem = os.path.splitext(os.path.basename(real))[0]
+    pattern = os.path.join(glob.escape(os.path.dirname(real)), "__pycache__", f"{stem}.*.pyc")
+    failed = []
+    for pyc in glob.glob(pattern):
+        try:
+            os.unlink(pyc)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            failed.append(f"{pyc}: {exc.strerror or exc}")
+    return failed
+
+
+def _unlink_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
