@@ -1,0 +1,183 @@
+"""The pre-commit hooks, run by the real ``pre-commit`` from a real ``git commit``.
+
+The hook repository is a snapshot of this working tree (tracked and untracked, not ignored files)
+committed into a temporary git repo, as ``pre-commit try-repo`` does; the user's
+``.pre-commit-config.yaml`` is the snippet from docs/integrations.md with ``repo:``/``rev:``
+pointed at that snapshot. pre-commit installs the hook into its own virtualenv from PyPI
+(libcst, click); when it cannot, the tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = REPO / "docs" / "integrations.md"
+LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150" / "minilight"
+LIGHTNING151 = REPO / "fixtures" / "check" / "lightning151" / "minilight"
+
+pytest.importorskip("pre_commit", reason="pre-commit is not installed (a test dependency)")
+
+
+def git(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    home = tmp_path_factory.mktemp("precommit-home")
+    bin_dir = str(Path(sys.executable).parent)
+    return {
+        **os.environ,
+        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "PRE_COMMIT_HOME": str(home / "cache"),
+        "LINTLOADER_CACHE_DIR": str(home / "lintloader-cache"),
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.invalid",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(home),
+    }
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> tuple[str, str]:
+    """A committed snapshot of this working tree: (path, sha)."""
+    snapshot = tmp_path_factory.mktemp("hook-repo")
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO, env=env)
+    assert listed.returncode == 0, listed.stderr
+    for name in filter(None, listed.stdout.split("\0")):
+        source = REPO / name
+        if source.is_file():
+            target = snapshot / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "snapshot")):
+        done = git(*args, cwd=snapshot, env=env)
+        assert done.returncode == 0, done.stderr
+    sha = git("rev-parse", "HEAD", cwd=snapshot, env=env).stdout.strip()
+    return str(snapshot), sha
+
+
+def doc_config(repo: str, rev: str, hook_ids: list[str]) -> str:
+    """The documented .pre-commit-config.yaml, pointed at ``repo``/``rev``."""
+    text = DOC.read_text().split("## Use in pre-commit", 1)[1].split("\n## ", 1)[0]
+    config = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S).group(1))
+    entry = config["repos"][0]
+    assert [h["id"] for h in entry["hooks"]] == ["lintloader"]
+    entry["repo"], entry["rev"] = repo, rev
+    entry["hooks"] = [{"id": hook} for hook in hook_ids]
+    return yaml.safe_dump(config)
+
+
+@pytest.fixture
+def project(tmp_path: Path, env: dict[str, str], hook_repo: tuple[str, str]) -> Path:
+    """A git repo whose commit hook runs lintloader; supporters.py is already committed."""
+    root = tmp_path / "project"
+    (root / "minilight").mkdir(parents=True)
+    for part in ("__init__.py", "trainer", "utilities/__init__.py", "utilities/collections.py"):
+        source = LIGHTNING150 / part
+        if source.is_dir():
+            shutil.copytree(source, root / "minilight" / part)
+        else:
+            (root / "minilight" / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, root / "minilight" / part)
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')
+    (root / ".pre-commit-config.yaml").write_text(doc_config(*hook_repo, ["lintloader"]))
+    assert git("init", "-q", cwd=root, env=env).returncode == 0
+    installed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install-hooks"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if installed.returncode != 0:
+        log = Path(env["PRE_COMMIT_HOME"]) / "pre-commit.log"
+        why = (installed.stdout + installed.stderr).strip().splitlines()[-3:]
+        pytest.skip(f"pre-commit cannot build the hook environment: {why} (see {log})")
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"],
+        cwd=root,
+        env=env,
+        check=False,
+        capture_output=True,
+    )
+    assert done.returncode == 0
+    assert git("add", ".", cwd=root, env=env).returncode == 0
+    first = git("commit", "-q", "-m", "base", cwd=root, env=env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    return root
+
+
+def commit(root: Path, env: dict[str, str], *paths: str) -> subprocess.CompletedProcess[str]:
+    assert git("add", *paths, cwd=root, env=env).returncode == 0
+    return git("commit", "-m", "change", cwd=root, env=env)
+
+
+def test_bad_staged_file_fails_the_commit_through_an_unstaged_chain(
+    project: Path, env: dict[str, str]
+) -> None:
+    """Only fetching.py is staged; the reset it reaches is in the committed supporters.py."""
+    shutil.copy2(LIGHTNING150 / "utilities" / "fetching.py", project / "minilight/utilities")
+    done = commit(project, env, "minilight/utilities/fetching.py")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "minilight/utilities/fetching.py:16:9: LL101" in output
+    assert "supporters.py:22" in output  # the chain went into the unstaged file
+    assert git("rev-list", "--count", "HEAD", cwd=project, env=env).stdout.strip() == "1"
+
+
+def test_clean_staged_file_passes(project: Path, env: dict[str, str]) -> None:
+    shutil.copy2(LIGHTNING151 / "utilities" / "fetching.py", project / "minilight/utilities")
+    shutil.copy2(LIGHTNING151 / "trainer" / "supporters.py", project / "minilight/trainer")
+    done = commit(project, env, "minilight")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert re.search(r"lintloader\.+Passed", output), output
+
+
+def test_no_python_file_staged_skips(project: Path, env: dict[str, str]) -> None:
+    (project / "NOTES.txt").write_text("no python here\n")
+    done = commit(project, env, "NOTES.txt")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert re.search(r"lintloader\.+\(no files to check\)Skipped", output), output
+
+
+def test_hook_with_zero_files_exits_zero(project: Path, env: dict[str, str]) -> None:
+    """What the hook entry does if pre-commit ever calls it without files (always_run)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "lintloader.cli", "check", "--project-root=auto"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+
+
+def test_hooks_file_declares_both_hooks() -> None:
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"lintloader", "lintloader-fix"}
+    for hook in hooks.values():
+        assert hook["language"] == "python"
+        assert hook["types"] == ["python"]
+        assert hook["require_serial"] is True
+    assert hooks["lintloader"]["entry"].startswith("lintloader check --project-root=auto")
+    assert hooks["lintloader-fix"]["entry"].startswith("lintloader fix")
