@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from lintloader import __version__
-from lintloader.summary import FileSummary
+from lintloader.summary import SUMMARY_SCHEMA, FileSummary
 
 CACHE_DIR_NAME = ".lintloader_cache"
 
@@ -29,7 +29,7 @@ def default_cache_dir() -> Path:
 
 def summary_key(source: bytes, module: str, is_package: bool) -> str:
     digest = hashlib.sha256()
-    digest.update(f"{__version__}\0{module}\0{int(is_package)}\0".encode())
+    digest.update(f"{__version__}\0{SUMMARY_SCHEMA}\0{module}\0{int(is_package)}\0".encode())
     digest.update(source)
     return digest.hexdigest()
 

@@ -58,9 +58,12 @@ def select(
     groups = seed_groups(rules)
     summaries = summarize([f for f in files if matches(contents[f.path], groups)])
     tried: set[TokenGroup] = set(groups)
+    demands = [rule.demand for rule in rules if rule.demand is not None]
     for _ in range(MAX_ROUNDS):
-        wanted = wanted_by(Program(summaries.values()))
-        fresh = wanted.token_groups - tried
+        program = Program(summaries.values())
+        wanted = wanted_by(program)
+        extra = {group for demand in demands for group in demand(program)}
+        fresh = (wanted.token_groups | extra) - tried
         tried |= fresh
         modules = {_longest_known(path, by_module) for path in wanted.modules}
         chosen = [

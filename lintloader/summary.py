@@ -10,13 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+if TYPE_CHECKING:  # summary_dataloaders imports this module
+    from lintloader.summary_dataloaders import LoaderFacts
+
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
+SUMMARY_SCHEMA = 2  # part of the cache key: bump when FileSummary gains or changes fields
 SINK_ATTRIBUTE = "_iterator"
 SHUTDOWN_METHOD = "_shutdown_workers"
 _TEXT_LIMIT = 120
@@ -112,6 +117,7 @@ class FileSummary:
     error: str | None = None
     error_line: int = 1
     error_column: int = 1
+    loaders: LoaderFacts | None = None  # DataLoader facts for LL2xx (summary_dataloaders.py)
 
     @property
     def ok(self) -> bool:
@@ -137,7 +143,11 @@ def summarize_source(
         return summary
     summary.noqa = _noqa_lines(tree.code)
     try:
-        MetadataWrapper(tree, unsafe_skip_copy=True).visit(_Summarizer(summary, tree))
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        wrapper.visit(_Summarizer(summary, tree))
+        from lintloader.summary_dataloaders import summarize_loaders  # import cycle
+
+        summary.loaders = summarize_loaders(wrapper, tree)
     except RecursionError:
         summary.error = "too deeply nested to analyze (recursion limit)"
     return summary

@@ -8,6 +8,11 @@ from lintloader.rules import (
     ll102_epoch_hook_resets_iterator,
     ll103_unreached_reset,
     ll104_unresolved_reset_call,
+    ll201_persistent_without_workers,
+    ll202_dataloader_in_loop,
+    ll203_iter_in_loop,
+    ll204_workers_not_persistent,
+    ll205_reload_with_persistent,
 )
 from lintloader.rules.base import AnalysisContext, Rule
 
@@ -16,6 +21,11 @@ _MODULES = (
     ll102_epoch_hook_resets_iterator,
     ll103_unreached_reset,
     ll104_unresolved_reset_call,
+    ll201_persistent_without_workers,
+    ll202_dataloader_in_loop,
+    ll203_iter_in_loop,
+    ll204_workers_not_persistent,
+    ll205_reload_with_persistent,
 )
 
 ALL_RULES: tuple[Rule, ...] = tuple(module.RULE for module in _MODULES)

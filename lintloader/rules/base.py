@@ -45,3 +45,7 @@ class Rule:
     fix_safety: str = "no fix"
     valid: tuple[str, ...] = field(default=(), repr=False)
     invalid: tuple[str, ...] = field(default=(), repr=False)
+    # More token groups to parse for, given what is linked so far (demand.select asks each round)
+    demand: Callable[[Program], Iterable[tuple[bytes, ...]]] | None = field(
+        default=None, repr=False
+    )

@@ -1,0 +1,150 @@
+"""## persistent-workers-without-workers (LL201)
+
+### What it does
+Finds `DataLoader(..., persistent_workers=True)` where `num_workers` is 0: a literal `0`, or
+missing (the default is 0). When `num_workers` is an expression that can be 0
+(`num_workers=args.workers`) and nothing around the call checks it, the finding is a warning.
+`DataLoader` is resolved through imports: torch's `torch.utils.data.DataLoader`, an alias of
+it, or a subclass in the scanned code; a class merely named `DataLoader` from another library
+is not one.
+
+### Why is this bad?
+PyTorch refuses the combination when the loader is built:
+`ValueError: persistent_workers option needs num_workers > 0`. With a literal 0 the script
+crashes on the first run; with `args.workers` it crashes the day someone passes `--workers 0`
+(a common way to debug a data pipeline).
+
+### Example
+```python
+loader = DataLoader(dataset, batch_size=32, persistent_workers=True)             # LL201 error
+loader = DataLoader(dataset, num_workers=args.workers, persistent_workers=True)  # LL201 warning
+```
+Use instead:
+```python
+loader = DataLoader(dataset, num_workers=args.workers,
+                    persistent_workers=args.workers > 0)
+```
+
+### Fix safety
+`persistent-workers-guard` (safe): replaces `persistent_workers=True` with
+`persistent_workers=<num_workers expression> > 0` (with `False` when `num_workers` is missing or
+a literal 0). The loader keeps its persistent workers whenever it has workers, and no longer
+raises when it has none.
+
+### Severity
+error for a literal 0 or a missing `num_workers`; warning for an expression that can be 0;
+info when `num_workers` may come from `**kwargs` or the class is a DataLoader subclass.
+A call inside an `if` that tests the `num_workers` expression is not reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.ll20x_loaders import (
+    LoaderSite,
+    Workers,
+    demand_tokens,
+    hop,
+    loader_sites,
+)
+
+FIX = "persistent-workers-guard"
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    for site in loader_sites(ctx.program):
+        if not site.persistent_true or site.workers is Workers.POSITIVE or _checked(site):
+            continue
+        severity, why = _severity(site)
+        call = site.call
+        yield Finding(
+            code=RULE.code,
+            severity=severity,
+            path=ctx.display(site.info.file.path),
+            line=call.site.line,
+            column=call.site.column,
+            end_line=call.site.end_line,
+            message=(
+                f"`persistent_workers=True` with {why}: DataLoader raises `ValueError: "
+                "persistent_workers option needs num_workers > 0`"
+            ),
+            chain=(hop(ctx.display, site.info, call.site),),
+            fixes=(FIX,),
+        )
+
+
+def _severity(site: LoaderSite) -> tuple[Severity, str]:
+    argument = site.num_workers
+    if site.workers is Workers.ZERO:
+        what = "`num_workers` missing (default 0)" if argument is None else "`num_workers=0`"
+        return Severity.ERROR, what
+    if argument is None:
+        return Severity.INFO, "`num_workers` unknown here (subclass or `**kwargs`)"
+    return Severity.WARNING, f"`num_workers={argument.text}`, which can be 0"
+
+
+def _checked(site: LoaderSite) -> bool:
+    """The call only runs where the ``num_workers`` expression was tested (``if n > 0:``)."""
+    argument = site.num_workers
+    if argument is None or argument.is_literal:
+        return False
+    return any(not c.negated and argument.text in c.text for c in site.call.context.conditions)
+
+
+VALID = (
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2, persistent_workers=True)
+""",
+    """
+from torch.utils.data import DataLoader
+def build(args):
+    return DataLoader(range(8), num_workers=args.workers, persistent_workers=args.workers > 0)
+""",
+    # Guarded by the num_workers expression.
+    """
+from torch.utils.data import DataLoader
+def build(args):
+    if args.workers > 0:
+        return DataLoader(range(8), num_workers=args.workers, persistent_workers=True)
+    return DataLoader(range(8))
+""",
+    # Not torch's DataLoader.
+    """
+from mylib import DataLoader
+loader = DataLoader(range(8), persistent_workers=True)
+""",
+)
+
+INVALID = (
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), persistent_workers=True)
+""",
+    """
+import torch
+loader = torch.utils.data.DataLoader(range(8), num_workers=0, persistent_workers=True)
+""",
+    """
+from torch.utils.data import DataLoader as DL
+def build(args):
+    return DL(range(8), num_workers=args.workers, persistent_workers=True)
+""",
+)
+
+RULE = Rule(
+    code="LL201",
+    name="persistent-workers-without-workers",
+    severity=Severity.ERROR,
+    summary="`persistent_workers=True` where `num_workers` is or can be 0 (ValueError)",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=((b"DataLoader", b"persistent_workers"),),
+    fix_safety="safe (persistent-workers-guard)",
+    valid=VALID,
+    invalid=INVALID,
+    demand=demand_tokens,
+)

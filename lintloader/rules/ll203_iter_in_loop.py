@@ -1,0 +1,209 @@
+"""## dataloader-iterator-per-step (LL203)
+
+### What it does
+Finds `next(iter(loader))`, or `iter(loader)` in an innermost (per-step) loop body, where
+`loader` is a DataLoader with workers: assigned from a `DataLoader(...)` call in the same
+function, at module level or in another method of the same class (`self.loader`), or annotated
+as one. An `iter(loader)` that heads a per-epoch block (its loop has an inner loop, or its header
+names an epoch) is the normal way to start an epoch and is not reported.
+
+### Why is this bad?
+`iter(loader)` on a DataLoader with workers starts a new worker pool (unless
+`persistent_workers=True`) and has the workers prefetch `prefetch_factor` batches each; `next()`
+then takes one batch and the iterator is thrown away. A loop of N steps starts N pools, and
+(without shuffling) sees the first batch N times.
+
+### Example
+```python
+for step in range(steps):
+    batch = next(iter(loader))     # LL203
+```
+Use instead:
+```python
+iterator = iter(loader)
+for step in range(steps):
+    try:
+        batch = next(iterator)
+    except StopIteration:
+        iterator = iter(loader)
+        batch = next(iterator)
+```
+
+### Fix safety
+`reuse-iterator` (unsafe): rewrites `name = next(iter(loader))` in a loop body as above. Unsafe
+because the loop now walks through the data instead of taking the first batch again each step
+(different batches: usually what was meant, but a change of behaviour).
+
+### Severity
+warning; info when the loader has `persistent_workers=True` (the pool survives, but each
+`iter()` still restarts the epoch and throws away prefetched batches). Not reported inside an
+`except StopIteration:` handler or behind a one-shot check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.findings import Finding, Severity
+from lintloader.program import FunctionInfo
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.ll20x_loaders import (
+    LoaderSite,
+    Workers,
+    facts_of,
+    hop,
+    is_dataloader_name,
+    loader_bound_to,
+    loader_sites,
+    loop_depth,
+    once_guarded,
+)
+from lintloader.summary_dataloaders import FunctionFacts, IterCall
+
+FIX = "reuse-iterator"
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    program = ctx.program
+    sites = list(loader_sites(program))
+    for key in sorted(program.functions):
+        info = program.functions[key]
+        facts = facts_of(info)
+        if facts is None:
+            continue
+        for call in facts.iter_calls:
+            if call.argument is None or call.context.loop < 0 or _guarded(facts, call):
+                continue
+            if not call.in_next and _per_epoch(facts, call.context.loop):
+                continue
+            loader = loader_bound_to(sites, info, call.argument)
+            if loader is None and not is_dataloader_name(program, info, call.argument):
+                continue
+            if loader is not None and loader.workers is Workers.ZERO:
+                continue
+            yield _finding(ctx, info, facts, call, loader)
+
+
+def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
+    depth = loop_depth(facts, call.context.loop)
+    stop = any(c.stop_iteration and c.loop_depth >= depth for c in call.context.conditions)
+    return stop or once_guarded(facts, call.context)
+
+
+def _per_epoch(facts: FunctionFacts, index: int) -> bool:
+    inner = any(loop.parent == index for loop in facts.loops)
+    return inner or facts.loops[index].epoch_like
+
+
+def _finding(
+    ctx: AnalysisContext,
+    info: FunctionInfo,
+    facts: FunctionFacts,
+    call: IterCall,
+    loader: LoaderSite | None,
+) -> Finding:
+    loop = facts.loops[call.context.loop]
+    persistent = loader is not None and loader.persistent_true
+    name = ".".join(call.argument or ())
+    effect = (
+        "restarts the epoch and drops prefetched batches every step (persistent workers survive)"
+        if persistent
+        else "starts a new worker pool every step"
+    )
+    chain = [hop(ctx.display, info, call.site)]
+    if loader is not None:
+        chain.insert(0, hop(ctx.display, loader.info, loader.call.site))
+    fixable = (
+        call.in_next
+        and call.bound_to is not None
+        and len(call.bound_to) == 1
+        and not _loop_rebinds(facts, call, name)
+    )
+    return Finding(
+        code=RULE.code,
+        severity=Severity.INFO if persistent else RULE.severity,
+        path=ctx.display(info.file.path),
+        line=call.site.line,
+        column=call.site.column,
+        end_line=call.site.end_line,
+        message=f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}",
+        chain=tuple(chain),
+        fixes=(FIX,) if fixable else (),
+    )
+
+
+def _loop_rebinds(facts: FunctionFacts, call: IterCall, name: str) -> bool:
+    """The loop assigns the loader itself: a fresh iterator per step may be intended."""
+    return any(name in loop.assigned for loop in facts.loop_chain(call.context.loop))
+
+
+VALID = (
+    # One iterator, re-created on exhaustion only.
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2)
+it = iter(loader)
+for step in range(100):
+    try:
+        batch = next(it)
+    except StopIteration:
+        it = iter(loader)
+        batch = next(it)
+""",
+    # Per-epoch iter() feeding an inner loop is how an epoch starts.
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2)
+for epoch in range(3):
+    it = iter(loader)
+    for step in range(4):
+        batch = next(it)
+""",
+    # No workers: iter() is cheap.
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8))
+for step in range(100):
+    batch = next(iter(loader))
+""",
+)
+
+INVALID = (
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2)
+for step in range(100):
+    batch = next(iter(loader))
+""",
+    """
+from torch.utils.data import DataLoader
+
+class Probe:
+    def __init__(self):
+        self.loader = DataLoader(range(8), num_workers=2)
+
+    def run(self):
+        while True:
+            batch = next(iter(self.loader))
+""",
+    """
+from torch.utils.data import DataLoader
+
+def steps(loader: DataLoader, n):
+    for _ in range(n):
+        yield next(iter(loader))
+""",
+)
+
+RULE = Rule(
+    code="LL203",
+    name="dataloader-iterator-per-step",
+    severity=Severity.WARNING,
+    summary="`next(iter(loader))` or `iter(loader)` evaluated once per step",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=((b"DataLoader", b"iter("),),
+    fix_safety="unsafe (reuse-iterator)",
+    valid=VALID,
+    invalid=INVALID,
+)

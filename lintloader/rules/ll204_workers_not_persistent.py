@@ -1,0 +1,170 @@
+"""## dataloader-workers-not-persistent (LL204)
+
+### What it does
+Finds a `DataLoader` with workers (`num_workers` not 0) and without `persistent_workers=True`
+that is used for more than one epoch: iterated by a loop nested in another loop (`for epoch ...:
+for batch in loader:`), or `iter(loader)` at the head of a per-epoch block, or returned from a
+Lightning `train_dataloader`/`val_dataloader` hook (Lightning iterates those every epoch).
+
+### Why is this bad?
+Without `persistent_workers=True`, each epoch's `iter(loader)` starts a new pool of worker
+processes and the previous one is shut down at the end of the epoch. For datasets with an
+expensive `__init__`, worker initialisation or large file handles this costs seconds per epoch.
+
+### Example
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=8)    # LL204
+for epoch in range(epochs):
+    for batch in loader:
+        ...
+```
+Use instead:
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=8, persistent_workers=True)
+```
+
+### Fix safety
+`add-persistent-workers` (unsafe): adds `persistent_workers=True` to the call. Unsafe because
+workers then keep their state between epochs: a dataset that changes between epochs in the main
+process (curriculum, resampling) is no longer seen by the workers, and the worker pool holds
+its memory while other loaders run.
+
+### Severity
+info: a performance hint, not a defect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.findings import Finding, Severity
+from lintloader.program import FunctionInfo
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.ll20x_loaders import (
+    LoaderSite,
+    Workers,
+    demand_tokens,
+    facts_of,
+    hop,
+    loader_bound_to,
+    loader_sites,
+    returned,
+)
+from lintloader.summary import Site
+
+FIX = "add-persistent-workers"
+LIGHTNING_EPOCH_HOOKS = frozenset({"train_dataloader", "val_dataloader"})
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    sites = [
+        s
+        for s in loader_sites(ctx.program)
+        if s.workers is not Workers.ZERO and s.persistent_off and s.call.context.loop < 0
+    ]
+    if not sites:
+        return
+    uses = _epoch_uses(ctx, sites)
+    for site in sites:
+        use = uses.get(id(site))
+        if use is None and site.info.function.name in LIGHTNING_EPOCH_HOOKS and returned(site):
+            text = f"`{site.info.function.name}` returns it: Lightning iterates it every epoch"
+            use = (site.info, Site(site.call.site.line, site.call.site.column, text))
+        if use is None:
+            continue
+        call = site.call
+        user, where = use
+        yield Finding(
+            code=RULE.code,
+            severity=RULE.severity,
+            path=ctx.display(site.info.file.path),
+            line=call.site.line,
+            column=call.site.column,
+            end_line=call.site.end_line,
+            message=(
+                "DataLoader with workers is used every epoch without `persistent_workers=True`:"
+                f" a new worker pool starts each epoch ({where.text})"
+            ),
+            chain=(hop(ctx.display, site.info, call.site), hop(ctx.display, user, where)),
+            fixes=(FIX,),
+        )
+
+
+def _epoch_uses(
+    ctx: AnalysisContext, sites: list[LoaderSite]
+) -> dict[int, tuple[FunctionInfo, Site]]:
+    """For each loader site (by id): the function and place that iterates it every epoch."""
+    found: dict[int, tuple[FunctionInfo, Site]] = {}
+    files = {id(s.info.file) for s in sites}
+    for info in ctx.program.functions.values():
+        if id(info.file) not in files:
+            continue
+        facts = facts_of(info)
+        if facts is None:
+            continue
+        for loop in facts.loops:
+            if loop.iterable is None or loop.parent < 0:
+                continue
+            loader = loader_bound_to(sites, info, loop.iterable)
+            if loader is not None:
+                text = f"`{loop.header}` runs every epoch"
+                site = Site(loop.line, loop.column, text, loop.line, loop.line)
+                found.setdefault(id(loader), (info, site))
+    return found
+
+
+VALID = (
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2, persistent_workers=True)
+for epoch in range(3):
+    for batch in loader:
+        pass
+""",
+    # Used once.
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2)
+for batch in loader:
+    pass
+""",
+    # No workers.
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8))
+for epoch in range(3):
+    for batch in loader:
+        pass
+""",
+)
+
+INVALID = (
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(range(8), num_workers=2)
+for epoch in range(3):
+    for batch in loader:
+        pass
+""",
+    """
+from torch.utils.data import DataLoader
+
+class Model:
+    def train_dataloader(self):
+        return DataLoader(range(8), num_workers=4)
+""",
+)
+
+RULE = Rule(
+    code="LL204",
+    name="dataloader-workers-not-persistent",
+    severity=Severity.INFO,
+    summary="a DataLoader with workers is used every epoch without `persistent_workers=True`",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=((b"DataLoader", b"num_workers"),),
+    fix_safety="unsafe (add-persistent-workers)",
+    valid=VALID,
+    invalid=INVALID,
+    demand=demand_tokens,
+)

@@ -1,0 +1,130 @@
+"""## reload-dataloaders-with-persistent-workers (LL205)
+
+### What it does
+Finds a Lightning `Trainer(reload_dataloaders_every_n_epochs=N)` (N not 0; `Trainer` resolved
+through imports of `lightning` / `pytorch_lightning`, or a scanned subclass) in code that also
+builds a DataLoader with `persistent_workers` on (`True` or an expression).
+
+### Why is this bad?
+Lightning calls the `*_dataloader()` hooks again every N epochs and drops the old loaders, so
+their persistent worker pools are shut down and new ones started by design: the
+`persistent_workers=True` the code asks for only lasts N epochs. That is fine when the data
+really changes; when it does not, the reload costs a worker start-up every N epochs.
+
+### Example
+```python
+trainer = Trainer(max_epochs=100, reload_dataloaders_every_n_epochs=1)   # LL205
+...
+    def train_dataloader(self):
+        return DataLoader(self.ds, num_workers=8, persistent_workers=True)
+```
+
+### Fix safety
+No fix: whether the data changes between epochs is a design decision.
+
+### Severity
+info.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.ll20x_loaders import (
+    LoaderSite,
+    facts_of,
+    hop,
+    is_trainer,
+    loader_sites,
+)
+
+KEYWORD = "reload_dataloaders_every_n_epochs"
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    program = ctx.program
+    persistent = [s for s in loader_sites(program) if not s.persistent_off]
+    if not persistent:
+        return
+    for key in sorted(program.functions):
+        info = program.functions[key]
+        facts = facts_of(info)
+        if facts is None:
+            continue
+        for call in facts.trainer_calls:
+            reload = call.keyword(KEYWORD)
+            if reload is None or (reload.is_literal and not reload.literal):
+                continue
+            if not is_trainer(program, info, call):
+                continue
+            loader = _nearest(persistent, info.file.path)
+            yield Finding(
+                code=RULE.code,
+                severity=RULE.severity,
+                path=ctx.display(info.file.path),
+                line=call.site.line,
+                column=call.site.column,
+                end_line=call.site.end_line,
+                message=(
+                    f"`{KEYWORD}={reload.text}` rebuilds the DataLoaders, and their persistent "
+                    f"worker pools, every {reload.text} epoch(s) (persistent DataLoader at "
+                    f"{ctx.display(loader.info.file.path)}:{loader.call.site.line})"
+                ),
+                chain=(
+                    hop(ctx.display, info, call.site),
+                    hop(ctx.display, loader.info, loader.call.site),
+                ),
+            )
+
+
+def _nearest(sites: list[LoaderSite], path: str) -> LoaderSite:
+    """A persistent loader in the same file if there is one, else the first one."""
+    return next((s for s in sites if s.info.file.path == path), sites[0])
+
+
+VALID = (
+    """
+from lightning.pytorch import Trainer
+from torch.utils.data import DataLoader
+trainer = Trainer(reload_dataloaders_every_n_epochs=0)
+loader = DataLoader(range(8), num_workers=2, persistent_workers=True)
+""",
+    # No persistent workers to lose.
+    """
+from lightning.pytorch import Trainer
+from torch.utils.data import DataLoader
+trainer = Trainer(reload_dataloaders_every_n_epochs=1)
+loader = DataLoader(range(8), num_workers=2)
+""",
+    # Not Lightning's Trainer.
+    """
+from transformers import Trainer
+from torch.utils.data import DataLoader
+trainer = Trainer(reload_dataloaders_every_n_epochs=1)
+loader = DataLoader(range(8), num_workers=2, persistent_workers=True)
+""",
+)
+
+INVALID = (
+    """
+import pytorch_lightning as pl
+from torch.utils.data import DataLoader
+trainer = pl.Trainer(reload_dataloaders_every_n_epochs=1)
+loader = DataLoader(range(8), num_workers=2, persistent_workers=True)
+""",
+)
+
+RULE = Rule(
+    code="LL205",
+    name="reload-dataloaders-with-persistent-workers",
+    severity=Severity.INFO,
+    summary="Lightning reloads DataLoaders every N epochs, discarding persistent workers",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=((b"reload_dataloaders_every_n_epochs",), (b"persistent_workers", b"DataLoader")),
+    fix_safety="no fix",
+    valid=VALID,
+    invalid=INVALID,
+)
