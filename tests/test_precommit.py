@@ -84,7 +84,18 @@ def doc_config(repo: str, rev: str, hook_ids: list[str]) -> str:
 @pytest.fixture
 def project(tmp_path: Path, env: dict[str, str], hook_repo: tuple[str, str]) -> Path:
     """A git repo whose commit hook runs lintloader; supporters.py is already committed."""
-    root = tmp_path / "project"
+    return make_project(tmp_path / "project", env, hook_repo, ["lintloader"])
+
+
+@pytest.fixture
+def fix_project(tmp_path: Path, env: dict[str, str], hook_repo: tuple[str, str]) -> Path:
+    """The same, with the lintloader-fix hook."""
+    return make_project(tmp_path / "project", env, hook_repo, ["lintloader-fix"])
+
+
+def make_project(
+    root: Path, env: dict[str, str], hook_repo: tuple[str, str], hooks: list[str]
+) -> Path:
     (root / "minilight").mkdir(parents=True)
     for part in ("__init__.py", "trainer", "utilities/__init__.py", "utilities/collections.py"):
         source = LIGHTNING150 / part
@@ -94,7 +105,7 @@ def project(tmp_path: Path, env: dict[str, str], hook_repo: tuple[str, str]) -> 
             (root / "minilight" / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, root / "minilight" / part)
     (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')
-    (root / ".pre-commit-config.yaml").write_text(doc_config(*hook_repo, ["lintloader"]))
+    (root / ".pre-commit-config.yaml").write_text(doc_config(*hook_repo, hooks))
     assert git("init", "-q", cwd=root, env=env).returncode == 0
     installed = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install-hooks"],
@@ -181,3 +192,46 @@ def test_hooks_file_declares_both_hooks() -> None:
         assert hook["require_serial"] is True
     assert hooks["lintloader"]["entry"].startswith("lintloader check --project-root=auto")
     assert hooks["lintloader-fix"]["entry"].startswith("lintloader fix")
+
+
+FIXABLE = """\
+class Fetcher:
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __iter__(self):
+        self.reset()
+        return self
+
+    def reset(self):
+        self.fetched = 0
+        shutdown(self.loader)
+
+    def teardown(self):
+        self.reset()
+
+
+def shutdown(loader):
+    loader._iterator = None
+"""
+
+
+def test_fix_hook_fixes_and_fails_then_the_fixed_file_commits(
+    fix_project: Path, env: dict[str, str]
+) -> None:
+    target = fix_project / "fetcher.py"
+    target.write_text(FIXABLE)
+    done = commit(fix_project, env, "fetcher.py")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "files were modified by this hook" in output, output
+    fixed = target.read_text()
+    assert fixed != FIXABLE
+    reset_body = fixed.split("def reset(self):")[1].split("def teardown")[0]
+    teardown_body = fixed.split("def teardown(self):")[1].split("def shutdown")[0]
+    assert "shutdown(self.loader)" not in reset_body
+    assert "self.fetched = 0" in reset_body  # state reset stays (1.5.1's shape, no data loss)
+    assert "shutdown(self.loader)" in teardown_body
+    again = commit(fix_project, env, "fetcher.py")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert re.search(r"lintloader \(fix\)\.+Passed", again.stdout + again.stderr)
