@@ -255,3 +255,55 @@ def test_github_annotations(project: Path, json_findings: list[dict]) -> None:
     odd = next(line for line in lines if "loop.py" in line)
     assert "file=odd%2C dir%3A100%25/loop.py," in odd
     assert odd.startswith("::warning ")
+
+
+# -- the documented GitHub Actions workflow -----------------------------------------------------
+def workflow_steps() -> list[dict]:
+    import yaml
+
+    text = DOC.read_text().split("### GitHub Actions", 1)[1]
+    workflow = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S).group(1))
+    (job,) = workflow["jobs"].values()
+    return job["steps"]
+
+
+def test_documented_workflow_runs(tmp_path: Path) -> None:
+    """Run the workflow's shell steps (all but the install) on a checkout with a bug in src/."""
+    steps = workflow_steps()
+    shutil.copytree(FIXTURE / "minilight", tmp_path / "src" / "minilight")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n')
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "LINTLOADER_CACHE_DIR": str(tmp_path / ".cache"),
+    }
+    ran = {}
+    for step in steps:
+        if "run" not in step or step["run"].startswith("pip install"):
+            continue
+        done = subprocess.run(
+            ["bash", "-e", "-c", step["run"]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        ran[step["name"]] = done
+    flake8_step = ran["flake8"]
+    assert flake8_step.returncode == 1, flake8_step.stderr
+    assert "src/minilight/utilities/fetching.py:16:9: LL101 " in flake8_step.stdout
+    annotations = ran["lintloader annotations"]
+    assert annotations.returncode == 1
+    assert annotations.stdout.startswith(
+        "::error file=src/minilight/utilities/fetching.py,line=16,col=9,title=LL101::"
+    )
+    assert ran["lintloader SARIF"].returncode == 0  # --exit-zero: the upload step still runs
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload"))
+    assert upload["if"] == "always()"
+    sarif_log = json.loads((tmp_path / upload["with"]["sarif_file"]).read_text())
+    (result,) = sarif_log["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "src/minilight/utilities/fetching.py"
+    assert len(result["codeFlows"][0]["threadFlows"][0]["locations"]) == 3

@@ -24,8 +24,6 @@ DOC = REPO / "docs" / "integrations.md"
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 LIGHTNING151 = REPO / "fixtures" / "check" / "lightning151" / "minilight"
 
-pytest.importorskip("pre_commit", reason="pre-commit is not installed (a test dependency)")
-
 
 def git(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -54,6 +52,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> tuple[str, str]:
     """A committed snapshot of this working tree: (path, sha)."""
+    pytest.importorskip("pre_commit", reason="pre-commit is not installed (a test dependency)")
     snapshot = tmp_path_factory.mktemp("hook-repo")
     listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO, env=env)
     assert listed.returncode == 0, listed.stderr
@@ -235,3 +234,64 @@ def test_fix_hook_fixes_and_fails_then_the_fixed_file_commits(
     again = commit(fix_project, env, "fetcher.py")
     assert again.returncode == 0, again.stdout + again.stderr
     assert re.search(r"lintloader \(fix\)\.+Passed", again.stdout + again.stderr)
+
+
+# -- `check --project-root`, the option the hook relies on (no pre-commit needed) -------------
+def run_check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lintloader.cli",
+            "check",
+            "--no-cache",
+            "--output-format",
+            "concise",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    shutil.copytree(LIGHTNING150, tmp_path / "repo" / "minilight")
+    (tmp_path / "repo" / "pyproject.toml").write_text('[project]\nname = "demo"\n')
+    return tmp_path / "repo"
+
+
+FETCHING = "minilight/utilities/fetching.py"
+SUPPORTERS = "minilight/trainer/supporters.py"
+
+
+def test_project_root_follows_chains_out_of_the_given_files(tree: Path) -> None:
+    alone = run_check(FETCHING, cwd=tree)
+    assert alone.returncode == 0 and alone.stdout == ""  # the chain leaves the file
+    for root in ("auto", "."):
+        done = run_check(f"--project-root={root}", FETCHING, cwd=tree)
+        assert done.returncode == 1, done.stderr
+        assert done.stdout.startswith(f"{FETCHING}:16:9: LL101 [error]")
+    nested = run_check("--project-root=auto", "utilities/fetching.py", cwd=tree / "minilight")
+    assert nested.stdout.startswith("utilities/fetching.py:16:9: LL101")  # found the root above
+
+
+def test_project_root_reports_only_the_given_files(tree: Path) -> None:
+    done = run_check("--project-root=auto", SUPPORTERS, cwd=tree)
+    assert done.returncode == 0, done.stdout  # the finding is located in fetching.py
+    assert done.stdout == ""
+    folder = run_check("--project-root=auto", "minilight/utilities", cwd=tree)
+    assert folder.stdout.startswith(f"{FETCHING}:16:9: LL101")
+
+
+def test_project_root_errors_are_one_line(tree: Path) -> None:
+    missing = run_check("--project-root=auto", "nope.py", cwd=tree)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "lintloader: error: nope.py: no such file or directory"
+    not_dir = run_check(f"--project-root={FETCHING}", FETCHING, cwd=tree)
+    assert not_dir.returncode == 2
+    assert "not a directory" in not_dir.stderr and len(not_dir.stderr.splitlines()) == 1
+    site = run_check("--project-root=auto", "--site-packages", cwd=tree)
+    assert site.returncode == 2 and "--site-packages" in site.stderr
