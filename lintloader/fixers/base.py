@@ -25,6 +25,10 @@ STRATEGY_MODULES = (
     "lintloader.fixers.relocate",
     "lintloader.fixers.remove_call",
     "lintloader.fixers.remove_sink",
+    "lintloader.fixers.ll201_persistent_guard",
+    "lintloader.fixers.ll202_hoist",
+    "lintloader.fixers.ll203_reuse_iterator",
+    "lintloader.fixers.ll204_add_persistent",
 )
 
 

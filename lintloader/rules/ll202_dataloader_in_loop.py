@@ -106,10 +106,10 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
 
 
 def _note(dependent: bool, once: bool, persistent: bool) -> str:
-    if once:
-        return " (behind a one-shot check: probably built once)"
     if persistent:
         return " (only when persistent_workers is off)"
+    if once:
+        return " (behind a one-shot check: probably built once)"
     if dependent:
         return " (its arguments change with the loop: a new loader may be intended)"
     return ""

@@ -1,0 +1,95 @@
+"""Shared by the LL2xx fix strategies: find the call a finding points at, and the statement and
+loop around it, in a freshly parsed module (matched by position, edited by node identity)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from lintloader.fixers.base import FixError, FixRequest
+
+Loop = cst.For | cst.While
+Block = cst.IndentedBlock | cst.Module
+
+
+@dataclass
+class Target:
+    """The call at a finding's position, with what encloses it."""
+
+    path: str
+    module: cst.Module
+    call: cst.Call
+    parents: dict[cst.CSTNode, cst.CSTNode]
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.parents.get(node)
+
+    def statement(self) -> cst.SimpleStatementLine:
+        node: cst.CSTNode | None = self.call
+        while node is not None and not isinstance(node, cst.SimpleStatementLine):
+            node = self.parent(node)
+        if node is None:
+            raise FixError("the call is not in a simple statement")
+        return node
+
+    def loop_of(self, statement: cst.BaseStatement) -> Loop:
+        """The loop whose body holds ``statement`` directly."""
+        block = self.parent(statement)
+        loop = self.parent(block) if block is not None else None
+        if not isinstance(block, cst.IndentedBlock) or not isinstance(loop, (cst.For, cst.While)):
+            raise FixError("the statement is not directly in a loop body")
+        if loop.body is not block:
+            raise FixError("the statement is in the loop's else block")
+        return loop
+
+    def block_of(self, statement: cst.BaseStatement) -> Block:
+        block = self.parent(statement)
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            raise FixError("the loop is not a statement of a block")
+        return block
+
+    def result(self, new_module: cst.Module) -> dict[str, bytes]:
+        data = new_module.bytes
+        cst.parse_module(data)  # a fix never writes code that does not parse
+        return {self.path: data}
+
+
+def target_call(request: FixRequest) -> Target:
+    finding = request.finding
+    path = request.displays.get(finding.path, finding.path)
+    source = request.sources.get(path)
+    if source is None:
+        raise FixError(f"{finding.path}: source not available")
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    positions = wrapper.resolve(PositionProvider)
+    parents = dict(wrapper.resolve(ParentNodeProvider))
+    for node, where in positions.items():
+        if (
+            isinstance(node, cst.Call)
+            and where.start.line == finding.line
+            and where.start.column + 1 == finding.column
+        ):
+            return Target(path, wrapper.module, node, parents)
+    raise FixError(f"{finding.path}:{finding.line}:{finding.column}: no call there")
+
+
+def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword and a.keyword.value == name), None)
+
+
+def without(block: cst.BaseSuite, statement: cst.BaseStatement) -> cst.BaseSuite:
+    """``block`` minus ``statement``; ``pass`` if nothing is left."""
+    assert isinstance(block, cst.IndentedBlock)
+    body = [s for s in block.body if s is not statement]
+    return block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+
+
+def insert_before(block: Block, anchor: cst.CSTNode, new: list[cst.BaseStatement]) -> Block:
+    body: list[cst.BaseStatement] = []
+    for statement in block.body:
+        if statement is anchor:
+            body.extend(new)
+        body.append(statement)
+    return block.with_changes(body=body)
