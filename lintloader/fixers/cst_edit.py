@@ -72,8 +72,9 @@ class _FunctionFinder(cst.CSTVisitor):
         self.scopes.pop()
 
 
-def body_of(node: cst.FunctionDef | cst.ClassDef) -> Sequence[Statement]:
-    body = node.body
+def body_of(node: cst.CSTNode) -> Sequence[Statement]:
+    """The statements of a function, class, ``if`` or ``for`` written as an indented block."""
+    body = getattr(node, "body", None)
     return body.body if isinstance(body, cst.IndentedBlock) else ()
 
 

@@ -40,6 +40,10 @@ from lintloader.program import FunctionInfo, Program
 
 TEARDOWN_NAMES = ("teardown", "close", "shutdown", "__del__", "__exit__")
 LIFECYCLE_NAMES = frozenset({"setup", "__enter__", "start", "open", "connect"})
+# Functions that do the per-epoch work itself: moving their statements would move the work.
+WORK_NAMES = frozenset({"__init__", "__iter__", "__next__", "__call__", "run", "advance", "main"})
+# Statement kinds that may move: a reset, a call, a branch or a loop over a collection.
+MOVABLE = (cst.SimpleStatementLine, cst.If, cst.For)
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,8 @@ def find_target(request: FixRequest) -> Target | None:
             continue
         if owner.function.name in TEARDOWN_NAMES:
             return None
+        if owner.function.name in WORK_NAMES:
+            raise FixError(f"`{owner.display_name}` does the work itself; not moving from it")
         lines = reset_lines(program, owner, hop.line)
         return Target(owner, lines, *teardown_for(program, owner))
     return None
@@ -169,6 +175,8 @@ def check_movable(owner: cst.FunctionDef, moved: list[Statement], target: Target
     name = target.owner.display_name
     if not moved:
         raise FixError(f"no statement of `{name}` leads to the reset")
+    if not all(is_movable(s) for s in moved):
+        raise FixError(f"a statement to move out of `{name}` is a while/try/with block")
     if any(has_flow_exit(s) for s in moved):
         raise FixError(f"a statement to move out of `{name}` contains return/yield")
     self_name = target.owner.function.self_name or "self"
@@ -178,6 +186,27 @@ def check_movable(owner: cst.FunctionDef, moved: list[Statement], target: Target
     if conflicts:
         names = ", ".join(f"`{n}`" for n in sorted(conflicts))
         raise FixError(f"the statements to move use local names of `{name}`: {names}")
+
+
+def is_movable(statement: cst.CSTNode) -> bool:
+    """Simple statements, ``if``/``for`` made of movable statements (``else`` included)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return True
+    if not isinstance(statement, MOVABLE):
+        return False
+    parts: list[cst.CSTNode] = list(body_of(statement))
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None:
+        parts.append(orelse if isinstance(orelse, cst.If) else orelse.body)
+    return all(_movable_part(p) for p in parts)
+
+
+def _movable_part(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.IndentedBlock):
+        return all(is_movable(s) for s in node.body)
+    if isinstance(node, cst.SimpleStatementSuite):
+        return True
+    return is_movable(node)
 
 
 def anchor_statement(located: Located, target: Target) -> cst.CSTNode:
@@ -208,7 +237,7 @@ def new_teardown(module: cst.Module, owner: FunctionInfo, moved: list[Statement]
     assert isinstance(function.body, cst.IndentedBlock)
     body = [*function.body.body, *(_fresh(s) for s in moved)]
     return function.with_changes(
-        leading_lines=[cst.EmptyLine()], body=function.body.with_changes(body=body)
+        leading_lines=[cst.EmptyLine(indent=False)], body=function.body.with_changes(body=body)
     )
 
 

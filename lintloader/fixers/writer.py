@@ -78,7 +78,11 @@ def why_not_writable(path: str, roots: Roots, allow_installed: bool) -> str | No
     if not allow_installed and is_installed(path):
         return "is an installed package; use `lintloader fix --site-packages` (it keeps a backup)"
     real = os.path.realpath(path)
-    if not os.access(real, os.W_OK) or not os.access(os.path.dirname(real), os.W_OK):
+    try:
+        read_only = not os.stat(real).st_mode & 0o222  # no write bit: even root leaves it alone
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror or exc}"
+    if read_only or not os.access(real, os.W_OK) or not os.access(os.path.dirname(real), os.W_OK):
         return "permission denied (read-only file or directory); skipped"
     return None
 

@@ -1,0 +1,217 @@
+"""``lintloader fix`` on source trees: fixture before/after pairs for every strategy, the
+two-module Lightning 1.5.0 shape, --diff, idempotence, and byte-level preservation (encoding,
+BOM, line endings, mode). Every run is the real console entry point in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIX = REPO / "fixtures" / "fix"
+LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150"
+CLI = [sys.executable, "-m", "lintloader.cli"]
+PAIRS = sorted(p.name[: -len(".in.py")] for p in FIX.glob("*.in.py"))
+
+
+def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def ll101(path: Path) -> list[dict]:
+    result = lintloader("check", str(path), "--output-format", "json", cwd=path)
+    assert result.returncode in (0, 1), result.stderr
+    return [f for f in json.loads(result.stdout) if f["code"] == "LL101"]
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_fixture_pair(name: str, tmp_path: Path) -> None:
+    target = tmp_path / "mod.py"
+    shutil.copy(FIX / f"{name}.in.py", target)
+    unsafe = ["--unsafe-fixes"] if name.startswith("remove_") else []
+    result = lintloader("fix", ".", *unsafe, cwd=tmp_path)
+    expected = (FIX / f"{name}.out.py").read_bytes()
+    assert target.read_bytes().decode() == expected.decode(), result.stderr
+    changed = expected != (FIX / f"{name}.in.py").read_bytes()
+    if changed:
+        assert result.returncode == 0, result.stderr
+        assert "fixed by" in result.stderr
+        assert ll101(tmp_path) == []
+    else:
+        assert result.returncode == 1  # a fixable finding is left
+        assert "not applied" in result.stderr
+
+
+def test_unsafe_strategies_need_the_flag(tmp_path: Path) -> None:
+    for name in ("remove_call", "remove_sink"):
+        target = tmp_path / f"{name}.py"
+        shutil.copy(FIX / f"{name}.in.py", target)
+    result = lintloader("fix", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "--unsafe-fixes may fix more" in result.stderr
+    for name in ("remove_call", "remove_sink"):
+        assert (tmp_path / f"{name}.py").read_bytes() == (FIX / f"{name}.in.py").read_bytes()
+
+
+def copy_lightning150(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(LIGHTNING150, root)
+    return root
+
+
+def test_lightning150_two_modules_relocate(tmp_path: Path) -> None:
+    root = copy_lightning150(tmp_path)
+    before = tree_bytes(root)
+    result = lintloader("fix", ".", cwd=root)
+    assert result.returncode == 0, result.stderr
+    after = tree_bytes(root)
+    fetching = "minilight/utilities/fetching.py"
+    expected = (FIX / "lightning150.out" / fetching).read_bytes()
+    assert after[fetching] == expected
+    assert {k: v for k, v in after.items() if k != fetching} == {
+        k: v for k, v in before.items() if k != fetching
+    }
+    assert ll101(root) == []
+
+
+def test_lightning150_matches_151_behaviour(tmp_path: Path) -> None:
+    """reset() keeps the counters, teardown() calls reset() and then shuts the loaders down."""
+    import libcst as cst
+
+    root = copy_lightning150(tmp_path)
+    lintloader("fix", ".", cwd=root)
+    module = cst.parse_module((root / "minilight/utilities/fetching.py").read_bytes())
+    fetcher = next(n for n in module.body if isinstance(n, cst.ClassDef))
+    methods = {
+        f.name.value: [module.code_for_node(s).strip() for s in f.body.body]
+        for f in fetcher.body.body
+        if isinstance(f, cst.FunctionDef)
+    }
+    assert methods["reset"] == [
+        "self.fetched = 0",
+        "self.done = False",
+        "self.dataloader_iter = None",
+    ]
+    teardown = methods["teardown"]
+    assert teardown[0] == "self.reset()"
+    assert any("_shutdown_workers_and_reset_iterator" in s for s in teardown[1:])
+    assert any("self.dataloader.reset()" in s for s in teardown[1:])
+    assert "self.reset()" in methods["__iter__"][1]
+
+
+def test_diff_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    root = copy_lightning150(tmp_path)
+    before = tree_bytes(root)
+    result = lintloader("fix", ".", "--diff", cwd=root)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("--- a/minilight/utilities/fetching.py\n")
+    assert "+    def teardown(self):" in result.stdout
+    assert "-        self.dataloader_iter = None\n-\n-    def teardown(self):" in result.stdout
+    assert tree_bytes(root) == before
+    # the diff applies: it is exactly what a real fix writes
+    lintloader("fix", ".", cwd=root)
+    clean = lintloader("fix", ".", "--diff", cwd=root)
+    assert (clean.returncode, clean.stdout) == (0, "")
+
+
+def test_second_run_changes_nothing(tmp_path: Path) -> None:
+    root = copy_lightning150(tmp_path)
+    shutil.copy(FIX / "relocate_close.in.py", root / "close.py")
+    shutil.copy(FIX / "remove_sink.in.py", root / "sink.py")
+    first = lintloader("fix", ".", "--unsafe-fixes", cwd=root)
+    assert first.returncode == 0, first.stderr
+    after_first = tree_bytes(root)
+    second = lintloader("fix", ".", "--unsafe-fixes", cwd=root)
+    assert second.returncode == 0, second.stderr
+    assert "Fixed 0 findings in 0 files" in second.stderr
+    assert tree_bytes(root) == after_first
+
+
+CLASS = (
+    "# -*- coding: {coding} -*-\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "class F:\n"
+    "    def __init__(self, loader: DataLoader):\n"
+    "        self.loader = loader\n"
+    "        self.note = '{text}'\n"
+    "\n"
+    "    def __iter__(self):\n"
+    "        self.reset()\n"
+    "        return self\n"
+    "\n"
+    "    def reset(self):\n"
+    "        self.n = 0\n"
+    "        self.loader._iterator = None\n"
+    "\n"
+    "    def teardown(self):\n"
+    "        self.reset()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("coding", "bom", "newline"),
+    [("utf-8", b"", "\r\n"), ("utf-8", b"\xef\xbb\xbf", "\n"), ("latin-1", b"", "\n")],
+)
+def test_keeps_encoding_bom_newlines_and_mode(
+    tmp_path: Path, coding: str, bom: bytes, newline: str
+) -> None:
+    source = CLASS.format(coding=coding, text="café").replace("\n", newline)
+    target = tmp_path / "mod.py"
+    target.write_bytes(bom + source.encode(coding))
+    os.chmod(target, 0o640)
+    result = lintloader("fix", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = target.read_bytes()
+    assert data.startswith(bom) and (bom or not data.startswith(b"\xef\xbb\xbf"))
+    text = data[len(bom) :].decode(coding)
+    assert "café" in text
+    if newline == "\r\n":
+        assert text.count("\r\n") == text.count("\n")
+    else:
+        assert "\r" not in text
+    assert text.replace(newline, "\n").endswith(
+        "    def teardown(self):\n        self.reset()\n        self.loader._iterator = None\n"
+    )
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_stale_bytecode_is_removed(tmp_path: Path) -> None:
+    target = tmp_path / "fetcher_mod.py"
+    shutil.copy(FIX / "relocate_close.in.py", target)
+    subprocess.run([sys.executable, "-m", "py_compile", str(target)], check=True)
+    cached = list((tmp_path / "__pycache__").glob("fetcher_mod.*.pyc"))
+    assert cached
+    assert lintloader("fix", ".", cwd=tmp_path).returncode == 0
+    assert not any(p.exists() for p in cached)
+
+
+def test_bad_path_is_a_one_line_error(tmp_path: Path) -> None:
+    result = lintloader("fix", "missing_dir", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("lintloader: error: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_revert_needs_site_packages(tmp_path: Path) -> None:
+    result = lintloader("fix", "--revert", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--site-packages" in result.stderr
