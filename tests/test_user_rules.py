@@ -1,0 +1,245 @@
+"""LL201-LL205 (user-code rules): inline examples, fixtures with `# expect:` markers checked through
+the real CLI, fix before/after pairs through `lintloader fix`, and the fixture scripts run with
+real torch workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lintloader.program import Program
+from lintloader.rules import RULES_BY_CODE, AnalysisContext
+from lintloader.summary import summarize_source
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures" / "rules"
+CODES = ("LL201", "LL202", "LL203", "LL204", "LL205")
+EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warning|info)")
+
+
+def run_cli(*args: str, cwd: Path = REPO, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lintloader.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
+    done = run_cli(
+        "check", "--no-cache", "-j", "1", "--min-severity", "info", "--output-format", "json",
+        *paths, cwd=cwd,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def findings_of(source: str, code: str) -> list:
+    summary = summarize_source(textwrap.dedent(source).encode(), "example.py", "example")
+    assert summary.ok, summary.error
+    rule = RULES_BY_CODE[code]
+    return [f for f in rule.check(AnalysisContext(Program([summary]))) if f.code == code]
+
+
+# -- inline examples (the rule's own VALID/INVALID) ------------------------------------------------
+@pytest.mark.parametrize("code", CODES)
+def test_inline_examples(code: str) -> None:
+    rule = RULES_BY_CODE[code]
+    assert rule.valid and rule.invalid
+    for source in rule.valid:
+        assert findings_of(source, code) == [], source
+    for source in rule.invalid:
+        assert findings_of(source, code), source
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_rule_docs_have_ruff_sections(code: str) -> None:
+    doc = RULES_BY_CODE[code].doc
+    for section in ("### What it does", "### Why is this bad?", "### Example", "### Fix safety"):
+        assert section in doc
+
+
+# -- fixtures: every finding is expected, every expectation is found -------------------------------
+FIXTURE_FILES = sorted(
+    p for code in CODES for p in (FIXTURES / code).glob("*.py") if not p.name.startswith("fix_")
+)
+
+
+def expected_markers(path: Path) -> set[tuple[int, str, str]]:
+    found = set()
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            found.add((number, match["code"], match["severity"]))
+    return found
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixture_findings_match_markers(path: Path) -> None:
+    relative = str(path.relative_to(REPO))
+    findings = check_json(relative)
+    got = {(f["line"], f["code"], f["severity"]) for f in findings}
+    assert got == expected_markers(path)
+    if path.name == "positive.py":
+        assert any(code == path.parent.name for _, code, _ in got)
+
+
+def test_every_rule_has_positive_negative_guarded_and_fix_pair() -> None:
+    for code in CODES:
+        names = {p.name for p in (FIXTURES / code).iterdir()}
+        assert {"positive.py", "negative.py", "guarded.py"} <= names, code
+        if RULES_BY_CODE[code].fix_safety != "no fix":
+            assert {"fix_before.py", "fix_after.py"} <= names, code
+
+
+# -- fix pairs through the real `lintloader fix` ---------------------------------------------------
+@pytest.mark.parametrize("code", ["LL201", "LL202", "LL203", "LL204"])
+def test_fix_pair(code: str, tmp_path: Path) -> None:
+    target = tmp_path / "script.py"
+    shutil.copy(FIXTURES / code / "fix_before.py", target)
+    # LL204 is info: fix only acts on findings at or above the configured threshold.
+    (tmp_path / "pyproject.toml").write_text('[tool.lintloader]\nmin-severity = "info"\n')
+    args = ("fix", "--no-cache", "--unsafe-fixes", "--select", code, "script.py")
+    done = run_cli(*args, cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert target.read_bytes() == (FIXTURES / code / "fix_after.py").read_bytes(), done.stderr
+    again = check_json("--select", code, "script.py", cwd=tmp_path)
+    assert [f for f in again if f["code"] == code] == []
+
+
+def test_safe_fix_alone_applies_only_ll201(tmp_path: Path) -> None:
+    for code in ("LL201", "LL203"):
+        shutil.copy(FIXTURES / code / "fix_before.py", tmp_path / f"{code}.py")
+    done = run_cli("fix", "--no-cache", "LL201.py", "LL203.py", cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert (tmp_path / "LL201.py").read_bytes() == (FIXTURES / "LL201/fix_after.py").read_bytes()
+    assert (tmp_path / "LL203.py").read_bytes() == (FIXTURES / "LL203/fix_before.py").read_bytes()
+
+
+def test_findings_name_their_fixers() -> None:
+    fixes = {
+        f["code"]: f["fixes"]
+        for code in ("LL201", "LL202", "LL203", "LL204")
+        for f in check_json(f"fixtures/rules/{code}/fix_before.py")
+        if f["code"] == code
+    }
+    assert fixes == {
+        "LL201": ["persistent-workers-guard"],
+        "LL202": ["hoist-dataloader"],
+        "LL203": ["reuse-iterator"],
+        "LL204": ["add-persistent-workers"],
+    }
+
+
+# -- resolution, call graph and demand -------------------------------------------------------------
+def test_ll202_follows_calls_into_a_file_that_never_names_dataloader(tmp_path: Path) -> None:
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "data.py").write_text(
+        "from torch.utils.data import DataLoader\n\n"
+        "def make_loader(ds):\n"
+        "    return DataLoader(ds, num_workers=4)\n"
+    )
+    (package / "train.py").write_text(
+        "from proj.data import make_loader\n\n"
+        "def fit(ds, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in make_loader(ds):\n"
+        "            pass\n"
+    )
+    findings = [f for f in check_json("proj", cwd=tmp_path) if f["code"] == "LL202"]
+    assert [(f["path"], f["line"], f["severity"]) for f in findings] == [
+        ("proj/train.py", 5, "warning")
+    ]
+    chain = findings[0]["chain"]
+    assert [(h["path"], h["line"]) for h in chain] == [("proj/train.py", 5), ("proj/data.py", 4)]
+
+
+def test_ll202_ignores_calls_matched_by_method_name_only() -> None:
+    source = """
+        from torch.utils.data import DataLoader
+
+        class Builder:
+            def build(self):
+                return DataLoader(range(4), num_workers=2)
+
+        def fit(thing, epochs):
+            for epoch in range(epochs):
+                thing.build()
+    """
+    assert findings_of(source, "LL202") == []
+
+
+def test_dataloader_subclass_in_scanned_code_is_a_dataloader() -> None:
+    source = """
+        from torch.utils.data import DataLoader
+
+        class Fast(DataLoader):
+            pass
+
+        for epoch in range(3):
+            loader = Fast(range(4), num_workers=2)
+    """
+    assert [f.line for f in findings_of(source, "LL202")] == [8]
+
+
+def test_summary_facts_survive_pickling() -> None:
+    source = (FIXTURES / "LL203" / "positive.py").read_bytes()
+    summary = summarize_source(source, "positive.py", "positive")
+    restored = pickle.loads(pickle.dumps(summary))
+    assert restored.loaders == summary.loaders
+    assert restored.loaders is not None
+    assert len(restored.loaders.functions["probe"].iter_calls) == 1
+
+
+# -- the fixture scripts with real torch workers ---------------------------------------------------
+def run_script(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("torch", reason="torch is not installed (a runtime test dependency)")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.run(
+        [sys.executable, str(path), *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        env=env,
+    )
+
+
+def test_ll201_before_raises_and_after_runs_with_real_workers() -> None:
+    before = run_script(FIXTURES / "LL201" / "fix_before.py", "--workers", "2")
+    assert before.returncode != 0
+    assert "persistent_workers option needs num_workers > 0" in before.stderr
+    for workers in ("0", "2"):
+        after = run_script(FIXTURES / "LL201" / "fix_after.py", "--workers", workers)
+        assert after.returncode == 0, after.stderr
+        assert after.stdout.strip() == "total 112"
+
+
+def test_ll203_after_walks_the_data_with_real_workers() -> None:
+    before = run_script(FIXTURES / "LL203" / "fix_before.py")
+    after = run_script(FIXTURES / "LL203" / "fix_after.py")
+    assert before.returncode == 0, before.stderr
+    assert after.returncode == 0, after.stderr
+    # A fresh iterator per step always yields the first batch; the fix walks through the data.
+    assert before.stdout.strip() == "first items [0, 0, 0, 0, 0, 0]"
+    assert after.stdout.strip() == "first items [0, 4, 0, 4, 0, 4]"
+
+
+def test_ll202_after_runs_with_real_workers() -> None:
+    after = run_script(FIXTURES / "LL202" / "fix_after.py")
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.strip() == "seen 16"
