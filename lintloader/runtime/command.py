@@ -1,0 +1,186 @@
+"""``lintloader verify``: watch real DataLoader workers across epochs. Torch is imported only
+when the command runs, so ``lintloader --help`` works without the runtime extra."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import click
+
+from lintloader.runtime.config import ProbeConfig
+from lintloader.runtime.errors import ProbeUnavailable
+from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, ProbeResult
+
+_DEFAULTS = ProbeConfig()
+_OWN_LOADER_OPTIONS = ("workers", "batch_size", "samples", "val", "no_persistent_workers")
+
+_HELP = """Run a short training probe with real DataLoader worker processes and check
+that every epoch after the first reuses the first epoch's workers and sees every sample.
+
+\b
+Exit status: 0 PASS, 1 FAIL, 2 the probe cannot run (torch or Lightning
+missing, no CUDA for --device cuda, a bad factory), 130 interrupted.
+Needs the runtime extra: pip install -e ".[runtime]"
+
+\b
+--dataloader MODULE:FACTORY imports and RUNS YOUR CODE; it is the only
+lintloader command that does. FACTORY is called with no arguments and must
+return a DataLoader or an iterable wrapping one (e.g. a fetcher); MODULE
+may also be a path to a .py file.
+"""
+
+
+@click.command("verify", help=_HELP)
+@click.option(
+    "--engine",
+    type=click.Choice(["lightning", "torch"]),
+    default=None,
+    help="lightning: the installed Lightning Trainer drives the probe (default); "
+    "torch: a plain PyTorch loop, the baseline.",
+)
+@click.option(
+    "--dataloader",
+    "factory",
+    metavar="MODULE:FACTORY",
+    default=None,
+    help="Probe the loader returned by your own factory (imports and runs your code).",
+)
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=2),
+    default=_DEFAULTS.epochs,
+    show_default=True,
+    help="Epochs to run (reuse needs at least 2).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"num_workers of the probe's loader [default: {_DEFAULTS.workers}].",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Batch size of the probe's loader [default: {_DEFAULTS.batch_size}].",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Size of the probe's dataset [default: {_DEFAULTS.samples}].",
+)
+@click.option(
+    "--worker-init-delay",
+    type=click.FloatRange(min=0.0),
+    default=_DEFAULTS.worker_init_delay,
+    show_default=True,
+    metavar="SECONDS",
+    help="Sleep this long in each worker's worker_init_fn, so a respawn shows in the "
+    "first-batch latency.",
+)
+@click.option(
+    "--device",
+    default=_DEFAULTS.device,
+    show_default=True,
+    metavar="auto|cpu|cuda|cuda:N",
+    help="Where batches go; cuda fails clearly (exit 2) when CUDA is not available.",
+)
+@click.option("--val", is_flag=True, help="Also probe a validation loader's workers.")
+@click.option(
+    "--no-persistent-workers",
+    is_flag=True,
+    help="Build the probe's loaders with persistent_workers=False (shows what a FAIL looks like).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def verify_command(
+    engine: str | None,
+    factory: str | None,
+    epochs: int,
+    workers: int | None,
+    batch_size: int | None,
+    samples: int | None,
+    worker_init_delay: float,
+    device: str,
+    val: bool,
+    no_persistent_workers: bool,
+    as_json: bool,
+) -> None:
+    given = {
+        "workers": workers is not None,
+        "batch_size": batch_size is not None,
+        "samples": samples is not None,
+        "val": val,
+        "no_persistent_workers": no_persistent_workers,
+    }
+    _check_combination(engine, factory, given)
+    config = ProbeConfig(
+        epochs=epochs,
+        workers=workers if workers is not None else _DEFAULTS.workers,
+        batch_size=batch_size if batch_size is not None else _DEFAULTS.batch_size,
+        samples=samples if samples is not None else _DEFAULTS.samples,
+        worker_init_delay=worker_init_delay,
+        device=device,
+        val=val,
+        persistent_workers=not no_persistent_workers,
+    )
+    code = run_verify(engine or "lightning", factory, config, as_json)
+    click.get_current_context().exit(code)
+
+
+def _check_combination(engine: str | None, factory: str | None, given: dict[str, bool]) -> None:
+    if factory is None:
+        return
+    if engine == "lightning":
+        raise click.UsageError("--dataloader probes your loader with a plain loop; drop --engine")
+    used = [name for name in _OWN_LOADER_OPTIONS if given[name]]
+    if used:
+        flags = ", ".join("--" + name.replace("_", "-") for name in used)
+        raise click.UsageError(f"{flags}: only for the probe's own loader, not with --dataloader")
+
+
+def run_verify(engine: str, factory: str | None, config: ProbeConfig, as_json: bool) -> int:
+    """Run the probe, print its result, return the exit status."""
+    try:
+        # Whatever the probe or user code prints must not end up in the JSON on stdout.
+        with contextlib.redirect_stdout(sys.stderr):
+            result = _probe(engine, factory, config)
+    except ProbeUnavailable as exc:
+        return _cannot_run(str(exc), as_json)
+    except KeyboardInterrupt:
+        click.echo("lintloader verify: interrupted; worker processes shut down", err=True)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        return _cannot_run(f"the probe crashed: {type(exc).__name__}: {exc}", as_json)
+    from lintloader.runtime.render import render_json, render_table
+
+    click.echo(render_json(result) if as_json else render_table(result))
+    return result.exit_code
+
+
+def _probe(engine: str, factory: str | None, config: ProbeConfig) -> ProbeResult:
+    if factory is not None:
+        from lintloader.runtime.probe_factory import run_factory_probe
+
+        return run_factory_probe(factory, config)
+    if engine == "torch":
+        from lintloader.runtime.probe_torch import run_torch_probe
+
+        return run_torch_probe(config)
+    from lintloader.runtime.probe_lightning import run_lightning_probe
+
+    return run_lightning_probe(config)
+
+
+def _cannot_run(message: str, as_json: bool) -> int:
+    click.echo(f"lintloader verify: cannot run: {message}", err=True)
+    if as_json:
+        from lintloader.runtime.render import render_error_json
+
+        click.echo(render_error_json(message, EXIT_CANNOT_RUN))
+    return EXIT_CANNOT_RUN
+
+
+if __name__ == "__main__":
+    verify_command()
