@@ -97,16 +97,18 @@ def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:
     DataLoader (or, for ``_shutdown_workers``, a DataLoader iterator)."""
     receiver = sink.receiver
     self_name = info.function.self_name
-    if receiver is None or self_name is None or receiver[0] != self_name:
-        return True
     class_key = info.class_key
-    if class_key is None:
+    if receiver is None or self_name is None or class_key is None or receiver[0] != self_name:
         return True
-    if program.is_dataloader_class(class_key):
+    if sink.kind == "shutdown-workers":
+        if receiver == (self_name,):  # self._shutdown_workers(): the class is the iterator
+            return program.is_dataloader_iterator_class(class_key)
+        if receiver == (self_name, "_iterator"):  # self._iterator._shutdown_workers()
+            return program.is_dataloader_class(class_key)
         return True
-    if sink.kind == "shutdown-workers" and len(receiver) == 1:
-        return program.is_dataloader_iterator_class(class_key)
-    return False
+    if receiver == (self_name,):  # self._iterator = None: the class's own attribute
+        return program.is_dataloader_class(class_key)
+    return True  # self.loader._iterator = None: another object's iterator
 
 
 @dataclass

@@ -150,7 +150,7 @@ def summary_line(result: CheckResult) -> str:
     details = f" ({parts})" if parts else ""
     stats = result.stats
     return (
-        f"{found}{details} in {result.files_found} files "
+        f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
         f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed)."
     )
 

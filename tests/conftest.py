@@ -1,0 +1,67 @@
+"""Shared helpers: run the real console script, find fixtures, fetch released wheels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+WHEEL_CACHE = Path(os.environ.get("LINTLOADER_TEST_WHEELS", Path.home() / ".cache" / "lintloader-tests"))
+
+
+def lintloader_command() -> list[str]:
+    script = Path(sys.executable).parent / "lintloader"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader.cli"]
+
+
+def run_cli(*args: str, cwd: Path | str = REPO, env: dict[str, str] | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run ``lintloader ARGS`` in a subprocess, as a user would."""
+    merged = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*lintloader_command(), *args],
+        cwd=str(cwd),
+        env=merged,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+def download_wheel(requirement: str) -> Path:
+    """``pip download --no-deps`` a released wheel into a persistent cache; skip if impossible."""
+    name, _, version = requirement.partition("==")
+    target = WHEEL_CACHE / f"{name}-{version}"
+    wheels = sorted(target.glob("*.whl")) if target.is_dir() else []
+    if not wheels:
+        target.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+             "--disable-pip-version-check", "-q", "-d", str(target), requirement],
+            capture_output=True, text=True, timeout=300, check=False,
+        )
+        wheels = sorted(target.glob("*.whl"))
+        if result.returncode != 0 or not wheels:
+            reason = (result.stderr.strip().splitlines() or ["no wheel"])[-1]
+            pytest.skip(f"cannot download {requirement} from the package index: {reason}")
+    return wheels[0]
+
+
+def unpacked_wheel(requirement: str, into: Path) -> Path:
+    """Unpack a released wheel into ``into`` (a fake site-packages) and return that directory."""
+    wheel = download_wheel(requirement)
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(into)
+    return into
