@@ -9,11 +9,13 @@ pointed at that snapshot. pre-commit installs the hook into its own virtualenv f
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,9 @@ REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "integrations.md"
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 LIGHTNING151 = REPO / "fixtures" / "check" / "lightning151" / "minilight"
+TEST_CACHE = Path(
+    os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests")
+)
 
 
 def git(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -38,7 +43,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {
         **os.environ,
         "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
-        "PRE_COMMIT_HOME": str(home / "cache"),
+        "PRE_COMMIT_HOME": str(TEST_CACHE / "pre-commit"),
         "LINTLOADER_CACHE_DIR": str(home / "lintloader-cache"),
         "GIT_AUTHOR_NAME": "Test",
         "GIT_AUTHOR_EMAIL": "test@example.invalid",
@@ -50,21 +55,32 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> tuple[str, str]:
-    """A committed snapshot of this working tree: (path, sha)."""
+def hook_repo(env: dict[str, str]) -> tuple[str, str]:
+    """A committed snapshot of this working tree: (path, sha). It lives under the shared test
+    cache, named by a hash of its files, so an unchanged tree reuses pre-commit's environment
+    (pytest-xdist workers and later runs install the hook once)."""
     pytest.importorskip("pre_commit", reason="pre-commit is not installed (a test dependency)")
-    snapshot = tmp_path_factory.mktemp("hook-repo")
     listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO, env=env)
     assert listed.returncode == 0, listed.stderr
-    for name in filter(None, listed.stdout.split("\0")):
-        source = REPO / name
-        if source.is_file():
-            target = snapshot / name
+    names = sorted(n for n in filter(None, listed.stdout.split("\0")) if (REPO / n).is_file())
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + (REPO / name).read_bytes() + b"\0")
+    snapshot = TEST_CACHE / "hook-repos" / digest.hexdigest()[:20]
+    if not (snapshot / ".git").is_dir():
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=".building-", dir=snapshot.parent))
+        for name in names:
+            target = building / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "snapshot")):
-        done = git(*args, cwd=snapshot, env=env)
-        assert done.returncode == 0, done.stderr
+            shutil.copy2(REPO / name, target)
+        for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "snapshot")):
+            done = git(*args, cwd=building, env=env)
+            assert done.returncode == 0, done.stderr
+        try:
+            os.rename(building, snapshot)
+        except OSError:  # another worker got there first
+            shutil.rmtree(building, ignore_errors=True)
     sha = git("rev-parse", "HEAD", cwd=snapshot, env=env).stdout.strip()
     return str(snapshot), sha
 
