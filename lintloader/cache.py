@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
+import secrets
 from pathlib import Path
 
 from lintloader import __version__
 from lintloader.summary import SUMMARY_SCHEMA, FileSummary
 
 CACHE_DIR_NAME = ".lintloader_cache"
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def default_cache_dir() -> Path:
@@ -45,19 +47,26 @@ class SummaryCache:
 
     def get(self, key: str) -> FileSummary | None:
         try:
-            with open(self._path(key), "rb") as handle:
+            descriptor = os.open(self._path(key), _READ_FLAGS)  # a symlinked entry is a miss
+            with os.fdopen(descriptor, "rb") as handle:
                 value = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+        except Exception:  # missing, unreadable or corrupt: a miss, never an error
             return None
         return value if isinstance(value, FileSummary) else None
 
     def put(self, key: str, summary: FileSummary) -> None:
         target = self._path(key)
+        temporary = target.parent / f".tmp-{os.getpid()}-{secrets.token_hex(8)}"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-            with os.fdopen(handle, "wb") as stream:
+            if self.directory.is_symlink() or target.parent.is_symlink():
+                return  # never write through a link planted inside the cache
+            # O_EXCL never follows a link; mode 0o666 lets the user's umask decide permissions.
+            descriptor = os.open(temporary, _CREATE_FLAGS, 0o666)
+            with os.fdopen(descriptor, "wb") as stream:
                 pickle.dump(summary, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, target)
+            os.replace(temporary, target)  # replaces a link at target, never follows it
         except OSError:
             return  # a cache that cannot be written is only slower, never wrong
+        finally:
+            temporary.unlink(missing_ok=True)  # left only when something failed

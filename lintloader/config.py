@@ -1,7 +1,8 @@
 """``[tool.lintloader]`` in the nearest ``pyproject.toml``, merged with command-line options.
 
 Keys: ``select``, ``ignore``, ``exclude``, ``min-severity``, ``per-file-ignores``
-(``{"glob" = ["LL101"]}``). Codes match by prefix (``LL1`` selects LL101-LL104).
+(``{"glob" = ["LL101"]}``), ``max-file-size`` (MB; larger files are LL000, 0: no limit).
+Codes match by prefix (``LL1`` selects LL101-LL104).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lintloader.findings import Severity
+from lintloader.limits import DEFAULT_MAX_FILE_MB
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,6 +34,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     min_severity: Severity = Severity.WARNING
+    max_file_size: float = DEFAULT_MAX_FILE_MB  # MB; larger files are LL000, 0 = no limit
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     source: str | None = None  # the pyproject.toml it came from
     root: str | None = None  # its directory: per-file-ignores globs are relative to it
@@ -94,7 +97,7 @@ def load_config(path: Path | None) -> Config:
 
 
 def parse_table(table: dict[str, Any], source: str) -> Config:
-    known = {"select", "ignore", "exclude", "min-severity", "per-file-ignores"}
+    known = {"select", "ignore", "exclude", "min-severity", "per-file-ignores", "max-file-size"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}")
@@ -108,6 +111,7 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             ignore=tuple(_codes(table.get("ignore", []), "ignore")),
             exclude=tuple(str(p) for p in table.get("exclude", [])),
             min_severity=Severity.parse(str(table.get("min-severity", "warning"))),
+            max_file_size=_megabytes(table.get("max-file-size", DEFAULT_MAX_FILE_MB)),
             per_file_ignores=per_file,
             source=source,
             root=os.path.dirname(os.path.abspath(source)),
@@ -115,6 +119,12 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
     except (ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"{source}: [tool.lintloader]: {exc}") from None
     return config
+
+
+def _megabytes(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ValueError("max-file-size must be a number of megabytes (0: no limit)")
+    return float(value)
 
 
 def _codes(value: Any, key: str) -> list[str]:

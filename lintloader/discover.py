@@ -9,6 +9,7 @@ imported; a distribution name resolves to its files through its installed metada
 from __future__ import annotations
 
 import difflib
+import errno
 import fnmatch
 import json
 import os
@@ -125,7 +126,7 @@ def discover_paths(
         if not os.path.lexists(path):
             raise DiscoveryError(f"{raw}: no such file or directory")
         found.roots.append(os.path.abspath(path))
-        for candidate in _walk(path, patterns, found):
+        for candidate in _walk(path, patterns, found, cwd):
             key = os.path.abspath(candidate)
             if key in seen:
                 continue
@@ -135,9 +136,9 @@ def discover_paths(
     return found
 
 
-def _walk(path: str, patterns: tuple[str, ...], found: Discovery) -> Iterator[str]:
+def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> Iterator[str]:
     if os.path.islink(path) and not os.path.exists(path):
-        found.problems.append(FileProblem(path, "broken symbolic link"))
+        found.problems.append(FileProblem(display_path(path, cwd), link_problem(path)))
         return
     if not os.path.isdir(path):
         yield path  # an explicitly named file is scanned whatever its suffix
@@ -157,10 +158,20 @@ def _walk(path: str, patterns: tuple[str, ...], found: Discovery) -> Iterator[st
             if listed is not None and os.path.abspath(full) not in listed:
                 continue
             if os.path.islink(full) and not os.path.exists(full):
-                found.problems.append(FileProblem(full, "broken symbolic link"))
+                found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
                 continue
             if os.path.isfile(full):
                 yield full
+
+
+def link_problem(path: str) -> str:
+    """Why a symbolic link that does not resolve cannot be read."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return f"broken symbolic link (target {os.readlink(path)!r} does not exist)"
 
 
 def _git_listed(directory: str) -> set[str] | None:
@@ -194,9 +205,15 @@ def norm(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 wanted = json.loads(sys.argv[1])
+# Run with -S so that no .pth file or sitecustomize of the scanned interpreter executes; without
+# the site module a virtual environment goes undetected, so find its pyvenv.cfg as site.venv does.
+bindir = os.path.dirname(os.path.abspath(sys.executable))
+prefix = {}
+if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in (bindir, os.path.dirname(bindir))):
+    prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
 sites = []
 for key in ("purelib", "platlib"):
-    path = sysconfig.get_paths().get(key)
+    path = sysconfig.get_paths(vars=prefix).get(key)
     if path and os.path.isdir(path) and path not in sites:
         sites.append(path)
 try:
@@ -251,7 +268,7 @@ def query_interpreter(python: str | None, dists: Iterable[str]) -> dict:
     executable = python or sys.executable
     try:
         result = subprocess.run(
-            [executable, "-I", "-c", _QUERY, json.dumps(list(dists))],
+            [executable, "-I", "-S", "-c", _QUERY, json.dumps(list(dists))],
             capture_output=True,
             timeout=120,
             check=False,
@@ -261,11 +278,25 @@ def query_interpreter(python: str | None, dists: Iterable[str]) -> dict:
     except subprocess.TimeoutExpired:
         raise DiscoveryError(f"--python {executable}: did not answer within 120 s") from None
     try:
-        return json.loads(result.stdout)
+        answer = json.loads(result.stdout)
     except ValueError:
+        answer = None
+    if not _is_answer(answer):
         stderr = result.stderr.decode(errors="replace").strip().splitlines()
-        why = stderr[-1] if stderr else f"exit code {result.returncode}"
-        raise DiscoveryError(f"--python {executable}: not a usable Python ({why})") from None
+        why = stderr[-1] if stderr else f"exit code {result.returncode}, no usable answer"
+        raise DiscoveryError(f"--python {executable}: not a usable Python ({why})")
+    return answer
+
+
+def _is_answer(answer: object) -> bool:
+    """The shape the query prints; anything else came from a program that is not a Python."""
+    return (
+        isinstance(answer, dict)
+        and isinstance(answer.get("sites"), list)
+        and isinstance(answer.get("names"), list)
+        and isinstance(answer.get("dists"), dict)
+        and all(isinstance(s, str) for s in answer["sites"])
+    )
 
 
 def discover_site_packages(
@@ -320,7 +351,7 @@ def _walk_site(site: str, patterns: tuple[str, ...], found: Discovery) -> Iterat
             if name.endswith(".py"):
                 full = os.path.join(directory, name)
                 if os.path.islink(full) and not os.path.exists(full):
-                    found.problems.append(FileProblem(full, "broken symbolic link"))
+                    found.problems.append(FileProblem(full, link_problem(full)))
                 else:
                     yield full
 

@@ -5,6 +5,9 @@ This is the library entry point that the CLI, the flake8 plugin and the fixers c
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +17,7 @@ from lintloader.config import Config
 from lintloader.demand import select
 from lintloader.discover import Discovery, FileProblem, SourceFile
 from lintloader.findings import Finding, Severity
+from lintloader.limits import size_problem
 from lintloader.parse import ParseStats, default_jobs, summarize_files
 from lintloader.program import Program
 from lintloader.rules import ALL_RULES, AnalysisContext, Rule
@@ -55,15 +59,42 @@ def read_files(
     contents: dict[str, bytes] = {}
     for file in files:
         try:
-            with open(file.path, "rb") as handle:
-                contents[file.path] = handle.read()
-        except IsADirectoryError:
-            continue
+            data = read_source(file.path)
         except OSError as exc:
             problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
             continue
-        readable.append(file)
+        if data is not None:
+            contents[file.path] = data
+            readable.append(file)
     return readable, contents
+
+
+def read_source(path: str) -> bytes | None:
+    """A regular file's bytes; None for a directory. Never blocks on a FIFO or a device."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            return None
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        os.set_blocking(descriptor, True)
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(descriptor)
+
+
+def oversized(
+    batch: Sequence[SourceFile], contents: dict[str, bytes], max_mb: float
+) -> dict[str, FileSummary]:
+    """Error summaries for the files of ``batch`` too large to parse (never cached)."""
+    found: dict[str, FileSummary] = {}
+    for file in batch:
+        problem = size_problem(len(contents[file.path]), max_mb)
+        if problem:
+            found[file.path] = FileSummary(file.path, file.module, file.is_package, error=problem)
+    return found
 
 
 def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
@@ -76,7 +107,9 @@ def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     stats = ParseStats()
 
     def summarize(batch: Sequence[SourceFile]) -> dict[str, FileSummary]:
-        return summarize_files(batch, contents, cache, options.jobs, stats)
+        large = oversized(batch, contents, config.max_file_size)
+        small = [f for f in batch if f.path not in large]
+        return {**summarize_files(small, contents, cache, options.jobs, stats), **large}
 
     summaries = select(files, contents, rules, summarize)
     program = Program(summaries.values())

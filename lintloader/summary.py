@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from lintloader.limits import nesting_problem
+
 if TYPE_CHECKING:  # summary_dataloaders imports this module
     from lintloader.summary_dataloaders import LoaderFacts
 
@@ -129,6 +131,9 @@ def summarize_source(
 ) -> FileSummary:
     """Parse ``source`` with libcst and summarize it; parse errors become ``summary.error``."""
     summary = FileSummary(path=path, module=module, is_package=is_package)
+    summary.error = nesting_problem(source)  # before libcst: it can crash on deep nesting
+    if summary.error:
+        return summary
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -141,8 +146,8 @@ def summarize_source(
     except RecursionError:
         summary.error = "too deeply nested for the parser (recursion limit)"
         return summary
-    summary.noqa = _noqa_lines(tree.code)
     try:
+        summary.noqa = _noqa_lines(tree.code)
         wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
         wrapper.visit(_Summarizer(summary, tree))
         from lintloader.summary_dataloaders import summarize_loaders  # import cycle

@@ -19,10 +19,12 @@ still has ``patched_sha256``; a file changed since (an upgrade, a hand edit) is 
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -83,6 +85,9 @@ class BackupStore:
     @classmethod
     def load(cls, site: str) -> BackupStore:
         store = cls(site)
+        for folder in (store.directory, os.path.join(store.directory, "files")):
+            if os.path.islink(folder):
+                raise WriteError(f"{folder} is a symbolic link; not keeping backups through it")
         try:
             with open(store.manifest_path, encoding="utf-8") as handle:
                 data = json.load(handle)
@@ -172,13 +177,19 @@ class BackupStore:
 
 
 def _write_plain(path: str, data: bytes) -> None:
-    """Atomic write of a non-Python file (backup copy, manifest)."""
-    temp = f"{path}.{os.getpid()}.tmp"
-    with open(temp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    """Atomic write of a non-Python file (backup copy, manifest): created with the user's umask
+    (mode 0o666 before it), never through a symbolic link (O_EXCL | O_NOFOLLOW)."""
+    temp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        with os.fdopen(os.open(temp, flags, 0o666), "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
 
 
 def site_of(path: str, sites: Iterable[str]) -> str | None:
