@@ -7,6 +7,7 @@ Everything the linker and the rules need from a file is in here; nothing downstr
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -137,8 +138,7 @@ def summarize_source(
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        summary.error = f"syntax error: {exc.message}"
-        summary.error_line, summary.error_column = exc.raw_line, exc.raw_column + 1
+        summary.error, summary.error_line, summary.error_column = _syntax_error(source, exc)
         return summary
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
         summary.error = f"cannot decode: {_one_line(str(exc))}"
@@ -152,10 +152,23 @@ def summarize_source(
         wrapper.visit(_Summarizer(summary, tree))
         from lintloader.summary_dataloaders import summarize_loaders  # import cycle
 
-        summary.loaders = summarize_loaders(wrapper, tree)
+        summary.loaders = summarize_loaders(wrapper, tree, source)
     except RecursionError:
         summary.error = "too deeply nested to analyze (recursion limit)"
     return summary
+
+
+def _syntax_error(source: bytes, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """Python's own message and position where it has one (clearer than the CST parser's)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as python_error:
+        line = python_error.lineno or 1
+        column = python_error.offset or 1
+        return f"syntax error: {python_error.msg}", line, column
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return f"syntax error: {_one_line(exc.message)}", exc.raw_line, exc.raw_column + 1
 
 
 def _noqa_lines(code: str) -> dict[int, frozenset[str] | None]:

@@ -30,6 +30,7 @@ _TEXT_LIMIT = 120
 _LOADER_KEYWORDS = frozenset({"num_workers", "persistent_workers"})
 _TRAINER_KEYWORDS = frozenset({"reload_dataloaders_every_n_epochs", "max_epochs"})
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "cycle"})
+_RELEVANT = (b"oader", b"iter(", b"Trainer", b"num_workers", b"persistent_workers")
 _CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
 
 
@@ -193,8 +194,13 @@ class LoaderFacts:
         return self.functions.get(qualname)
 
 
-def summarize_loaders(wrapper: MetadataWrapper, tree: cst.Module) -> LoaderFacts:
-    """Walk ``tree`` once more (positions come from ``wrapper``'s cache)."""
+def summarize_loaders(
+    wrapper: MetadataWrapper, tree: cst.Module, source: bytes
+) -> LoaderFacts | None:
+    """Walk ``tree`` once more (positions come from ``wrapper``'s cache); None, without a walk,
+    for a file that mentions nothing these facts are about (a loader, ``iter(``, a Trainer)."""
+    if not any(token in source for token in _RELEVANT):
+        return None
     facts = LoaderFacts()
     wrapper.visit(_LoaderVisitor(facts, tree))
     return facts
@@ -309,12 +315,15 @@ def _decorator_name(decorator: cst.Decorator) -> str:
     return name[-1] if name else ""
 
 
+_Pending = tuple[str, "cst.CSTNode | None", bool, int]  # kind ("if"/"except"), node, negated, depth
+
+
 @dataclass
 class _FunctionState:
     qualname: str
     facts: FunctionFacts
     open_loops: list[int] = field(default_factory=list)
-    conditions: list[Condition] = field(default_factory=list)
+    conditions: list[_Pending] = field(default_factory=list)
     assigned: list[set[str]] = field(default_factory=list)  # per open loop
     cached: bool = False
 
@@ -355,7 +364,8 @@ class _LoaderVisitor(cst.CSTVisitor):
     def _context(self) -> CallContext:
         state = self.state
         loop = state.open_loops[-1] if state.open_loops else -1
-        return CallContext(loop, tuple(state.conditions), state.cached)
+        conditions = tuple(self._condition(p) for p in state.conditions)
+        return CallContext(loop, conditions, state.cached)
 
     def _argument(self, arg: cst.Arg) -> Argument:
         keyword = arg.keyword.value if arg.keyword else None
@@ -464,17 +474,21 @@ class _LoaderVisitor(cst.CSTVisitor):
     def leave_While_body(self, node: cst.While) -> None:
         self._close_loop()
 
-    # -- conditions ----------------------------------------------------------------------------
-    def _condition(self, test: cst.BaseExpression, negated: bool) -> Condition:
-        text = self.tree.code_for_node(test)
+    # -- conditions (kept as nodes; turned into text only for a call that gets recorded) -------
+    def _condition(self, pending: _Pending) -> Condition:
+        kind, node, negated, depth = pending
+        text = self.tree.code_for_node(node) if node is not None else ""
+        if kind == "except":
+            return Condition(
+                _one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
+            )
+        assert isinstance(node, cst.BaseExpression)
         return Condition(
-            _one_line(text),
-            negated,
-            _once_like(test),
-            "persistent_workers" in text,
-            False,
-            len(self.state.open_loops),
+            _one_line(text), negated, _once_like(node), "persistent_workers" in text, False, depth
         )
+
+    def _push(self, kind: str, node: cst.CSTNode | None, negated: bool) -> None:
+        self.state.conditions.append((kind, node, negated, len(self.state.open_loops)))
 
     def visit_If(self, node: cst.If) -> None:
         state = self.state
@@ -482,29 +496,19 @@ class _LoaderVisitor(cst.CSTVisitor):
             state.cached = True  # `if self._loader is not None: return self._loader`
 
     def visit_If_body(self, node: cst.If) -> None:
-        self.state.conditions.append(self._condition(node.test, False))
+        self._push("if", node.test, False)
 
     def leave_If_body(self, node: cst.If) -> None:
         self.state.conditions.pop()
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        self.state.conditions.append(self._condition(node.test, True))
+        self._push("if", node.test, True)
 
     def leave_If_orelse(self, node: cst.If) -> None:
         self.state.conditions.pop()
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        text = self.tree.code_for_node(node.type) if node.type else ""
-        self.state.conditions.append(
-            Condition(
-                _one_line(f"except {text}"),
-                False,
-                False,
-                False,
-                "StopIteration" in text,
-                len(self.state.open_loops),
-            )
-        )
+        self._push("except", node.type, False)
 
     def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
         self.state.conditions.pop()

@@ -154,6 +154,8 @@ def _per_call(
             if facts is not None and loop >= 0:
                 header = facts.loops[loop].header
                 yield _finding(ctx, site, chain, f"`{header}` in `{caller.display_name}`")
+            elif facts is None and edge.call.in_loop:  # a file without loader facts
+                yield _finding(ctx, site, chain, f"a loop in `{caller.display_name}`")
             elif is_epoch_root(program, caller):
                 yield _finding(ctx, site, chain, f"per-epoch hook `{caller.display_name}`")
             elif not (facts and facts.cached):
