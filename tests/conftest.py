@@ -12,7 +12,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
-WHEEL_CACHE = Path(os.environ.get("LINTLOADER_TEST_WHEELS", Path.home() / ".cache" / "lintloader-tests"))
+WHEEL_CACHE = Path(
+    os.environ.get("LINTLOADER_TEST_WHEELS", Path.home() / ".cache" / "lintloader-tests")
+)
 
 
 def lintloader_command() -> list[str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import FIXTURES, run_cli
 
 CASES = sorted(p.name for p in (FIXTURES / "check").iterdir() if p.is_dir())

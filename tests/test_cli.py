@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, run_cli
 
 BUG = textwrap.dedent(
@@ -130,7 +129,8 @@ def test_exclude_and_default_excludes(tmp_path: Path) -> None:
     for folder in ("generated", ".venv", "build"):
         (tmp_path / folder).mkdir()
         write_bug(tmp_path / folder)
-    assert run_cli("check", ".", "--no-cache", "--exclude", "generated", cwd=tmp_path).returncode == 0
+    excluded = run_cli("check", ".", "--no-cache", "--exclude", "generated", cwd=tmp_path)
+    assert excluded.returncode == 0
     assert run_cli("check", ".", "--no-cache", cwd=tmp_path).returncode == 1
 
 

@@ -12,7 +12,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, run_cli
 
 needs_torch_and_lightning = pytest.mark.skipif(
