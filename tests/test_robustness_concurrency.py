@@ -1,0 +1,83 @@
+"""Concurrent ``check`` runs sharing one cache directory (issue 8): identical findings, no corrupt
+entry, and a corrupt or truncated entry is a miss that the next run repairs.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+from pathlib import Path
+
+from conftest import lintloader_command, run_cli
+
+from lintloader.summary import FileSummary
+
+MODULES = 24
+
+
+def module(index: int) -> str:
+    if index % 3 == 0:  # the bug, split over two methods
+        return (f"class F{index}:\n    def __iter__(self):\n        self.reset()\n"
+                f"        return self\n\n    def reset(self):\n        self.n = {index}\n"
+                "        self.loader._iterator = None\n")
+    if index % 3 == 1:  # a helper another module's __iter__ reaches
+        return f"def shutdown{index}(loader):\n    loader._iterator = None\n"
+    return (f"from pkg.m{index - 1} import shutdown{index - 1}\n\n\nclass G{index}:\n"
+            f"    def __iter__(self):\n        shutdown{index - 1}(self.loader)\n"
+            "        return self\n")
+
+
+def make_tree(root: Path) -> None:
+    package = root / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    for index in range(MODULES):
+        (package / f"m{index}.py").write_text(module(index))
+
+
+def check(*extra: str) -> list[str]:
+    return [*lintloader_command(), "check", ".", "--output-format", "json", "-j", "1", *extra]
+
+
+def test_two_concurrent_runs_share_a_cache_safely(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    make_tree(root)
+    cache = tmp_path / "shared-cache"
+    reference = run_cli("check", ".", "--output-format", "json", "--no-cache", cwd=root)
+    assert reference.returncode == 1, reference.stderr
+    assert reference.stdout.count('"code": "LL101"') >= MODULES // 3
+
+    runs = [subprocess.Popen(check("--cache-dir", str(cache)), cwd=root, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    for run, (stdout, stderr) in zip(runs, outputs, strict=True):
+        assert run.returncode == 1, stderr
+        assert stdout == reference.stdout
+
+    entries = list(cache.rglob("*.pickle"))
+    assert len(entries) >= MODULES - 1  # every parsed file (the empty __init__ needs no parse)
+    for entry in entries:
+        with open(entry, "rb") as handle:
+            assert isinstance(pickle.load(handle), FileSummary)
+    assert not list(cache.rglob(".tmp-*"))
+
+    warm = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    assert warm.stdout == reference.stdout
+    assert f"(0 parsed, {len(entries)} from cache" in warm.stderr, warm.stderr
+
+
+def test_corrupt_cache_entries_are_misses_and_get_repaired(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    make_tree(root)
+    cache = tmp_path / "cache"
+    first = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    entries = sorted(cache.rglob("*.pickle"))
+    entries[0].write_bytes(entries[0].read_bytes()[:20])  # truncated
+    entries[1].write_bytes(b"not a pickle at all")
+    entries[2].write_bytes(pickle.dumps({"a": "dict, not a summary"}))
+    again = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    assert again.stdout == first.stdout
+    assert f"(3 parsed, {len(entries) - 3} from cache" in again.stderr, again.stderr
+    for entry in entries[:3]:
+        with open(entry, "rb") as handle:
+            assert isinstance(pickle.load(handle), FileSummary)
