@@ -181,3 +181,19 @@ def test_bad_max_file_size_is_an_operational_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "max-file-size" in result.stderr, result.stderr
+
+
+def test_deep_files_in_parallel_workers_do_not_break_the_pool(tmp_path: Path) -> None:
+    """Worker processes parse when there are several files: a crash there used to end the whole
+    run with an internal error (BrokenProcessPool)."""
+    root = project(tmp_path, "odd.py", bug())
+    for shape in ("parentheses", "lambdas", "and_chain", "unary_minus"):
+        (root / f"deep_{shape}.py").write_bytes(SINK + DEEP[shape])
+    result = run_cli("check", ".", "--no-cache", "-j", "2", "--output-format", "json",
+                     cwd=root, timeout=120)
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stderr
+    found = {(f["path"], f["code"]) for f in json.loads(result.stdout)}
+    assert found == {("good.py", "LL101"), ("odd.py", "LL101")} | {
+        (f"deep_{shape}.py", "LL000")
+        for shape in ("parentheses", "lambdas", "and_chain", "unary_minus")
+    }
