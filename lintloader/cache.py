@@ -58,9 +58,9 @@ class SummaryCache:
         target = self._path(key)
         temporary = target.parent / f".tmp-{os.getpid()}-{secrets.token_hex(8)}"
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
             if self.directory.is_symlink() or target.parent.is_symlink():
-                return  # never write through a link planted inside the cache
+                return  # never write (not even a folder) through a link planted in the cache
+            target.parent.mkdir(parents=True, exist_ok=True)
             # O_EXCL never follows a link; mode 0o666 lets the user's umask decide permissions.
             descriptor = os.open(temporary, _CREATE_FLAGS, 0o666)
             with os.fdopen(descriptor, "wb") as stream:

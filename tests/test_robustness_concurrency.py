@@ -5,6 +5,7 @@ entry, and a corrupt or truncated entry is a miss that the next run repairs.
 from __future__ import annotations
 
 import pickle
+import re
 import subprocess
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def test_two_concurrent_runs_share_a_cache_safely(tmp_path: Path) -> None:
         assert run.returncode == 1, stderr
         assert stdout == reference.stdout
 
-    entries = list(cache.rglob("*.pickle"))
+    entries = list(cache.glob("summaries-*/*/*.pickle"))
     assert len(entries) >= MODULES - 1  # every parsed file (the empty __init__ needs no parse)
     for entry in entries:
         with open(entry, "rb") as handle:
@@ -71,13 +72,14 @@ def test_corrupt_cache_entries_are_misses_and_get_repaired(tmp_path: Path) -> No
     make_tree(root)
     cache = tmp_path / "cache"
     first = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
-    entries = sorted(cache.rglob("*.pickle"))
-    entries[0].write_bytes(entries[0].read_bytes()[:20])  # truncated
-    entries[1].write_bytes(b"not a pickle at all")
-    entries[2].write_bytes(pickle.dumps({"a": "dict, not a summary"}))
+    parsed = int(re.search(r"\((\d+) parsed, 0 from cache", first.stderr).group(1))
+    files = sorted(p for p in cache.rglob("*") if p.is_file())
+    for index, entry in enumerate(files):  # whatever the layout: every file spoiled
+        spoiled = (entry.read_bytes()[:20], b"not a pickle at all", pickle.dumps({"a": "dict"}))
+        entry.write_bytes(spoiled[index % 3])
     again = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
     assert again.stdout == first.stdout
-    assert f"(3 parsed, {len(entries) - 3} from cache" in again.stderr, again.stderr
-    for entry in entries[:3]:
-        with open(entry, "rb") as handle:
-            assert isinstance(pickle.load(handle), FileSummary)
+    assert f"({parsed} parsed, 0 from cache" in again.stderr, again.stderr
+    warm = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    assert warm.stdout == first.stdout
+    assert f"(0 parsed, {parsed} from cache" in warm.stderr, warm.stderr

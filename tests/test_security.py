@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -128,10 +129,9 @@ def test_cache_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
     assert not [p for p in cache.rglob(".tmp-*")]  # no temporary left behind
 
 
-def cached_entry(cache: Path) -> Path:
-    entries = list(cache.rglob("*.pickle"))
-    assert len(entries) == 1, entries
-    return entries[0]
+def cache_files(cache: Path) -> list[Path]:
+    """Every file the cache holds, whatever its layout (summaries, indexes, ...)."""
+    return sorted(p for p in cache.rglob("*") if p.is_file() and not p.is_symlink())
 
 
 def test_cache_never_reads_or_writes_through_a_planted_link(tmp_path: Path) -> None:
@@ -141,29 +141,39 @@ def test_cache_never_reads_or_writes_through_a_planted_link(tmp_path: Path) -> N
     cache = tmp_path / "cache"
     first = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
     assert "(1 parsed, 0 from cache" in first.stderr
-    entry = cached_entry(cache)
-    stolen = tmp_path / "elsewhere.pickle"
-    entry.rename(stolen)
-    entry.symlink_to(stolen)  # a valid entry, but behind a link: must not be read
+    stash = tmp_path / "stash"
+    stash.mkdir()
+    stashed = {}
+    for index, entry in enumerate(cache_files(cache)):
+        copy = stash / f"{index}-{entry.name}"
+        entry.rename(copy)
+        entry.symlink_to(copy)  # a valid entry, but behind a link: must not be read
+        stashed[copy] = copy.read_bytes()
+    assert stashed
     second = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
+    assert second.stdout == first.stdout
     assert "(1 parsed, 0 from cache" in second.stderr, second.stderr
-    assert not entry.is_symlink() and entry.is_file()  # replaced by a real entry, not followed
+    assert all(copy.read_bytes() == data for copy, data in stashed.items())  # not written
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    entry.unlink()
-    entry.symlink_to(victim)
+    for entry in cache.rglob("*"):
+        if entry.is_file() or entry.is_symlink():
+            entry.unlink()
+            entry.symlink_to(victim)
     run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
     assert victim.read_text() == "precious\n"
-    shard = entry.parent
-    for child in shard.iterdir():
-        child.unlink()
-    shard.rmdir()
-    trap = tmp_path / "trap_dir"
-    trap.mkdir()
-    shard.symlink_to(trap, target_is_directory=True)
+    traps = []
+    for child in list(cache.iterdir()):  # every folder the cache made becomes a planted link
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+            trap = tmp_path / f"trap-{child.name}"
+            trap.mkdir()
+            child.symlink_to(trap, target_is_directory=True)
+            traps.append(trap)
+    assert traps
     third = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
-    assert third.returncode == 1
-    assert list(trap.iterdir()) == []  # nothing written through the linked shard directory
+    assert third.returncode == 1 and third.stdout == first.stdout
+    assert all(list(trap.iterdir()) == [] for trap in traps)  # nothing written through them
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077])
