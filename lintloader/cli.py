@@ -11,11 +11,13 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from lintloader import __version__
+from lintloader.cache import clean_cache, default_cache_dir
 from lintloader.cli_common import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -125,7 +127,7 @@ def check(
         jobs,
         min_severity,
     )
-    result = run_check(discovery, options)
+    result = run_check(discovery, replace(options, replay=True))
     if scope is not None:
         result = scope.restrict(result)
     if statistics:
@@ -170,6 +172,19 @@ def rule_command(code: str | None, show_all: bool) -> None:
     click.echo(f"{rule.doc.strip()}\n")
     click.echo(f"Default severity: {rule.severity.label}. Fix: {rule.fix_safety}.")
 
+
+@main.command("clean")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The cache to remove (default: $LINTLOADER_CACHE_DIR or ~/.cache/lintloader).",
+)
+@guarded
+def clean_command(cache_dir: Path | None) -> None:
+    """Remove the summary cache and stat index (only lintloader's own entries)."""
+    directory = cache_dir or default_cache_dir()
+    removed = clean_cache(directory)
+    click.echo(f"Removed {removed} cache entr{'y' if removed == 1 else 'ies'} from {directory}.")
 
 
 if __name__ == "__main__":  # pragma: no cover

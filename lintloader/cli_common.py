@@ -141,6 +141,7 @@ def prepare(
         config=config,
         jobs=jobs or default_jobs(),
         cache_dir=None if no_cache else (cache_dir or default_cache_dir()),
+        progress=True,  # shown only when stderr is a terminal
     )
     return discovery, options
 

@@ -17,14 +17,16 @@ error-severity finding anyway.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from lintloader.analysis import EPOCH_HOOKS
 from lintloader.discover import SourceFile
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.rules.base import Rule
+from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
 
 MAX_ROUNDS = 12
@@ -40,8 +42,48 @@ class Wanted:
     modules: frozenset[str]
 
 
-def matches(data: bytes, groups: Iterable[TokenGroup]) -> bool:
-    return any(all(token in data for token in group) for group in groups)
+@dataclass
+class Round:
+    """What one selection round asked for and took (for diagnostics and the benchmark)."""
+
+    groups: int
+    tokens: int
+    modules: int
+    chosen: int
+
+
+@dataclass
+class GroupQuery:
+    """Token groups arranged for a fast search: a file matches when it contains every token of
+    some group. Groups are bucketed under their most shared token, which is searched first, so
+    a file costs one search per bucket it fails and the index remembers every answer."""
+
+    buckets: dict[bytes, list[TokenGroup]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
+        groups = sorted(set(groups))
+        shared = Counter(token for group in groups for token in set(group))
+        buckets: dict[bytes, list[TokenGroup]] = {}
+        for group in groups:
+            if not group:
+                continue
+            head = max(group, key=lambda token: (shared[token], token))
+            rest = tuple(sorted(token for token in set(group) if token != head))
+            buckets.setdefault(head, []).append(rest)
+        return cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
+
+    @property
+    def tokens(self) -> set[bytes]:
+        return {*self.buckets, *(t for rests in self.buckets.values() for r in rests for t in r)}
+
+    def matches(self, sources: SourceSet, path: str) -> bool:
+        for head, rests in self.buckets.items():
+            if sources.contains(path, head) and any(
+                all(sources.contains(path, token) for token in rest) for rest in rests
+            ):
+                return True
+        return False
 
 
 def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
@@ -49,14 +91,21 @@ def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
 
 
 def select(
-    files: list[SourceFile],
-    contents: dict[str, bytes],
+    files: Sequence[SourceFile],
+    sources: SourceSet,
     rules: Iterable[Rule],
     summarize: Summarize,
+    rounds: list[Round] | None = None,
 ) -> dict[str, FileSummary]:
+    """Summaries of every file the active rules need, found backwards from their seeds."""
+    rules = list(rules)
+    rounds = [] if rounds is None else rounds
     by_module = {f.module: f for f in files}
     groups = seed_groups(rules)
-    summaries = summarize([f for f in files if matches(contents[f.path], groups)])
+    query = GroupQuery.build(groups)
+    chosen = [f for f in files if query.matches(sources, f.path)]
+    rounds.append(Round(len(groups), len(query.tokens), 0, len(chosen)))
+    summaries = summarize(chosen)
     tried: set[TokenGroup] = set(groups)
     demands = [rule.demand for rule in rules if rule.demand is not None]
     for _ in range(MAX_ROUNDS):
@@ -66,12 +115,14 @@ def select(
         fresh = (wanted.token_groups | extra) - tried
         tried |= fresh
         modules = {_longest_known(path, by_module) for path in wanted.modules}
+        query = GroupQuery.build(fresh)
         chosen = [
             f
             for f in files
             if f.path not in summaries
-            and (f.module in modules or (fresh and matches(contents[f.path], fresh)))
+            and (f.module in modules or (fresh and query.matches(sources, f.path)))
         ]
+        rounds.append(Round(len(fresh), len(query.tokens), len(modules), len(chosen)))
         if not chosen:
             break
         summaries.update(summarize(chosen))

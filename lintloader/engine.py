@@ -20,7 +20,10 @@ from lintloader.findings import Finding, Severity
 from lintloader.limits import size_problem
 from lintloader.parse import ParseStats, default_jobs, summarize_files
 from lintloader.program import Program
+from lintloader.progress import Progress
+from lintloader.replay import Replay, load_replay, replay_key, save_replay
 from lintloader.rules import ALL_RULES, AnalysisContext, Rule
+from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
 
 PARSE_ERROR_CODE = "LL000"
@@ -32,6 +35,8 @@ class CheckOptions:
     jobs: int = field(default_factory=default_jobs)
     cache_dir: Path | None = None  # None: no cache
     sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes read instead (fix)
+    progress: bool = False  # a progress line on stderr (when it is a terminal)
+    replay: bool = False  # reuse the last run's findings if nothing changed (no program then)
 
 
 @dataclass
@@ -52,23 +57,6 @@ def active_rules(config: Config) -> list[Rule]:
     return [rule for rule in ALL_RULES if config.enabled(rule.code)]
 
 
-def read_files(
-    files: Iterable[SourceFile], problems: list[FileProblem]
-) -> tuple[list[SourceFile], dict[str, bytes]]:
-    readable: list[SourceFile] = []
-    contents: dict[str, bytes] = {}
-    for file in files:
-        try:
-            data = read_source(file.path)
-        except OSError as exc:
-            problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
-            continue
-        if data is not None:
-            contents[file.path] = data
-            readable.append(file)
-    return readable, contents
-
-
 def read_source(path: str) -> bytes | None:
     """A regular file's bytes; None for a directory. Never blocks on a FIFO or a device."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -86,12 +74,12 @@ def read_source(path: str) -> bytes | None:
 
 
 def oversized(
-    batch: Sequence[SourceFile], contents: dict[str, bytes], max_mb: float
+    batch: Sequence[SourceFile], sources: SourceSet, max_mb: float
 ) -> dict[str, FileSummary]:
     """Error summaries for the files of ``batch`` too large to parse (never cached)."""
     found: dict[str, FileSummary] = {}
     for file in batch:
-        problem = size_problem(len(contents[file.path]), max_mb)
+        problem = size_problem(sources.size(file.path), max_mb)
         if problem:
             found[file.path] = FileSummary(file.path, file.module, file.is_package, error=problem)
     return found
@@ -101,23 +89,43 @@ def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     config = options.config
     rules = active_rules(config)
     problems = list(discovery.problems)
-    files, contents = read_files(discovery.files, problems)
-    contents.update((p, data) for p, data in options.sources.items() if p in contents)
+    progress = Progress.for_stderr() if options.progress else None
+    sources = SourceSet(read_source, options.sources, options.cache_dir, discovery.roots)
+    files = sources.load(discovery.files, problems)
     cache = SummaryCache(options.cache_dir) if options.cache_dir else None
-    stats = ParseStats()
+    stats = ParseStats(progress=progress)
+    if progress:
+        progress.update(found=len(files))
+    replay_file = sources.index_file if options.replay and not options.sources else None
+    codes = [rule.code for rule in rules]
+    key = replay_key(files, sources, problems, config, codes) if replay_file else ""
+    stored = load_replay(replay_file, key, cache) if replay_file and cache else None
+    if stored is not None:
+        sources.save()
+        if progress:
+            progress.close()
+        stats.cached = stored.summaries
+        return CheckResult(list(stored.findings), Program(()), {}, files, stats, stored.suppressed)
 
     def summarize(batch: Sequence[SourceFile]) -> dict[str, FileSummary]:
-        large = oversized(batch, contents, config.max_file_size)
+        large = oversized(batch, sources, config.max_file_size)
         small = [f for f in batch if f.path not in large]
-        return {**summarize_files(small, contents, cache, options.jobs, stats), **large}
+        return {**summarize_files(small, sources, cache, options.jobs, stats), **large}
 
-    summaries = select(files, contents, rules, summarize)
+    summaries = select(files, sources, rules, summarize)
+    sources.save()
+    if progress:
+        progress.close()
     program = Program(summaries.values())
     displays = {f.path: f.display for f in files}
     context = AnalysisContext(program, lambda path: displays.get(path, path))
     raw = [finding for rule in rules for finding in rule.check(context)]
     raw += problem_findings(problems, summaries.values(), displays)
     findings, suppressed = filter_findings(raw, config, summaries, displays)
+    entries = cache.stamps(cache.used) if replay_file and cache else None
+    if replay_file and options.cache_dir and entries is not None:
+        replay = Replay(key, tuple(findings), suppressed, stats.parsed + stats.cached, entries)
+        save_replay(options.cache_dir, replay_file, replay)
     return CheckResult(findings, program, summaries, files, stats, suppressed)
 
 

@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lintloader.cache import SummaryCache, summary_key
 from lintloader.discover import SourceFile
+from lintloader.progress import Progress
+from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary, summarize_source
 
-_PARALLEL_THRESHOLD = 4  # fewer files than this are parsed in-process
+# Worker processes cost ~0.1 s to start and must pickle their summaries back: below these, one
+# process is faster (libcst parses roughly 300 KB a second).
+_PARALLEL_MIN_FILES = 4
+_PARALLEL_MIN_BYTES = 64_000
 
 
 @dataclass
 class ParseStats:
     parsed: int = 0
     cached: int = 0
+    progress: Progress | None = None
+
+    def count(self, *, parsed: int = 0, cached: int = 0) -> None:
+        self.parsed += parsed
+        self.cached += cached
+        if self.progress is not None:
+            self.progress.update(parsed=self.parsed, cached=self.cached)
 
 
 def _summarize(job: tuple[bytes, str, str, bool]) -> FileSummary:
@@ -30,8 +42,8 @@ def default_jobs() -> int:
 
 
 def summarize_files(
-    files: Iterable[SourceFile],
-    contents: dict[str, bytes],
+    files: Sequence[SourceFile],
+    sources: SourceSet,
     cache: SummaryCache | None,
     jobs: int,
     stats: ParseStats,
@@ -40,23 +52,32 @@ def summarize_files(
     done: dict[str, FileSummary] = {}
     todo: list[tuple[SourceFile, str | None]] = []
     for file in files:
-        key = summary_key(contents[file.path], file.module, file.is_package) if cache else None
-        hit = cache.get(key) if cache and key else None
-        if hit is not None and hit.path == file.path:
-            done[file.path] = hit
-            stats.cached += 1
+        key = summary_key(sources.digest(file.path), file.module, file.is_package)
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            # the same bytes under the same module name elsewhere (another venv): only the
+            # path differs, and nothing else in a summary depends on it
+            done[file.path] = hit if hit.path == file.path else replace(hit, path=file.path)
+            stats.count(cached=1)
         else:
-            todo.append((file, key))
-    jobs_list = [(contents[f.path], f.path, f.module, f.is_package) for f, _ in todo]
-    if jobs > 1 and len(jobs_list) >= _PARALLEL_THRESHOLD:
-        workers = min(jobs, len(jobs_list))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_summarize, jobs_list, chunksize=1))
-    else:
-        results = [_summarize(job) for job in jobs_list]
-    for (file, key), summary in zip(todo, results, strict=False):
+            todo.append((file, key if cache else None))
+    # largest first, so that a big file does not start last and keep one worker busy alone
+    todo.sort(key=lambda item: -sources.size(item[0].path))
+    for (file, key), summary in zip(todo, _run(todo, sources, jobs), strict=True):
         done[file.path] = summary
-        stats.parsed += 1
+        stats.count(parsed=1)
         if cache and key:
             cache.put(key, summary)
-    return done
+    return {f.path: done[f.path] for f in files if f.path in done}
+
+
+def _run(
+    todo: list[tuple[SourceFile, str | None]], sources: SourceSet, jobs: int
+) -> Iterable[FileSummary]:
+    work = [(sources[f.path], f.path, f.module, f.is_package) for f, _ in todo]
+    size = sum(len(job[0]) for job in work)
+    if jobs > 1 and len(work) >= _PARALLEL_MIN_FILES and size >= _PARALLEL_MIN_BYTES:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+            yield from pool.map(_summarize, work, chunksize=1)
+    else:
+        yield from map(_summarize, work)
