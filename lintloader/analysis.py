@@ -107,7 +107,8 @@ def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:
             return program.is_dataloader_class(class_key)
         return True
     if receiver == (self_name,):  # self._iterator = None: the class's own attribute
-        return program.is_dataloader_class(class_key)
+        # ... and in __init__ it starts out empty: nothing to reset yet.
+        return info.function.name != "__init__" and program.is_dataloader_class(class_key)
     return True  # self.loader._iterator = None: another object's iterator
 
 

@@ -21,13 +21,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lintloader.analysis import EPOCH_HOOKS
+from lintloader.analysis import EPOCH_HOOKS, is_real_sink
 from lintloader.discover import SourceFile
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.rules.base import Rule
 from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
+from lintloader.tokens import whole_word
 
 MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]
@@ -143,25 +144,49 @@ def wanted_by(program: Program) -> Wanted:
     groups: set[TokenGroup] = set()
     for key in reaching:
         info = program.functions[key]
-        name = info.function.name.encode()
+        name = info.function.name
         class_key = info.class_key
         if class_key is None:
-            groups.add((name,))
+            groups.add((whole_word(name),))
             continue
+        if _is_dunder(name) and name != "__init__":
+            continue  # called by syntax (next(), for, del, with), never by its name
         holders = {class_key, *program.subclasses.get(class_key, ())}
         for holder in holders:
-            groups.add((name, program.classes[holder].klass.name.encode()))
+            class_name = whole_word(program.classes[holder].klass.name)
+            # a constructor is called by its class's name alone
+            groups.add((class_name,) if name == "__init__" else (whole_word(name), class_name))
     return Wanted(frozenset(groups), frozenset(_modules_to_follow(program, reaching)))
 
 
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def demanding_sinks(program: Program) -> list[str]:
+    """Functions holding a reset that can make a warning or an error: a real sink (not a
+    class's own ``self._iterator``) that does not depend on ``persistent_workers`` being off.
+    Guarded resets and chains through guessed edges are info-level leads: they are reported
+    when the files are parsed anyway, but never make more files worth parsing."""
+    return [
+        key
+        for key, info in program.functions.items()
+        if any(
+            not sink.persistent_guard and is_real_sink(program, info, sink)
+            for sink in info.function.sinks
+        )
+    ]
+
+
 def functions_reaching_sinks(program: Program) -> set[str]:
-    """Keys of functions with a sink, and of every function with a sure edge into one."""
+    """Keys of functions with a demanding sink, and of every function with a sure edge into
+    one."""
     callers: dict[str, set[str]] = {}
     for key in program.functions:
         for edge in program.edges_from(key):
             if edge.confidence is Confidence.HIGH:
                 callers.setdefault(edge.callee, set()).add(key)
-    frontier = [key for key, info in program.functions.items() if info.function.sinks]
+    frontier = demanding_sinks(program)
     reaching = set(frontier)
     while frontier:
         key = frontier.pop()
@@ -181,7 +206,9 @@ def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
     owners |= {
         info.class_key
         for info in program.functions.values()
-        if info.function.name == "__iter__" or EPOCH_HOOKS.match(info.function.name)
+        if info.function.name == "__iter__"
+        or EPOCH_HOOKS.match(info.function.name)
+        or info.function.sinks  # is the class a DataLoader? its bases tell
     }
     paths: set[str] = set()
     for class_key in owners - {None}:

@@ -21,6 +21,7 @@ from lintloader.summary import (
     FunctionSummary,
 )
 
+MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 _MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
 DATALOADER_PATHS = frozenset(
     {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
@@ -273,8 +274,12 @@ class Program:
         target = call.target
         resolved = self._resolve_call(info, target)
         if resolved is not None:
-            for key in resolved:
-                yield key, Confidence.HIGH
+            # A call that many subclass overrides could answer (a megamorphic dispatch) is only
+            # sure of the definition it inherits: which override runs depends on the object.
+            megamorphic = len(resolved) > MEGAMORPHIC_DISPATCH
+            for index, key in enumerate(resolved):
+                sure = not megamorphic or index == 0
+                yield key, Confidence.HIGH if sure else Confidence.LOW
             return
         if call.is_reference or len(target) < 2:
             return

@@ -17,6 +17,7 @@ from pathlib import Path
 from lintloader.cache import content_digest
 from lintloader.discover import FileProblem, SourceFile
 from lintloader.statindex import Entry, StatIndex, index_path, load_index, save_index, stamp_of
+from lintloader.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
 
@@ -108,7 +109,7 @@ class SourceSet:
         bit = self.index.bit(token)
         if entry.checked & bit:
             return bool(entry.present & bit)
-        found = token in self[path]
+        found = found_in(self[path], token)
         self._changed = True
         entry.checked |= bit
         if found:

@@ -24,10 +24,14 @@ if TYPE_CHECKING:  # summary_dataloaders imports this module
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 2  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 3  # part of the cache key: bump when FileSummary gains or changes fields
 SINK_ATTRIBUTE = "_iterator"
 SHUTDOWN_METHOD = "_shutdown_workers"
 _TEXT_LIMIT = 120
+# Functions passed to these run at exit, collection or on a signal: never per epoch.
+DEFERRED_REGISTRATIONS = frozenset(
+    {("atexit", "register"), ("weakref", "finalize"), ("signal", "signal")}
+)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 
 
@@ -508,6 +512,8 @@ class _Summarizer(cst.CSTVisitor):
             self.function.calls.append(
                 CallSite(name, self._site(node), False, self.guarded, self.loops > 0)
             )
+        if name and name[-2:] in DEFERRED_REGISTRATIONS:
+            return  # a callback for interpreter exit or garbage collection, not a call now
         for arg in node.args:
             reference = dotted(arg.value)
             if reference and reference[0] != "super()":

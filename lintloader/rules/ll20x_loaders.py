@@ -24,6 +24,7 @@ from lintloader.summary_dataloaders import (
     LoaderCall,
     TrainerCall,
 )
+from lintloader.tokens import whole_word
 
 LOADER_TOKENS = ((b"DataLoader",),)
 NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, nw)
@@ -219,9 +220,14 @@ def returned(site: LoaderSite) -> bool:
     return bound == RETURNED or (bound is not None and bound in site.facts.returns)
 
 
+# How many call levels above a DataLoader construction demand-driven parsing looks for a loop
+# or an epoch hook. Deeper chains are still reported when their files are parsed anyway.
+DEMAND_DEPTH = 3
+
+
 def constructors_reaching(program: Program) -> set[str]:
-    """Keys of functions that construct a DataLoader with workers, and of every function with
-    a sure call edge into one (the call-graph side of LL202)."""
+    """Keys of functions that construct a DataLoader with workers, and of the functions with
+    a sure call edge into one, up to ``DEMAND_DEPTH`` levels (the call-graph side of LL202)."""
     makers = {
         s.key
         for s in loader_sites(program)
@@ -233,11 +239,9 @@ def constructors_reaching(program: Program) -> set[str]:
             if edge.confidence is Confidence.HIGH:
                 callers.setdefault(edge.callee, set()).add(key)
     reaching, frontier = set(makers), list(makers)
-    while frontier:
-        for caller in callers.get(frontier.pop(), ()):
-            if caller not in reaching:
-                reaching.add(caller)
-                frontier.append(caller)
+    for _ in range(DEMAND_DEPTH):  # breadth-first, one call level a step
+        frontier = [c for key in frontier for c in callers.get(key, ()) if c not in reaching]
+        reaching.update(frontier)
     return reaching
 
 
@@ -252,12 +256,12 @@ def demand_tokens(program: Program) -> set[tuple[bytes, ...]]:
             continue
         class_key = info.class_key
         if class_key is None:
-            groups.add((function.name.encode(),))
+            groups.add((whole_word(function.name),))
         elif class_key in program.classes:
-            klass = program.classes[class_key].klass.name.encode()
-            name = function.name.encode()
+            klass = whole_word(program.classes[class_key].klass.name)
+            name = whole_word(function.name)
             groups.add((klass,) if function.name == "__init__" else (name, klass))
     for key, info in program.classes.items():
         if program.is_dataloader_class(key) and not key.startswith("torch."):
-            groups.add((info.klass.name.encode(),))
+            groups.add((whole_word(info.klass.name),))
     return groups
