@@ -28,7 +28,7 @@ from lintloader.program import Program
 from lintloader.rules.base import Rule
 from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
-from lintloader.tokens import whole_word
+from lintloader.tokens import function_groups, whole_word
 
 MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]
@@ -147,7 +147,7 @@ def wanted_by(program: Program) -> Wanted:
         name = info.function.name
         class_key = info.class_key
         if class_key is None:
-            groups.add((whole_word(name),))
+            groups |= function_groups(name, info.file.module)
             continue
         if _is_dunder(name) and name != "__init__":
             continue  # called by syntax (next(), for, del, with), never by its name

@@ -24,3 +24,12 @@ def found_in(data: bytes, token: bytes) -> bool:
     if word not in data:
         return False
     return re.search(rb"(?<!\w)" + re.escape(word) + rb"(?!\w)", data) is not None
+
+
+def function_groups(name: str, module: str) -> set[tuple[bytes, ...]]:
+    """Token groups of the files that can call module-level function ``name`` of ``module``:
+    they import it, so they name its module (``from .helpers import f``, ``helpers.f()``) or,
+    through a re-export, its package."""
+    parts = module.split(".")
+    anchors = {parts[-1]} if len(parts) < 2 else {parts[-1], parts[-2]}
+    return {(whole_word(name), whole_word(anchor)) for anchor in anchors}

@@ -24,7 +24,7 @@ from lintloader.summary_dataloaders import (
     LoaderCall,
     TrainerCall,
 )
-from lintloader.tokens import whole_word
+from lintloader.tokens import function_groups, whole_word
 
 LOADER_TOKENS = ((b"DataLoader",),)
 NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, nw)
@@ -222,7 +222,7 @@ def returned(site: LoaderSite) -> bool:
 
 # How many call levels above a DataLoader construction demand-driven parsing looks for a loop
 # or an epoch hook. Deeper chains are still reported when their files are parsed anyway.
-DEMAND_DEPTH = 3
+DEMAND_DEPTH = 1
 
 
 def constructors_reaching(program: Program) -> set[str]:
@@ -256,7 +256,7 @@ def demand_tokens(program: Program) -> set[tuple[bytes, ...]]:
             continue
         class_key = info.class_key
         if class_key is None:
-            groups.add((whole_word(function.name),))
+            groups |= function_groups(function.name, info.file.module)
         elif class_key in program.classes:
             klass = whole_word(program.classes[class_key].klass.name)
             name = whole_word(function.name)
