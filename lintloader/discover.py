@@ -75,12 +75,23 @@ class Discovery:
         self.roots.extend(other.roots)
 
 
+def inside(absolute: str, anchor: str) -> str | None:
+    """``absolute`` relative to ``anchor`` when it lies inside it, else None. Both are
+    normalized absolute paths, so this is string slicing (``os.path.relpath`` per file costs a
+    third of a second over a site-packages)."""
+    if absolute == anchor:
+        return "."
+    prefix = anchor.rstrip(os.sep) + os.sep
+    return absolute[len(prefix) :] if absolute.startswith(prefix) else None
+
+
 def display_path(path: str, cwd: str, base: str | None = None) -> str:
     """Relative to the working directory when inside it, else to ``base`` (a site dir)."""
     absolute = os.path.abspath(path)
     for anchor in (cwd, base):
-        if anchor and (absolute == anchor or absolute.startswith(anchor.rstrip(os.sep) + os.sep)):
-            return os.path.relpath(absolute, anchor)
+        relative = inside(absolute, anchor) if anchor else None
+        if relative is not None:
+            return relative
     return absolute
 
 
@@ -107,9 +118,12 @@ def module_name_for(path: str) -> tuple[str, bool]:
 
 
 def module_name_in_site(path: str, site_dir: str) -> tuple[str, bool]:
-    relative = Path(os.path.relpath(path, site_dir))
-    is_package = relative.name == "__init__.py"
-    parts = list(relative.parent.parts) if is_package else [*relative.parent.parts, relative.stem]
+    relative = inside(os.path.abspath(path), os.path.abspath(site_dir))
+    if relative is None:
+        relative = os.path.relpath(path, site_dir)
+    *folders, name = relative.split(os.sep)
+    is_package = name == "__init__.py"
+    parts = folders if is_package else [*folders, os.path.splitext(name)[0]]
     return ".".join(p for p in parts if p not in ("", ".")), is_package
 
 
