@@ -35,6 +35,7 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
+from lintloader.integrations.project import ReportScope
 
 
 @click.command("fix")
@@ -50,6 +51,12 @@ from lintloader.fixers.writer import (
 )
 @click.option(
     "--list-patched", is_flag=True, help="With --site-packages: list the files patched now."
+)
+@click.option(
+    "--project-root",
+    metavar="DIR|auto",
+    help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but fix "
+    "only findings located in PATHS (what the pre-commit hook needs).",
 )
 @guarded
 def fix_command(
@@ -68,6 +75,7 @@ def fix_command(
     unsafe_fixes: bool,
     revert: bool,
     list_patched: bool,
+    project_root: str | None,
 ) -> None:
     """Move DataLoader iterator resets off the per-epoch path (safe fixes by default).
 
@@ -81,6 +89,12 @@ def fix_command(
         raise Failure("--revert and --list-patched are exclusive")
     if revert or list_patched:
         sys.exit(manage_backups(paths, python, exclude, revert))
+    scope = None
+    if project_root is not None:
+        if site_packages:
+            raise Failure("--project-root does not combine with --site-packages")
+        scope = ReportScope.build(paths, project_root)
+        paths = scope.index_paths()
     discovery, options = prepare(
         paths,
         site_packages,
@@ -98,7 +112,8 @@ def fix_command(
     def guard(path: str) -> str | None:
         return None if show_diff else why_not_writable(path, roots, site_packages)
 
-    outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard)
+    restrict = scope.restrict if scope is not None else None
+    outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
     displays = {f.path: f.display for f in discovery.files}
     report_notes(outcome, displays)
     if show_diff:

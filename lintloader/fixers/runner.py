@@ -22,6 +22,7 @@ from lintloader.fixers.cst_edit import reparse_ok
 
 MAX_ROUNDS = 8
 Guard = Callable[[str], "str | None"]  # path -> why it must not be edited, or None
+Restrict = Callable[[CheckResult], CheckResult]  # narrows the findings a round may fix
 
 
 @dataclass(frozen=True)
@@ -85,12 +86,20 @@ def fix_in_memory(
     registry: Registry,
     unsafe: bool,
     guard: Guard | None = None,
+    restrict: Restrict | None = None,
 ) -> FixOutcome:
+    """Fix rounds in memory. ``restrict`` narrows each round's findings (e.g. to the files a
+    pre-commit hook was given while the whole project is indexed)."""
     outcome = FixOutcome()
     sources = Sources(outcome)
     tried: set[tuple[str, ...]] = set()
-    for _ in range(MAX_ROUNDS):
+
+    def check() -> CheckResult:
         result = run_check(discovery, replace(options, sources=outcome.changed))
+        return restrict(result) if restrict is not None else result
+
+    for _ in range(MAX_ROUNDS):
+        result = check()
         outcome.rounds += 1
         request_for = _requests(result, sources)
         findings = fixable(result.findings)
@@ -100,9 +109,7 @@ def fix_in_memory(
         if not made:
             outcome.remaining = findings
             return outcome
-    outcome.remaining = fixable(
-        run_check(discovery, replace(options, sources=outcome.changed)).findings
-    )
+    outcome.remaining = fixable(check().findings)
     return outcome
 
 
