@@ -25,11 +25,12 @@ from lintloader.cli_common import (
     Failure,
     guarded,
     prepare,
+    project_root_option,
+    project_scope,
     scan_options,
 )
 from lintloader.engine import CheckResult, run_check
 from lintloader.findings import Finding
-from lintloader.integrations.project import ReportScope
 from lintloader.report import FORMATS, ReportContext, render
 from lintloader.rules import ALL_RULES, rule_for
 
@@ -78,12 +79,7 @@ def main() -> None:
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--color/--no-color", default=None, help="Colour text output (default: on a TTY).")
-@click.option(
-    "--project-root",
-    metavar="DIR|auto",
-    help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but report "
-    "only findings located in PATHS (what pre-commit needs; no PATHS: nothing to report).",
-)
+@project_root_option("report")
 @guarded
 def check(
     paths: tuple[str, ...],
@@ -108,12 +104,7 @@ def check(
 
     PATHS are files or directories (or, with --site-packages, distribution names).
     """
-    scope = None
-    if project_root is not None:
-        if site_packages:
-            raise Failure("--project-root does not combine with --site-packages")
-        scope = ReportScope.build(paths, project_root)
-        paths = scope.index_paths()
+    scope, paths = project_scope(paths, project_root, site_packages)
     discovery, options = prepare(
         paths,
         site_packages,

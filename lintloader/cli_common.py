@@ -17,6 +17,7 @@ from lintloader.config import Config, ConfigError, find_pyproject, load_config, 
 from lintloader.discover import Discovery, DiscoveryError, discover_paths, discover_site_packages
 from lintloader.engine import CheckOptions
 from lintloader.findings import Severity
+from lintloader.integrations.project import ReportScope
 from lintloader.parse import default_jobs
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -146,3 +147,23 @@ def prepare(
     return discovery, options
 
 
+def project_root_option(what: str) -> Callable[[F], F]:
+    """``--project-root`` for a command that reports or fixes ``what`` (pre-commit's need)."""
+    return click.option(
+        "--project-root",
+        metavar="DIR|auto",
+        help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but "
+        f"{what} only findings located in PATHS (what pre-commit needs).",
+    )
+
+
+def project_scope(
+    paths: Sequence[str], project_root: str | None, site_packages: bool
+) -> tuple[ReportScope | None, Sequence[str]]:
+    """The scope to restrict findings to, and the paths to index instead of ``paths``."""
+    if project_root is None:
+        return None, paths
+    if site_packages:
+        raise Failure("--project-root does not combine with --site-packages")
+    scope = ReportScope.build(paths, project_root)
+    return scope, scope.index_paths()

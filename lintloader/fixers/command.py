@@ -21,6 +21,8 @@ from lintloader.cli_common import (
     Failure,
     guarded,
     prepare,
+    project_root_option,
+    project_scope,
     scan_options,
 )
 from lintloader.discover import Discovery, discover_site_packages, query_interpreter
@@ -35,7 +37,6 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
-from lintloader.integrations.project import ReportScope
 
 
 @click.command("fix")
@@ -52,12 +53,7 @@ from lintloader.integrations.project import ReportScope
 @click.option(
     "--list-patched", is_flag=True, help="With --site-packages: list the files patched now."
 )
-@click.option(
-    "--project-root",
-    metavar="DIR|auto",
-    help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but fix "
-    "only findings located in PATHS (what the pre-commit hook needs).",
-)
+@project_root_option("fix")
 @guarded
 def fix_command(
     paths: tuple[str, ...],
@@ -89,12 +85,7 @@ def fix_command(
         raise Failure("--revert and --list-patched are exclusive")
     if revert or list_patched:
         sys.exit(manage_backups(paths, python, exclude, revert))
-    scope = None
-    if project_root is not None:
-        if site_packages:
-            raise Failure("--project-root does not combine with --site-packages")
-        scope = ReportScope.build(paths, project_root)
-        paths = scope.index_paths()
+    scope, paths = project_scope(paths, project_root, site_packages)
     discovery, options = prepare(
         paths,
         site_packages,
