@@ -1,4 +1,4 @@
-"""Per-file summaries: the libcst visitor and the plain data it produces.
+"""Per-file summaries: the plain data the analysis reads, and the ``ast`` visitor that fills it.
 
 A :class:`FileSummary` depends only on a file's bytes and its module name, holds no CST nodes and
 pickles cleanly, so summaries are what worker processes return and what the cache stores.
@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
-from lintloader.limits import nesting_problem
+from lintloader.ast_walk import TooDeep, Walker
+from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
+from lintloader.source_text import DecodeError, ParsedSource
 
 if TYPE_CHECKING:  # summary_dataloaders imports this module
     from lintloader.summary_dataloaders import LoaderFacts
@@ -24,7 +23,7 @@ if TYPE_CHECKING:  # summary_dataloaders imports this module
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 3  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 4  # part of the cache key: bump when FileSummary gains or changes fields
 SINK_ATTRIBUTE = "_iterator"
 SHUTDOWN_METHOD = "_shutdown_workers"
 _TEXT_LIMIT = 120
@@ -134,45 +133,34 @@ class FileSummary:
 def summarize_source(
     source: bytes, path: str, module: str, is_package: bool = False
 ) -> FileSummary:
-    """Parse ``source`` with libcst and summarize it; parse errors become ``summary.error``."""
+    """Parse ``source`` with CPython's ``ast`` and summarize it; a file that cannot be decoded,
+    parsed or analyzed gets ``summary.error`` (an LL000 finding) instead."""
     summary = FileSummary(path=path, module=module, is_package=is_package)
-    summary.error = nesting_problem(source)  # before libcst: it can crash on deep nesting
-    if summary.error:
+    try:
+        parsed = ParsedSource.parse(source)
+    except DecodeError as exc:
+        summary.error = f"cannot decode: {exc}"
+        return summary
+    except SyntaxError as exc:
+        summary.error = parser_nesting_problem(exc) or f"syntax error: {_one_line(str(exc.msg))}"
+        summary.error_line, summary.error_column = exc.lineno or 1, exc.offset or 1
+        return summary
+    except (RecursionError, MemoryError) as exc:
+        summary.error = parser_nesting_problem(exc)
         return summary
     try:
-        tree = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        summary.error, summary.error_line, summary.error_column = _syntax_error(source, exc)
-        return summary
-    except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
-        summary.error = f"cannot decode: {_one_line(str(exc))}"
-        return summary
-    except RecursionError:
-        summary.error = "too deeply nested for the parser (recursion limit)"
-        return summary
-    try:
-        summary.noqa = _noqa_lines(tree.code)
-        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-        wrapper.visit(_Summarizer(summary, tree))
+        summary.noqa = _noqa_lines(parsed.text)
+        _Summarizer(summary, parsed).visit(parsed.tree)
         from lintloader.summary_dataloaders import summarize_loaders  # import cycle
 
-        summary.loaders = summarize_loaders(wrapper, tree, source)
+        summary.loaders = summarize_loaders(parsed, source)
+    except TooDeep:
+        summary.error = too_deep(f"more than {MAX_NESTING} levels")
     except RecursionError:
-        summary.error = "too deeply nested to analyze (recursion limit)"
+        summary.error = too_deep("recursion limit")
+    if summary.error:  # nothing half-summarized reaches the analysis
+        summary = FileSummary(path, module, is_package, error=summary.error)
     return summary
-
-
-def _syntax_error(source: bytes, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
-    """Python's own message and position where it has one (clearer than the CST parser's)."""
-    try:
-        ast.parse(source)
-    except SyntaxError as python_error:
-        line = python_error.lineno or 1
-        column = python_error.offset or 1
-        return f"syntax error: {python_error.msg}", line, column
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    return f"syntax error: {_one_line(exc.message)}", exc.raw_line, exc.raw_column + 1
 
 
 def _noqa_lines(code: str) -> dict[int, frozenset[str] | None]:
@@ -193,58 +181,68 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def dotted(node: cst.BaseExpression) -> Dotted | None:
+def dotted(node: ast.AST) -> Dotted | None:
     """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
-    if isinstance(node, cst.Name):
-        return (node.value,)
-    if isinstance(node, cst.Attribute):
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
         head = dotted(node.value)
-        return None if head is None else (*head, node.attr.value)
-    if (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "super"
-    ):
+        return None if head is None else (*head, node.attr)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
         return ("super()",)
     return None
 
 
-def _annotation_type(node: cst.BaseExpression) -> Dotted | None:
+def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
+    """A call's arguments in source order as (keyword, star, value): ``f(a, *b, c=d, **e)``
+    gives (None, "", a), (None, "*", b), ("c", "", d), (None, "**", e)."""
+    found: list[tuple[str | None, str, ast.expr]] = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            found.append((None, "*", arg.value))
+        else:
+            found.append((None, "", arg))
+    for keyword in node.keywords:
+        found.append((keyword.arg, "" if keyword.arg else "**", keyword.value))
+    if node.keywords and node.args:  # `f(a=1, *b)` is legal: keep the order they were written
+        found.sort(key=lambda item: (item[2].lineno, item[2].col_offset))
+    return found
+
+
+def _annotation_type(node: ast.expr) -> Dotted | None:
     """The class an annotation names: ``Foo``, ``"Foo"``, ``Optional[Foo]``, ``Foo | None``."""
-    if isinstance(node, cst.SimpleString):
-        text = node.evaluated_value
+    if isinstance(node, ast.Constant):
+        text = node.value
         if isinstance(text, str) and re.fullmatch(r"[A-Za-z_][\w.]*", text):
             return tuple(text.split("."))
         return None
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         for side in (node.left, node.right):
-            if not (isinstance(side, cst.Name) and side.value == "None"):
+            if not _is_none(side):
                 return _annotation_type(side)
         return None
-    if isinstance(node, cst.Subscript):
+    if isinstance(node, ast.Subscript):
         head = dotted(node.value)
-        if head and head[-1] == "Optional" and len(node.slice) == 1:
-            element = node.slice[0].slice
-            if isinstance(element, cst.Index):
-                return _annotation_type(element.value)
+        if head and head[-1] == "Optional" and not isinstance(node.slice, ast.Tuple):
+            return _annotation_type(node.slice)
         return None
     return dotted(node)
 
 
-def _constructed_type(node: cst.BaseExpression | None) -> Dotted | None:
+def _constructed_type(node: ast.expr | None) -> Dotted | None:
     """``Foo(...)`` -> ("Foo",): the linker keeps it only if ``Foo`` resolves to a class."""
-    if isinstance(node, cst.Call):
+    if isinstance(node, ast.Call):
         return dotted(node.func)
     return None
 
 
-def _is_none(node: cst.BaseExpression | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+def _is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
-def _decorator_kind(decorators: Sequence[cst.Decorator]) -> str | None:
+def _decorator_kind(decorators: Sequence[ast.expr]) -> str | None:
     for decorator in decorators:
-        name = dotted(decorator.decorator)
+        name = dotted(decorator)
         if name and name[-1] in ("staticmethod", "classmethod"):
             return name[-1]
         if name and name[-1] in ("property", "cached_property"):
@@ -264,39 +262,45 @@ def _resolve_relative(module: str, is_package: bool, level: int, target: str | N
 
 
 _Scope = FunctionSummary | ClassSummary
+# Statements that hold no other statements: a call's ``statement_line`` is the line of the
+# innermost one of these (or of an enclosing ``if``) around it.
+_SIMPLE_STATEMENTS = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Delete, ast.Pass,
+    ast.Break, ast.Continue, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.Global,
+    ast.Nonlocal,
+)  # fmt: skip
 
 
-class _Summarizer(cst.CSTVisitor):
+class _Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, summary: FileSummary, tree: cst.Module) -> None:
-        super().__init__()
+    def __init__(self, summary: FileSummary, parsed: ParsedSource) -> None:
         self.summary = summary
-        self.tree = tree
+        self.parsed = parsed
         module_scope = FunctionSummary(MODULE_SCOPE, MODULE_SCOPE, None, "module", 1, 1, 1)
         summary.functions[MODULE_SCOPE] = module_scope
         self.scopes: list[_Scope] = [module_scope]
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.loops = 0
         self.statements: list[int] = []
-        self.saved_loops: list[int] = []
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, _SIMPLE_STATEMENTS):
+            self.statements.append(node.lineno)
+            super().visit(node)
+            self.statements.pop()
+        else:
+            super().visit(node)
 
     # -- helpers -----------------------------------------------------------------------------
-    def _site(self, node: cst.CSTNode) -> Site:
-        position = self.get_metadata(PositionProvider, node)
-        text = _one_line(self.tree.code_for_node(node))
+    def _site(self, node: ast.AST) -> Site:
+        text = _one_line(self.parsed.segment(node))
         if len(text) > _TEXT_LIMIT:
             text = text[: _TEXT_LIMIT - 3] + "..."
-        statement = self.statements[-1] if self.statements else position.start.line
-        return Site(
-            position.start.line,
-            position.start.column + 1,
-            text,
-            position.end.line,
-            statement,
-        )
+        line: int = node.lineno  # type: ignore[attr-defined]
+        statement = self.statements[-1] if self.statements else line
+        end: int = node.end_lineno  # type: ignore[attr-defined]
+        return Site(line, self.parsed.column(node), text, end, statement)
 
     @property
     def function(self) -> FunctionSummary:
@@ -317,121 +321,100 @@ class _Summarizer(cst.CSTVisitor):
             return f"{parent.qualname}.<locals>.{name}"
         return f"{parent.qualname}.{name}"
 
-    # -- statements that carry position context ----------------------------------------------
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.statements.append(self.get_metadata(PositionProvider, node).start.line)
-
-    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self.statements.pop()
-
-    def visit_If(self, node: cst.If) -> None:
-        test = self.tree.code_for_node(node.test)
-        self.guards.append("persistent_workers" in test)
-        self.statements.append(self.get_metadata(PositionProvider, node).start.line)
-
-    def leave_If(self, original_node: cst.If) -> None:
+    # -- statements that carry context --------------------------------------------------------
+    def visit_If(self, node: ast.If) -> None:
+        self.guards.append("persistent_workers" in self.parsed.segment(node.test))
+        self.statements.append(node.lineno)
+        self.generic_visit(node)
         self.guards.pop()
         self.statements.pop()
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
         self.loops += 1
-
-    def leave_For(self, original_node: cst.For) -> None:
+        self.generic_visit(node)
         self.loops -= 1
 
-    def visit_While(self, node: cst.While) -> None:
-        self.loops += 1
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self.loops -= 1
+    visit_AsyncFor = visit_While = visit_For
 
     # -- imports -----------------------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> None:
+    def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            name = dotted(alias.name)
-            if name is None:
-                continue
-            full = ".".join(name)
-            if alias.asname and isinstance(alias.asname.name, cst.Name):
-                self.summary.imports[alias.asname.name.value] = ImportBinding(full)
+            if alias.asname:
+                self.summary.imports[alias.asname] = ImportBinding(alias.name)
             else:
-                self.summary.imports[name[0]] = ImportBinding(name[0])
+                head = alias.name.split(".")[0]
+                self.summary.imports[head] = ImportBinding(head)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        target = ".".join(dotted(node.module) or ()) if node.module else None
-        level = len(node.relative)
-        if level:
-            source = _resolve_relative(self.summary.module, self.summary.is_package, level, target)
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        target = node.module
+        if node.level:
+            source = _resolve_relative(
+                self.summary.module, self.summary.is_package, node.level, target
+            )
         else:
             source = target or ""
-        if isinstance(node.names, cst.ImportStar):
-            self.summary.star_imports.append(source)
-            return
         for alias in node.names:
-            if not isinstance(alias.name, cst.Name):
-                continue
-            local = alias.name.value
-            if alias.asname and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            self.summary.imports[local] = ImportBinding(source, alias.name.value)
+            if alias.name == "*":
+                self.summary.star_imports.append(source)
+                return
+            self.summary.imports[alias.asname or alias.name] = ImportBinding(source, alias.name)
 
     # -- definitions -------------------------------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        qualname = self._qualname(node.name.value)
-        bases = [d for d in (dotted(arg.value) for arg in node.bases if arg.keyword is None) if d]
-        line = self.get_metadata(PositionProvider, node).start.line
-        klass = ClassSummary(qualname, node.name.value, line, bases)
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.visit_all((*node.decorator_list, *node.bases, *node.keywords))
+        qualname = self._qualname(node.name)
+        bases = [d for d in map(dotted, node.bases) if d]
+        klass = ClassSummary(qualname, node.name, node.lineno, bases)
         self.summary.classes[qualname] = klass
         self.scopes.append(klass)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.visit_all(node.body)
         self.scopes.pop()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.visit_signature(node)
         parent = self.scopes[-1]
-        qualname = self._qualname(node.name.value)
-        decorated = _decorator_kind(node.decorators)
+        qualname = self._qualname(node.name)
+        decorated = _decorator_kind(node.decorator_list)
         if isinstance(parent, ClassSummary):
             kind = decorated or "method"
-            parent.methods.append(node.name.value)
+            parent.methods.append(node.name)
             class_qualname: str | None = parent.qualname
         else:
             kind, class_qualname = "function", None
-        position = self.get_metadata(PositionProvider, node)
-        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        arguments = node.args
+        positional = (*arguments.posonlyargs, *arguments.args)
         function = FunctionSummary(
             qualname,
-            node.name.value,
+            node.name,
             class_qualname,
             kind,
-            position.start.line,
-            position.start.column + 1,
-            position.end.line,
-            params,
+            node.lineno,
+            self.parsed.column(node),
+            node.end_lineno or node.lineno,
+            [p.arg for p in positional],
         )
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
-            if param.annotation is not None:
-                annotated = _annotation_type(param.annotation.annotation)
-                if annotated:
-                    function.local_types[param.name.value] = annotated
+        for param in (*positional, *arguments.kwonlyargs):
+            annotated = _annotation_type(param.annotation) if param.annotation else None
+            if annotated:
+                function.local_types[param.arg] = annotated
         self.summary.functions[qualname] = function
         self.scopes.append(function)
         self.guards.append(False)
-        self.saved_loops.append(self.loops)
-        self.loops = 0
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        saved_loops, self.loops = self.loops, 0
+        self.visit_all(node.body)
         self.scopes.pop()
         self.guards.pop()
-        self.loops = self.saved_loops.pop()
+        self.loops = saved_loops
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     # -- types of names and attributes --------------------------------------------------------
-    def _record_type(self, target: cst.BaseExpression, type_: Dotted | None) -> None:
+    def _record_type(self, target: ast.expr, type_: Dotted | None) -> None:
         if not type_:
             return
         function = self.function
-        if isinstance(target, cst.Name):
-            function.local_types[target.value] = type_
+        if isinstance(target, ast.Name):
+            function.local_types[target.id] = type_
             return
         owner = dotted(target)
         if (
@@ -443,80 +426,88 @@ class _Summarizer(cst.CSTVisitor):
             klass = self.summary.classes[function.class_qualname]
             klass.attr_types.setdefault(owner[1], type_)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            self._sink_from_assignment(target.target, node.value)
-            self._record_type(target.target, _constructed_type(node.value))
+            self._sink_from_assignment(target, node.value)
+            self._record_type(target, _constructed_type(node.value))
+        self.generic_visit(node)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self._sink_from_assignment(node.target, node.value)
-        annotated = _annotation_type(node.annotation.annotation)
+        annotated = _annotation_type(node.annotation)
         constructed = _constructed_type(node.value)
         scope = self.scopes[-1]
-        if isinstance(scope, ClassSummary) and isinstance(node.target, cst.Name):
+        if isinstance(scope, ClassSummary) and isinstance(node.target, ast.Name):
             if annotated:
-                scope.attr_types.setdefault(node.target.value, annotated)
-            return
-        self._record_type(node.target, annotated or constructed)
+                scope.attr_types.setdefault(node.target.id, annotated)
+        else:
+            self._record_type(node.target, annotated or constructed)
+        self.generic_visit(node)
 
     # -- sinks -------------------------------------------------------------------------------
-    def _add_sink(
-        self, kind: str, receiver: Dotted | None, node: cst.CSTNode, text: str = ""
-    ) -> None:
+    def _add_sink(self, kind: str, receiver: Dotted | None, node: ast.AST, text: str = "") -> None:
         site = self._site(node)
         if text:
             site = Site(site.line, site.column, text, site.end_line, site.statement_line)
         self.function.sinks.append(SinkSite(kind, receiver, site, self.guarded))
 
-    def _sink_from_assignment(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Attribute) and target.attr.value == SINK_ATTRIBUTE:
+    def _sink_from_assignment(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Attribute) and target.attr == SINK_ATTRIBUTE:
             if _is_none(value):
                 text = f"{self._site(target).text} = None"
                 self._add_sink("assign-none", dotted(target.value), target, text)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._sink_from_assignment(element.value, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
+                target.elts
+            )
+            for index, element in enumerate(target.elts):  # `a._iterator, b = None, x`
+                self._sink_from_assignment(element, value.elts[index] if paired else value)
+        elif isinstance(target, ast.Starred):
+            self._sink_from_assignment(target.value, value)
 
-    def visit_Del(self, node: cst.Del) -> None:
-        targets = node.target.elements if isinstance(node.target, cst.Tuple) else None
-        for target in [e.value for e in targets] if targets else [node.target]:
-            if isinstance(target, cst.Attribute) and target.attr.value == SINK_ATTRIBUTE:
-                self._add_sink(
-                    "delete", dotted(target.value), target, f"del {self._site(target).text}"
-                )
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for element in elements:
+                if isinstance(element, ast.Attribute) and element.attr == SINK_ATTRIBUTE:
+                    text = f"del {self._site(element).text}"
+                    self._add_sink("delete", dotted(element.value), element, text)
+        self.generic_visit(node)
 
-    def _sink_from_call(self, node: cst.Call, name: Dotted | None) -> bool:
+    def _sink_from_call(self, node: ast.Call, name: Dotted | None) -> bool:
         if name and name[-1] == SHUTDOWN_METHOD and len(name) > 1:
-            assert isinstance(node.func, cst.Attribute)
+            assert isinstance(node.func, ast.Attribute)
             self._add_sink("shutdown-workers", dotted(node.func.value), node)
             return True
         if name in (("setattr",), ("delattr",)) and len(node.args) >= 2:
-            attribute = node.args[1].value
+            attribute = node.args[1]
             if (
-                isinstance(attribute, cst.SimpleString)
-                and attribute.evaluated_value == SINK_ATTRIBUTE
-                and (name == ("delattr",) or (len(node.args) >= 3 and _is_none(node.args[2].value)))
+                isinstance(attribute, ast.Constant)
+                and attribute.value == SINK_ATTRIBUTE
+                and (name == ("delattr",) or (len(node.args) >= 3 and _is_none(node.args[2])))
             ):
                 kind = "setattr" if name == ("setattr",) else "delete"
-                self._add_sink(kind, dotted(node.args[0].value), node)
+                self._add_sink(kind, dotted(node.args[0]), node)
                 return True
         return False
 
     # -- calls -------------------------------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
+        self._record_call(node)
+        self.generic_visit(node)
+
+    def _record_call(self, node: ast.Call) -> None:
         name = dotted(node.func)
         if self._sink_from_call(node, name):
             return
+        function, guarded, in_loop = self.function, self.guarded, self.loops > 0
         if name:
-            self.function.calls.append(
-                CallSite(name, self._site(node), False, self.guarded, self.loops > 0)
-            )
+            function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop))
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
-        for arg in node.args:
-            reference = dotted(arg.value)
+        for _, _, value in call_arguments(node):
+            reference = dotted(value)
             if reference and reference[0] != "super()":
-                self.function.calls.append(
-                    CallSite(reference, self._site(arg.value), True, self.guarded, self.loops > 0)
-                )
+                site = self._site(value)
+                function.calls.append(CallSite(reference, site, True, guarded, in_loop))

@@ -1,8 +1,8 @@
 """Per-file facts about DataLoader construction and use, for the user-code rules (LL2xx).
 
-A second, small libcst visitor that runs on the same :class:`MetadataWrapper` as the main
-summarizer (positions are resolved once) and fills :class:`LoaderFacts`: plain, picklable data
-per function (keyed by the same qualnames as ``FileSummary.functions``):
+A second, small ``ast`` visitor that walks the same parsed file as the main summarizer and
+fills :class:`LoaderFacts`: plain, picklable data per function (keyed by the same qualnames as
+``FileSummary.functions``):
 
 * ``loops``: every ``for``/``while`` loop, with the names it binds and assigns, what it iterates;
 * ``loader_calls``: calls that may construct a DataLoader (the linker decides which really do),
@@ -16,12 +16,18 @@ Nothing here resolves names: that is the linker's job (``lintloader/program.py``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import ast
+from dataclasses import dataclass, field, replace
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
-from lintloader.summary import MODULE_SCOPE, Dotted, Site, dotted
+from lintloader.ast_walk import Walker
+from lintloader.source_text import ParsedSource
+from lintloader.summary import (
+    MODULE_SCOPE,
+    Dotted,
+    Site,
+    call_arguments,
+    dotted,
+)
 
 RETURNED: Dotted = ("<return>",)
 _TEXT_LIMIT = 120
@@ -194,15 +200,13 @@ class LoaderFacts:
         return self.functions.get(qualname)
 
 
-def summarize_loaders(
-    wrapper: MetadataWrapper, tree: cst.Module, source: bytes
-) -> LoaderFacts | None:
-    """Walk ``tree`` once more (positions come from ``wrapper``'s cache); None, without a walk,
-    for a file that mentions nothing these facts are about (a loader, ``iter(``, a Trainer)."""
+def summarize_loaders(parsed: ParsedSource, source: bytes) -> LoaderFacts | None:
+    """Walk ``parsed`` once more; None, without a walk, for a file that mentions nothing these
+    facts are about (a loader, ``iter(``, a Trainer)."""
     if not any(token in source for token in _RELEVANT):
         return None
     facts = LoaderFacts()
-    wrapper.visit(_LoaderVisitor(facts, tree))
+    _LoaderVisitor(facts, parsed).visit(parsed.tree)
     return facts
 
 
@@ -212,110 +216,96 @@ def _one_line(text: str) -> str:
     return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
 
 
-def _literal(node: cst.BaseExpression) -> tuple[bool, int | bool | None]:
-    if isinstance(node, cst.Integer):
-        return True, int(node.evaluated_value)
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return True, {"True": True, "False": False, "None": None}[node.value]
+def _literal(node: ast.expr) -> tuple[bool, int | bool | None]:
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, int)):
+        return True, node.value
     if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
     ):
-        return True, -int(node.expression.evaluated_value)
+        return True, -node.operand.value
     return False, None
 
 
-def _lower_bound(node: cst.BaseExpression) -> int | None:
+def _lower_bound(node: ast.expr) -> int | None:
     is_literal, value = _literal(node)
     if is_literal:
         return int(value) if isinstance(value, int) else None
-    if isinstance(node, cst.Call) and dotted(node.func) in (("max",), ("builtins", "max")):
-        bounds = [b for b in (_lower_bound(a.value) for a in node.args if not a.star) if b]
+    if isinstance(node, ast.Call) and dotted(node.func) in (("max",), ("builtins", "max")):
+        bounds = [b for b in (_lower_bound(a) for a in node.args if not _starred(a)) if b]
         return max(bounds) if bounds else None
     return None
 
 
-class _Names(cst.CSTVisitor):
+def _starred(node: ast.expr) -> bool:
+    return isinstance(node, ast.Starred)
+
+
+def _names(node: ast.expr) -> tuple[str, ...]:
     """Every dotted name an expression reads: ``a.b.c`` gives ``a.b.c``, ``a.b`` and ``a``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        name = dotted(node)
+    found: set[str] = set()
+    pending: list[ast.AST] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Name):
+            found.add(current.id)
+            continue
+        name = dotted(current) if isinstance(current, ast.Attribute) else None
         if name:
-            self.found.update(".".join(name[:cut]) for cut in range(1, len(name) + 1))
-        return name is None  # `f(x).attr`: look inside for the names it reads
+            found.update(".".join(name[:cut]) for cut in range(1, len(name) + 1))
+            continue  # `f(x).attr`: look inside for the names it reads
+        pending.extend(ast.iter_child_nodes(current))
+    return tuple(sorted(found))
 
 
-def _names(node: cst.CSTNode) -> tuple[str, ...]:
-    visitor = _Names()
-    node.visit(visitor)
-    return tuple(sorted(visitor.found))
-
-
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _bound_names(e.value)]
-    if isinstance(target, cst.StarredElement):
+def _bound_names(target: ast.expr) -> list[str]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _bound_names(e)]
+    if isinstance(target, ast.Starred):
         return _bound_names(target.value)
     name = dotted(target)
     return [".".join(name)] if name else []
 
 
-def _iterated(node: cst.BaseExpression) -> Dotted | None:
+def _iterated(node: ast.expr) -> Dotted | None:
     """What a ``for`` loop iterates, looking through ``enumerate``/``tqdm``/``iter``/``zip``."""
     name = dotted(node)
     if name:
         return name
-    if isinstance(node, cst.Call) and node.args:
+    if isinstance(node, ast.Call) and node.args:
         func = dotted(node.func)
         if func and func[-1] in _WRAPPERS:
-            return _iterated(node.args[0].value)
+            return _iterated(node.args[0])
     return None
 
 
-def _once_like(test: cst.BaseExpression) -> bool:
+def _once_like(test: ast.expr) -> bool:
     """``x is None``, ``x is not None``, ``not x``, ``hasattr(...)``, a bare flag."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _once_like(test.expression)
-    if isinstance(test, (cst.Name, cst.Attribute)):
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _once_like(test.operand)
+    if isinstance(test, (ast.Name, ast.Attribute)):
         return True
-    if isinstance(test, cst.Call):
+    if isinstance(test, ast.Call):
         return dotted(test.func) in (("hasattr",), ("getattr",))
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        comparison = test.comparisons[0]
-        right = comparison.comparator
-        none = isinstance(right, cst.Name) and right.value == "None"
-        return none and isinstance(
-            comparison.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
-        )
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        right = test.comparators[0]
+        none = isinstance(right, ast.Constant) and right.value is None
+        return none and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
     return False
 
 
-def _returns_only(body: cst.BaseSuite) -> bool:
-    if isinstance(body, cst.SimpleStatementSuite):
-        statements = list(body.body)
-    elif isinstance(body, cst.IndentedBlock) and len(body.body) == 1:
-        line = body.body[0]
-        statements = list(line.body) if isinstance(line, cst.SimpleStatementLine) else []
-    else:
-        return False
-    return len(statements) == 1 and isinstance(statements[0], cst.Return)
+def _returns_only(body: list[ast.stmt]) -> bool:
+    return len(body) == 1 and isinstance(body[0], ast.Return)
 
 
-def _decorator_name(decorator: cst.Decorator) -> str:
-    node = decorator.decorator
-    name = dotted(node.func if isinstance(node, cst.Call) else node)
+def _decorator_name(decorator: ast.expr) -> str:
+    name = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
     return name[-1] if name else ""
 
 
-_Pending = tuple[str, "cst.CSTNode | None", bool, int]  # kind ("if"/"except"), node, negated, depth
+_Pending = tuple[str, "ast.expr | None", bool, int]  # kind ("if"/"except"), node, negated, depth
 
 
 @dataclass
@@ -328,13 +318,10 @@ class _FunctionState:
     cached: bool = False
 
 
-class _LoaderVisitor(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, facts: LoaderFacts, tree: cst.Module) -> None:
-        super().__init__()
+class _LoaderVisitor(Walker):
+    def __init__(self, facts: LoaderFacts, parsed: ParsedSource) -> None:
         self.facts = facts
-        self.tree = tree
+        self.parsed = parsed
         self.scopes: list[tuple[str, str]] = []  # (kind, qualname) of classes and functions
         self.states: list[_FunctionState] = [self._state(MODULE_SCOPE, cached=False)]
         self.bindings: dict[int, Dotted] = {}  # id(call node) -> where its value goes
@@ -356,10 +343,11 @@ class _LoaderVisitor(cst.CSTVisitor):
         kind, parent = self.scopes[-1]
         return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
 
-    def _site(self, node: cst.CSTNode) -> Site:
-        position = self.get_metadata(PositionProvider, node)
-        text = _one_line(self.tree.code_for_node(node))
-        return Site(position.start.line, position.start.column + 1, text, position.end.line, 0)
+    def _site(self, node: ast.AST) -> Site:
+        text = _one_line(self.parsed.segment(node))
+        line: int = node.lineno  # type: ignore[attr-defined]
+        end: int = node.end_lineno  # type: ignore[attr-defined]
+        return Site(line, self.parsed.column(node), text, end, 0)
 
     def _context(self) -> CallContext:
         state = self.state
@@ -367,70 +355,78 @@ class _LoaderVisitor(cst.CSTVisitor):
         conditions = tuple(self._condition(p) for p in state.conditions)
         return CallContext(loop, conditions, state.cached)
 
-    def _argument(self, arg: cst.Arg) -> Argument:
-        keyword = arg.keyword.value if arg.keyword else None
-        is_literal, value = _literal(arg.value)
-        return Argument(
-            keyword,
-            _one_line(self.tree.code_for_node(arg.value)),
-            is_literal,
-            value,
-            _lower_bound(arg.value),
-            _names(arg.value),
-            str(arg.star),
+    def _arguments(self, node: ast.Call) -> tuple[Argument, ...]:
+        return tuple(
+            Argument(
+                keyword,
+                _one_line(self.parsed.segment(value)),
+                *_literal(value),
+                _lower_bound(value),
+                _names(value),
+                star,
+            )
+            for keyword, star, value in call_arguments(node)
         )
 
     # -- scopes --------------------------------------------------------------------------------
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            return
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         for alias in node.names:
-            if isinstance(alias.name, cst.Name) and alias.name.value == "DataLoader":
-                local = alias.asname.name if alias.asname else alias.name
-                if isinstance(local, cst.Name):
-                    self.aliases.add(local.value)
+            if alias.name == "DataLoader":
+                self.aliases.add(alias.asname or alias.name)
         self.facts.loader_aliases = frozenset(self.aliases)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scopes.append(("class", self._qualname(node.name.value)))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.visit_all((*node.decorator_list, *node.bases, *node.keywords))
+        self.scopes.append(("class", self._qualname(node.name)))
+        self.visit_all(node.body)
         self.scopes.pop()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        qualname = self._qualname(node.name.value)
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.visit_signature(node)
+        qualname = self._qualname(node.name)
         self.scopes.append(("function", qualname))
-        cached = any(_decorator_name(d) in _CACHE_DECORATORS for d in node.decorators)
+        cached = any(_decorator_name(d) in _CACHE_DECORATORS for d in node.decorator_list)
         self.states.append(self._state(qualname, cached))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.visit_all(node.body)
         self.scopes.pop()
         self.states.pop()
 
+    visit_AsyncFunctionDef = visit_FunctionDef
+
     # -- loops ---------------------------------------------------------------------------------
-    def _open_loop(self, node: cst.For | cst.While) -> None:
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit_all((node.target, node.iter))
+        header = f"for {self.parsed.segment(node.target)} in {self.parsed.segment(node.iter)}"
+        self._open_loop(node, header, tuple(_bound_names(node.target)), _iterated(node.iter))
+        self.visit_all(node.body)
+        self._close_loop()
+        self.visit_all(node.orelse)
+
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node: ast.While) -> None:
+        self.visit(node.test)
+        self._open_loop(node, f"while {self.parsed.segment(node.test)}", (), None)
+        self.visit_all(node.body)
+        self._close_loop()
+        self.visit_all(node.orelse)
+
+    def _open_loop(
+        self,
+        node: ast.For | ast.AsyncFor | ast.While,
+        header: str,
+        targets: tuple[str, ...],
+        iterable: Dotted | None,
+    ) -> None:
         state = self.state
-        position = self.get_metadata(PositionProvider, node)
-        body = node.body
-        first = body.body[0] if body.body else body
-        start = self.get_metadata(PositionProvider, first).start
-        if isinstance(node, cst.For):
-            header = f"for {self.tree.code_for_node(node.target)} in " + self.tree.code_for_node(
-                node.iter
-            )
-            targets = tuple(_bound_names(node.target))
-            iterable = _iterated(node.iter)
-            kind = "for"
-        else:
-            header = f"while {self.tree.code_for_node(node.test)}"
-            targets, iterable, kind = (), None, "while"
+        first = node.body[0]
         loop = LoopInfo(
-            kind,
-            position.start.line,
-            position.start.column + 1,
-            position.end.line,
-            start.line,
-            start.column + 1,
+            "while" if isinstance(node, ast.While) else "for",
+            node.lineno,
+            self.parsed.column(node),
+            node.end_lineno or node.lineno,
+            first.lineno,
+            self.parsed.column(first),
             _one_line(header),
             targets,
             iterable,
@@ -448,151 +444,124 @@ class _LoaderVisitor(cst.CSTVisitor):
         if state.assigned:
             state.assigned[-1] |= assigned
         loop = state.facts.loops[index]
-        state.facts.loops[index] = LoopInfo(
-            loop.kind,
-            loop.line,
-            loop.column,
-            loop.end_line,
-            loop.body_line,
-            loop.body_column,
-            loop.header,
-            loop.targets,
-            loop.iterable,
-            frozenset(assigned),
-            loop.parent,
-        )
-
-    def visit_For_body(self, node: cst.For) -> None:
-        self._open_loop(node)
-
-    def leave_For_body(self, node: cst.For) -> None:
-        self._close_loop()
-
-    def visit_While_body(self, node: cst.While) -> None:
-        self._open_loop(node)
-
-    def leave_While_body(self, node: cst.While) -> None:
-        self._close_loop()
+        state.facts.loops[index] = replace(loop, assigned=frozenset(assigned))
 
     # -- conditions (kept as nodes; turned into text only for a call that gets recorded) -------
     def _condition(self, pending: _Pending) -> Condition:
         kind, node, negated, depth = pending
-        text = self.tree.code_for_node(node) if node is not None else ""
+        text = self.parsed.segment(node) if node is not None else ""
         if kind == "except":
             return Condition(
                 _one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
             )
-        assert isinstance(node, cst.BaseExpression)
+        assert node is not None
         return Condition(
             _one_line(text), negated, _once_like(node), "persistent_workers" in text, False, depth
         )
 
-    def _push(self, kind: str, node: cst.CSTNode | None, negated: bool) -> None:
+    def _push(self, kind: str, node: ast.expr | None, negated: bool) -> None:
         self.state.conditions.append((kind, node, negated, len(self.state.open_loops)))
 
-    def visit_If(self, node: cst.If) -> None:
+    def visit_If(self, node: ast.If) -> None:
         state = self.state
         if not state.open_loops and _once_like(node.test) and _returns_only(node.body):
             state.cached = True  # `if self._loader is not None: return self._loader`
-
-    def visit_If_body(self, node: cst.If) -> None:
+        self.visit(node.test)
         self._push("if", node.test, False)
-
-    def leave_If_body(self, node: cst.If) -> None:
+        self.visit_all(node.body)
         self.state.conditions.pop()
+        if node.orelse:
+            self._push("if", node.test, True)
+            self.visit_all(node.orelse)
+            self.state.conditions.pop()
 
-    def visit_If_orelse(self, node: cst.If) -> None:
-        self._push("if", node.test, True)
-
-    def leave_If_orelse(self, node: cst.If) -> None:
-        self.state.conditions.pop()
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self._push("except", node.type, False)
-
-    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self.generic_visit(node)
         self.state.conditions.pop()
 
     # -- bindings ------------------------------------------------------------------------------
-    def _note_assigned(self, target: cst.BaseExpression) -> None:
+    def _note_assigned(self, target: ast.expr) -> None:
         if self.state.assigned:
             self.state.assigned[-1].update(_bound_names(target))
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            self._note_assigned(target.target)
+            self._note_assigned(target)
         if len(node.targets) == 1:
-            bound = dotted(node.targets[0].target)
+            bound = dotted(node.targets[0])
             if bound:
                 self._bind(node.value, bound)
+        self.generic_visit(node)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_assigned(node.target)
         bound = dotted(node.target)
         if node.value is not None and bound:
             self._bind(node.value, bound)
+        self.generic_visit(node)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._note_assigned(node.target)
+        self.generic_visit(node)
 
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is None:
-            return
-        name = dotted(node.value)
-        if name:
-            self.state.facts.returns.append(name)
-        self._bind(node.value, RETURNED)
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            name = dotted(node.value)
+            if name:
+                self.state.facts.returns.append(name)
+            self._bind(node.value, RETURNED)
+        self.generic_visit(node)
 
-    def _bind(self, value: cst.BaseExpression, target: Dotted) -> None:
-        if isinstance(value, cst.Call):
+    def _bind(self, value: ast.expr, target: Dotted) -> None:
+        if isinstance(value, ast.Call):
             self.bindings[id(value)] = target
             func = dotted(value.func)
             if func and func[-1] == "next" and value.args:
-                inner = value.args[0].value
-                if isinstance(inner, cst.Call):
+                inner = value.args[0]
+                if isinstance(inner, ast.Call):
                     self.bindings[id(inner)] = target
-        elif isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        elif isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
             # `self.loader = self.loader or DataLoader(...)`: built once.
-            self._bind(value.right, target)
+            self._bind(value.values[-1], target)
 
     # -- calls ---------------------------------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         name = dotted(node.func)
-        if name is None:
-            return
+        if name is not None:
+            self._record_call(node, name)
+        self.generic_visit(node)
+
+    def _record_call(self, node: ast.Call, name: Dotted) -> None:
         if name == ("iter",) and node.args:
             self._record_iter(node, in_next=False)
-        elif name == ("next",) and node.args and isinstance(node.args[0].value, cst.Call):
-            inner = node.args[0].value
+        elif name == ("next",) and node.args and isinstance(node.args[0], ast.Call):
+            inner = node.args[0]
             if dotted(inner.func) == ("iter",) and inner.args:
                 self._record_iter(inner, in_next=True, site_node=node)
-        keywords = {a.keyword.value for a in node.args if a.keyword}
+        keywords = {k.arg for k in node.keywords if k.arg}
         if keywords & _TRAINER_KEYWORDS or name[-1] == "Trainer":
             self.state.facts.trainer_calls.append(
-                TrainerCall(
-                    name, self._site(node), tuple(map(self._argument, node.args)), self._context()
-                )
+                TrainerCall(name, self._site(node), self._arguments(node), self._context())
             )
         if keywords & _LOADER_KEYWORDS or "loader" in name[-1].lower() or name[0] in self.aliases:
             self.state.facts.loader_calls.append(
                 LoaderCall(
                     name,
                     self._site(node),
-                    tuple(map(self._argument, node.args)),
+                    self._arguments(node),
                     self._context(),
                     self.bindings.get(id(node)),
                 )
             )
 
-    def _record_iter(
-        self, node: cst.Call, in_next: bool, site_node: cst.CSTNode | None = None
-    ) -> None:
+    def _record_iter(self, node: ast.Call, in_next: bool, site_node: ast.AST | None = None) -> None:
         if id(node) in self.handled:  # the iter() inside next(iter(x)), already recorded
             return
         self.handled.add(id(node))
         self.state.facts.iter_calls.append(
             IterCall(
-                dotted(node.args[0].value),
+                dotted(node.args[0]),
                 self._site(site_node or node),
                 self._context(),
                 in_next,

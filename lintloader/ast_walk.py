@@ -1,0 +1,67 @@
+"""The walk both summarizers share: ``ast.NodeVisitor`` without the leaves, with a depth guard.
+
+Names, constants, load/store contexts and operators hold nothing a summary records, and they
+are most of a tree's nodes, so they are never dispatched. Depth is counted as libcst counts it
+(``a and b and c`` is one level per operator): a file nested deeper than
+:data:`~lintloader.limits.MAX_NESTING` raises :class:`TooDeep`, becomes an LL000 finding and is
+never handed to the fixers' libcst, which could crash on it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lintloader.limits import MAX_NESTING
+
+_LEAVES = (
+    ast.Name,
+    ast.Constant,
+    ast.expr_context,
+    ast.operator,
+    ast.boolop,
+    ast.unaryop,
+    ast.cmpop,
+)
+
+
+class TooDeep(Exception):
+    """The tree nests deeper than MAX_NESTING."""
+
+
+class Walker(ast.NodeVisitor):
+    """Dispatches ``visit_<Class>`` like ``ast.NodeVisitor``; children in field order."""
+
+    depth = 0
+
+    def visit(self, node: ast.AST) -> None:
+        levels = len(node.values) if type(node) is ast.BoolOp else 1  # type: ignore[attr-defined]
+        self.depth += levels
+        if self.depth > MAX_NESTING:
+            raise TooDeep
+        method = getattr(self, "visit_" + node.__class__.__name__, None)
+        if method is None:
+            self.generic_visit(node)
+        else:
+            method(node)
+        self.depth -= levels
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                self.visit(value)
+
+    def visit_all(self, nodes: tuple[ast.AST, ...] | list[ast.AST]) -> None:
+        for node in nodes:
+            self.visit(node)
+
+    def visit_signature(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """What a ``def`` evaluates where it stands: decorators, defaults, annotations."""
+        self.visit_all(node.decorator_list)
+        self.visit(node.args)
+        if node.returns:
+            self.visit(node.returns)

@@ -1,0 +1,74 @@
+"""A decoded source file and its ``ast`` tree, with exact text and character columns per node.
+
+The summarizers read a file through this class only. ``ast`` reports positions as UTF-8 byte
+offsets within a line; reports, editors and the fixers (libcst) count characters, so columns are
+converted here, and a node's text is cut from the encoded lines exactly as the parser saw them
+(``ast.get_source_segment`` does the same but splits the whole file again on every call).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass
+
+# The line breaks of Python's tokenizer (str.splitlines also breaks at \f, \v, \x1c...).
+_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+class DecodeError(ValueError):
+    """The bytes cannot be decoded as declared (bad cookie, bad BOM, invalid bytes)."""
+
+
+def decode_source(source: bytes) -> str:
+    """The text of a Python file, decoded as PEP 263 says (cookie, BOM, else UTF-8)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        raise DecodeError(" ".join(str(exc).split())) from exc
+
+
+@dataclass
+class ParsedSource:
+    """One file: its text, its tree, and its lines as the parser counted them."""
+
+    text: str
+    tree: ast.Module
+    lines: list[bytes]
+
+    @classmethod
+    def parse(cls, source: bytes) -> ParsedSource:
+        """Decode and parse. Raises DecodeError, SyntaxError (null bytes included),
+        RecursionError or MemoryError; never executes anything."""
+        text = decode_source(source)
+        if "\0" in text:  # ast raises ValueError for these before 3.12, SyntaxError after
+            line = text.count("\n", 0, text.index("\0")) + 1
+            raise SyntaxError("source code cannot contain null bytes", ("", line, 1, ""))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            tree = ast.parse(text)
+        return cls(text, tree, _LINES.findall(text.encode("utf-8", "surrogatepass")))
+
+    def segment(self, node: ast.AST) -> str:
+        """The exact source text of ``node`` (an expression or a statement)."""
+        first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+        start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        if first == last:
+            raw = self.lines[first][start:end]
+        else:
+            raw = b"".join(
+                (self.lines[first][start:], *self.lines[first + 1 : last], self.lines[last][:end])
+            )
+        return raw.decode("utf-8", "replace")
+
+    def column(self, node: ast.AST) -> int:
+        """1-based character column where ``node`` starts."""
+        offset: int = node.col_offset  # type: ignore[attr-defined]
+        line = self.lines[node.lineno - 1]  # type: ignore[attr-defined]
+        if line.isascii():
+            return offset + 1
+        return len(line[:offset].decode("utf-8", "replace")) + 1

@@ -1,0 +1,154 @@
+"""The ``ast`` summarizer on inputs where byte offsets, line breaks and scopes are easy to get
+wrong: columns must be characters (what editors, SARIF and libcst count), text must be the exact
+source, and what a ``def`` evaluates belongs to the scope around it."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from lintloader.summary import FileSummary, summarize_source
+
+
+def summarize(source: str | bytes) -> FileSummary:
+    data = textwrap.dedent(source).encode() if isinstance(source, str) else source
+    summary = summarize_source(data, "example.py", "example")
+    assert summary.ok, summary.error
+    return summary
+
+
+def libcst_start(source: bytes, predicate: Callable[[cst.CSTNode], bool]) -> tuple[int, int]:
+    """Where libcst (the fixers' parser) puts the first node matching ``predicate``."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    positions = wrapper.resolve(PositionProvider)
+    for node, position in positions.items():
+        if predicate(node):
+            return position.start.line, position.start.column + 1
+    raise AssertionError("no such node")
+
+
+def test_columns_count_characters_not_bytes_and_agree_with_libcst() -> None:
+    source = (
+        'label = "\u00e9p\u043e\u0445\u0430 \u2713"; loader._iterator = None  # \u00fc\n'.encode()
+    )
+    sink = summarize(source).functions["<module>"].sinks[0]
+    assert (sink.site.line, sink.site.column) == (1, 20)
+    expected = libcst_start(
+        source, lambda n: isinstance(n, cst.Attribute) and n.attr.value == "_iterator"
+    )
+    assert (sink.site.line, sink.site.column) == expected
+    assert sink.site.text == "loader._iterator = None"
+
+
+def test_crlf_form_feed_and_latin1_cookie() -> None:
+    source = (
+        b"# -*- coding: latin-1 -*-\r\n"
+        b"\x0c\r\n"
+        b"name = '\xe9t\xe9'\r\n"
+        b"def reset(loader):\r\n"
+        b"    loader._iterator._shutdown_workers(\r\n"
+        b"        )\r\n"
+    )
+    function = summarize(source).functions["reset"]
+    (sink,) = function.sinks
+    assert sink.kind == "shutdown-workers"
+    assert (sink.site.line, sink.site.column, sink.site.end_line) == (5, 5, 6)
+    assert sink.site.text == "loader._iterator._shutdown_workers( )"
+    assert sink.receiver == ("loader", "_iterator")
+
+
+def test_async_functions_and_loops() -> None:
+    summary = summarize(
+        """
+        class Fetcher:
+            async def __aiter__(self):
+                async for batch in self.source:
+                    self.reset()
+        """
+    )
+    function = summary.functions["Fetcher.__aiter__"]
+    assert function.kind == "method" and function.self_name == "self"
+    (call,) = [c for c in function.calls if c.target == ("self", "reset")]
+    assert call.in_loop
+    assert summary.classes["Fetcher"].methods == ["__aiter__"]
+
+
+def test_what_a_def_evaluates_belongs_to_the_enclosing_scope() -> None:
+    summary = summarize(
+        """
+        import functools
+
+        @functools.lru_cache(maxsize=make_size())
+        def build(flag=default_flag()):
+            return helper()
+        """
+    )
+    module_calls = {c.target for c in summary.functions["<module>"].calls}
+    build_calls = {c.target for c in summary.functions["build"].calls}
+    assert {("functools", "lru_cache"), ("make_size",), ("default_flag",)} <= module_calls
+    assert build_calls == {("helper",)}
+
+
+def test_sinks_in_tuples_del_setattr_and_guards() -> None:
+    summary = summarize(
+        """
+        def teardown(a, b, loader):
+            del a._iterator, b._iterator
+            a._iterator, b._iterator = None, None
+            setattr(loader, "_iterator", None)
+            delattr(loader, "_iterator")
+            if not loader.persistent_workers:
+                loader._iterator = None
+        """
+    )
+    sinks = summary.functions["teardown"].sinks
+    assert [(s.kind, s.receiver, s.site.line) for s in sinks] == [
+        ("delete", ("a",), 3),
+        ("delete", ("b",), 3),
+        ("assign-none", ("a",), 4),
+        ("assign-none", ("b",), 4),
+        ("setattr", ("loader",), 5),
+        ("delete", ("loader",), 6),
+        ("assign-none", ("loader",), 8),
+    ]
+    assert [s.persistent_guard for s in sinks] == [False] * 6 + [True]
+    assert sinks[0].site.text == "del a._iterator"
+
+
+def test_arguments_keep_source_order_and_stars() -> None:
+    summary = summarize(
+        """
+        from torch.utils.data import DataLoader as DL
+
+        def make(dataset, extra, options):
+            return DL(dataset, num_workers=max(2, n), *extra, persistent_workers=True, **options)
+        """
+    )
+    (call,) = summary.loaders.functions["make"].loader_calls
+    assert [(a.keyword, a.star, a.text) for a in call.arguments] == [
+        (None, "", "dataset"),
+        ("num_workers", "", "max(2, n)"),
+        (None, "*", "extra"),
+        ("persistent_workers", "", "True"),
+        (None, "**", "options"),
+    ]
+    assert call.keyword("num_workers").lower_bound == 2
+    assert call.keyword("persistent_workers").literal is True
+    assert call.bound_to == ("<return>",)
+    assert summary.loaders.loader_aliases == frozenset({"DL"})
+
+
+def test_statement_line_is_the_statement_not_the_call() -> None:
+    summary = summarize(
+        """
+        def epoch(self):
+            result = compute(
+                self.reset(),
+            )
+        """
+    )
+    (call,) = [c for c in summary.functions["epoch"].calls if c.target == ("self", "reset")]
+    assert (call.site.line, call.site.statement_line) == (4, 3)
