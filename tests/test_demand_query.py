@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import itertools
 import os
+import textwrap
 import time
 from pathlib import Path
 
 from conftest import FIXTURES
 
-from lintloader.demand import GroupQuery
+from lintloader.demand import GroupQuery, demanding_sinks, functions_reaching_sinks
 from lintloader.discover import discover_paths
 from lintloader.engine import read_source
+from lintloader.findings import Confidence
+from lintloader.program import Program
 from lintloader.sources import SourceSet
 from lintloader.statindex import RACY_NS
+from lintloader.summary import summarize_source
 
 TOKENS = (b"._iterator", b"reset", b"__iter__", b"teardown", b"DataLoader", b"self", b"nothing!")
 
@@ -64,3 +68,73 @@ def test_token_answers_are_remembered_across_runs(tmp_path: Path) -> None:
     unknown = GroupQuery.build([(b"teardown",)])
     assert not any(unknown.matches(second, f.path) for f in again)
     assert second.read_count == len(again)  # a new token needs the bytes
+
+
+def _reaching_by_definition(program: Program) -> set[str]:
+    """Every function with a chain of sure edges into a demanding sink, found by resolving
+    every call of every function (what functions_reaching_sinks must agree with)."""
+    reaching = set(demanding_sinks(program))
+    grew = True
+    while grew:
+        grew = False
+        for key in program.functions:
+            if key in reaching:
+                continue
+            if any(
+                e.callee in reaching and e.confidence is Confidence.HIGH
+                for e in program.edges_from(key)
+            ):
+                reaching.add(key)
+                grew = True
+    return reaching
+
+
+def test_reaching_functions_follow_aliases_renamed_reexports_and_inherited_constructors() -> None:
+    files = {
+        "pkg/core.py": """
+            class Holder:
+                def __init__(self, loader):
+                    loader._iterator = None
+
+            def reset_loader(loader):
+                loader._iterator = None
+            """,
+        "pkg/__init__.py": "from .core import reset_loader as restart, Holder\n",
+        "pkg/sub.py": """
+            from pkg.core import Holder as Base
+
+            class Child(Base):
+                pass
+            """,
+        "user.py": """
+            import pkg
+            from pkg.core import reset_loader as again
+            from pkg.sub import Child
+
+            def by_reexport(loader):
+                pkg.restart(loader)
+
+            def by_alias(loader):
+                again(loader)
+
+            def by_subclass(loader):
+                return Child(loader)
+
+            def unrelated(loader):
+                return len(loader)
+            """,
+    }
+    summaries = [
+        summarize_source(
+            textwrap.dedent(text).encode(),
+            path,
+            path.removesuffix(".py").removesuffix("/__init__").replace("/", "."),
+            path.endswith("__init__.py"),
+        )
+        for path, text in files.items()
+    ]
+    program = Program(summaries)
+    found = functions_reaching_sinks(program)
+    assert found == _reaching_by_definition(program)
+    assert {"user:by_reexport", "user:by_alias", "user:by_subclass"} <= found
+    assert "user:unrelated" not in found
