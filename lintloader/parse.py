@@ -14,9 +14,9 @@ from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary, summarize_source
 
 # Worker processes cost ~0.1 s to start and must pickle their summaries back: below these, one
-# process is faster (libcst parses roughly 300 KB a second).
-_PARALLEL_MIN_FILES = 4
-_PARALLEL_MIN_BYTES = 64_000
+# process is faster (the ast summarizer handles roughly 4 MB of source a second).
+PARALLEL_MIN_FILES = 4
+PARALLEL_MIN_BYTES = 1_000_000
 
 
 @dataclass
@@ -76,7 +76,7 @@ def _run(
 ) -> Iterable[FileSummary]:
     work = [(sources[f.path], f.path, f.module, f.is_package) for f, _ in todo]
     size = sum(len(job[0]) for job in work)
-    if jobs > 1 and len(work) >= _PARALLEL_MIN_FILES and size >= _PARALLEL_MIN_BYTES:
+    if jobs > 1 and len(work) >= PARALLEL_MIN_FILES and size >= PARALLEL_MIN_BYTES:
         with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
             yield from pool.map(_summarize, work, chunksize=1)
     else:

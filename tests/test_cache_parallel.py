@@ -14,12 +14,13 @@ from conftest import FIXTURES, run_cli
 from lintloader.cache import SummaryCache, content_digest, summary_key
 from lintloader.discover import discover_paths
 from lintloader.engine import CheckOptions, read_source, run_check
-from lintloader.parse import ParseStats, summarize_files
+from lintloader.parse import PARALLEL_MIN_BYTES, ParseStats, summarize_files
 from lintloader.sources import SourceSet
 from lintloader.statindex import RACY_NS
 
-# Enough code that -j2 really starts worker processes (parse.py parallelizes from 64 KB).
-PADDING_FUNCTIONS = 120
+# Enough code that -j2 really starts worker processes (12 padded modules together just above
+# the size from which parse.py parallelizes).
+PADDING_FUNCTIONS = PARALLEL_MIN_BYTES // (12 * 70) + 1
 
 
 def padding(index: int) -> str:
