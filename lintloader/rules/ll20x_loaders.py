@@ -26,7 +26,15 @@ from lintloader.summary_dataloaders import (
 )
 from lintloader.tokens import function_groups, whole_word
 
-LOADER_TOKENS = ((b"DataLoader",),)
+# Files that can construct a DataLoader themselves: they call it or bind another name to it.
+# (A file that only names the class, in an import, a type hint or a docstring, cannot; calls of
+# factories and subclasses elsewhere are found by ``demand_tokens``.)
+LOADER_TOKENS = (
+    (b"DataLoader(",),
+    (b"DataLoader (",),
+    (b"DataLoader as ",),
+    (b"= DataLoader",),
+)
 NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, nw)
 TRAINER_PATHS = frozenset(
     {
