@@ -2,23 +2,24 @@
 
 Source trees: files and directories given on the command line, minus default excludes, user
 excludes and (inside a git work tree) whatever ``.gitignore`` ignores. Installed packages: the
-site directories of an interpreter, asked through a subprocess so that scanned code is never
-imported; a distribution name resolves to its files through its installed metadata.
+site directories of an interpreter (another one is asked through a subprocess, see
+``site_query``, so that scanned code is never imported); a distribution name resolves to its
+files through its installed metadata.
 """
 
 from __future__ import annotations
 
-import difflib
 import errno
 import fnmatch
-import json
 import os
 import re
-import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
+
+from lintloader import site_query
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -45,8 +46,10 @@ class DiscoveryError(Exception):
     """An operational error that stops the run (exit code 2): a missing path, a bad --python."""
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):
+    """A file to scan. (A named tuple, not a dataclass: a site-packages makes thousands of
+    them on every run, and a tuple is made in a third of the time.)"""
+
     path: str  # as found (not resolved through symlinks)
     module: str
     is_package: bool
@@ -103,6 +106,16 @@ def is_excluded(relative: str, patterns: Iterable[str]) -> bool:
         if fnmatch.fnmatch(relative, pattern) or any(fnmatch.fnmatch(p, pattern) for p in parts):
             return True
     return False
+
+
+def name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
+    """Whether one path component matches any of the glob ``patterns`` (what
+    :func:`is_excluded` answers for a one-component path), as one compiled expression."""
+    expression = "|".join(fnmatch.translate(os.path.normcase(p.rstrip("/"))) for p in patterns)
+    if not expression:
+        return lambda name: False
+    match = re.compile(expression).match
+    return lambda name: match(os.path.normcase(name)) is not None
 
 
 def module_name_for(path: str) -> tuple[str, bool]:
@@ -190,6 +203,8 @@ def link_problem(path: str) -> str:
 
 def _git_listed(directory: str) -> set[str] | None:
     """Files git does not ignore below ``directory`` (tracked or not), or None outside git."""
+    import subprocess  # imported when used: a warm --site-packages run never starts one
+
     try:
         result = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
@@ -208,81 +223,24 @@ def _git_listed(directory: str) -> set[str] | None:
 
 
 # -- installed packages ------------------------------------------------------------------------
-_QUERY = r"""
-import json, os, re, site, sys, sysconfig
-try:
-    from importlib import metadata
-except ImportError:
-    metadata = None
-
-def norm(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-wanted = json.loads(sys.argv[1])
-# Run with -S so that no .pth file or sitecustomize of the scanned interpreter executes; without
-# the site module a virtual environment goes undetected, so find its pyvenv.cfg as site.venv does.
-bindir = os.path.dirname(os.path.abspath(sys.executable))
-prefix = {}
-if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in (bindir, os.path.dirname(bindir))):
-    prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
-sites = []
-for key in ("purelib", "platlib"):
-    path = sysconfig.get_paths(vars=prefix).get(key)
-    if path and os.path.isdir(path) and path not in sites:
-        sites.append(path)
-try:
-    user = site.getusersitepackages()
-    if site.ENABLE_USER_SITE and os.path.isdir(user) and user not in sites:
-        sites.append(user)
-except Exception:
-    pass
-dists, names, broken = {}, [], []
-for dist in (metadata.distributions(path=sites) if metadata else []):
-    try:
-        name = dist.metadata["Name"]
-    except Exception:
-        continue
-    if not name:
-        continue
-    names.append(name)
-    if norm(name) not in [norm(w) for w in wanted]:
-        continue
-    files = []
-    try:
-        for entry in dist.files or []:
-            if str(entry).endswith(".py"):
-                files.append(os.path.abspath(str(dist.locate_file(entry))))
-    except Exception as exc:
-        broken.append("%s: unreadable RECORD (%s)" % (name, exc))
-    if not files:
-        base = os.path.abspath(str(dist.locate_file("")))
-        try:
-            tops = (dist.read_text("top_level.txt") or "").split()
-        except Exception:
-            tops = []
-        for top in tops:
-            root = os.path.join(base, top)
-            if os.path.isfile(root + ".py"):
-                files.append(root + ".py")
-            for folder, _, filenames in os.walk(root):
-                files.extend(os.path.join(folder, f) for f in filenames if f.endswith(".py"))
-        if not files:
-            broken.append("%s: no RECORD or top_level.txt to list its files" % name)
-    dists.setdefault(norm(name), []).extend(files)
-print(json.dumps({"sites": sites, "dists": dists, "names": names, "broken": broken,
-                  "python": sys.version.split()[0]}))
-"""
-
-
 def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def query_interpreter(python: str | None, dists: Iterable[str]) -> dict:
+    """The site directories of ``python`` (default: this interpreter) and the files of the
+    distributions ``dists``, as :mod:`lintloader.site_query` answers them."""
+    if is_running_interpreter(python):
+        # the very code the subprocess would run, with what ``-S`` leaves in site.ENABLE_USER_SITE
+        return site_query.answer(list(dists), sys.executable, None)
+    import json
+    import subprocess
+
     executable = python or sys.executable
+    source = Path(site_query.__file__).read_text(encoding="utf-8")
     try:
         result = subprocess.run(
-            [executable, "-I", "-S", "-c", _QUERY, json.dumps(list(dists))],
+            [executable, "-I", "-S", "-c", source, json.dumps(list(dists))],
             capture_output=True,
             timeout=120,
             check=False,
@@ -300,6 +258,14 @@ def query_interpreter(python: str | None, dists: Iterable[str]) -> dict:
         why = stderr[-1] if stderr else f"exit code {result.returncode}, no usable answer"
         raise DiscoveryError(f"--python {executable}: not a usable Python ({why})")
     return answer
+
+
+def is_running_interpreter(python: str | None) -> bool:
+    """Whether ``python`` names the interpreter lintloader runs in (then it is asked directly:
+    its own site hooks have already run, so asking it in-process executes nothing new)."""
+    if not sys.executable:
+        return False
+    return python is None or os.path.abspath(python) == os.path.abspath(sys.executable)
 
 
 def _is_answer(answer: object) -> bool:
@@ -329,20 +295,73 @@ def discover_site_packages(
     found = Discovery(roots=list(sites))
     for problem in answer.get("broken", []):
         found.problems.append(FileProblem("<site-packages>", problem))
-    if wanted:
-        paths = _files_of(wanted, answer)
-    else:
-        patterns = ("__pycache__", *excludes)
-        paths = [p for site in sites for p in _walk_site(site, patterns, found)]
     seen: set[str] = set()
-    for path in paths:
-        if path in seen or not os.path.isfile(path):
-            continue
-        seen.add(path)
-        site_dir = _site_of(path, sites)
-        module, is_package = module_name_in_site(path, site_dir)
-        found.files.append(SourceFile(path, module, is_package, display_path(path, cwd, site_dir)))
+    if wanted:
+        for path in _files_of(wanted, answer):
+            if path not in seen and os.path.isfile(path):
+                seen.add(path)
+                found.files.append(_site_file(path, sites, cwd))
+        return found
+    excluded = name_matcher(("__pycache__", *excludes))
+    for site in sites:
+        found.files.extend(_walked_site_files(site, sites, excluded, found, cwd, seen))
     return found
+
+
+def _site_file(path: str, sites: list[str], cwd: str) -> SourceFile:
+    """A file of a site directory, named after the innermost site that holds it."""
+    site_dir = _site_of(path, sites)
+    module, is_package = module_name_in_site(path, site_dir)
+    return SourceFile(path, module, is_package, display_path(path, cwd, site_dir))
+
+
+def _walked_site_files(
+    site: str,
+    sites: list[str],
+    excluded: Callable[[str], bool],
+    found: Discovery,
+    cwd: str,
+    seen: set[str],
+) -> Iterator[SourceFile]:
+    """The files below ``site`` not in ``seen`` yet. Module names and display paths are built
+    once per directory from the walk's relative folders (what :func:`_site_file` computes per
+    file, which still does it when ``site`` is not normalized or holds another site)."""
+    exact = os.path.abspath(site) == site and not any(
+        other.startswith(site.rstrip(os.sep) + os.sep) for other in sites
+    )
+    for directory, folders, files in _walk_site(site, excluded, found):
+        if not exact:
+            for _, path in files:
+                if path not in seen:
+                    seen.add(path)
+                    yield _site_file(path, sites, cwd)
+            continue
+        package = ".".join(folders)
+        prefix = package + "." if package else ""
+        shown = _display_folder(directory, cwd, folders)
+        for name, path in files:
+            if path in seen:
+                continue
+            seen.add(path)
+            if name == "__init__.py":
+                yield SourceFile(path, package, True, shown + name)
+            else:
+                yield SourceFile(path, prefix + _stem(name), False, shown + name)
+
+
+def _display_folder(directory: str, cwd: str, folders: tuple[str, ...]) -> str:
+    """What :func:`display_path` puts before the name of a file in ``directory`` (a normalized
+    folder below a site, ``folders`` relative to it): the part relative to ``cwd`` when the
+    folder lies in it, else the part relative to the site."""
+    relative = inside(directory, cwd)
+    if relative is not None:
+        return "" if relative == "." else relative + os.sep
+    return "".join(folder + os.sep for folder in folders)
+
+
+def _stem(name: str) -> str:
+    """``os.path.splitext(name)[0]`` for a name ending in ``.py``, by slicing when it can."""
+    return name[:-3] if not name.startswith(".") else os.path.splitext(name)[0]
 
 
 def _files_of(wanted: list[str], answer: dict) -> list[str]:
@@ -351,6 +370,8 @@ def _files_of(wanted: list[str], answer: dict) -> list[str]:
     for name in wanted:
         key = _normalize(name)
         if key not in known:
+            import difflib
+
             close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
             hint = f"; did you mean {', '.join(known[c] for c in close)}?" if close else ""
             raise DiscoveryError(f"distribution {name!r} is not installed{hint}")
@@ -358,16 +379,50 @@ def _files_of(wanted: list[str], answer: dict) -> list[str]:
     return sorted(files)
 
 
-def _walk_site(site: str, patterns: tuple[str, ...], found: Discovery) -> Iterator[str]:
-    for directory, dirnames, filenames in os.walk(site, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not is_excluded(d, patterns))
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                full = os.path.join(directory, name)
-                if os.path.islink(full) and not os.path.exists(full):
-                    found.problems.append(FileProblem(full, link_problem(full)))
-                else:
-                    yield full
+def _walk_site(
+    site: str, excluded: Callable[[str], bool], found: Discovery
+) -> Iterator[tuple[str, tuple[str, ...], list[tuple[str, str]]]]:
+    """For each directory below ``site``, top-down in name order (as ``os.walk`` with sorted
+    names): its path, its folder names relative to ``site`` and the sorted (name, path) of its
+    regular ``.py`` files. Directories whose name is ``excluded`` and links to directories are not
+    entered, unreadable directories are skipped, a link that does not resolve is a problem.
+    File types come from the directory listing: only links cost a ``stat``."""
+    stack: list[tuple[str, tuple[str, ...]]] = [(site, ())]
+    while stack:
+        directory, folders = stack.pop()
+        subdirs: list[tuple[str, str]] = []
+        candidates: list[tuple[str, os.DirEntry[str]]] = []
+        try:
+            with os.scandir(directory) as listing:
+                for entry in listing:
+                    name = entry.name
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if is_dir:
+                        if not entry.is_symlink() and not excluded(name):
+                            subdirs.append((name, entry.path))
+                    elif name.endswith(".py"):
+                        candidates.append((name, entry))
+        except OSError:
+            continue  # unreadable (or vanished) directory: skipped, as os.walk does
+        candidates.sort(key=lambda candidate: candidate[0])
+        yield directory, folders, [(n, e.path) for n, e in candidates if _is_source_entry(e, found)]
+        subdirs.sort(reverse=True)
+        stack.extend((path, (*folders, name)) for name, path in subdirs)
+
+
+def _is_source_entry(entry: os.DirEntry[str], found: Discovery) -> bool:
+    """Whether a listed ``.py`` entry is a regular file (through a link); a link that does not
+    resolve is recorded as a problem."""
+    if entry.is_symlink() and not os.path.exists(entry.path):
+        found.problems.append(FileProblem(entry.path, link_problem(entry.path)))
+        return False
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _site_of(path: str, sites: list[str]) -> str:

@@ -1,0 +1,110 @@
+# ruff: noqa: UP031
+"""What an interpreter's site directories and installed distributions are.
+
+This file runs in two ways. For another interpreter, its text is given to that interpreter as
+``python -I -S -c <this file> <json list of distribution names>``, so that no ``.pth`` file or
+``sitecustomize`` of the scanned interpreter executes; it must therefore stay plain Python that
+any Python 3 runs (no annotations, no f-strings, only the standard library), and it prints its
+answer as JSON. For the interpreter lintloader itself runs in, ``discover`` imports it and calls
+:func:`answer` directly, which gives the same answer without starting a process.
+"""
+
+import os
+import re
+import site
+import sys
+import sysconfig
+
+
+def norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def site_dirs(executable, user_site_enabled):
+    """The purelib and platlib directories of ``executable``'s scheme (and the user site when
+    ``user_site_enabled``, the value of ``site.ENABLE_USER_SITE`` under ``-S``: never)."""
+    # Without the site module a virtual environment goes undetected, so find its pyvenv.cfg as
+    # site.venv does.
+    bindir = os.path.dirname(os.path.abspath(executable))
+    prefix = {}
+    folders = (bindir, os.path.dirname(bindir))
+    if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in folders):
+        prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
+    sites = []
+    for key in ("purelib", "platlib"):
+        path = sysconfig.get_paths(vars=prefix).get(key)
+        if path and os.path.isdir(path) and path not in sites:
+            sites.append(path)
+    try:
+        user = site.getusersitepackages()
+        if user_site_enabled and os.path.isdir(user) and user not in sites:
+            sites.append(user)
+    except Exception:
+        pass
+    return sites
+
+
+def distribution_files(sites, wanted):
+    """(files by normalized name of each wanted distribution, every installed name, problems).
+    Reads only metadata, so it is skipped when no distribution is wanted."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        metadata = None
+    dists, names, broken = {}, [], []
+    wanted_keys = [norm(w) for w in wanted]
+    for dist in metadata.distributions(path=sites) if metadata else []:
+        try:
+            name = dist.metadata["Name"]
+        except Exception:
+            continue
+        if not name:
+            continue
+        names.append(name)
+        if norm(name) not in wanted_keys:
+            continue
+        files = []
+        try:
+            for entry in dist.files or []:
+                if str(entry).endswith(".py"):
+                    files.append(os.path.abspath(str(dist.locate_file(entry))))
+        except Exception as exc:
+            broken.append("%s: unreadable RECORD (%s)" % (name, exc))
+        if not files:
+            files = top_level_files(dist)
+            if not files:
+                broken.append("%s: no RECORD or top_level.txt to list its files" % name)
+        dists.setdefault(norm(name), []).extend(files)
+    return dists, names, broken
+
+
+def top_level_files(dist):
+    """The ``.py`` files below the packages that ``top_level.txt`` names."""
+    files = []
+    base = os.path.abspath(str(dist.locate_file("")))
+    try:
+        tops = (dist.read_text("top_level.txt") or "").split()
+    except Exception:
+        tops = []
+    for top in tops:
+        root = os.path.join(base, top)
+        if os.path.isfile(root + ".py"):
+            files.append(root + ".py")
+        for folder, _, filenames in os.walk(root):
+            files.extend(os.path.join(folder, f) for f in filenames if f.endswith(".py"))
+    return files
+
+
+def answer(wanted, executable, user_site_enabled):
+    """The whole answer: site directories, then the files of each wanted distribution."""
+    sites = site_dirs(executable, user_site_enabled)
+    dists, names, broken = distribution_files(sites, wanted) if wanted else ({}, [], [])
+    python = sys.version.split()[0]
+    return {"sites": sites, "dists": dists, "names": names, "broken": broken, "python": python}
+
+
+if __name__ == "__main__":
+    import json
+
+    wanted = json.loads(sys.argv[1])
+    print(json.dumps(answer(wanted, sys.executable, site.ENABLE_USER_SITE)))
