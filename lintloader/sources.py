@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lintloader.cache import content_digest
 from lintloader.discover import FileProblem, SourceFile
-from lintloader.statindex import Entry, StatIndex, index_path, load_index, save_index, stamp_of
+from lintloader.statindex import StatIndex, index_path, load_index, save_index
 from lintloader.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
@@ -38,7 +38,7 @@ class SourceSet:
         self._index_path = index_path(cache_dir, roots) if cache_dir else None
         self.index = load_index(self._index_path) if self._index_path else StatIndex()
         self._contents: dict[str, bytes] = {}
-        self._entries: dict[str, Entry] = {}
+        self._rows: dict[str, int] = {}  # admitted path -> its row in the index
         self.read_count = 0
         self._changed = False  # anything the index did not know yet
 
@@ -49,31 +49,39 @@ class SourceSet:
 
     def load(self, files: Iterable[SourceFile], problems: list[FileProblem]) -> list[SourceFile]:
         """The readable files among ``files``; the others become problems (directories are
-        skipped). Files the index vouches for are only stat'ed."""
+        skipped). Files the index vouches for are only stat'ed (this loop runs once per file of
+        a whole site-packages on every run, so it does the common case inline)."""
         readable: list[SourceFile] = []
+        rows, overrides, fresh = self._rows, self._overrides, self.index.fresh
         for file in files:
+            path = file.path
             try:
-                entry = self._admit(file.path)
+                if path in overrides:
+                    row = self._admit_override(path)
+                else:
+                    status = os.stat(path)
+                    if stat.S_ISDIR(status.st_mode):
+                        continue
+                    stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+                    row = fresh(path, stamp)
+                    if row is None:
+                        row = self._admit_read(path, stamp)
             except OSError as exc:
                 problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
                 continue
-            if entry is not None:
-                self._entries[file.path] = entry
+            if row is not None:
+                rows[path] = row
                 readable.append(file)
         return readable
 
-    def _admit(self, path: str) -> Entry | None:
-        if path in self._overrides:
-            data = self._overrides[path]
-            self._contents[path] = data
-            return Entry((-1, -1, -1, -1), content_digest(data))  # never stored in the index
-        status = os.stat(path)
-        if stat.S_ISDIR(status.st_mode):
-            return None
-        stamp = stamp_of(status)
-        known = self.index.fresh(path, stamp)
-        if known is not None:
-            return known
+    def _admit_override(self, path: str) -> int:
+        """Bytes given instead of the file's: recorded untrusted (and never saved)."""
+        data = self._overrides[path]
+        self._contents[path] = data
+        return self.index.record(path, (-1, -1, -1, -1), content_digest(data), None)
+
+    def _admit_read(self, path: str, stamp: tuple[int, int, int, int]) -> int | None:
+        """Read a file the index does not vouch for (None: it is a directory now)."""
         data = self._read(path)
         if data is None:
             return None
@@ -97,31 +105,35 @@ class SourceSet:
         return data
 
     def digest(self, path: str) -> str:
-        return self._entries[path].digest
+        return self.index.digests[self._rows[path]]
+
+    def digests(self, paths: Iterable[str]) -> list[str]:
+        """:meth:`digest` of each path, in one go."""
+        rows, digests = self._rows, self.index.digests
+        return [digests[rows[path]] for path in paths]
 
     def size(self, path: str) -> int:
         data = self._contents.get(path)
-        return len(data) if data is not None else self._entries[path].stamp[0]
+        return len(data) if data is not None else self.index.stamps[self._rows[path]][0]
 
     def contains(self, path: str, token: bytes) -> bool:
         """Whether the file's bytes contain ``token``; remembered in the index."""
-        entry = self._entries[path]
-        bit = self.index.bit(token)
-        if entry.checked & bit:
-            return bool(entry.present & bit)
+        index, row = self.index, self._rows[path]
+        bit = index.bit(token)
+        if index.checked[row] & bit:
+            return bool(index.present[row] & bit)
         found = found_in(self[path], token)
         self._changed = True
-        entry.checked |= bit
+        index.checked[row] |= bit
         if found:
-            entry.present |= bit
+            index.present[row] |= bit
         return found
 
     def save(self) -> None:
         """Store the index for the next run (only this run's files; no-op without a cache)."""
-        known = set(self._entries) - set(self._overrides)
         if self._cache_dir is None or self._index_path is None:
             return
-        if not self._changed and known == set(self.index.entries):
-            return  # nothing new to remember
-        self.index.keep_only(known)
-        save_index(self._cache_dir, self._index_path, self.index)
+        if not self._changed and not self._overrides and len(self._rows) == len(self.index.paths):
+            return  # nothing new to remember (each admitted file has a row: the same paths)
+        known = [path for path in self._rows if path not in self._overrides]
+        save_index(self._cache_dir, self._index_path, self.index.subset(known))

@@ -8,8 +8,11 @@ contains: two bitmasks over the index's token table, ``checked`` (searched for) 
 :data:`RACY_NS` of the moment it was read (it may have changed again within the same timestamp
 tick, git's "racy" files): its stamp is not recorded, so it is read again next time.
 
-One index file per set of scan roots lives under ``<cache>/index-<version>/``; it is replaced
-atomically (last writer wins) and a corrupt or foreign one is simply ignored.
+The index is a table with one row per path, stored column by column (a list of paths, one of
+stamps, ...): loading it makes a few lists, not an object per file, which matters when a warm
+run over a site-packages does little else. One index file per set of scan roots lives under
+``<cache>/index-<version>/``; it is replaced atomically (last writer wins) and a corrupt or
+foreign one is simply ignored.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from lintloader.cache import read_pickle, write_pickle
 
 RACY_NS = 2_000_000_000
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
-_FORMAT = 1
+_FORMAT = 2
+_COLUMNS = ("paths", "stamps", "digests", "checked", "present")
 Stamp = tuple[int, int, int, int]
 UNTRUSTED: Stamp = (-1, -1, -1, -1)
 
@@ -35,36 +39,46 @@ def stamp_of(result: os.stat_result) -> Stamp:
 
 
 @dataclass
-class Entry:
-    stamp: Stamp
-    digest: str
-    checked: int = 0  # bit i set: token i was searched for
-    present: int = 0  # bit i set: token i occurs in the file
-
-
-@dataclass
 class StatIndex:
-    """Per-path entries plus the token table their bitmasks refer to."""
+    """Rows of (path, stamp, digest, checked, present), by column, plus the token table the
+    bitmasks refer to. Rows are only ever added or updated, so a row number stays valid."""
 
     tokens: list[bytes] = field(default_factory=list)
-    entries: dict[str, Entry] = field(default_factory=dict)
+    paths: list[str] = field(default_factory=list)
+    stamps: list[Stamp] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
+    checked: list[int] = field(default_factory=list)  # bit i set: token i was searched for
+    present: list[int] = field(default_factory=list)  # bit i set: token i occurs in the file
+    _rows: dict[str, int] = field(default_factory=dict, repr=False)
     _ids: dict[bytes, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        self._rows = {path: row for row, path in enumerate(self.paths)}
         self._ids = {token: number for number, token in enumerate(self.tokens)}
 
-    def fresh(self, path: str, stamp: Stamp) -> Entry | None:
-        """The entry for ``path`` if the file is certainly unchanged since it was recorded."""
-        entry = self.entries.get(path)
-        return entry if entry is not None and entry.stamp == stamp else None
+    def fresh(self, path: str, stamp: Stamp) -> int | None:
+        """The row of ``path`` if the file is certainly unchanged since it was recorded."""
+        row = self._rows.get(path)
+        return row if row is not None and self.stamps[row] == stamp else None
 
-    def record(self, path: str, stamp: Stamp, digest: str, read_ns: int) -> Entry:
-        """Remember a file read at ``read_ns`` whose stat (taken before reading) was ``stamp``."""
-        if max(stamp[1], stamp[2]) >= read_ns - RACY_NS:
+    def record(self, path: str, stamp: Stamp, digest: str, read_ns: int | None) -> int:
+        """Remember a file read at ``read_ns`` whose stat (taken before reading) was ``stamp``;
+        ``read_ns`` None: bytes that did not come from the file (never trusted). Its token
+        answers start empty. Returns its row."""
+        if read_ns is None or max(stamp[1], stamp[2]) >= read_ns - RACY_NS:
             stamp = UNTRUSTED  # modified too recently: may change again within the same tick
-        entry = Entry(stamp, digest)
-        self.entries[path] = entry
-        return entry
+        row = self._rows.get(path)
+        if row is None:
+            row = self._rows[path] = len(self.paths)
+            self.paths.append(path)
+            self.stamps.append(stamp)
+            self.digests.append(digest)
+            self.checked.append(0)
+            self.present.append(0)
+        else:
+            self.stamps[row], self.digests[row] = stamp, digest
+            self.checked[row] = self.present[row] = 0
+        return row
 
     def bit(self, token: bytes) -> int:
         number = self._ids.get(token)
@@ -73,9 +87,18 @@ class StatIndex:
             self.tokens.append(token)
         return 1 << number
 
-    def keep_only(self, paths: Iterable[str]) -> None:
+    def subset(self, paths: Iterable[str]) -> StatIndex:
+        """A new index with the rows of ``paths`` only (and the same token table)."""
         wanted = set(paths)
-        self.entries = {p: e for p, e in self.entries.items() if p in wanted}
+        rows = [row for row, path in enumerate(self.paths) if path in wanted]
+        return StatIndex(
+            list(self.tokens),
+            [self.paths[row] for row in rows],
+            [self.stamps[row] for row in rows],
+            [self.digests[row] for row in rows],
+            [self.checked[row] for row in rows],
+            [self.present[row] for row in rows],
+        )
 
 
 def index_path(cache_dir: Path, roots: Iterable[str]) -> Path:
@@ -89,21 +112,19 @@ def load_index(path: Path) -> StatIndex:
     raw = read_pickle(path)
     if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
         return StatIndex()
-    if len(raw.get("tokens", ())) > MAX_TOKENS:
+    tokens = raw.get("tokens")
+    columns = [raw.get(name) for name in _COLUMNS]
+    if not isinstance(tokens, list) or len(tokens) > MAX_TOKENS:
+        return StatIndex()
+    if not all(isinstance(c, list) and len(c) == len(columns[0]) for c in columns):
         return StatIndex()
     try:
-        entries = {p: Entry(*values) for p, values in raw["entries"].items()}
-        return StatIndex(list(raw["tokens"]), entries)
-    except (KeyError, TypeError, ValueError):
+        return StatIndex(tokens, *columns)
+    except TypeError:  # an unhashable path or token: not an index this version wrote
         return StatIndex()
 
 
 def save_index(cache_dir: Path, path: Path, index: StatIndex) -> None:
-    raw = {
-        "format": _FORMAT,
-        "tokens": index.tokens,
-        "entries": {
-            p: (e.stamp, e.digest, e.checked, e.present) for p, e in index.entries.items()
-        },
-    }
+    raw = {"format": _FORMAT, "tokens": index.tokens}
+    raw.update((name, getattr(index, name)) for name in _COLUMNS)
     write_pickle(Path(cache_dir), path, raw)
