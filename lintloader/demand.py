@@ -28,7 +28,7 @@ from lintloader.program import Program
 from lintloader.rules.base import Rule
 from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
-from lintloader.tokens import function_groups, whole_word
+from lintloader.tokens import function_groups, prerequisites, whole_word
 
 MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]
@@ -57,9 +57,12 @@ class Round:
 class GroupQuery:
     """Token groups arranged for a fast search: a file matches when it contains every token of
     some group. Groups are bucketed under their most shared token, which is searched first, so
-    a file costs one search per bucket it fails and the index remembers every answer."""
+    a file costs one search per bucket it fails, and a token whose prerequisite (a shorter
+    token it contains, see :func:`tokens.prerequisites`) is absent costs none. The index
+    remembers every answer."""
 
     buckets: dict[bytes, list[TokenGroup]] = field(default_factory=dict)
+    needs: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -72,16 +75,19 @@ class GroupQuery:
             head = max(group, key=lambda token: (shared[token], token))
             rest = tuple(sorted(token for token in set(group) if token != head))
             buckets.setdefault(head, []).append(rest)
-        return cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
+        query = cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
+        query.needs = prerequisites(query.tokens)
+        return query
 
     @property
     def tokens(self) -> set[bytes]:
         return {*self.buckets, *(t for rests in self.buckets.values() for r in rests for t in r)}
 
     def matches(self, sources: SourceSet, path: str) -> bool:
+        needs = self.needs
         for head, rests in self.buckets.items():
-            if sources.contains(path, head) and any(
-                all(sources.contains(path, token) for token in rest) for rest in rests
+            if sources.contains(path, head, needs) and any(
+                all(sources.contains(path, token, needs) for token in rest) for rest in rests
             ):
                 return True
         return False

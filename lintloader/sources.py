@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from lintloader.cache import content_digest
@@ -116,13 +116,18 @@ class SourceSet:
         data = self._contents.get(path)
         return len(data) if data is not None else self.index.stamps[self._rows[path]][0]
 
-    def contains(self, path: str, token: bytes) -> bool:
-        """Whether the file's bytes contain ``token``; remembered in the index."""
+    def contains(
+        self, path: str, token: bytes, needs: Mapping[bytes, tuple[bytes, ...]] | None = None
+    ) -> bool:
+        """Whether the file's bytes contain ``token``; remembered in the index. A token with
+        ``needs`` (shorter tokens that every file containing it contains, see
+        :func:`tokens.prerequisites`) is absent without a search when one of those is."""
         index, row = self.index, self._rows[path]
         bit = index.bit(token)
         if index.checked[row] & bit:
             return bool(index.present[row] & bit)
-        found = found_in(self[path], token)
+        required = needs.get(token, ()) if needs else ()
+        found = all(self.contains(path, n, needs) for n in required) and found_in(self[path], token)
         self._changed = True
         index.checked[row] |= bit
         if found:

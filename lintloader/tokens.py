@@ -8,8 +8,10 @@ analysis wants callers of (``dataloader`` must not match ``train_dataloader``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 WORD_MARK = b"\b"  # never part of Python source text we search for
+_IDENTIFIER_RUN = re.compile(rb"\w+")
 
 
 def whole_word(name: str | bytes) -> bytes:
@@ -24,6 +26,32 @@ def found_in(data: bytes, token: bytes) -> bool:
     if word not in data:
         return False
     return re.search(rb"(?<!\w)" + re.escape(word) + rb"(?!\w)", data) is not None
+
+
+def core(token: bytes) -> bytes:
+    """The longest run of identifier characters in a plain token (``_iterator`` for
+    ``"_iterator"``): every file that contains the token contains its core."""
+    runs = _IDENTIFIER_RUN.findall(token)
+    return max(runs, key=len) if runs else token
+
+
+def prerequisites(tokens: Iterable[bytes]) -> dict[bytes, tuple[bytes, ...]]:
+    """For each token, plain tokens that every file containing it contains too: the other
+    plain tokens and the cores of plain tokens found inside its text, the longest only
+    (``oader`` for ``DataLoader``, ``_iterator`` for ``._iterator``). One search for an absent
+    prerequisite answers every token that needs it, which is most of a seed search (a
+    whole-word token's own search starts with its plain word anyway)."""
+    tokens = set(tokens)
+    plain = {token for token in tokens if not token.startswith(WORD_MARK)}
+    candidates = plain | {core(token) for token in plain}
+    found: dict[bytes, tuple[bytes, ...]] = {}
+    for token in sorted(tokens):
+        text = token[len(WORD_MARK) :] if token.startswith(WORD_MARK) else token
+        inner = {c for c in candidates if len(c) < len(text) and c in text}
+        longest = sorted(c for c in inner if not any(c != d and c in d for d in inner))
+        if longest:
+            found[token] = tuple(longest)
+    return found
 
 
 def function_groups(name: str, module: str) -> set[tuple[bytes, ...]]:

@@ -1,6 +1,7 @@
 """The shortcuts that keep a run over a whole site-packages cheap give the same answers as the
 plain definitions: the directory walk (``os.scandir``, names built by slicing) finds what
-``os.walk`` finds, and the in-process interpreter query answers as the subprocess does."""
+``os.walk`` finds, the in-process interpreter query answers as the subprocess does, and a token
+whose prerequisite is absent is never searched for."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from lintloader import discover
+from lintloader import discover, sources
+from lintloader.demand import GroupQuery
 from lintloader.discover import (
     FileProblem,
     SourceFile,
+    discover_paths,
     discover_site_packages,
     display_path,
     is_excluded,
@@ -21,6 +24,22 @@ from lintloader.discover import (
     module_name_in_site,
     query_interpreter,
 )
+from lintloader.engine import read_source
+from lintloader.sources import SourceSet
+
+SEED_TOKENS = (
+    b'"_iterator"',
+    b"._iterator",
+    b"DataLoader",
+    b"DataLoader(",
+    b"= DataLoader",
+    b"oader",
+    b"reload_dataloaders_every_n_epochs",
+    b"_shutdown_workers",
+    b"\bDataLoader",
+    b"def __iter__",
+)
+
 
 ODD_FILES = (  # with the links, FIFO and folders that odd_site adds
     *("pkg/__init__.py", "pkg/mod.py", "pkg/sub/x.py", "pkg/__pycache__/c.py", "__pycache__/c.py"),
@@ -94,3 +113,34 @@ def test_running_interpreter_is_asked_in_process_with_the_same_answer(
         monkeypatch.undo()
         assert direct == asked
     assert query_interpreter(None, [])["sites"]
+
+
+def test_absent_prerequisite_spares_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "plain.py").write_text("value = compute(1)\n")
+    discovery = discover_paths([str(tmp_path)], ())
+    searched: list[bytes] = []
+    real = sources.found_in
+    monkeypatch.setattr(sources, "found_in", lambda data, t: searched.append(t) or real(data, t))
+    source_set = SourceSet(read_source)
+    (file,) = source_set.load(discovery.files, [])
+    query = GroupQuery.build([(t,) for t in SEED_TOKENS if t != b"\bDataLoader"])
+    assert not query.matches(source_set, file.path)
+    assert sorted(searched) == [b"__iter__", b"_iterator", b"_shutdown_workers", b"oader"]
+
+
+def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
+    discovery = discover_paths([str(FIXTURES)], ())
+    source_set = SourceSet(read_source)
+    files = source_set.load(discovery.files, [])
+    groups = [(t,) for t in SEED_TOKENS] + [(b"DataLoader", b"iter("), (b"oader", b".reset")]
+    query = GroupQuery.build(groups)
+    assert query.needs  # the seed tokens do have prerequisites
+    matched = 0
+    for file in files:
+        data = read_source(file.path) or b""
+        expected = any(all(sources.found_in(data, t) for t in group) for group in groups)
+        assert query.matches(source_set, file.path) == expected, file.path
+        matched += expected
+    assert 0 < matched < len(files)
