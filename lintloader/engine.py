@@ -61,16 +61,25 @@ def read_source(path: str) -> bytes | None:
     """A regular file's bytes; None for a directory. Never blocks on a FIFO or a device."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
+        status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):
             return None
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         os.set_blocking(descriptor, True)
-        with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            return handle.read()
+        return _read_to_end(descriptor, status.st_size)
     finally:
         os.close(descriptor)
+
+
+def _read_to_end(descriptor: int, size: int) -> bytes:
+    """Everything left in ``descriptor``, expected to be ``size`` bytes (it may have grown or
+    shrunk since): plain ``os.read`` calls, without a buffered file object per file."""
+    chunks = []
+    while chunk := os.read(descriptor, max(size, 0) + 1):  # +1: the usual case ends in 2 reads
+        chunks.append(chunk)
+        size = 65536
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def oversized(
