@@ -14,15 +14,15 @@ import contextlib
 import hashlib
 import os
 import pickle
-import secrets
-import shutil
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lintloader import __version__
-from lintloader.summary import SUMMARY_SCHEMA, FileSummary
+
+if TYPE_CHECKING:  # summaries are imported only when one is keyed, read or written
+    from lintloader.summary import FileSummary
 
 CACHE_DIR_NAME = ".lintloader_cache"
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -43,6 +43,8 @@ def content_digest(source: bytes) -> str:
 
 def summary_key(digest: str, module: str, is_package: bool) -> str:
     """The cache key of a file's summary; ``digest`` is :func:`content_digest` of its bytes."""
+    from lintloader.summary import SUMMARY_SCHEMA
+
     text = f"{__version__}\0{SUMMARY_SCHEMA}\0{module}\0{int(is_package)}\0{digest}"
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -61,7 +63,7 @@ def write_pickle(root: Path, target: Path, value: Any) -> None:
     """Atomically write ``value`` to ``target`` (a path below ``root``), never through a link.
 
     A cache that cannot be written is only slower, never wrong: errors are swallowed."""
-    temporary = target.parent / f".tmp-{os.getpid()}-{secrets.token_hex(8)}"
+    temporary = target.parent / f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
     try:
         if _linked_between(root, target.parent):
             return  # never write (not even a folder) through a link planted inside the cache
@@ -95,6 +97,8 @@ def clean_cache(directory: Path) -> int:
     """Remove what lintloader stored in ``directory`` (only its own entries, so a mistyped
     ``--cache-dir ~`` removes nothing else), then the directory itself if that left it empty.
     Links are removed, never followed. Returns how many entries were removed."""
+    import shutil
+
     if directory.is_symlink() or not directory.is_dir():
         return 0
     removed = 0
@@ -136,6 +140,8 @@ class SummaryCache:
         return self.directory / key[:2] / f"{key}.pickle"
 
     def get(self, key: str) -> FileSummary | None:
+        from lintloader.summary import FileSummary
+
         value = read_pickle(self._path(key))  # a symlinked entry is a miss
         if not isinstance(value, FileSummary):
             return None

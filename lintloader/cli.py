@@ -32,7 +32,6 @@ from lintloader.cli_common import (
 from lintloader.engine import CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.report import FORMATS, ReportContext, render
-from lintloader.rules import ALL_RULES, rule_for
 
 # Commands that live in their own packages, imported only when used (``verify`` needs torch).
 LAZY_COMMANDS = {
@@ -153,6 +152,8 @@ def summary_line(result: CheckResult) -> str:
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
 def rule_command(code: str | None, show_all: bool) -> None:
     """Show a rule's documentation (e.g. `lintloader rule LL101`), or list them all."""
+    from lintloader.rules import ALL_RULES, rule_for
+
     if show_all or not code:
         for rule in ALL_RULES:
             click.echo(f"{rule.code}\t{rule.severity.label:<8}\t{rule.name}\t{rule.summary}")

@@ -8,7 +8,7 @@ import os
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -17,8 +17,9 @@ from lintloader.config import Config, ConfigError, find_pyproject, load_config, 
 from lintloader.discover import Discovery, DiscoveryError, discover_paths, discover_site_packages
 from lintloader.engine import CheckOptions
 from lintloader.findings import Severity
-from lintloader.integrations.project import ReportScope
-from lintloader.parse import default_jobs
+
+if TYPE_CHECKING:
+    from lintloader.integrations.project import ReportScope
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SEVERITIES = [s.label for s in Severity]
@@ -140,7 +141,7 @@ def prepare(
     discovery = discover(paths, site_packages, python, (*config.exclude, *exclude))
     options = CheckOptions(
         config=config,
-        jobs=jobs or default_jobs(),
+        jobs=jobs,
         cache_dir=None if no_cache else (cache_dir or default_cache_dir()),
         progress=True,  # shown only when stderr is a terminal
     )
@@ -165,5 +166,7 @@ def project_scope(
         return None, paths
     if site_packages:
         raise Failure("--project-root does not combine with --site-packages")
+    from lintloader.integrations.project import ReportScope
+
     scope = ReportScope.build(paths, project_root)
     return scope, scope.index_paths()

@@ -11,20 +11,21 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lintloader.cache import SummaryCache
 from lintloader.config import Config
-from lintloader.demand import select
 from lintloader.discover import Discovery, FileProblem, SourceFile
 from lintloader.findings import Finding, Severity
 from lintloader.limits import size_problem
-from lintloader.parse import ParseStats, default_jobs, summarize_files
-from lintloader.program import Program
-from lintloader.progress import Progress
+from lintloader.progress import ParseStats, Progress
 from lintloader.replay import Replay, load_replay, replay_key, save_replay
-from lintloader.rules import ALL_RULES, AnalysisContext, Rule
 from lintloader.sources import SourceSet
-from lintloader.summary import FileSummary
+
+if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
+    from lintloader.program import Program
+    from lintloader.rules import Rule
+    from lintloader.summary import FileSummary
 
 PARSE_ERROR_CODE = "LL000"
 
@@ -32,7 +33,7 @@ PARSE_ERROR_CODE = "LL000"
 @dataclass
 class CheckOptions:
     config: Config = field(default_factory=Config)
-    jobs: int = field(default_factory=default_jobs)
+    jobs: int | None = None  # worker processes for parsing; None: parse.default_jobs()
     cache_dir: Path | None = None  # None: no cache
     sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes read instead (fix)
     progress: bool = False  # a progress line on stderr (when it is a terminal)
@@ -42,7 +43,7 @@ class CheckOptions:
 @dataclass
 class CheckResult:
     findings: list[Finding]
-    program: Program
+    linked: Program | None  # None for a replayed run, which links nothing
     summaries: dict[str, FileSummary]
     files: list[SourceFile]
     stats: ParseStats
@@ -52,8 +53,19 @@ class CheckResult:
     def files_found(self) -> int:
         return len(self.files)
 
+    @property
+    def program(self) -> Program:
+        """The linked program (an empty one for a replayed run)."""
+        if self.linked is None:
+            from lintloader.program import Program
+
+            self.linked = Program(())
+        return self.linked
+
 
 def active_rules(config: Config) -> list[Rule]:
+    from lintloader.rules import ALL_RULES
+
     return [rule for rule in ALL_RULES if config.enabled(rule.code)]
 
 
@@ -86,6 +98,8 @@ def oversized(
     batch: Sequence[SourceFile], sources: SourceSet, max_mb: float
 ) -> dict[str, FileSummary]:
     """Error summaries for the files of ``batch`` too large to parse (never cached)."""
+    from lintloader.summary import FileSummary
+
     found: dict[str, FileSummary] = {}
     for file in batch:
         problem = size_problem(sources.size(file.path), max_mb)
@@ -95,8 +109,6 @@ def oversized(
 
 
 def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
-    config = options.config
-    rules = active_rules(config)
     problems = list(discovery.problems)
     progress = Progress.for_stderr() if options.progress else None
     sources = SourceSet(read_source, options.sources, options.cache_dir, discovery.roots)
@@ -106,35 +118,57 @@ def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     if progress:
         progress.update(found=len(files))
     replay_file = sources.index_file if options.replay and not options.sources else None
-    codes = [rule.code for rule in rules]
-    key = replay_key(files, sources, problems, config, codes) if replay_file else ""
+    key = replay_key(files, sources, problems, options.config) if replay_file else ""
     stored = load_replay(replay_file, key, cache) if replay_file and cache else None
     if stored is not None:
         sources.save()
         if progress:
             progress.close()
         stats.cached = stored.summaries
-        return CheckResult(list(stored.findings), Program(()), {}, files, stats, stored.suppressed)
+        return CheckResult(list(stored.findings), None, {}, files, stats, stored.suppressed)
+    result = analyze(files, problems, sources, cache, stats, options)
+    if replay_file and options.cache_dir and cache:
+        entries = cache.stamps(cache.used)
+        if entries is not None:
+            summaries = stats.parsed + stats.cached
+            replay = Replay(key, tuple(result.findings), result.suppressed, summaries, entries)
+            save_replay(options.cache_dir, replay_file, replay)
+    return result
+
+
+def analyze(
+    files: list[SourceFile],
+    problems: list[FileProblem],
+    sources: SourceSet,
+    cache: SummaryCache | None,
+    stats: ParseStats,
+    options: CheckOptions,
+) -> CheckResult:
+    """Select and summarize what the active rules need, link it and run the rules."""
+    from lintloader.demand import select
+    from lintloader.parse import default_jobs, summarize_files
+    from lintloader.program import Program
+    from lintloader.rules import AnalysisContext
+
+    config = options.config
+    rules = active_rules(config)
+    jobs = options.jobs or default_jobs()
 
     def summarize(batch: Sequence[SourceFile]) -> dict[str, FileSummary]:
         large = oversized(batch, sources, config.max_file_size)
         small = [f for f in batch if f.path not in large]
-        return {**summarize_files(small, sources, cache, options.jobs, stats), **large}
+        return {**summarize_files(small, sources, cache, jobs, stats), **large}
 
     summaries = select(files, sources, rules, summarize)
     sources.save()
-    if progress:
-        progress.close()
+    if stats.progress:
+        stats.progress.close()
     program = Program(summaries.values())
     displays = {f.path: f.display for f in files}
     context = AnalysisContext(program, lambda path: displays.get(path, path))
     raw = [finding for rule in rules for finding in rule.check(context)]
     raw += problem_findings(problems, summaries.values(), displays)
     findings, suppressed = filter_findings(raw, config, summaries, displays)
-    entries = cache.stamps(cache.used) if replay_file and cache else None
-    if replay_file and options.cache_dir and entries is not None:
-        replay = Replay(key, tuple(findings), suppressed, stats.parsed + stats.cached, entries)
-        save_replay(options.cache_dir, replay_file, replay)
     return CheckResult(findings, program, summaries, files, stats, suppressed)
 
 

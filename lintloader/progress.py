@@ -37,8 +37,7 @@ class Progress:
 
     def _draw(self) -> None:
         line = (
-            f"lintloader: {self.found} files found, {self.parsed} parsed, "
-            f"{self.cached} from cache"
+            f"lintloader: {self.found} files found, {self.parsed} parsed, {self.cached} from cache"
         )
         self.stream.write(f"\r{line}\x1b[K")
         self.stream.flush()
@@ -49,3 +48,20 @@ class Progress:
         if self._shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+
+
+@dataclass
+class ParseStats:
+    """How many summaries a run parsed and loaded from the cache, forwarded to the progress
+    line. (``lintloader.parse`` has its own identical copy; this one lives here so that a
+    replayed run reports its counts without importing the parsing machinery.)"""
+
+    parsed: int = 0
+    cached: int = 0
+    progress: Progress | None = None
+
+    def count(self, *, parsed: int = 0, cached: int = 0) -> None:
+        self.parsed += parsed
+        self.cached += cached
+        if self.progress is not None:
+            self.progress.update(parsed=self.parsed, cached=self.cached)

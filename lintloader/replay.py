@@ -8,6 +8,9 @@ edited checkout never replays stale findings) and the summary cache entries the 
 must still be the very file it read or wrote: same size and mtime, not a link). All of it goes
 into one key; the stored run is replayed only when the key is equal and the entries are intact.
 One replay file per set of scan roots, next to the index.
+
+A replay is the whole of a warm run, so this module and everything it imports stay clear of the
+analysis: no summary, rule or parser module is imported until something must be analyzed.
 """
 
 from __future__ import annotations
@@ -54,14 +57,28 @@ def replay_key(
     sources: SourceSet,
     problems: Iterable[FileProblem],
     config: Config,
-    codes: Iterable[str],
 ) -> str:
-    digest = hashlib.sha256(f"{code_stamp()}\n{config!r}\n{sorted(codes)!r}\n".encode())
+    """The hash of everything a check depends on. The active rules need no place of their own:
+    they follow from the configuration and lintloader's code, which are in it."""
+    problems = list(problems)
+    digest = hashlib.sha256(f"{code_stamp()}\n{config!r}\n{len(problems)} problems\n".encode())
     for problem in problems:
         digest.update(f"{problem!r}\n".encode())
-    for file in files:
-        fields = (file.path, file.module, int(file.is_package), file.display)
-        digest.update(f"{fields!r}{sources.digest(file.path)}\n".encode())
+    # Column by column (this runs for every file of a site-packages on every run): each column
+    # is its values joined by NUL, which never occurs in a path, preceded by its length.
+    paths = [file.path for file in files]
+    columns = (
+        paths,
+        [file.module for file in files],
+        ["1" if file.is_package else "0" for file in files],
+        [file.display for file in files],
+        sources.digests(paths),
+    )
+    digest.update(f"{len(files)} files\n".encode())
+    for column in columns:
+        data = "\0".join(column).encode("utf-8", "surrogatepass")  # undecodable names
+        digest.update(f"{len(data)}\n".encode())
+        digest.update(data)
     return digest.hexdigest()
 
 

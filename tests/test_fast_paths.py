@@ -1,11 +1,13 @@
 """The shortcuts that keep a run over a whole site-packages cheap give the same answers as the
 plain definitions: the directory walk (``os.scandir``, names built by slicing) finds what
-``os.walk`` finds, the in-process interpreter query answers as the subprocess does, and a token
-whose prerequisite is absent is never searched for."""
+``os.walk`` finds, the in-process interpreter query answers as the subprocess does, a token whose
+prerequisite is absent is never searched for, and a replayed run imports no analysis code."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +146,36 @@ def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
         assert query.matches(source_set, file.path) == expected, file.path
         matched += expected
     assert 0 < matched < len(files)
+
+
+def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "fetch.py").write_text(
+        "class Fetcher:\n    def __iter__(self):\n        self.loader._iterator = None\n"
+    )
+    script = (
+        "import sys\n"
+        "from lintloader.cli import main\n"
+        "try:\n"
+        f"    main(['check', '.', '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('libcst', 'lintloader.summary', 'lintloader.parse', 'lintloader.rules',\n"
+        "         'lintloader.program', 'lintloader.demand', 'concurrent')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        for _ in range(2)
+    ]
+    assert "lintloader.summary" in runs[0].stderr  # the first run analyzes
+    assert runs[1].stderr.splitlines()[-1] == "[]", runs[1].stderr  # the second replays
+    assert runs[0].stdout == runs[1].stdout != ""
