@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 WORD_MARK = b"\b"  # never part of Python source text we search for
 _IDENTIFIER_RUN = re.compile(rb"\w+")
+_WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # \w
 
 
 def whole_word(name: str | bytes) -> bytes:
@@ -22,10 +23,23 @@ def whole_word(name: str | bytes) -> bytes:
 def found_in(data: bytes, token: bytes) -> bool:
     if not token.startswith(WORD_MARK):
         return token in data
-    word = token[len(WORD_MARK) :]
-    if word not in data:
-        return False
-    return re.search(rb"(?<!\w)" + re.escape(word) + rb"(?!\w)", data) is not None
+    return whole_word_in(data, token[len(WORD_MARK) :])
+
+
+def whole_word_in(data: bytes, word: bytes) -> bool:
+    r"""Whether ``word`` occurs in ``data`` with no identifier byte right before or after it
+    (``re.search(rb"(?<!\w)word(?!\w)")``, but by ``bytes.find`` from one occurrence to the
+    next: a pattern that starts with a look-behind has no literal prefix for ``re`` to skip
+    ahead with, so it crawled through every file that merely contained the word)."""
+    start, size, end_of_data = data.find(word), len(word), len(data)
+    while start != -1:
+        end = start + size
+        if (start == 0 or data[start - 1] not in _WORD_BYTES) and (
+            end == end_of_data or data[end] not in _WORD_BYTES
+        ):
+            return True
+        start = data.find(word, start + 1)
+    return False
 
 
 def core(token: bytes) -> bytes:

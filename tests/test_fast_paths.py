@@ -1,11 +1,14 @@
 """The shortcuts that keep a run over a whole site-packages cheap give the same answers as the
 plain definitions: the directory walk (``os.scandir``, names built by slicing) finds what
 ``os.walk`` finds, the in-process interpreter query answers as the subprocess does, a token whose
-prerequisite is absent is never searched for, and a replayed run imports no analysis code."""
+prerequisite is absent is never searched for, a whole word is found as the regular expression
+finds it, and a replayed run imports no analysis code."""
 
 from __future__ import annotations
 
 import os
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +31,7 @@ from lintloader.discover import (
 )
 from lintloader.engine import read_source
 from lintloader.sources import SourceSet
+from lintloader.tokens import whole_word_in
 
 SEED_TOKENS = (
     b'"_iterator"',
@@ -179,3 +183,19 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
     assert "lintloader.summary" in runs[0].stderr  # the first run analyzes
     assert runs[1].stderr.splitlines()[-1] == "[]", runs[1].stderr  # the second replays
     assert runs[0].stdout == runs[1].stdout != ""
+
+
+def test_whole_word_search_agrees_with_the_regular_expression() -> None:
+    def definition(data: bytes, word: bytes) -> bool:
+        return re.search(rb"(?<!\w)" + re.escape(word) + rb"(?!\w)", data) is not None
+
+    generator = random.Random(6)
+    for _ in range(20_000):
+        data = bytes(generator.choice(b"ab_ .(\n9\xff") for _ in range(generator.randint(0, 12)))
+        word = bytes(generator.choice(b"ab_.") for _ in range(generator.randint(1, 3)))
+        assert whole_word_in(data, word) == definition(data, word), (data, word)
+    words = (b"dataloader", b"reset", b"self", b"DataLoader", b"_iterator", b"x", b"__iter__")
+    for path in sorted(FIXTURES.rglob("*.py")):
+        data = path.read_bytes()
+        for word in words:
+            assert whole_word_in(data, word) == definition(data, word), (path, word)
