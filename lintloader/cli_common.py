@@ -100,12 +100,16 @@ def scan_options(command: F) -> F:
 
 
 def discover(
-    paths: Sequence[str], site_packages: bool, python: str | None, exclude: Sequence[str]
+    paths: Sequence[str],
+    site_packages: bool,
+    python: str | None,
+    exclude: Sequence[str],
+    cache_dir: Path | None = None,
 ) -> Discovery:
     if python and not site_packages:
         raise Failure("--python only makes sense with --site-packages")
     if site_packages:
-        return discover_site_packages(python, paths, exclude)
+        return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
     if not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
     return discover_paths(paths, exclude)
@@ -138,11 +142,12 @@ def prepare(
         ignore=split_codes(ignore),
         min_severity=Severity.parse(min_severity) if min_severity else None,
     )
-    discovery = discover(paths, site_packages, python, (*config.exclude, *exclude))
+    cache = None if no_cache else (cache_dir or default_cache_dir())
+    discovery = discover(paths, site_packages, python, (*config.exclude, *exclude), cache)
     options = CheckOptions(
         config=config,
         jobs=jobs,
-        cache_dir=None if no_cache else (cache_dir or default_cache_dir()),
+        cache_dir=cache,
         progress=True,  # shown only when stderr is a terminal
     )
     return discovery, options

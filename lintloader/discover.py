@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import hashlib
 import os
 import re
 import sys
@@ -19,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from lintloader import site_query
+from lintloader import __version__, site_query
+from lintloader.cache import read_pickle, write_pickle
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -227,20 +229,79 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def query_interpreter(python: str | None, dists: Iterable[str]) -> dict:
+def query_interpreter(
+    python: str | None, dists: Iterable[str], cache_dir: Path | None = None
+) -> dict:
     """The site directories of ``python`` (default: this interpreter) and the files of the
-    distributions ``dists``, as :mod:`lintloader.site_query` answers them."""
+    distributions ``dists``, as :mod:`lintloader.site_query` answers them. With ``cache_dir``,
+    what another interpreter answered about its site directories (no distributions asked) is
+    remembered there, keyed by the interpreter's stat; which of its candidate directories exist
+    is checked again on every use."""
+    wanted = list(dists)
     if is_running_interpreter(python):
         # the very code the subprocess would run, with what ``-S`` leaves in site.ENABLE_USER_SITE
-        return site_query.answer(list(dists), sys.executable, None)
+        return site_query.answer(wanted, sys.executable, None)
+    executable = python or sys.executable
+    remember = cache_dir is not None and not wanted and os.sep in executable
+    stamp = interpreter_stamp(executable) if remember else None
+    if cache_dir is not None and stamp is not None:
+        answer = _remembered_answer(cache_dir, stamp)
+        if answer is not None:
+            return answer
+    answer = _ask_interpreter(executable, wanted)
+    if cache_dir is not None and stamp is not None:
+        write_pickle(Path(cache_dir), _answer_file(cache_dir, stamp), (stamp, answer))
+    return answer
+
+
+def interpreter_stamp(executable: str) -> tuple[object, ...] | None:
+    """What the answer about ``executable`` (a path) depends on besides the files of its
+    standard library: its absolute path (the venv detection starts from it), the link and the
+    file it resolves to, and the ``pyvenv.cfg`` files the venv detection looks for. None when
+    it cannot be stat'ed."""
+    path = os.path.abspath(executable)
+    bindir = os.path.dirname(path)
+    configs = [os.path.join(folder, "pyvenv.cfg") for folder in (bindir, os.path.dirname(bindir))]
+    itself = (_stat_stamp(os.lstat, path), _stat_stamp(os.stat, path))
+    if None in itself:
+        return None
+    return (path, *itself, *(_stat_stamp(os.stat, config) for config in configs))
+
+
+def _stat_stamp(
+    stat_call: Callable[[str], os.stat_result], path: str
+) -> tuple[int, int, int, int] | None:
+    try:
+        status = stat_call(path)
+    except OSError:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
+def _answer_file(cache_dir: Path, stamp: tuple[object, ...]) -> Path:
+    name = hashlib.sha256(str(stamp[0]).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return Path(cache_dir) / f"interpreters-{__version__}" / f"{name}.pickle"
+
+
+def _remembered_answer(cache_dir: Path, stamp: tuple[object, ...]) -> dict | None:
+    stored = read_pickle(_answer_file(cache_dir, stamp))
+    if not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != stamp:
+        return None
+    answer = stored[1]
+    if not _is_answer(answer) or not isinstance(answer.get("candidates"), list):
+        return None
+    return {**answer, "sites": site_query.existing_sites(answer["candidates"])}
+
+
+def _ask_interpreter(executable: str, wanted: list[str]) -> dict:
+    """Run :mod:`lintloader.site_query` in ``executable`` (``-I -S``: none of its site hooks)."""
     import json
     import subprocess
 
-    executable = python or sys.executable
     source = Path(site_query.__file__).read_text(encoding="utf-8")
     try:
         result = subprocess.run(
-            [executable, "-I", "-S", "-c", source, json.dumps(list(dists))],
+            [executable, "-I", "-S", "-c", source, json.dumps(wanted)],
             capture_output=True,
             timeout=120,
             check=False,
@@ -284,10 +345,12 @@ def discover_site_packages(
     dists: Iterable[str],
     excludes: Iterable[str] = (),
     cwd: str | None = None,
+    cache_dir: Path | None = None,
 ) -> Discovery:
-    """Every ``.py`` file of the interpreter's site directories, or only those of ``dists``."""
+    """Every ``.py`` file of the interpreter's site directories, or only those of ``dists``
+    (``cache_dir``: see :func:`query_interpreter`)."""
     wanted = list(dists)
-    answer = query_interpreter(python, wanted)
+    answer = query_interpreter(python, wanted, cache_dir)
     sites: list[str] = answer["sites"]
     if not sites:
         raise DiscoveryError("no site-packages directory found for that interpreter")

@@ -20,9 +20,10 @@ def norm(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def site_dirs(executable, user_site_enabled):
-    """The purelib and platlib directories of ``executable``'s scheme (and the user site when
-    ``user_site_enabled``, the value of ``site.ENABLE_USER_SITE`` under ``-S``: never)."""
+def site_candidates(executable, user_site_enabled):
+    """Where ``executable``'s site directories would be: the purelib and platlib directories of
+    its scheme (and the user site when ``user_site_enabled``, the value of
+    ``site.ENABLE_USER_SITE`` under ``-S``: never), whether they exist or not."""
     # Without the site module a virtual environment goes undetected, so find its pyvenv.cfg as
     # site.venv does.
     bindir = os.path.dirname(os.path.abspath(executable))
@@ -30,17 +31,22 @@ def site_dirs(executable, user_site_enabled):
     folders = (bindir, os.path.dirname(bindir))
     if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in folders):
         prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
-    sites = []
-    for key in ("purelib", "platlib"):
-        path = sysconfig.get_paths(vars=prefix).get(key)
-        if path and os.path.isdir(path) and path not in sites:
-            sites.append(path)
+    paths = sysconfig.get_paths(vars=prefix)
+    candidates = [path for path in (paths.get("purelib"), paths.get("platlib")) if path]
     try:
-        user = site.getusersitepackages()
-        if user_site_enabled and os.path.isdir(user) and user not in sites:
-            sites.append(user)
+        if user_site_enabled:
+            candidates.append(site.getusersitepackages())
     except Exception:
         pass
+    return candidates
+
+
+def existing_sites(candidates):
+    """The candidates that are directories, each once, in order."""
+    sites = []
+    for path in candidates:
+        if os.path.isdir(path) and path not in sites:
+            sites.append(path)
     return sites
 
 
@@ -96,11 +102,20 @@ def top_level_files(dist):
 
 
 def answer(wanted, executable, user_site_enabled):
-    """The whole answer: site directories, then the files of each wanted distribution."""
-    sites = site_dirs(executable, user_site_enabled)
+    """The whole answer: site directories (and the candidates they were chosen from), then the
+    files of each wanted distribution."""
+    candidates = site_candidates(executable, user_site_enabled)
+    sites = existing_sites(candidates)
     dists, names, broken = distribution_files(sites, wanted) if wanted else ({}, [], [])
     python = sys.version.split()[0]
-    return {"sites": sites, "dists": dists, "names": names, "broken": broken, "python": python}
+    return {
+        "sites": sites,
+        "candidates": candidates,
+        "dists": dists,
+        "names": names,
+        "broken": broken,
+        "python": python,
+    }
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """The shortcuts that keep a run over a whole site-packages cheap give the same answers as the
 plain definitions: the directory walk (``os.scandir``, names built by slicing) finds what
-``os.walk`` finds, the in-process interpreter query answers as the subprocess does, a token whose
+``os.walk`` finds, the in-process interpreter query answers as the subprocess does (and another
+interpreter's answer is remembered only while it cannot have changed), a token whose
 prerequisite is absent is never searched for, a whole word is found as the regular expression
 finds it, and a replayed run imports no analysis code."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -100,7 +102,7 @@ def test_site_walk_finds_what_os_walk_finds(
 ) -> None:
     site = str(odd_site(tmp_path))
     answer = {"sites": [site], "dists": {}, "names": [], "broken": []}
-    monkeypatch.setattr(discover, "query_interpreter", lambda python, dists: answer)
+    monkeypatch.setattr(discover, "query_interpreter", lambda python, dists, cache: answer)
     cwd = {"elsewhere": str(FIXTURES), "/": "/", "site": site, "site/pkg": f"{site}/pkg"}[where]
     found = discover_site_packages(None, [], excludes, cwd=cwd)
     files, problems = reference_site_files(site, excludes, cwd)
@@ -199,3 +201,43 @@ def test_whole_word_search_agrees_with_the_regular_expression() -> None:
         data = path.read_bytes()
         for word in words:
             assert whole_word_in(data, word) == definition(data, word), (path, word)
+
+
+def fake_python(root: Path, candidates: list[Path]) -> tuple[Path, Path]:
+    """A program that answers the site query as an interpreter would, logging each run."""
+    log = root / "runs.log"
+    answer = {
+        "sites": [str(c) for c in candidates if c.is_dir()],
+        "candidates": [str(c) for c in candidates],
+        "dists": {},
+        "names": [],
+        "broken": [],
+        "python": "3.11.0",
+    }
+    script = root / "env" / "bin" / "python"
+    script.parent.mkdir(parents=True)
+    script.write_text(f"#!/bin/sh\necho run >> '{log}'\necho '{json.dumps(answer)}'\n")
+    script.chmod(0o755)
+    return script, log
+
+
+def test_another_interpreters_answer_is_remembered_until_it_changes(tmp_path: Path) -> None:
+    kept, gone = tmp_path / "site-a", tmp_path / "site-b"
+    kept.mkdir()
+    gone.mkdir()
+    python, log = fake_python(tmp_path, [kept, gone])
+    cache = tmp_path / "cache"
+
+    def runs() -> int:
+        return len(log.read_text().splitlines())
+
+    first = query_interpreter(str(python), [], cache)
+    assert first["sites"] == [str(kept), str(gone)] and runs() == 1
+    assert query_interpreter(str(python), [], cache) == first and runs() == 1
+    gone.rmdir()  # which candidates exist is checked on every use
+    assert query_interpreter(str(python), [], cache)["sites"] == [str(kept)] and runs() == 1
+    (python.parent.parent / "pyvenv.cfg").write_text("home = /nowhere\n")  # now a venv
+    assert query_interpreter(str(python), [], cache) == first and runs() == 2  # asked again
+    query_interpreter(str(python), [], None)  # no cache: asked
+    query_interpreter(str(python), ["torch"], cache)  # distributions: always asked
+    assert runs() == 4
