@@ -119,15 +119,22 @@ class SourceSet:
     def contains(
         self, path: str, token: bytes, needs: Mapping[bytes, tuple[bytes, ...]] | None = None
     ) -> bool:
-        """Whether the file's bytes contain ``token``; remembered in the index. A token with
-        ``needs`` (shorter tokens that every file containing it contains, see
-        :func:`tokens.prerequisites`) is absent without a search when one of those is."""
+        """Whether the file's bytes contain ``token``; remembered in the index. It is absent
+        without a search when a plain token inside it is already known to be absent from the
+        file, or when one of its ``needs`` (shorter tokens that every file containing it
+        contains, see :func:`tokens.prerequisites`), searched first, is."""
         index, row = self.index, self._rows[path]
         bit = index.bit(token)
-        if index.checked[row] & bit:
+        checked = index.checked[row]
+        if checked & bit:
             return bool(index.present[row] & bit)
-        required = needs.get(token, ()) if needs else ()
-        found = all(self.contains(path, n, needs) for n in required) and found_in(self[path], token)
+        if checked & ~index.present[row] & index.inner_bits(token):
+            found = False
+        else:
+            required = needs.get(token, ()) if needs else ()
+            found = all(self.contains(path, n, needs) for n in required) and found_in(
+                self[path], token
+            )
         self._changed = True
         index.checked[row] |= bit
         if found:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from lintloader import __version__
 from lintloader.cache import read_pickle, write_pickle
+from lintloader.tokens import absence_implies
 
 RACY_NS = 2_000_000_000
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
@@ -51,6 +52,7 @@ class StatIndex:
     present: list[int] = field(default_factory=list)  # bit i set: token i occurs in the file
     _rows: dict[str, int] = field(default_factory=dict, repr=False)
     _ids: dict[bytes, int] = field(default_factory=dict, repr=False)
+    _inner: dict[bytes, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._rows = {path: row for row, path in enumerate(self.paths)}
@@ -86,6 +88,19 @@ class StatIndex:
             number = self._ids[token] = len(self.tokens)
             self.tokens.append(token)
         return 1 << number
+
+    def inner_bits(self, token: bytes) -> int:
+        """Bits of the plain tokens of the table that occur inside ``token``: a file known not
+        to contain one of them does not contain ``token`` (see :func:`tokens.absence_implies`).
+        Worked out again when the table has grown."""
+        known = self._inner.get(token)
+        if known is None or known[0] != len(self.tokens):
+            mask = 0
+            for number, other in enumerate(self.tokens):
+                if absence_implies(other, token):
+                    mask |= 1 << number
+            known = self._inner[token] = (len(self.tokens), mask)
+        return known[1]
 
     def subset(self, paths: Iterable[str]) -> StatIndex:
         """A new index with the rows of ``paths`` only (and the same token table)."""

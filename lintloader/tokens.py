@@ -42,6 +42,17 @@ def whole_word_in(data: bytes, word: bytes) -> bool:
     return False
 
 
+def searched_text(token: bytes) -> bytes:
+    """The bytes a token's search looks for (a whole-word token's word)."""
+    return token[len(WORD_MARK) :] if token.startswith(WORD_MARK) else token
+
+
+def absence_implies(inner: bytes, token: bytes) -> bool:
+    """Whether a file without ``inner`` cannot contain ``token``: ``inner`` is another plain
+    token that occurs inside the text of ``token``."""
+    return inner != token and not inner.startswith(WORD_MARK) and inner in searched_text(token)
+
+
 def core(token: bytes) -> bytes:
     """The longest run of identifier characters in a plain token (``_iterator`` for
     ``"_iterator"``): every file that contains the token contains its core."""
@@ -60,7 +71,7 @@ def prerequisites(tokens: Iterable[bytes]) -> dict[bytes, tuple[bytes, ...]]:
     candidates = plain | {core(token) for token in plain}
     found: dict[bytes, tuple[bytes, ...]] = {}
     for token in sorted(tokens):
-        text = token[len(WORD_MARK) :] if token.startswith(WORD_MARK) else token
+        text = searched_text(token)
         inner = {c for c in candidates if len(c) < len(text) and c in text}
         longest = sorted(c for c in inner if not any(c != d and c in d for d in inner))
         if longest:

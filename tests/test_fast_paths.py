@@ -33,7 +33,7 @@ from lintloader.discover import (
 )
 from lintloader.engine import read_source
 from lintloader.sources import SourceSet
-from lintloader.tokens import whole_word_in
+from lintloader.tokens import whole_word, whole_word_in
 
 SEED_TOKENS = (
     b'"_iterator"',
@@ -136,6 +136,24 @@ def test_absent_prerequisite_spares_the_search(
     query = GroupQuery.build([(t,) for t in SEED_TOKENS if t != b"\bDataLoader"])
     assert not query.matches(source_set, file.path)
     assert sorted(searched) == [b"__iter__", b"_iterator", b"_shutdown_workers", b"oader"]
+
+
+def test_a_plain_token_known_absent_spares_later_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "plain.py").write_text("value = compute(1)\n")
+    discovery = discover_paths([str(tmp_path)], ())
+    source_set = SourceSet(read_source)
+    (file,) = source_set.load(discovery.files, [])
+    assert not source_set.contains(file.path, b"oader")  # a seed search found it absent
+    searched: list[bytes] = []
+    real = sources.found_in
+    monkeypatch.setattr(sources, "found_in", lambda data, t: searched.append(t) or real(data, t))
+    assert not source_set.contains(file.path, whole_word("train_dataloader"))
+    assert not source_set.contains(file.path, b"DataLoader(")
+    assert searched == []
+    assert source_set.contains(file.path, whole_word("compute"))
+    assert searched == [whole_word("compute")]
 
 
 def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
