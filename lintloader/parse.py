@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from lintloader.cache import SummaryCache, summary_key
 from lintloader.discover import SourceFile
-from lintloader.progress import Progress
+from lintloader.progress import ParseStats
 from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary, summarize_source
 
@@ -17,19 +17,6 @@ from lintloader.summary import FileSummary, summarize_source
 # process is faster (the ast summarizer handles roughly 4 MB of source a second).
 PARALLEL_MIN_FILES = 4
 PARALLEL_MIN_BYTES = 1_000_000
-
-
-@dataclass
-class ParseStats:
-    parsed: int = 0
-    cached: int = 0
-    progress: Progress | None = None
-
-    def count(self, *, parsed: int = 0, cached: int = 0) -> None:
-        self.parsed += parsed
-        self.cached += cached
-        if self.progress is not None:
-            self.progress.update(parsed=self.parsed, cached=self.cached)
 
 
 def _summarize(job: tuple[bytes, str, str, bool]) -> FileSummary:

@@ -53,8 +53,8 @@ class Progress:
 @dataclass
 class ParseStats:
     """How many summaries a run parsed and loaded from the cache, forwarded to the progress
-    line. (``lintloader.parse`` has its own identical copy; this one lives here so that a
-    replayed run reports its counts without importing the parsing machinery.)"""
+    line. (It lives here, not in ``lintloader.parse``, so that a replayed run reports its
+    counts without importing the parsing machinery.)"""
 
     parsed: int = 0
     cached: int = 0

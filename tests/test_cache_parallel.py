@@ -14,7 +14,8 @@ from conftest import FIXTURES, run_cli
 from lintloader.cache import SummaryCache, content_digest, summary_key
 from lintloader.discover import discover_paths
 from lintloader.engine import CheckOptions, read_source, run_check
-from lintloader.parse import PARALLEL_MIN_BYTES, ParseStats, summarize_files
+from lintloader.parse import PARALLEL_MIN_BYTES, summarize_files
+from lintloader.progress import ParseStats
 from lintloader.sources import SourceSet
 from lintloader.statindex import RACY_NS
 
