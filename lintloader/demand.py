@@ -186,59 +186,16 @@ def demanding_sinks(program: Program) -> list[str]:
 
 def functions_reaching_sinks(program: Program) -> set[str]:
     """Keys of functions with a demanding sink, and of every function with a sure edge into
-    one. Only callers whose calls could name the callee are linked (see
-    :func:`_callers_by_name`): resolving every call of every parsed file each round cost more
-    than the rest of the round."""
-    by_name = _callers_by_name(program)
+    one."""
     frontier = demanding_sinks(program)
     reaching = set(frontier)
     while frontier:
         key = frontier.pop()
-        for caller in sorted(_candidate_callers(program, by_name, key) - reaching):
-            if any(
-                edge.callee == key and edge.confidence is Confidence.HIGH
-                for edge in program.edges_from(caller)
-            ):
-                reaching.add(caller)
-                frontier.append(caller)
+        for edge in program.edges_into(key, Confidence.HIGH):
+            if edge.caller not in reaching:
+                reaching.add(edge.caller)
+                frontier.append(edge.caller)
     return reaching
-
-
-def _callers_by_name(program: Program) -> dict[str, set[str]]:
-    """Function keys by every name their calls end in (``self.loader.reset()`` -> ``reset``).
-    A name imported under another one (``from m import f as g``, a re-export included) also
-    lists the callers of its new name, to any depth of renaming."""
-    index: dict[str, set[str]] = {}
-    for key, info in program.functions.items():
-        for call in info.function.calls:
-            index.setdefault(call.target[-1], set()).add(key)
-    renames = {
-        (binding.name, local)
-        for summary in program.files.values()
-        for local, binding in summary.imports.items()
-        if binding.name and binding.name != local
-    }
-    changed = bool(renames)
-    while changed:
-        changed = False
-        for original, local in renames:
-            extra = index.get(local, set()) - index.get(original, set())
-            if extra:
-                index.setdefault(original, set()).update(extra)
-                changed = True
-    return index
-
-
-def _candidate_callers(program: Program, by_name: dict[str, set[str]], key: str) -> set[str]:
-    """Functions with a call that could land in ``key``: one that names it, or for a
-    constructor, names its class or a subclass that inherits it."""
-    info = program.functions[key]
-    names = {info.function.name}
-    class_key = info.class_key
-    if info.function.name == "__init__" and class_key is not None:
-        for holder in {class_key, *program.subclasses.get(class_key, ())}:
-            names.add(program.classes[holder].klass.name)
-    return set().union(*(by_name.get(name, set()) for name in names))
 
 
 def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:

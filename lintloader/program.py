@@ -269,6 +269,59 @@ class Program:
             ]
         return self._edges[key]
 
+    def edges_into(self, key: str, confidence: Confidence | None = None) -> list[Edge]:
+        """Edges into function ``key`` (of one confidence, if given), callers in scan order.
+        Only the functions whose calls could name ``key`` are linked (see
+        :meth:`_callers_by_name`), not every call of the program."""
+        order = self._scan_order
+        return [
+            edge
+            for caller in sorted(self._candidate_callers(key), key=order.__getitem__)
+            for edge in self.edges_from(caller)
+            if edge.callee == key and (confidence is None or edge.confidence is confidence)
+        ]
+
+    @cached_property
+    def _scan_order(self) -> dict[str, int]:
+        return {key: index for index, key in enumerate(self.functions)}
+
+    @cached_property
+    def _callers_by_name(self) -> dict[str, set[str]]:
+        """Function keys by every name their calls end in (``self.loader.reset()`` ->
+        ``reset``). A name imported under another one (``from m import f as g``, a re-export
+        included) also lists the callers of its new name, to any depth of renaming."""
+        index: dict[str, set[str]] = {}
+        for key, info in self.functions.items():
+            for call in info.function.calls:
+                index.setdefault(call.target[-1], set()).add(key)
+        renames = {
+            (binding.name, local)
+            for summary in self.files.values()
+            for local, binding in summary.imports.items()
+            if binding.name and binding.name != local
+        }
+        changed = bool(renames)
+        while changed:
+            changed = False
+            for original, local in renames:
+                extra = index.get(local, set()) - index.get(original, set())
+                if extra:
+                    index.setdefault(original, set()).update(extra)
+                    changed = True
+        return index
+
+    def _candidate_callers(self, key: str) -> set[str]:
+        """Functions with a call that could land in ``key``: one that names it, or for a
+        constructor, names its class or a subclass that inherits it."""
+        info = self.functions[key]
+        names = {info.function.name}
+        class_key = info.class_key
+        if info.function.name == "__init__" and class_key is not None:
+            for holder in {class_key, *self.subclasses.get(class_key, ())}:
+                names.add(self.classes[holder].klass.name)
+        by_name = self._callers_by_name
+        return set().union(*(by_name.get(name, set()) for name in names))
+
     def callees(self, info: FunctionInfo, call: CallSite) -> Iterator[tuple[str, Confidence]]:
         """Functions a call site can land in, each with how sure the link is."""
         target = call.target

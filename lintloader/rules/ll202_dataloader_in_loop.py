@@ -47,7 +47,7 @@ from collections.abc import Iterator
 
 from lintloader.analysis import is_epoch_root
 from lintloader.findings import Confidence, Finding, Hop, Severity
-from lintloader.program import Edge, Program
+from lintloader.program import Edge
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.rules.ll20x_loaders import (
     LOADER_TOKENS,
@@ -70,12 +70,11 @@ _MAX_DEPTH = 6
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     sites = [s for s in loader_sites(program) if s.workers is not Workers.ZERO]
-    callers = _sure_callers(program) if any(s.call.context.loop < 0 for s in sites) else {}
     for site in sites:
         if site.call.context.loop >= 0:
             yield _in_loop(ctx, site)
         elif not once_guarded(site.facts, site.call.context):
-            yield from _per_call(ctx, site, callers)
+            yield from _per_call(ctx, site)
 
 
 def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
@@ -119,18 +118,7 @@ def _loop_site(line: int, column: int, text: str) -> Site:
     return Site(line, column, text, line, line)
 
 
-def _sure_callers(program: Program) -> dict[str, list[Edge]]:
-    callers: dict[str, list[Edge]] = {}
-    for key in program.functions:
-        for edge in program.edges_from(key):
-            if edge.confidence is Confidence.HIGH and edge.callee != key:
-                callers.setdefault(edge.callee, []).append(edge)
-    return callers
-
-
-def _per_call(
-    ctx: AnalysisContext, site: LoaderSite, callers: dict[str, list[Edge]]
-) -> Iterator[Finding]:
+def _per_call(ctx: AnalysisContext, site: LoaderSite) -> Iterator[Finding]:
     """Walk sure call edges upwards from the constructing function; stop at the first call
     that sits in a loop body or in a per-epoch hook."""
     program = ctx.program
@@ -141,7 +129,7 @@ def _per_call(
         return
     while queue:
         key, path = queue.popleft()
-        for edge in callers.get(key, ()):
+        for edge in program.edges_into(key, Confidence.HIGH):
             if edge.caller in seen or len(path) >= _MAX_DEPTH:
                 continue
             seen.add(edge.caller)

@@ -241,14 +241,14 @@ def constructors_reaching(program: Program) -> set[str]:
         for s in loader_sites(program)
         if s.workers is not Workers.ZERO and s.call.context.loop < 0
     }
-    callers: dict[str, set[str]] = {}
-    for key in program.functions:
-        for edge in program.edges_from(key):
-            if edge.confidence is Confidence.HIGH:
-                callers.setdefault(edge.callee, set()).add(key)
     reaching, frontier = set(makers), list(makers)
     for _ in range(DEMAND_DEPTH):  # breadth-first, one call level a step
-        frontier = [c for key in frontier for c in callers.get(key, ()) if c not in reaching]
+        frontier = [
+            edge.caller
+            for key in frontier
+            for edge in program.edges_into(key, Confidence.HIGH)
+            if edge.caller not in reaching
+        ]
         reaching.update(frontier)
     return reaching
 
