@@ -28,7 +28,13 @@ from lintloader.program import Program
 from lintloader.rules.base import Rule
 from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
-from lintloader.tokens import function_groups, prerequisites, whole_word
+from lintloader.tokens import (
+    function_groups,
+    method_group,
+    prerequisites,
+    scope_package,
+    whole_word,
+)
 
 MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]
@@ -56,10 +62,10 @@ class Round:
 @dataclass
 class GroupQuery:
     """Token groups arranged for a fast search: a file matches when it contains every token of
-    some group. Groups are bucketed under their most shared token, which is searched first, so
-    a file costs one search per bucket it fails, and a token whose prerequisite (a shorter
-    token it contains, see :func:`tokens.prerequisites`) is absent costs none. The index
-    remembers every answer."""
+    some group (a scope token: when it is inside that package or names it). Groups are
+    bucketed under their most shared token, which is searched first, so a file costs one
+    search per bucket it fails, and a token whose prerequisite (a shorter token it contains,
+    see :func:`tokens.prerequisites`) is absent costs none. The index remembers every answer."""
 
     buckets: dict[bytes, list[TokenGroup]] = field(default_factory=dict)
     needs: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
@@ -83,14 +89,20 @@ class GroupQuery:
     def tokens(self) -> set[bytes]:
         return {*self.buckets, *(t for rests in self.buckets.values() for r in rests for t in r)}
 
-    def matches(self, sources: SourceSet, path: str) -> bool:
-        needs = self.needs
+    def matches(self, sources: SourceSet, file: SourceFile) -> bool:
         for head, rests in self.buckets.items():
-            if sources.contains(path, head, needs) and any(
-                all(sources.contains(path, token, needs) for token in rest) for rest in rests
+            if self._has(sources, file, head) and any(
+                all(self._has(sources, file, token) for token in rest) for rest in rests
             ):
                 return True
         return False
+
+    def _has(self, sources: SourceSet, file: SourceFile, token: bytes) -> bool:
+        package = scope_package(token)
+        if package is None:
+            return sources.contains(file.path, token, self.needs)
+        inside = file.module == package or file.module.startswith(package + ".")
+        return inside or sources.contains(file.path, whole_word(package), self.needs)
 
 
 def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
@@ -110,7 +122,7 @@ def select(
     by_module = {f.module: f for f in files}
     groups = seed_groups(rules)
     query = GroupQuery.build(groups)
-    chosen = [f for f in files if query.matches(sources, f.path)]
+    chosen = [f for f in files if query.matches(sources, f)]
     rounds.append(Round(len(groups), len(query.tokens), 0, len(chosen)))
     summaries = summarize(chosen)
     tried: set[TokenGroup] = set(groups)
@@ -127,7 +139,7 @@ def select(
             f
             for f in files
             if f.path not in summaries
-            and (f.module in modules or (fresh and query.matches(sources, f.path)))
+            and (f.module in modules or (fresh and query.matches(sources, f)))
         ]
         rounds.append(Round(len(fresh), len(query.tokens), len(modules), len(chosen)))
         if not chosen:
@@ -157,11 +169,9 @@ def wanted_by(program: Program) -> Wanted:
             continue
         if _is_dunder(name) and name != "__init__":
             continue  # called by syntax (next(), for, del, with), never by its name
-        holders = {class_key, *program.subclasses.get(class_key, ())}
-        for holder in holders:
-            class_name = whole_word(program.classes[holder].klass.name)
-            # a constructor is called by its class's name alone
-            groups.add((class_name,) if name == "__init__" else (whole_word(name), class_name))
+        for holder in {class_key, *program.subclasses.get(class_key, ())}:
+            klass = program.classes[holder]
+            groups.add(method_group(name, klass.klass.name, klass.file.module))
     return Wanted(frozenset(groups), frozenset(_modules_to_follow(program, reaching)))
 
 

@@ -2,7 +2,9 @@
 
 A plain token matches anywhere in a file's bytes (``._iterator``, ``oader``). A token made by
 :func:`whole_word` matches only as a whole identifier: the name of a function or class that the
-analysis wants callers of (``dataloader`` must not match ``train_dataloader``).
+analysis wants callers of (``dataloader`` must not match ``train_dataloader``). A token made by
+:func:`package_scope` matches a file inside a top-level package, or one that names the package
+as a whole word: code that calls into a package imports it, unless it is part of it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 WORD_MARK = b"\b"  # never part of Python source text we search for
+SCOPE_MARK = b"\x01"  # neither
 _IDENTIFIER_RUN = re.compile(rb"\w+")
 _WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # \w
 
@@ -42,6 +45,17 @@ def whole_word_in(data: bytes, word: bytes) -> bool:
     return False
 
 
+def package_scope(module: str) -> bytes:
+    """The scope token of ``module``'s top-level package (``pytorch_lightning`` for
+    ``pytorch_lightning.utilities.fetching``)."""
+    return SCOPE_MARK + module.split(".")[0].encode()
+
+
+def scope_package(token: bytes) -> str | None:
+    """The package a scope token stands for; None for any other token."""
+    return token[len(SCOPE_MARK) :].decode() if token.startswith(SCOPE_MARK) else None
+
+
 def searched_text(token: bytes) -> bytes:
     """The bytes a token's search looks for (a whole-word token's word)."""
     return token[len(WORD_MARK) :] if token.startswith(WORD_MARK) else token
@@ -50,7 +64,9 @@ def searched_text(token: bytes) -> bytes:
 def absence_implies(inner: bytes, token: bytes) -> bool:
     """Whether a file without ``inner`` cannot contain ``token``: ``inner`` is another plain
     token that occurs inside the text of ``token``."""
-    return inner != token and not inner.startswith(WORD_MARK) and inner in searched_text(token)
+    if token.startswith(SCOPE_MARK) or inner.startswith((WORD_MARK, SCOPE_MARK)):
+        return False
+    return inner != token and inner in searched_text(token)
 
 
 def core(token: bytes) -> bytes:
@@ -66,7 +82,7 @@ def prerequisites(tokens: Iterable[bytes]) -> dict[bytes, tuple[bytes, ...]]:
     (``oader`` for ``DataLoader``, ``_iterator`` for ``._iterator``). One search for an absent
     prerequisite answers every token that needs it, which is most of a seed search (a
     whole-word token's own search starts with its plain word anyway)."""
-    tokens = set(tokens)
+    tokens = {token for token in tokens if not token.startswith(SCOPE_MARK)}
     plain = {token for token in tokens if not token.startswith(WORD_MARK)}
     candidates = plain | {core(token) for token in plain}
     found: dict[bytes, tuple[bytes, ...]] = {}
@@ -82,7 +98,17 @@ def prerequisites(tokens: Iterable[bytes]) -> dict[bytes, tuple[bytes, ...]]:
 def function_groups(name: str, module: str) -> set[tuple[bytes, ...]]:
     """Token groups of the files that can call module-level function ``name`` of ``module``:
     they import it, so they name its module (``from .helpers import f``, ``helpers.f()``) or,
-    through a re-export, its package."""
+    through a re-export, its package; and they are in its top-level package or name it."""
     parts = module.split(".")
     anchors = {parts[-1]} if len(parts) < 2 else {parts[-1], parts[-2]}
-    return {(whole_word(name), whole_word(anchor)) for anchor in anchors}
+    scope = package_scope(module)
+    return {(whole_word(name), whole_word(anchor), scope) for anchor in anchors}
+
+
+def method_group(method: str, class_name: str, module: str) -> tuple[bytes, ...]:
+    """The token group of the files that can call method ``method`` of class ``class_name``
+    (defined in ``module``) or, for ``__init__``, construct it: they name the class (to type
+    the receiver or call the constructor) and are in its package or name it."""
+    klass = whole_word(class_name)
+    scope = package_scope(module)
+    return (klass, scope) if method == "__init__" else (whole_word(method), klass, scope)

@@ -11,14 +11,16 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
+from lintloader.config import Config
 from lintloader.demand import GroupQuery, demanding_sinks, functions_reaching_sinks
 from lintloader.discover import discover_paths
-from lintloader.engine import read_source
+from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.sources import SourceSet
 from lintloader.statindex import RACY_NS
 from lintloader.summary import summarize_source
+from lintloader.tokens import package_scope, whole_word
 
 TOKENS = (b"._iterator", b"reset", b"__iter__", b"teardown", b"DataLoader", b"self", b"nothing!")
 
@@ -42,7 +44,7 @@ def test_group_query_agrees_with_the_definition_on_real_files() -> None:
         query = GroupQuery.build(groups)
         for file in files:
             expected = plain(read_source(file.path) or b"", groups)
-            assert query.matches(sources, file.path) == expected, (groups, file.path)
+            assert query.matches(sources, file) == expected, (groups, file.path)
 
 
 def test_token_answers_are_remembered_across_runs(tmp_path: Path) -> None:
@@ -59,14 +61,14 @@ def test_token_answers_are_remembered_across_runs(tmp_path: Path) -> None:
     first = SourceSet(read_source, cache_dir=cache, roots=discovery.roots)
     files = first.load(discovery.files, [])
     query = GroupQuery.build([(b"reset", b"._iterator")])
-    assert [f.path.endswith("a.py") for f in files if query.matches(first, f.path)] == [True]
+    assert [f.path.endswith("a.py") for f in files if query.matches(first, f)] == [True]
     first.save()
     second = SourceSet(read_source, cache_dir=cache, roots=discovery.roots)
     again = second.load(discovery.files, [])
-    assert [f.path.endswith("a.py") for f in again if query.matches(second, f.path)] == [True]
+    assert [f.path.endswith("a.py") for f in again if query.matches(second, f)] == [True]
     assert second.read_count == 0  # every answer came from the index
     unknown = GroupQuery.build([(b"teardown",)])
-    assert not any(unknown.matches(second, f.path) for f in again)
+    assert not any(unknown.matches(second, f) for f in again)
     assert second.read_count == len(again)  # a new token needs the bytes
 
 
@@ -138,3 +140,54 @@ def test_reaching_functions_follow_aliases_renamed_reexports_and_inherited_const
     assert found == _reaching_by_definition(program)
     assert {"user:by_reexport", "user:by_alias", "user:by_subclass"} <= found
     assert "user:unrelated" not in found
+
+
+def test_scope_tokens_match_files_inside_the_package_or_naming_it(tmp_path: Path) -> None:
+    """A caller of a package's function is inside that package or imports it by name: a file
+    elsewhere that only shares the function's and module's names is never parsed."""
+    files = {
+        "pkg_a/__init__.py": "",
+        "pkg_a/core.py": "def reset_loader(loader):\n    loader._iterator = None\n",
+        "pkg_a/fetch.py": textwrap.dedent(
+            """
+            from .core import reset_loader
+
+            class Fetcher:
+                def __iter__(self):
+                    reset_loader(self.loader)
+                    return self
+            """
+        ),
+        "user/__init__.py": "",
+        "user/train.py": textwrap.dedent(
+            """
+            from pkg_a import core
+
+            class Epochs:
+                def __iter__(self):
+                    core.reset_loader(self.loader)
+                    return self
+            """
+        ),
+        "stranger/__init__.py": "",
+        "stranger/core.py": "def reset_loader(x):\n    return x\n",
+        "stranger/use.py": "from .core import reset_loader\n\nreset_loader(1)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    result = run_check(discover_paths([str(tmp_path)], ()), CheckOptions(config=Config(), jobs=1))
+    parsed = {Path(path).relative_to(tmp_path).as_posix() for path in result.summaries}
+    assert parsed == {"pkg_a/core.py", "pkg_a/fetch.py", "user/train.py"}
+    assert sorted((f.code, Path(f.path).name) for f in result.findings) == [
+        ("LL101", "fetch.py"),
+        ("LL101", "train.py"),
+    ]
+    scope = package_scope("pkg_a.core")
+    query = GroupQuery.build([(whole_word("reset_loader"), scope)])
+    sources = SourceSet(read_source)
+    loaded = sources.load(discover_paths([str(tmp_path)], ()).files, [])
+    matching = {
+        Path(f.path).relative_to(tmp_path).as_posix() for f in loaded if query.matches(sources, f)
+    }
+    assert matching == {"pkg_a/core.py", "pkg_a/fetch.py", "user/train.py"}

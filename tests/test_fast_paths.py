@@ -134,7 +134,7 @@ def test_absent_prerequisite_spares_the_search(
     source_set = SourceSet(read_source)
     (file,) = source_set.load(discovery.files, [])
     query = GroupQuery.build([(t,) for t in SEED_TOKENS if t != b"\bDataLoader"])
-    assert not query.matches(source_set, file.path)
+    assert not query.matches(source_set, file)
     assert sorted(searched) == [b"__iter__", b"_iterator", b"_shutdown_workers", b"oader"]
 
 
@@ -167,7 +167,7 @@ def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
     for file in files:
         data = read_source(file.path) or b""
         expected = any(all(sources.found_in(data, t) for t in group) for group in groups)
-        assert query.matches(source_set, file.path) == expected, file.path
+        assert query.matches(source_set, file) == expected, file.path
         matched += expected
     assert 0 < matched < len(files)
 

@@ -24,7 +24,7 @@ from lintloader.summary_dataloaders import (
     LoaderCall,
     TrainerCall,
 )
-from lintloader.tokens import function_groups, whole_word
+from lintloader.tokens import function_groups, method_group
 
 # Files that can construct a DataLoader themselves: they call it or bind another name to it.
 # (A file that only names the class, in an import, a type hint or a docstring, cannot; calls of
@@ -266,10 +266,9 @@ def demand_tokens(program: Program) -> set[tuple[bytes, ...]]:
         if class_key is None:
             groups |= function_groups(function.name, info.file.module)
         elif class_key in program.classes:
-            klass = whole_word(program.classes[class_key].klass.name)
-            name = whole_word(function.name)
-            groups.add((klass,) if function.name == "__init__" else (name, klass))
+            holder = program.classes[class_key]
+            groups.add(method_group(function.name, holder.klass.name, holder.file.module))
     for key, info in program.classes.items():
         if program.is_dataloader_class(key) and not key.startswith("torch."):
-            groups.add((whole_word(info.klass.name),))
+            groups.add(method_group("__init__", info.klass.name, info.file.module))
     return groups
