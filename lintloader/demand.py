@@ -38,7 +38,8 @@ from lintloader.tokens import (
 
 MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]
-Summarize = Callable[[list[SourceFile]], dict[str, FileSummary]]
+# Summarize the candidates that a round's query (None: none) or module names choose.
+Take = Callable[[list[SourceFile], "GroupQuery | None", frozenset[str]], dict[str, FileSummary]]
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,15 @@ class GroupQuery:
     def tokens(self) -> set[bytes]:
         return {*self.buckets, *(t for rests in self.buckets.values() for r in rests for t in r)}
 
+    @property
+    def searched(self) -> set[bytes]:
+        """Every token a match may search for (scope tokens search their package's name)."""
+        found = {t for token in self.tokens for t in (token, *self.needs.get(token, ()))}
+        packages = {scope_package(token) for token in found}
+        return {t for t in found if scope_package(t) is None} | {
+            whole_word(p) for p in packages if p is not None
+        }
+
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
         for head, rests in self.buckets.items():
             if self._has(sources, file, head) and any(
@@ -109,22 +119,37 @@ def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
     return {group for rule in rules for group in rule.seed_tokens}
 
 
+def chosen_by(
+    query: GroupQuery | None,
+    modules: frozenset[str],
+    sources: SourceSet,
+    candidates: Iterable[SourceFile],
+) -> list[SourceFile]:
+    """The candidates a round takes: a module it asks for by name, or a file its query
+    matches."""
+    return [
+        f
+        for f in candidates
+        if f.module in modules or (query is not None and query.matches(sources, f))
+    ]
+
+
 def select(
     files: Sequence[SourceFile],
     sources: SourceSet,
     rules: Iterable[Rule],
-    summarize: Summarize,
+    take: Take,
     rounds: list[Round] | None = None,
 ) -> dict[str, FileSummary]:
-    """Summaries of every file the active rules need, found backwards from their seeds."""
+    """Summaries of every file the active rules need, found backwards from their seeds.
+    ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     by_module = {f.module: f for f in files}
     groups = seed_groups(rules)
     query = GroupQuery.build(groups)
-    chosen = [f for f in files if query.matches(sources, f)]
-    rounds.append(Round(len(groups), len(query.tokens), 0, len(chosen)))
-    summaries = summarize(chosen)
+    summaries = take(list(files), query, frozenset())
+    rounds.append(Round(len(groups), len(query.tokens), 0, len(summaries)))
     tried: set[TokenGroup] = set(groups)
     demands = [rule.demand for rule in rules if rule.demand is not None]
     for _ in range(MAX_ROUNDS):
@@ -133,18 +158,14 @@ def select(
         extra = {group for demand in demands for group in demand(program)}
         fresh = (wanted.token_groups | extra) - tried
         tried |= fresh
-        modules = {_longest_known(path, by_module) for path in wanted.modules}
+        modules = frozenset(_longest_known(path, by_module) for path in wanted.modules)
         query = GroupQuery.build(fresh)
-        chosen = [
-            f
-            for f in files
-            if f.path not in summaries
-            and (f.module in modules or (fresh and query.matches(sources, f)))
-        ]
-        rounds.append(Round(len(fresh), len(query.tokens), len(modules), len(chosen)))
-        if not chosen:
+        candidates = [f for f in files if f.path not in summaries]
+        found = take(candidates, query if fresh else None, modules)
+        rounds.append(Round(len(fresh), len(query.tokens), len(modules), len(found)))
+        if not found:
             break
-        summaries.update(summarize(chosen))
+        summaries.update(found)
     return summaries
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +17,6 @@ from lintloader.cache import SummaryCache
 from lintloader.config import Config
 from lintloader.discover import Discovery, FileProblem, SourceFile
 from lintloader.findings import Finding, Severity
-from lintloader.limits import size_problem
 from lintloader.progress import ParseStats, Progress
 from lintloader.replay import Replay, load_replay, replay_key, save_replay
 from lintloader.sources import SourceSet
@@ -94,20 +93,6 @@ def _read_to_end(descriptor: int, size: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def oversized(
-    batch: Sequence[SourceFile], sources: SourceSet, max_mb: float
-) -> dict[str, FileSummary]:
-    """Error summaries for the files of ``batch`` too large to parse (never cached)."""
-    from lintloader.summary import FileSummary
-
-    found: dict[str, FileSummary] = {}
-    for file in batch:
-        problem = size_problem(sources.size(file.path), max_mb)
-        if problem:
-            found[file.path] = FileSummary(file.path, file.module, file.is_package, error=problem)
-    return found
-
-
 def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     problems = list(discovery.problems)
     progress = Progress.for_stderr() if options.progress else None
@@ -146,20 +131,16 @@ def analyze(
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules."""
     from lintloader.demand import select
-    from lintloader.parse import default_jobs, summarize_files
+    from lintloader.parse import default_jobs
     from lintloader.program import Program
+    from lintloader.rounds import RoundTaker
     from lintloader.rules import AnalysisContext
 
     config = options.config
     rules = active_rules(config)
     jobs = options.jobs or default_jobs()
-
-    def summarize(batch: Sequence[SourceFile]) -> dict[str, FileSummary]:
-        large = oversized(batch, sources, config.max_file_size)
-        small = [f for f in batch if f.path not in large]
-        return {**summarize_files(small, sources, cache, jobs, stats), **large}
-
-    summaries = select(files, sources, rules, summarize)
+    taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
+    summaries = select(files, sources, rules, taker.take)
     sources.save()
     if stats.progress:
         stats.progress.close()

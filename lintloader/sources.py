@@ -141,6 +141,28 @@ class SourceSet:
             index.present[row] |= bit
         return found
 
+    def token_answers(self, paths: Iterable[str]) -> list[tuple[int, int, int]]:
+        """(row, checked, present) of each path: what a forked child learned, to send back."""
+        index, rows = self.index, self._rows
+        return [(row, index.checked[row], index.present[row]) for row in map(rows.get, paths)]
+
+    def learn(self, answers: Iterable[tuple[int, int, int]], table_size: int) -> None:
+        """Take token answers found in a forked child (see :meth:`token_answers`). Ignored if
+        the child's token table had grown past this one (its bits would mean other tokens):
+        they are only remembered answers, and will be searched for again."""
+        index = self.index
+        if table_size != len(index.tokens):
+            return
+        for row, checked, present in answers:
+            index.checked[row] |= checked
+            index.present[row] |= present
+        self._changed = True
+
+    def register(self, tokens: Iterable[bytes]) -> None:
+        """Give ``tokens`` their bits now, so that forked children agree on them."""
+        for token in tokens:
+            self.index.bit(token)
+
     def save(self) -> None:
         """Store the index for the next run (only this run's files; no-op without a cache)."""
         if self._cache_dir is None or self._index_path is None:

@@ -1,0 +1,91 @@
+"""Forked shards (``forked.py``) and sharded demand rounds (``rounds.py``): real forks, the
+same answers as one process, and a failing child's shard redone by the parent."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from lintloader.cache import SummaryCache
+from lintloader.demand import select
+from lintloader.discover import discover_paths
+from lintloader.engine import read_source
+from lintloader.forked import can_fork, map_forked
+from lintloader.progress import ParseStats
+from lintloader.rounds import RoundTaker
+from lintloader.rules import ALL_RULES
+from lintloader.sources import SourceSet
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
+
+
+@needs_fork
+def test_shards_run_in_other_processes_and_come_back_in_order() -> None:
+    results = map_forked(lambda shard: (os.getpid(), [n * n for n in shard]), [[1, 2], [3], [4]])
+    assert [squares for _, squares in results] == [[1, 4], [9], [16]]
+    pids = [pid for pid, _ in results]
+    assert pids[0] == os.getpid() and len(set(pids)) == 3
+
+
+@needs_fork
+def test_a_failing_child_shard_is_redone_here() -> None:
+    parent = os.getpid()
+
+    def work(shard: list[int]) -> list[int]:
+        if os.getpid() != parent and shard == [2]:
+            raise RuntimeError("only in the child")
+        if os.getpid() != parent and shard == [3]:
+            os._exit(9)  # killed mid-way, nothing sent
+        return [n + 1 for n in shard]
+
+    assert map_forked(work, [[1], [2], [3]]) == [[2], [3], [4]]
+
+
+@needs_fork
+def test_a_child_writes_nothing_to_the_parents_streams(capfd: pytest.CaptureFixture[str]) -> None:
+    sys.stdout.write("buffered before the fork")  # a child that flushed would repeat this
+    map_forked(lambda shard: shard, [[1], [2], [3]])
+    sys.stdout.flush()
+    assert capfd.readouterr().out == "buffered before the fork"
+
+
+def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, ParseStats, set]:
+    discovery = discover_paths([str(root)], ())
+    sources = SourceSet(read_source)
+    files = sources.load(discovery.files, [])
+    cache = SummaryCache(cache_dir)
+    stats = ParseStats()
+    taker = RoundTaker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
+    summaries = select(files, sources, ALL_RULES, taker.take)
+    answers = sorted(
+        (
+            sources.index.paths[row],
+            {t for n, t in enumerate(sources.index.tokens) if checked >> n & 1},
+            {t for n, t in enumerate(sources.index.tokens) if present >> n & 1},
+        )
+        for row, checked, present in sources.token_answers(f.path for f in files)
+    )
+    return summaries, answers, stats, cache.used
+
+
+@needs_fork
+def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
+    tmp_path: Path,
+) -> None:
+    root = FIXTURES / "check"
+    serial, serial_answers, serial_stats, serial_used = run_select(root, 1, tmp_path / "a")
+    sharded, sharded_answers, sharded_stats, sharded_used = run_select(root, 3, tmp_path / "b")
+    assert len(serial) > 10
+    assert list(sharded) == list(serial)  # same files, same order
+    assert all(sharded[path] == serial[path] for path in serial)
+    assert sharded_answers == serial_answers
+    # two fixture files with the same bytes and module name share a cache entry: which shard
+    # parses it and which finds it in the cache depends on timing, the total does not
+    total = sharded_stats.parsed + sharded_stats.cached
+    assert total == serial_stats.parsed + serial_stats.cached == len(serial)
+    assert sharded_used == serial_used
+    assert len(list((tmp_path / "b").rglob("*.pickle"))) == len(serial_used)
