@@ -70,6 +70,10 @@ class GroupQuery:
 
     buckets: dict[bytes, list[TokenGroup]] = field(default_factory=dict)
     needs: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
+    # each group as (bits of its tokens, (package, bit of its name) per scope token), for the
+    # stat index they were worked out against
+    _masks: list[tuple[int, tuple[tuple[str, int], ...]]] = field(default_factory=list)
+    _masks_for: object = None
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -100,12 +104,49 @@ class GroupQuery:
         }
 
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
+        known = self._known(sources, file)
+        if known is not None:
+            return known
         for head, rests in self.buckets.items():
             if self._has(sources, file, head) and any(
                 all(self._has(sources, file, token) for token in rest) for rest in rests
             ):
                 return True
         return False
+
+    def _known(self, sources: SourceSet, file: SourceFile) -> bool | None:
+        """The answer from the stat index's bits alone, None when a token must be searched.
+        (Unchanged files of a warm or one-changed-file run answer every round this way, which
+        is an integer test per group instead of a dictionary walk per token.)"""
+        checked, present = sources.answers(file.path)
+        module, undecided = file.module, False
+        for mask, scopes in self._group_masks(sources):
+            for package, bit in scopes:
+                if module != package and not module.startswith(package + "."):
+                    mask |= bit
+            if checked & mask == mask:
+                if present & mask == mask:
+                    return True
+            elif not checked & ~present & mask:
+                undecided = True
+        return None if undecided else False
+
+    def _group_masks(self, sources: SourceSet) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
+        index = sources.index
+        if self._masks_for is not index:
+            masks = []
+            for head, rests in self.buckets.items():
+                for rest in rests:
+                    bits, scopes = 0, []
+                    for token in (head, *rest):
+                        package = scope_package(token)
+                        if package is None:
+                            bits |= index.bit(token)
+                        else:
+                            scopes.append((package, index.bit(whole_word(package))))
+                    masks.append((bits, tuple(scopes)))
+            self._masks, self._masks_for = masks, index
+        return self._masks
 
     def _has(self, sources: SourceSet, file: SourceFile, token: bytes) -> bool:
         package = scope_package(token)
@@ -151,7 +192,8 @@ def select(
     summaries = take(list(files), query, frozenset())
     rounds.append(Round(len(groups), len(query.tokens), 0, len(summaries)))
     tried: set[TokenGroup] = set(groups)
-    demands = [rule.demand for rule in rules if rule.demand is not None]
+    # rules that share a demand hook (LL201, LL202 and LL204 do) ask it once a round
+    demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
     for _ in range(MAX_ROUNDS):
         program = Program(summaries.values())
         wanted = wanted_by(program)

@@ -141,6 +141,11 @@ class SourceSet:
             index.present[row] |= bit
         return found
 
+    def answers(self, path: str) -> tuple[int, int]:
+        """(checked, present) token bits of a file: which tokens were searched, which found."""
+        row = self._rows[path]
+        return self.index.checked[row], self.index.present[row]
+
     def token_answers(self, paths: Iterable[str]) -> list[tuple[int, int, int]]:
         """(row, checked, present) of each path: what a forked child learned, to send back."""
         index, rows = self.index, self._rows
