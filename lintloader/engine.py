@@ -6,9 +6,11 @@ This is the library entry point that the CLI, the flake8 plugin and the fixers c
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,7 +95,27 @@ def _read_to_end(descriptor: int, size: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a run. A run allocates hundreds of thousands of
+    small objects that hold no cycles (syntax trees, summaries, unpickled cache entries), and
+    the collector walked them again and again: a third of the time to load cached summaries.
+    Reference counting still frees everything as usual; any cycle waits until the run ends."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
+    with collector_paused():
+        return _run_check(discovery, options)
+
+
+def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     problems = list(discovery.problems)
     progress = Progress.for_stderr() if options.progress else None
     sources = SourceSet(read_source, options.sources, options.cache_dir, discovery.roots)
