@@ -16,8 +16,10 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_site_packages.py --python .venv/bin/python --repeats 3
 
-Needs: ``.venv/bin/lintloader`` and ``.venv/bin/ruff`` (both in the dev environment), network
-access to PyPI the first time (TorchFix; ``--skip-torchfix`` to leave it out).
+Needs: ``.venv/bin/ruff`` (in the dev environment) and network access to PyPI the first time:
+lintloader is installed from this checkout into its own venv (``<work>/tool``, a regular
+install as pre-commit makes it), TorchFix into another (``--skip-torchfix`` leaves it out).
+Commands run with Python's defaults (``PYTHONDONTWRITEBYTECODE`` removed from the environment).
 """
 
 from __future__ import annotations
@@ -49,11 +51,17 @@ class Run:
     stderr: str = field(repr=False)
 
 
+# Python's defaults for every measured command: a sandbox may set PYTHONDONTWRITEBYTECODE,
+# which makes every run compile lintloader's modules again.
+MEASURED_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_measured(command: list[str], cwd: Path = REPO) -> Run:
     """Run ``command``: its wall time, output and the peak RSS of its process tree (the
     largest process, as ``wait4`` reports it for the child and its reaped descendants)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=MEASURED_ENV)
     out_chunks, err_chunks = _drain(process)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
@@ -110,8 +118,24 @@ def rewrite(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def lintloader(python: Path, cache: Path) -> list[str]:
-    return [str(BIN / "lintloader"), "check", "--site-packages", "--python", str(python),
+def install_tool(work: Path) -> Path:
+    """lintloader installed from this checkout the way pre-commit and ``pip install .`` do it
+    (a regular install in its own venv, with the constraints file), not the dev venv's
+    editable one, whose import hook costs every run ~10 ms. Reinstalled on every benchmark run
+    so that it measures the code as it is now."""
+    venv = work / "tool"
+    pip = venv / "bin" / "pip"
+    if not pip.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(pip), "install", "-q", "-c", str(REPO / "constraints.txt"), str(REPO)],
+                   check=True)
+    subprocess.run([str(pip), "install", "-q", "--no-deps", "--force-reinstall", str(REPO)],
+                   check=True)
+    return venv / "bin" / "lintloader"
+
+
+def lintloader(tool: Path, python: Path, cache: Path) -> list[str]:
+    return [str(tool), "check", "--site-packages", "--python", str(python),
             "--cache-dir", str(cache), "--exit-zero", "--output-format", "concise"]
 
 
@@ -166,6 +190,7 @@ def main() -> int:
 
     args.work.mkdir(parents=True, exist_ok=True)
     python = build_copy(args.python.absolute(), args.work)
+    tool = install_tool(args.work)
     site = purelib(python)
     changed = site / CHANGED_FILE
     original = changed.read_bytes()
@@ -182,7 +207,7 @@ def main() -> int:
                 if kind == "changed":
                     rewrite(changed, original + b"\n# touched by the benchmark\n")
                 reference = run_measured(ruff(site))
-                mine = run_measured(lintloader(python, cache))
+                mine = run_measured(lintloader(tool, python, cache))
                 rows["ruff"].append(reference)
                 rows[kind].append(mine)
                 ratios[kind].append(mine.wall_s / reference.wall_s)

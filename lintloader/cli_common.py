@@ -15,7 +15,7 @@ import click
 from lintloader.cache import default_cache_dir
 from lintloader.config import Config, ConfigError, find_pyproject, load_config, split_codes
 from lintloader.discover import Discovery, DiscoveryError, discover_paths, discover_site_packages
-from lintloader.engine import CheckOptions
+from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import Severity
 
 if TYPE_CHECKING:
@@ -108,11 +108,12 @@ def discover(
 ) -> Discovery:
     if python and not site_packages:
         raise Failure("--python only makes sense with --site-packages")
-    if site_packages:
-        return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
-    if not paths:
+    if not site_packages and not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
-    return discover_paths(paths, exclude)
+    with collector_paused():  # thousands of small records, no cycles (see engine.py)
+        if site_packages:
+            return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
+        return discover_paths(paths, exclude)
 
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:
