@@ -136,6 +136,8 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     result = analyze(files, problems, sources, cache, stats, options)
     if replay_file and options.cache_dir and cache:
         entries = cache.stamps(cache.used)
+        # the run worked out digests it needed: the next run's key will include them
+        key = replay_key(files, sources, problems, options.config)
         if entries is not None:
             summaries = stats.parsed + stats.cached
             replay = Replay(key, tuple(result.findings), result.suppressed, summaries, entries)

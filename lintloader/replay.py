@@ -72,7 +72,7 @@ def replay_key(
         [file.module for file in files],
         ["1" if file.is_package else "0" for file in files],
         [file.display for file in files],
-        sources.digests(paths),
+        sources.identities(paths),
     )
     digest.update(f"{len(files)} files\n".encode())
     for column in columns:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lintloader.cache import content_digest
 from lintloader.discover import FileProblem, SourceFile
-from lintloader.statindex import StatIndex, index_path, load_index, save_index
+from lintloader.statindex import StatIndex, index_path, is_racy, load_index, save_index
 from lintloader.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
@@ -81,12 +81,16 @@ class SourceSet:
         return self.index.record(path, (-1, -1, -1, -1), content_digest(data), None)
 
     def _admit_read(self, path: str, stamp: tuple[int, int, int, int]) -> int | None:
-        """Read a file the index does not vouch for (None: it is a directory now)."""
+        """Read a file the index does not vouch for (None: it is a directory now). Its digest
+        waits until something needs it (:meth:`digest`), unless its stamp cannot be trusted:
+        then the digest is what identifies its content."""
         data = self._read(path)
         if data is None:
             return None
         self._changed = True
-        return self.index.record(path, stamp, content_digest(data), time.time_ns())
+        read_ns = time.time_ns()
+        digest = content_digest(data) if is_racy(stamp, read_ns) else ""
+        return self.index.record(path, stamp, digest, read_ns)
 
     def _read(self, path: str) -> bytes | None:
         data = self._reader(path)
@@ -105,12 +109,19 @@ class SourceSet:
         return data
 
     def digest(self, path: str) -> str:
-        return self.index.digests[self._rows[path]]
+        """The sha256 of a file's bytes (worked out now if it was never needed before)."""
+        row = self._rows[path]
+        known = self.index.digests[row]
+        if not known:
+            known = self.index.digests[row] = content_digest(self[path])
+            self._changed = True
+        return known
 
-    def digests(self, paths: Iterable[str]) -> list[str]:
-        """:meth:`digest` of each path, in one go."""
-        rows, digests = self._rows, self.index.digests
-        return [digests[rows[path]] for path in paths]
+    def identities(self, paths: Iterable[str]) -> list[str]:
+        """What identifies each file's content without reading it: its digest where known,
+        else its stat stamp (trusted: a file with an untrusted stamp always has a digest)."""
+        rows, digests, stamps = self._rows, self.index.digests, self.index.stamps
+        return [digests[row] or repr(stamps[row]) for row in map(rows.__getitem__, paths)]
 
     def size(self, path: str) -> int:
         data = self._contents.get(path)
@@ -146,21 +157,26 @@ class SourceSet:
         row = self._rows[path]
         return self.index.checked[row], self.index.present[row]
 
-    def token_answers(self, paths: Iterable[str]) -> list[tuple[int, int, int]]:
-        """(row, checked, present) of each path: what a forked child learned, to send back."""
+    def token_answers(self, paths: Iterable[str]) -> list[tuple[int, int, int, str]]:
+        """(row, checked, present, digest) of each path: what a forked child learned."""
         index, rows = self.index, self._rows
-        return [(row, index.checked[row], index.present[row]) for row in map(rows.get, paths)]
+        return [
+            (row, index.checked[row], index.present[row], index.digests[row])
+            for row in map(rows.__getitem__, paths)
+        ]
 
-    def learn(self, answers: Iterable[tuple[int, int, int]], table_size: int) -> None:
-        """Take token answers found in a forked child (see :meth:`token_answers`). Ignored if
-        the child's token table had grown past this one (its bits would mean other tokens):
+    def learn(self, answers: Iterable[tuple[int, int, int, str]], table_size: int) -> None:
+        """Take what a forked child found (see :meth:`token_answers`). Token bits are ignored
+        if the child's token table had grown past this one (they would mean other tokens):
         they are only remembered answers, and will be searched for again."""
         index = self.index
-        if table_size != len(index.tokens):
-            return
-        for row, checked, present in answers:
-            index.checked[row] |= checked
-            index.present[row] |= present
+        same_table = table_size == len(index.tokens)
+        for row, checked, present, digest in answers:
+            if same_table:
+                index.checked[row] |= checked
+                index.present[row] |= present
+            if digest:
+                index.digests[row] = digest
         self._changed = True
 
     def register(self, tokens: Iterable[bytes]) -> None:

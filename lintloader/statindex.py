@@ -39,6 +39,12 @@ def stamp_of(result: os.stat_result) -> Stamp:
     return (result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino)
 
 
+def is_racy(stamp: Stamp, read_ns: int) -> bool:
+    """Whether a file read at ``read_ns`` was modified too recently for its stamp to vouch
+    for its content next time."""
+    return max(stamp[1], stamp[2]) >= read_ns - RACY_NS
+
+
 @dataclass
 class StatIndex:
     """Rows of (path, stamp, digest, checked, present), by column, plus the token table the
@@ -67,7 +73,7 @@ class StatIndex:
         """Remember a file read at ``read_ns`` whose stat (taken before reading) was ``stamp``;
         ``read_ns`` None: bytes that did not come from the file (never trusted). Its token
         answers start empty. Returns its row."""
-        if read_ns is None or max(stamp[1], stamp[2]) >= read_ns - RACY_NS:
+        if read_ns is None or is_racy(stamp, read_ns):
             stamp = UNTRUSTED  # modified too recently: may change again within the same tick
         row = self._rows.get(path)
         if row is None:

@@ -31,16 +31,16 @@ def padding(index: int) -> str:
     )
 
 
-LOADER_MODULE = '''
+LOADER_MODULE = """
 class Loader:
     def __init__(self, dataloader):
         self.dataloader = dataloader
 
     def reset(self):
         self.dataloader._iterator = None
-'''
+"""
 
-FETCHER_MODULE = '''
+FETCHER_MODULE = """
 from .loader_{n} import Loader
 
 
@@ -51,7 +51,7 @@ class Fetcher{n}:
     def __iter__(self):
         self.loader.reset()  # LL101
         return self
-'''
+"""
 
 
 def make_tree(root: Path, modules: int = 6) -> Path:
@@ -151,8 +151,9 @@ def test_warm_run_reads_no_unchanged_file(tmp_path: Path) -> None:
     again = SourceSet(read_source, cache_dir=cache, roots=discovery.roots)
     again.load(discovery.files, [])
     assert again.read_count == 0
-    assert all(again.digest(f.path) == content_digest(read_source(f.path) or b"")
-               for f in discovery.files)
+    assert all(
+        again.digest(f.path) == content_digest(read_source(f.path) or b"") for f in discovery.files
+    )
     assert run_check(discovery, options).findings == reference
 
 
@@ -175,10 +176,23 @@ def test_replayed_findings_follow_the_options(tmp_path: Path) -> None:
     age(root)
     everything, _ = check_json(root, "--cache-dir", str(cache))
     assert check_json(root, "--cache-dir", str(cache))[0] == everything  # replayed
-    only = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache),
-                   "--ignore", "LL101", cwd=root)
-    assert only.stdout == run_cli("check", ".", "--output-format", "json", "--no-cache",
-                                  "--ignore", "LL101", cwd=root).stdout
+    only = run_cli(
+        "check",
+        ".",
+        "--output-format",
+        "json",
+        "--cache-dir",
+        str(cache),
+        "--ignore",
+        "LL101",
+        cwd=root,
+    )
+    assert (
+        only.stdout
+        == run_cli(
+            "check", ".", "--output-format", "json", "--no-cache", "--ignore", "LL101", cwd=root
+        ).stdout
+    )
     assert '"LL101"' not in only.stdout
     assert check_json(root, "--cache-dir", str(cache))[0] == everything
 
@@ -231,8 +245,12 @@ def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
     primary, secondary = os.openpty()
     try:
         process = subprocess.run(
-            [*lintloader_command(), "check", ".", "--no-cache"], cwd=root, stdout=subprocess.PIPE,
-            stderr=secondary, timeout=120, check=False,
+            [*lintloader_command(), "check", ".", "--no-cache"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            timeout=120,
+            check=False,
         )
         os.close(secondary)
         secondary = -1
@@ -253,3 +271,25 @@ def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert b"files found" in shown and b"parsed" in shown
     piped = run_cli("check", ".", "--no-cache", cwd=root)
     assert "files found" not in piped.stderr
+
+
+def test_digests_are_worked_out_only_when_needed_and_the_next_run_replays(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "proj", modules=1)
+    (root / "unrelated.py").write_text("VALUE = 1\n")  # never parsed: no seed token
+    cache = tmp_path / "cache"
+    age(root)
+    discovery = discover_paths([str(root)], ())
+    options = CheckOptions(cache_dir=cache, jobs=1, replay=True)
+    first = run_check(discovery, options)
+    assert first.linked is not None and first.stats.parsed > 0
+    index = SourceSet(read_source, cache_dir=cache, roots=discovery.roots).index
+    digests = dict(zip(index.paths, index.digests, strict=True))
+    assert digests[str(root / "unrelated.py")] == ""  # read and searched, never hashed
+    assert {p for p, d in digests.items() if d} == set(first.summaries)
+    second = run_check(discovery, options)
+    assert second.linked is None  # replayed
+    assert second.findings == first.findings
+    (root / "unrelated.py").write_text("VALUE = 22\n")  # a new stamp: analyzed again
+    third = run_check(discovery, options)
+    assert third.linked is not None and third.stats.parsed == 0
+    assert third.findings == first.findings

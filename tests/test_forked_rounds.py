@@ -66,8 +66,9 @@ def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, Pars
             sources.index.paths[row],
             {t for n, t in enumerate(sources.index.tokens) if checked >> n & 1},
             {t for n, t in enumerate(sources.index.tokens) if present >> n & 1},
+            digest,
         )
-        for row, checked, present in sources.token_answers(f.path for f in files)
+        for row, checked, present, digest in sources.token_answers(f.path for f in files)
     )
     return summaries, answers, stats, cache.used
 
