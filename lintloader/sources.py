@@ -82,14 +82,16 @@ class SourceSet:
 
     def _admit_read(self, path: str, stamp: tuple[int, int, int, int]) -> int | None:
         """Read a file the index does not vouch for (None: it is a directory now). Its digest
-        waits until something needs it (:meth:`digest`), unless its stamp cannot be trusted:
-        then the digest is what identifies its content."""
+        waits until something needs it (:meth:`digest`), unless its stamp cannot be trusted
+        (then the digest is what identifies its content) or the index knew a digest for it
+        (the replay key identified the file by it: unchanged bytes must keep that key)."""
         data = self._read(path)
         if data is None:
             return None
         self._changed = True
         read_ns = time.time_ns()
-        digest = content_digest(data) if is_racy(stamp, read_ns) else ""
+        eager = is_racy(stamp, read_ns) or self.index.has_digest(path)
+        digest = content_digest(data) if eager else ""
         return self.index.record(path, stamp, digest, read_ns)
 
     def _read(self, path: str) -> bytes | None:

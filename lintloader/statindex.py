@@ -69,6 +69,10 @@ class StatIndex:
         row = self._rows.get(path)
         return row if row is not None and self.stamps[row] == stamp else None
 
+    def has_digest(self, path: str) -> bool:
+        row = self._rows.get(path)
+        return row is not None and bool(self.digests[row])
+
     def record(self, path: str, stamp: Stamp, digest: str, read_ns: int | None) -> int:
         """Remember a file read at ``read_ns`` whose stat (taken before reading) was ``stamp``;
         ``read_ns`` None: bytes that did not come from the file (never trusted). Its token

@@ -293,3 +293,17 @@ def test_digests_are_worked_out_only_when_needed_and_the_next_run_replays(tmp_pa
     third = run_check(discovery, options)
     assert third.linked is not None and third.stats.parsed == 0
     assert third.findings == first.findings
+
+
+def test_a_racy_file_read_again_unchanged_still_replays(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "proj", modules=1)
+    age(root)
+    fetch = root / "pkg" / "fetch_0.py"
+    fetch.write_bytes(fetch.read_bytes())  # same bytes, new mtime: too recent to be trusted
+    discovery = discover_paths([str(root)], ())
+    options = CheckOptions(cache_dir=tmp_path / "cache", jobs=1, replay=True)
+    first = run_check(discovery, options)
+    age(root)  # read again next time (its stamp was not trusted), unchanged
+    second = run_check(discovery, options)
+    assert second.linked is None  # replayed
+    assert second.findings == first.findings
