@@ -74,6 +74,8 @@ class GroupQuery:
     # stat index they were worked out against
     _masks: list[tuple[int, tuple[tuple[str, int], ...]]] = field(default_factory=list)
     _masks_for: object = None
+    _heads: tuple[int, frozenset[str]] = (0, frozenset())
+    _heads_for: object = None
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -104,6 +106,8 @@ class GroupQuery:
         }
 
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
+        if self._heads_absent(sources, file):
+            return False
         known = self._known(sources, file)
         if known is not None:
             return known
@@ -130,6 +134,25 @@ class GroupQuery:
             elif not checked & ~present & mask:
                 undecided = True
         return None if undecided else False
+
+    def _heads_absent(self, sources: SourceSet, file: SourceFile) -> bool:
+        """Whether every bucket's head is known to be absent (each group holds its head):
+        most files of a warm round are rejected by this one test."""
+        mask, packages = self._head_mask(sources)
+        checked, present = sources.answers(file.path)
+        return checked & ~present & mask == mask and file.module.partition(".")[0] not in packages
+
+    def _head_mask(self, sources: SourceSet) -> tuple[int, frozenset[str]]:
+        index = sources.index
+        if self._heads_for is not index:
+            mask, packages = 0, set()
+            for head in self.buckets:
+                package = scope_package(head)
+                mask |= index.bit(head if package is None else whole_word(package))
+                if package is not None:
+                    packages.add(package)
+            self._heads, self._heads_for = (mask, frozenset(packages)), index
+        return self._heads
 
     def _group_masks(self, sources: SourceSet) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
         index = sources.index
