@@ -90,7 +90,7 @@ def _linked_between(root: Path, folder: Path) -> bool:
         current = current.parent
 
 
-CACHE_ENTRY_PREFIXES = ("summaries-", "index-", "interpreters-", ".tmp-")
+CACHE_ENTRY_PREFIXES = ("summaries-", "index-", "interpreters-", "listings-", ".tmp-")
 
 
 def clean_cache(directory: Path) -> int:

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from lintloader import __version__, site_query
 from lintloader.cache import read_pickle, write_pickle
+from lintloader.listings import Listing, ListingCache
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -367,7 +368,9 @@ def discover_site_packages(
         return found
     excluded = name_matcher(("__pycache__", *excludes))
     for site in sites:
-        found.files.extend(_walked_site_files(site, sites, excluded, found, cwd, seen))
+        listings = ListingCache.load(cache_dir, site)
+        found.files.extend(_walked_site_files(site, sites, excluded, found, cwd, seen, listings))
+        listings.save()
     return found
 
 
@@ -385,6 +388,7 @@ def _walked_site_files(
     found: Discovery,
     cwd: str,
     seen: set[str],
+    listings: ListingCache,
 ) -> Iterator[SourceFile]:
     """The files below ``site`` not in ``seen`` yet. Module names and display paths are built
     once per directory from the walk's relative folders (what :func:`_site_file` computes per
@@ -392,7 +396,7 @@ def _walked_site_files(
     exact = os.path.abspath(site) == site and not any(
         other.startswith(site.rstrip(os.sep) + os.sep) for other in sites
     )
-    for directory, folders, files in _walk_site(site, excluded, found):
+    for directory, folders, files in _walk_site(site, excluded, found, listings):
         if not exact:
             for _, path in files:
                 if path not in seen:
@@ -443,37 +447,56 @@ def _files_of(wanted: list[str], answer: dict) -> list[str]:
 
 
 def _walk_site(
-    site: str, excluded: Callable[[str], bool], found: Discovery
+    site: str, excluded: Callable[[str], bool], found: Discovery, listings: ListingCache
 ) -> Iterator[tuple[str, tuple[str, ...], list[tuple[str, str]]]]:
     """For each directory below ``site``, top-down in name order (as ``os.walk`` with sorted
     names): its path, its folder names relative to ``site`` and the sorted (name, path) of its
     regular ``.py`` files. Directories whose name is ``excluded`` and links to directories are not
     entered, unreadable directories are skipped, a link that does not resolve is a problem.
-    File types come from the directory listing: only links cost a ``stat``."""
+    A directory unchanged since an earlier run is not listed again (``listings.py``)."""
     stack: list[tuple[str, tuple[str, ...]]] = [(site, ())]
     while stack:
         directory, folders = stack.pop()
-        subdirs: list[tuple[str, str]] = []
-        candidates: list[tuple[str, os.DirEntry[str]]] = []
-        try:
-            with os.scandir(directory) as listing:
-                for entry in listing:
-                    name = entry.name
-                    try:
-                        is_dir = entry.is_dir()
-                    except OSError:
-                        is_dir = False
-                    if is_dir:
-                        if not entry.is_symlink() and not excluded(name):
-                            subdirs.append((name, entry.path))
-                    elif name.endswith(".py"):
-                        candidates.append((name, entry))
-        except OSError:
+        listing = listings.get(directory) or _list_directory(directory, found, listings)
+        if listing is None:
             continue  # unreadable (or vanished) directory: skipped, as os.walk does
-        candidates.sort(key=lambda candidate: candidate[0])
-        yield directory, folders, [(n, e.path) for n, e in candidates if _is_source_entry(e, found)]
-        subdirs.sort(reverse=True)
-        stack.extend((path, (*folders, name)) for name, path in subdirs)
+        yield directory, folders, listing.files
+        subdirs = [(name, path) for name, path in listing.subdirs if not excluded(name)]
+        stack.extend((path, (*folders, name)) for name, path in reversed(subdirs))
+
+
+def _list_directory(directory: str, found: Discovery, listings: ListingCache) -> Listing | None:
+    """List ``directory``: file types come from the listing, only links cost a ``stat``."""
+    try:
+        mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
+    except OSError:
+        mtime = None
+    subdirs: list[tuple[str, str]] = []
+    candidates: list[tuple[str, os.DirEntry[str]]] = []
+    linked = False
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if entry.is_symlink():
+                        linked = True
+                    else:
+                        subdirs.append((name, entry.path))
+                elif name.endswith(".py"):
+                    candidates.append((name, entry))
+                    linked = linked or entry.is_symlink()
+    except OSError:
+        return None
+    candidates.sort(key=lambda candidate: candidate[0])
+    files = [(n, e.path) for n, e in candidates if _is_source_entry(e, found)]
+    listing = Listing(mtime or 0, sorted(subdirs), files)
+    listings.put(directory, mtime, None if linked else listing)
+    return listing
 
 
 def _is_source_entry(entry: os.DirEntry[str], found: Discovery) -> bool:
