@@ -32,6 +32,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,17 +57,30 @@ class Run:
 MEASURED_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+GNU_TIME = Path("/usr/bin/time")
+
+
 def run_measured(command: list[str], cwd: Path = REPO) -> Run:
     """Run ``command``: its wall time, output and the peak RSS of its process tree (the
-    largest process, as ``wait4`` reports it for the child and its reaped descendants)."""
+    largest process). The peak comes from GNU time where it is installed: ``wait4`` on a child
+    of this script counts this script's own memory too (a vfork'ed child's peak includes the
+    parent's before ``exec``), which grows with every run kept in memory."""
+    report = Path(tempfile.mkstemp(prefix="bench-rss-")[1])
+    wrapped = [str(GNU_TIME), "-f", "%M", "-o", str(report), *command]
+    use_time = GNU_TIME.exists()
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=MEASURED_ENV)
+    process = subprocess.Popen(wrapped if use_time else command, cwd=cwd,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=MEASURED_ENV)
     out_chunks, err_chunks = _drain(process)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    return Run(wall, usage.ru_maxrss / 1024, process.returncode,
+    peak_kib = usage.ru_maxrss
+    if use_time:
+        text = report.read_text().strip().splitlines()
+        peak_kib = int(text[-1]) if text and text[-1].isdigit() else peak_kib
+    report.unlink(missing_ok=True)
+    return Run(wall, peak_kib / 1024, process.returncode,
                b"".join(out_chunks).decode(errors="replace"),
                b"".join(err_chunks).decode(errors="replace"))
 
