@@ -67,18 +67,20 @@ def replay_key(
     # Column by column (this runs for every file of a site-packages on every run): each column
     # is its values joined by NUL, which never occurs in a path, preceded by its length.
     paths = [file.path for file in files]
+    digests, stamps = sources.content_columns(paths)
     columns = (
         paths,
         [file.module for file in files],
         ["1" if file.is_package else "0" for file in files],
         [file.display for file in files],
-        sources.identities(paths),
+        digests,
     )
     digest.update(f"{len(files)} files\n".encode())
     for column in columns:
         data = "\0".join(column).encode("utf-8", "surrogatepass")  # undecodable names
         digest.update(f"{len(data)}\n".encode())
         digest.update(data)
+    digest.update(stamps)
     return digest.hexdigest()
 
 

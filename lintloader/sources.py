@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import stat
 import time
+from array import array
 from collections.abc import Callable, Iterable, Mapping
+from itertools import chain
 from pathlib import Path
 
 from lintloader.cache import content_digest
@@ -119,11 +121,15 @@ class SourceSet:
             self._changed = True
         return known
 
-    def identities(self, paths: Iterable[str]) -> list[str]:
-        """What identifies each file's content without reading it: its digest where known,
-        else its stat stamp (trusted: a file with an untrusted stamp always has a digest)."""
-        rows, digests, stamps = self._rows, self.index.digests, self.index.stamps
-        return [digests[row] or repr(stamps[row]) for row in map(rows.__getitem__, paths)]
+    def content_columns(self, paths: Iterable[str]) -> tuple[list[str], bytes]:
+        """What identifies the files' content without reading them: each file's digest where
+        known ("" where not), and the stat stamps, packed, of the files without one (a trusted
+        stamp changes with the content; a file whose stamp is not trusted has a digest)."""
+        rows = [self._rows[path] for path in paths]
+        digests, stamps = self.index.digests, self.index.stamps
+        known = [digests[row] for row in rows]
+        unhashed = (stamps[row] for row, digest in zip(rows, known, strict=True) if not digest)
+        return known, array("q", chain.from_iterable(unhashed)).tobytes()
 
     def size(self, path: str) -> int:
         data = self._contents.get(path)
