@@ -3,8 +3,9 @@
 A cold scan of a whole site-packages spends most of its time in two loops over files whose
 bytes the parent already holds: searching them for tokens and summarizing the ones that match.
 A forked child sees those bytes without copying them (copy-on-write), so a shard costs a fork
-(milliseconds), not a worker start-up and a transfer of 100+ MB. Only Linux forks here: elsewhere
-(and when forking fails) every shard runs in this process, with the same results.
+(milliseconds), not a worker start-up and a transfer of 100+ MB. Only a single-threaded process
+on Linux forks here: elsewhere (and when forking fails) every shard runs in this process, with
+the same results.
 
 A child never writes to stdout or stderr and leaves with ``os._exit``, so no buffered output
 and no ``atexit`` handler of the parent runs twice. A child that fails, is killed or sends
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -24,7 +26,9 @@ Result = TypeVar("Result")
 
 
 def can_fork() -> bool:
-    return sys.platform == "linux" and hasattr(os, "fork")
+    """Linux, and no other thread: a lock another thread holds at the fork (an import lock, a
+    logging handler's) would stay locked forever in the child."""
+    return sys.platform == "linux" and hasattr(os, "fork") and threading.active_count() == 1
 
 
 def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> list[Result]:

@@ -90,3 +90,18 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
     assert total == serial_stats.parsed + serial_stats.cached == len(serial)
     assert sharded_used == serial_used
     assert len(list((tmp_path / "b").rglob("*.pickle"))) == len(serial_used)
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not can_fork()
+        results = map_forked(lambda shard: os.getpid(), [[1], [2]])
+        assert results == [os.getpid(), os.getpid()]  # every shard ran here
+    finally:
+        release.set()
+        other.join()
