@@ -204,8 +204,9 @@ def select(
     rules: Iterable[Rule],
     take: Take,
     rounds: list[Round] | None = None,
-) -> dict[str, FileSummary]:
-    """Summaries of every file the active rules need, found backwards from their seeds.
+) -> tuple[dict[str, FileSummary], Program]:
+    """Summaries of every file the active rules need, found backwards from their seeds, and
+    the program they link into.
     ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
@@ -217,8 +218,8 @@ def select(
     tried: set[TokenGroup] = set(groups)
     # rules that share a demand hook (LL201, LL202 and LL204 do) ask it once a round
     demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
+    program = Program(summaries.values())
     for _ in range(MAX_ROUNDS):
-        program = Program(summaries.values())
         wanted = wanted_by(program)
         extra = {group for demand in demands for group in demand(program)}
         fresh = (wanted.token_groups | extra) - tried
@@ -231,7 +232,8 @@ def select(
         if not found:
             break
         summaries.update(found)
-    return summaries
+        program.extend(found.values())
+    return summaries, program
 
 
 def _longest_known(path: str, by_module: dict[str, SourceFile]) -> str:

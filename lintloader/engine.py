@@ -156,7 +156,6 @@ def analyze(
     """Select and summarize what the active rules need, link it and run the rules."""
     from lintloader.demand import select
     from lintloader.parse import default_jobs
-    from lintloader.program import Program
     from lintloader.rounds import RoundTaker
     from lintloader.rules import AnalysisContext
 
@@ -164,11 +163,10 @@ def analyze(
     rules = active_rules(config)
     jobs = options.jobs or default_jobs()
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
-    summaries = select(files, sources, rules, taker.take)
+    summaries, program = select(files, sources, rules, taker.take)
     sources.save()
     if stats.progress:
         stats.progress.close()
-    program = Program(summaries.values())
     displays = {f.path: f.display for f in files}
     context = AnalysisContext(program, lambda path: displays.get(path, path))
     raw = [finding for rule in rules for finding in rule.check(context)]

@@ -82,11 +82,22 @@ class Program:
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.methods_by_name: dict[str, list[str]] = {}
+        self._calls_by_name: dict[str, set[str]] = {}  # see _callers_by_name
+        self._renames: set[tuple[str, str]] = set()
+        self._edges: dict[str, list[Edge]] = {}
+        self._mro: dict[str, tuple[str, ...]] = {}
+        self.extend(summaries)
+
+    def extend(self, summaries: Iterable[FileSummary]) -> None:
+        """Link more files in (demand selection adds each round's files to one program).
+        Everything worked out from the files so far is forgotten: a newly linked module can
+        change how a name resolves, a class's MRO, its subclasses."""
         for summary in summaries:
             if summary.ok:
                 self._add(summary)
-        self._edges: dict[str, list[Edge]] = {}
-        self._mro: dict[str, tuple[str, ...]] = {}
+        self._edges, self._mro = {}, {}
+        for name in ("subclasses", "_scan_order", "_callers_by_name"):
+            self.__dict__.pop(name, None)
 
     def _add(self, summary: FileSummary) -> None:
         # Two files claiming one module (a src/ copy and an installed one): the first wins.
@@ -98,9 +109,16 @@ class Program:
             self.functions[key] = FunctionInfo(key, summary, function)
             if function.class_qualname is not None:
                 self.methods_by_name.setdefault(function.name, []).append(key)
+            for call in function.calls:
+                self._calls_by_name.setdefault(call.target[-1], set()).add(key)
         for qualname, klass in summary.classes.items():
             key = symbol_key(summary.module, qualname)
             self.classes[key] = ClassInfo(key, summary, klass)
+        self._renames.update(
+            (binding.name, local)
+            for local, binding in summary.imports.items()
+            if binding.name and binding.name != local
+        )
 
     # -- name resolution ---------------------------------------------------------------------
     def resolve(self, module: str, name: Dotted, depth: int = 0) -> Symbol | None:
@@ -290,20 +308,11 @@ class Program:
         """Function keys by every name their calls end in (``self.loader.reset()`` ->
         ``reset``). A name imported under another one (``from m import f as g``, a re-export
         included) also lists the callers of its new name, to any depth of renaming."""
-        index: dict[str, set[str]] = {}
-        for key, info in self.functions.items():
-            for call in info.function.calls:
-                index.setdefault(call.target[-1], set()).add(key)
-        renames = {
-            (binding.name, local)
-            for summary in self.files.values()
-            for local, binding in summary.imports.items()
-            if binding.name and binding.name != local
-        }
-        changed = bool(renames)
+        index = {name: set(keys) for name, keys in self._calls_by_name.items()}
+        changed = bool(self._renames)
         while changed:
             changed = False
-            for original, local in renames:
+            for original, local in self._renames:
                 extra = index.get(local, set()) - index.get(original, set())
                 if extra:
                     index.setdefault(original, set()).update(extra)

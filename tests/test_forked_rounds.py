@@ -60,7 +60,7 @@ def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, Pars
     cache = SummaryCache(cache_dir)
     stats = ParseStats()
     taker = RoundTaker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
-    summaries = select(files, sources, ALL_RULES, taker.take)
+    summaries, _ = select(files, sources, ALL_RULES, taker.take)
     answers = sorted(
         (
             sources.index.paths[row],
