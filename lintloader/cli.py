@@ -6,6 +6,8 @@ or internal error.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -52,6 +54,28 @@ class LazyGroup(click.Group):
             module = importlib.import_module(module_name)
             self.add_command(getattr(module, attribute), name)
         return super().get_command(ctx, name)
+
+
+class CheckDone(SystemExit):
+    """How ``check`` ends (a ``SystemExit`` with its exit code): the console script leaves
+    the process at once on it (see :func:`run`)."""
+
+
+def run() -> None:
+    """The console script: :func:`main`, and after a ``check``, leave without tearing the
+    interpreter down. A check of a site-packages leaves hundreds of thousands of objects;
+    freeing them one by one and a last garbage collection took 40-70 ms of a one-changed-file
+    run. Only ``check`` ends this way: it starts no process and registers no exit handler
+    (``verify``'s DataLoader workers, for one, are cleaned up by ``atexit``)."""
+    try:
+        main()
+    except CheckDone as done:
+        code = done.code if isinstance(done.code, int) else 1
+        for stream in (sys.stdout, sys.stderr):
+            # a closed pipe (`lintloader check | head`): nothing left to flush to
+            with contextlib.suppress(OSError):
+                stream.flush()
+        os._exit(code)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -103,6 +127,10 @@ def check(
 
     PATHS are files or directories (or, with --site-packages, distribution names).
     """
+    # A short-lived process whose objects hold no cycles (see engine.collector_paused): the
+    # collector stays off until it exits, rather than walking everything the run allocated
+    # once when the run ends (45 ms after a one-file change in a whole site-packages).
+    gc.disable()
     scope, paths = project_scope(paths, project_root, site_packages)
     discovery, options = prepare(
         paths,
@@ -127,7 +155,7 @@ def check(
         context = ReportContext(color=use_color, root=os.getcwd())
         click.echo(render(output_format, result.findings, context), nl=False)
     click.echo(summary_line(result), err=True)
-    sys.exit(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)
+    raise CheckDone(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)
 
 
 def render_statistics(findings: Sequence[Finding]) -> str:
@@ -180,4 +208,4 @@ def clean_command(cache_dir: Path | None) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, REPO, lintloader_command, run_cli
 
 BUG = textwrap.dedent(
     """\
@@ -176,3 +179,25 @@ def test_unknown_distribution_lists_close_matches() -> None:
     result = run_cli("check", "--site-packages", "pytorch-lightnin", "--no-cache")
     assert result.returncode == 2
     assert "'pytorch-lightnin' is not installed; did you mean pytorch-lightning" in result.stderr
+
+
+def test_check_output_is_complete_and_a_closed_pipe_is_no_traceback() -> None:
+    """``check`` leaves the process without tearing the interpreter down (cli.run): what it
+    printed must still all arrive, and a reader that stops early must not cause a traceback."""
+    full = run_cli("check", "fixtures/check", "--output-format", "json", "--min-severity", "info")
+    assert full.returncode == 1
+    assert len(json.loads(full.stdout)) > 5
+    command = " ".join(shlex.quote(part) for part in lintloader_command())
+    piped = subprocess.run(
+        f"{command} check fixtures/check --min-severity info | head -c 20; "
+        'echo " status=${PIPESTATUS[0]}"',
+        shell=True,
+        executable="/bin/bash",
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "Traceback" not in piped.stderr
+    assert re.search(r"status=[01]\b", piped.stdout), piped.stdout
