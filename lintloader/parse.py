@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from lintloader.cache import SummaryCache, summary_key
@@ -64,6 +63,9 @@ def _run(
     work = [(sources[f.path], f.path, f.module, f.is_package) for f, _ in todo]
     size = sum(len(job[0]) for job in work)
     if jobs > 1 and len(work) >= PARALLEL_MIN_FILES and size >= PARALLEL_MIN_BYTES:
+        # imported here: multiprocessing costs a run that parses little ~10-20 ms to import
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
             yield from pool.map(_summarize, work, chunksize=1)
     else:

@@ -86,6 +86,8 @@ class Program:
         self._renames: set[tuple[str, str]] = set()
         self._edges: dict[str, list[Edge]] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
+        # what rules work out from the whole program, by name (loader_sites): forgotten on extend
+        self.memo: dict[str, object] = {}
         self.extend(summaries)
 
     def extend(self, summaries: Iterable[FileSummary]) -> None:
@@ -95,7 +97,7 @@ class Program:
         for summary in summaries:
             if summary.ok:
                 self._add(summary)
-        self._edges, self._mro = {}, {}
+        self._edges, self._mro, self.memo = {}, {}, {}
         for name in ("subclasses", "_scan_order", "_callers_by_name"):
             self.__dict__.pop(name, None)
 

@@ -130,8 +130,16 @@ def resolves_to_dataloader(program: Program, info: FunctionInfo, target: Dotted)
     return False
 
 
-def loader_sites(program: Program) -> Iterator[LoaderSite]:
-    """Every DataLoader construction in the program, in a stable order."""
+def loader_sites(program: Program) -> list[LoaderSite]:
+    """Every DataLoader construction in the program, in a stable order (worked out once per
+    program: five rules and the demand hook ask)."""
+    found = program.memo.get("loader_sites")
+    if found is None:
+        found = program.memo["loader_sites"] = list(_loader_sites(program))
+    return found  # type: ignore[return-value]
+
+
+def _loader_sites(program: Program) -> Iterator[LoaderSite]:
     for key in sorted(program.functions):
         info = program.functions[key]
         facts = facts_of(info)
