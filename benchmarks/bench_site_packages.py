@@ -69,8 +69,13 @@ def run_measured(command: list[str], cwd: Path = REPO) -> Run:
     wrapped = [str(GNU_TIME), "-f", "%M", "-o", str(report), *command]
     use_time = GNU_TIME.exists()
     start = time.perf_counter()
-    process = subprocess.Popen(wrapped if use_time else command, cwd=cwd,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=MEASURED_ENV)
+    process = subprocess.Popen(
+        wrapped if use_time else command,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=MEASURED_ENV,
+    )
     out_chunks, err_chunks = _drain(process)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
@@ -80,9 +85,13 @@ def run_measured(command: list[str], cwd: Path = REPO) -> Run:
         text = report.read_text().strip().splitlines()
         peak_kib = int(text[-1]) if text and text[-1].isdigit() else peak_kib
     report.unlink(missing_ok=True)
-    return Run(wall, peak_kib / 1024, process.returncode,
-               b"".join(out_chunks).decode(errors="replace"),
-               b"".join(err_chunks).decode(errors="replace"))
+    return Run(
+        wall,
+        peak_kib / 1024,
+        process.returncode,
+        b"".join(out_chunks).decode(errors="replace"),
+        b"".join(err_chunks).decode(errors="replace"),
+    )
 
 
 def _drain(process: subprocess.Popen[bytes]) -> tuple[list[bytes], list[bytes]]:
@@ -141,21 +150,43 @@ def install_tool(work: Path) -> Path:
     pip = venv / "bin" / "pip"
     if not pip.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(pip), "install", "-q", "-c", str(REPO / "constraints.txt"), str(REPO)],
-                   check=True)
-    subprocess.run([str(pip), "install", "-q", "--no-deps", "--force-reinstall", str(REPO)],
-                   check=True)
+    subprocess.run(
+        [str(pip), "install", "-q", "-c", str(REPO / "constraints.txt"), str(REPO)], check=True
+    )
+    subprocess.run(
+        [str(pip), "install", "-q", "--no-deps", "--force-reinstall", str(REPO)], check=True
+    )
     return venv / "bin" / "lintloader"
 
 
 def lintloader(tool: Path, python: Path, cache: Path) -> list[str]:
-    return [str(tool), "check", "--site-packages", "--python", str(python),
-            "--cache-dir", str(cache), "--exit-zero", "--output-format", "concise"]
+    return [
+        str(tool),
+        "check",
+        "--site-packages",
+        "--python",
+        str(python),
+        "--cache-dir",
+        str(cache),
+        "--exit-zero",
+        "--output-format",
+        "concise",
+    ]
 
 
 def ruff(site: Path) -> list[str]:
-    return [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F", "--exit-zero",
-            "--quiet", "--output-format", "concise", str(site)]
+    return [
+        str(BIN / "ruff"),
+        "check",
+        "--no-cache",
+        "--select",
+        "E,F",
+        "--exit-zero",
+        "--quiet",
+        "--output-format",
+        "concise",
+        str(site),
+    ]
 
 
 def parsed_count(stderr: str) -> str:
@@ -169,8 +200,11 @@ def torchfix(work: Path, site: Path, sample: int) -> dict[str, float] | None:
     executable = venv / "bin" / "torchfix"
     if not executable.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q",
-                                  TORCHFIX_REQUIREMENT], capture_output=True, text=True)
+        install = subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", TORCHFIX_REQUIREMENT],
+            capture_output=True,
+            text=True,
+        )
         if install.returncode != 0 or not executable.exists():
             print(f"TorchFix not installed: {install.stderr.strip()[-300:]}", file=sys.stderr)
             return None
@@ -193,8 +227,12 @@ def median(values: list[float]) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", type=Path, default=BIN / "python",
-                        help="interpreter whose site-packages is scanned (copied, hard-linked)")
+    parser.add_argument(
+        "--python",
+        type=Path,
+        default=BIN / "python",
+        help="interpreter whose site-packages is scanned (copied, hard-linked)",
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/lintloader-bench"))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--torchfix-files", type=int, default=200)
@@ -227,10 +265,12 @@ def main() -> int:
                 ratios[kind].append(mine.wall_s / reference.wall_s)
                 if kind != "changed":
                     outputs.add(mine.stdout)
-                print(f"  run {repeat + 1} {kind:8} lintloader {mine.wall_s:8.2f} s "
-                      f"({parsed_count(mine.stderr)}, {mine.peak_rss_mib:.0f} MiB)   "
-                      f"ruff {reference.wall_s:6.2f} s   ratio {ratios[kind][-1]:.3f}",
-                      flush=True)
+                print(
+                    f"  run {repeat + 1} {kind:8} lintloader {mine.wall_s:8.2f} s "
+                    f"({parsed_count(mine.stderr)}, {mine.peak_rss_mib:.0f} MiB)   "
+                    f"ruff {reference.wall_s:6.2f} s   ratio {ratios[kind][-1]:.3f}",
+                    flush=True,
+                )
                 if kind == "changed":
                     rewrite(changed, original)
     finally:

@@ -33,19 +33,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=2000, help="examples per property")
     parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default random)")
-    parser.add_argument("--interrupt-seeds", type=int, default=0,
-                        help="also run the interrupt test with this many different seeds")
+    parser.add_argument(
+        "--interrupt-seeds",
+        type=int,
+        default=0,
+        help="also run the interrupt test with this many different seeds",
+    )
     args = parser.parse_args()
 
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     seed = ["--hypothesis-seed", str(args.seed)] if args.seed is not None else []
-    code, took = run([*pytest, *seed, "tests/test_fuzz.py"],
-                     {"LINTLOADER_FUZZ_EXAMPLES": str(args.examples)})
+    code, took = run(
+        [*pytest, *seed, "tests/test_fuzz.py"], {"LINTLOADER_FUZZ_EXAMPLES": str(args.examples)}
+    )
     print(f"fuzz: {args.examples} examples per property: exit {code} in {took:.0f} s")
     failed = code != 0
     for offset in range(args.interrupt_seeds):
-        code, took = run([*pytest, "tests/test_robustness_interrupt.py"],
-                         {"LINTLOADER_INTERRUPT_SEED": str(1000 + offset)})
+        code, took = run(
+            [*pytest, "tests/test_robustness_interrupt.py"],
+            {"LINTLOADER_INTERRUPT_SEED": str(1000 + offset)},
+        )
         print(f"interrupt seed {1000 + offset}: exit {code} in {took:.0f} s")
         failed = failed or code != 0
     return 1 if failed else 0
