@@ -40,6 +40,26 @@ def test_whole_site_packages_runs_without_a_crash() -> None:
     assert [f for f in findings if f["code"] == "LL101" and f["severity"] == "error"] == []
 
 
+@needs_torch_and_lightning
+def test_whole_site_packages_same_findings_in_forked_shards_and_one_process(
+    tmp_path: Path,
+) -> None:
+    """A cold scan of the whole environment shards its demand rounds over forked children
+    with -j2 (rounds.py) and runs them in one process with -j1: same findings, info
+    included, and the warm replay of the sharded run agrees too."""
+    runs = {}
+    for jobs in ("1", "2"):
+        cache = tmp_path / f"cache-{jobs}"
+        result = run_cli("check", "--site-packages", "--output-format", "json", "--exit-zero",
+                         "--min-severity", "info", "-j", jobs, "--cache-dir", str(cache))
+        assert result.returncode == 0, result.stderr
+        runs[jobs] = result.stdout
+    warm = run_cli("check", "--site-packages", "--output-format", "json", "--exit-zero",
+                   "--min-severity", "info", "-j", "2", "--cache-dir", str(tmp_path / "cache-2"))
+    assert runs["1"] == runs["2"] == warm.stdout
+    assert "(0 parsed" in warm.stderr
+
+
 def make_venv_with(tmp_path: Path, package_dir: Path, dist: str) -> Path:
     """A venv (no pip) whose site-packages holds a copy of ``package_dir`` and a minimal
     .dist-info with a RECORD, like an installed distribution."""
