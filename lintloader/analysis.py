@@ -17,9 +17,6 @@ from lintloader.summary import SinkSite
 ITER_ROOTS = frozenset({"__iter__"})
 EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_start|on_run_start|on_advance_start)$")
 LOOP_METHODS = frozenset({"reset", "advance", "run"})
-TEARDOWN = re.compile(
-    r"^(teardown|close|shutdown|__del__|__exit__|__aexit__|on_\w+_end|_?cleanup)$"
-)
 SINK_PRIORITY = {"assign-none": 0, "delete": 0, "setattr": 0, "shutdown-workers": 1}
 _MAX_CHAIN = 16
 
@@ -86,10 +83,6 @@ def is_epoch_root(program: Program, info: FunctionInfo) -> bool:
     names = [program.classes[k].klass.name for k in program.mro(class_key)]
     names += [p.rsplit(".", 1)[-1] for p in program.external_bases(class_key)]
     return any(n.lstrip("_").endswith("Loop") for n in names)
-
-
-def is_teardown(name: str) -> bool:
-    return bool(TEARDOWN.match(name))
 
 
 def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:

@@ -18,7 +18,6 @@ foreign one is simply ignored.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,12 +30,8 @@ RACY_NS = 2_000_000_000
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
 _FORMAT = 2
 _COLUMNS = ("paths", "stamps", "digests", "checked", "present")
-Stamp = tuple[int, int, int, int]
+Stamp = tuple[int, int, int, int]  # st_size, st_mtime_ns, st_ctime_ns, st_ino
 UNTRUSTED: Stamp = (-1, -1, -1, -1)
-
-
-def stamp_of(result: os.stat_result) -> Stamp:
-    return (result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino)
 
 
 def is_racy(stamp: Stamp, read_ns: int) -> bool:
