@@ -33,6 +33,7 @@ from lintloader.tokens import (
     method_group,
     prerequisites,
     scope_package,
+    top_package,
     whole_word,
 )
 
@@ -106,8 +107,6 @@ class GroupQuery:
         }
 
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
-        if self._heads_absent(sources, file):
-            return False
         known = self._known(sources, file)
         if known is not None:
             return known
@@ -123,10 +122,10 @@ class GroupQuery:
         (Unchanged files of a warm or one-changed-file run answer every round this way, which
         is an integer test per group instead of a dictionary walk per token.)"""
         checked, present = sources.answers(file.path)
-        module, undecided = file.module, False
+        package_of_file, undecided = top_package(file.module), False
         for mask, scopes in self._group_masks(sources):
             for package, bit in scopes:
-                if module != package and not module.startswith(package + "."):
+                if package != package_of_file:
                     mask |= bit
             if checked & mask == mask:
                 if present & mask == mask:
@@ -135,14 +134,10 @@ class GroupQuery:
                 undecided = True
         return None if undecided else False
 
-    def _heads_absent(self, sources: SourceSet, file: SourceFile) -> bool:
-        """Whether every bucket's head is known to be absent (each group holds its head):
-        most files of a warm round are rejected by this one test."""
-        mask, packages = self.head_mask(sources)
-        checked, present = sources.answers(file.path)
-        return checked & ~present & mask == mask and file.module.partition(".")[0] not in packages
-
     def head_mask(self, sources: SourceSet) -> tuple[int, frozenset[str]]:
+        """The bits of every bucket head (a scope head: of its package's name) and the scope
+        heads' packages: a file outside those packages whose bits say every head is absent
+        matches no group (each group holds its head)."""
         index = sources.index
         if self._heads_for is not index:
             mask, packages = 0, set()
@@ -175,7 +170,7 @@ class GroupQuery:
         package = scope_package(token)
         if package is None:
             return sources.contains(file.path, token, self.needs)
-        inside = file.module == package or file.module.startswith(package + ".")
+        inside = top_package(file.module) == package
         return inside or sources.contains(file.path, whole_word(package), self.needs)
 
 
@@ -190,8 +185,8 @@ def chosen_by(
     candidates: Iterable[SourceFile],
 ) -> list[SourceFile]:
     """The candidates a round takes: a module it asks for by name, or a file its query
-    matches. (The test that every bucket head is known to be absent is written out here:
-    it rejects nearly every file of a warm round, 8,000 files a round in a site-packages.)"""
+    matches. Most files of a warm round are rejected by one integer test here, before
+    :meth:`GroupQuery.matches` (8,000 files a round in a site-packages)."""
     if query is None:
         return [f for f in candidates if f.module in modules]
     mask, packages = query.head_mask(sources)
@@ -202,8 +197,8 @@ def chosen_by(
             chosen.append(file)
             continue
         checked, present = answers(file.path)
-        if checked & ~present & mask == mask and file.module.partition(".")[0] not in packages:
-            continue
+        if checked & ~present & mask == mask and top_package(file.module) not in packages:
+            continue  # every bucket head known to be absent (see GroupQuery.head_mask)
         if query.matches(sources, file):
             chosen.append(file)
     return chosen

@@ -45,10 +45,14 @@ def whole_word_in(data: bytes, word: bytes) -> bool:
     return False
 
 
+def top_package(module: str) -> str:
+    """``pytorch_lightning`` for ``pytorch_lightning.utilities.fetching``."""
+    return module.partition(".")[0]
+
+
 def package_scope(module: str) -> bytes:
-    """The scope token of ``module``'s top-level package (``pytorch_lightning`` for
-    ``pytorch_lightning.utilities.fetching``)."""
-    return SCOPE_MARK + module.split(".")[0].encode()
+    """The scope token of ``module``'s top-level package."""
+    return SCOPE_MARK + top_package(module).encode()
 
 
 def scope_package(token: bytes) -> str | None:
