@@ -181,6 +181,19 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+Scope = tuple[str, str]  # ("class" or "function", qualname) of an enclosing definition
+
+
+def qualname_in(scopes: Sequence[Scope], name: str) -> str:
+    """The qualname of ``name`` defined inside ``scopes`` (outermost first; empty: at module
+    level), as Python spells it: ``C.m``, ``f.<locals>.g``. The summaries, the DataLoader
+    facts and the fixers key functions by it, so they must agree."""
+    if not scopes:
+        return name
+    kind, parent = scopes[-1]
+    return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
+
+
 def dotted(node: ast.AST) -> Dotted | None:
     """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
     if isinstance(node, ast.Name):
@@ -315,11 +328,10 @@ class _Summarizer(Walker):
 
     def _qualname(self, name: str) -> str:
         parent = self.scopes[-1]
-        if isinstance(parent, FunctionSummary):
-            if parent.qualname == MODULE_SCOPE:
-                return name
-            return f"{parent.qualname}.<locals>.{name}"
-        return f"{parent.qualname}.{name}"
+        if parent is self.scopes[0]:  # the module scope
+            return name
+        kind = "class" if isinstance(parent, ClassSummary) else "function"
+        return qualname_in([(kind, parent.qualname)], name)
 
     # -- statements that carry context --------------------------------------------------------
     def visit_If(self, node: ast.If) -> None:

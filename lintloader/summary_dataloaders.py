@@ -24,9 +24,11 @@ from lintloader.source_text import ParsedSource
 from lintloader.summary import (
     MODULE_SCOPE,
     Dotted,
+    Scope,
     Site,
     call_arguments,
     dotted,
+    qualname_in,
 )
 
 RETURNED: Dotted = ("<return>",)
@@ -322,7 +324,7 @@ class _LoaderVisitor(Walker):
     def __init__(self, facts: LoaderFacts, parsed: ParsedSource) -> None:
         self.facts = facts
         self.parsed = parsed
-        self.scopes: list[tuple[str, str]] = []  # (kind, qualname) of classes and functions
+        self.scopes: list[Scope] = []  # enclosing classes and functions
         self.states: list[_FunctionState] = [self._state(MODULE_SCOPE, cached=False)]
         self.bindings: dict[int, Dotted] = {}  # id(call node) -> where its value goes
         self.aliases: set[str] = set()
@@ -338,10 +340,7 @@ class _LoaderVisitor(Walker):
         return self.states[-1]
 
     def _qualname(self, name: str) -> str:
-        if not self.scopes:
-            return name
-        kind, parent = self.scopes[-1]
-        return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
+        return qualname_in(self.scopes, name)
 
     def _site(self, node: ast.AST) -> Site:
         text = _one_line(self.parsed.segment(node))

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from lintloader.summary import Scope, qualname_in
+
 Statement = cst.BaseStatement  # a SimpleStatementLine or a compound statement
 
 
@@ -45,15 +47,12 @@ class _FunctionFinder(cst.CSTVisitor):
 
     def __init__(self) -> None:
         super().__init__()
-        self.scopes: list[tuple[str, str]] = []  # (kind, qualname)
+        self.scopes: list[Scope] = []  # enclosing classes and functions
         self.found: dict[str, cst.FunctionDef] = {}
         self.classes: dict[str, cst.ClassDef] = {}
 
     def _qualname(self, name: str) -> str:
-        if not self.scopes:
-            return name
-        kind, parent = self.scopes[-1]
-        return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
+        return qualname_in(self.scopes, name)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         qualname = self._qualname(node.name.value)
