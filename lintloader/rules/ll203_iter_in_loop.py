@@ -50,7 +50,7 @@ from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.rules.ll20x_loaders import (
     LoaderSite,
     Workers,
-    facts_of,
+    functions_with_facts,
     hop,
     is_dataloader_name,
     loader_bound_to,
@@ -65,12 +65,8 @@ FIX = "reuse-iterator"
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
-    sites = list(loader_sites(program))
-    for key in sorted(program.functions):
-        info = program.functions[key]
-        facts = facts_of(info)
-        if facts is None:
-            continue
+    sites = loader_sites(program)
+    for info, facts in functions_with_facts(program):
         for call in facts.iter_calls:
             if call.argument is None or call.context.loop < 0 or _guarded(facts, call):
                 continue

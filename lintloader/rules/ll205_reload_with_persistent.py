@@ -34,7 +34,7 @@ from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.rules.ll20x_loaders import (
     LoaderSite,
-    facts_of,
+    functions_with_facts,
     hop,
     is_trainer,
     loader_sites,
@@ -48,11 +48,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     persistent = [s for s in loader_sites(program) if not s.persistent_off]
     if not persistent:
         return
-    for key in sorted(program.functions):
-        info = program.functions[key]
-        facts = facts_of(info)
-        if facts is None:
-            continue
+    for info, facts in functions_with_facts(program):
         for call in facts.trainer_calls:
             reload = call.keyword(KEYWORD)
             if reload is None or (reload.is_literal and not reload.literal):

@@ -139,12 +139,17 @@ def loader_sites(program: Program) -> list[LoaderSite]:
     return found  # type: ignore[return-value]
 
 
-def _loader_sites(program: Program) -> Iterator[LoaderSite]:
+def functions_with_facts(program: Program) -> Iterator[tuple[FunctionInfo, FunctionFacts]]:
+    """Every function that has DataLoader facts, with them, in a stable order (by key)."""
     for key in sorted(program.functions):
         info = program.functions[key]
         facts = facts_of(info)
-        if facts is None:
-            continue
+        if facts is not None:
+            yield info, facts
+
+
+def _loader_sites(program: Program) -> Iterator[LoaderSite]:
+    for info, facts in functions_with_facts(program):
         for call in facts.loader_calls:
             resolved = resolves_to_dataloader(program, info, call.target)
             if resolved is not False:
