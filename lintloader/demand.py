@@ -30,11 +30,11 @@ from lintloader.sources import SourceSet
 from lintloader.summary import FileSummary
 from lintloader.tokens import (
     function_groups,
+    index_token,
     method_group,
     prerequisites,
     scope_package,
     top_package,
-    whole_word,
 )
 
 MAX_ROUNDS = 12
@@ -101,10 +101,7 @@ class GroupQuery:
     def searched(self) -> set[bytes]:
         """Every token a match may search for (scope tokens search their package's name)."""
         found = {t for token in self.tokens for t in (token, *self.needs.get(token, ()))}
-        packages = {scope_package(token) for token in found}
-        return {t for t in found if scope_package(t) is None} | {
-            whole_word(p) for p in packages if p is not None
-        }
+        return {index_token(token) for token in found}
 
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
         known = self._known(sources, file)
@@ -143,7 +140,7 @@ class GroupQuery:
             mask, packages = 0, set()
             for head in self.buckets:
                 package = scope_package(head)
-                mask |= index.bit(head if package is None else whole_word(package))
+                mask |= index.bit(index_token(head))
                 if package is not None:
                     packages.add(package)
             self._heads, self._heads_for = (mask, frozenset(packages)), index
@@ -161,17 +158,15 @@ class GroupQuery:
                         if package is None:
                             bits |= index.bit(token)
                         else:
-                            scopes.append((package, index.bit(whole_word(package))))
+                            scopes.append((package, index.bit(index_token(token))))
                     masks.append((bits, tuple(scopes)))
             self._masks, self._masks_for = masks, index
         return self._masks
 
     def _has(self, sources: SourceSet, file: SourceFile, token: bytes) -> bool:
         package = scope_package(token)
-        if package is None:
-            return sources.contains(file.path, token, self.needs)
-        inside = top_package(file.module) == package
-        return inside or sources.contains(file.path, whole_word(package), self.needs)
+        inside = package is not None and top_package(file.module) == package
+        return inside or sources.contains(file.path, index_token(token), self.needs)
 
 
 def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:

@@ -60,6 +60,14 @@ def scope_package(token: bytes) -> str | None:
     return token[len(SCOPE_MARK) :].decode() if token.startswith(SCOPE_MARK) else None
 
 
+def index_token(token: bytes) -> bytes:
+    """The token whose answer the stat index keeps for ``token``: the token itself, or for a
+    scope token its package's name as a whole word (being inside the package is read off the
+    module name, never searched)."""
+    package = scope_package(token)
+    return token if package is None else whole_word(package)
+
+
 def searched_text(token: bytes) -> bytes:
     """The bytes a token's search looks for (a whole-word token's word)."""
     return token[len(WORD_MARK) :] if token.startswith(WORD_MARK) else token
