@@ -136,16 +136,22 @@ class _Editor(cst.CSTTransformer):
         super().__init__()
         self.edit = edit
 
+    def _kept(
+        self,
+        original: Sequence[cst.BaseSmallStatement],
+        updated: Sequence[cst.BaseSmallStatement],
+    ) -> list[cst.BaseSmallStatement]:
+        """The small statements of one line that the edit does not remove (updated nodes)."""
+        return [
+            new for old, new in zip(original, updated, strict=True) if old not in self.edit.remove
+        ]
+
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         if original_node in self.edit.remove:
             return updated_node  # the enclosing block drops it (and keeps its comments)
-        kept = [
-            new
-            for old, new in zip(original_node.body, updated_node.body, strict=True)
-            if old not in self.edit.remove
-        ]
+        kept = self._kept(original_node.body, updated_node.body)
         if len(kept) == len(updated_node.body):
             return updated_node
         if not kept:
@@ -157,11 +163,7 @@ class _Editor(cst.CSTTransformer):
     def leave_SimpleStatementSuite(
         self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
     ) -> cst.SimpleStatementSuite:
-        kept = [
-            new
-            for old, new in zip(original_node.body, updated_node.body, strict=True)
-            if old not in self.edit.remove
-        ]
+        kept = self._kept(original_node.body, updated_node.body)
         if len(kept) == len(updated_node.body):
             return updated_node
         if not kept:
