@@ -13,14 +13,8 @@ from lintloader.fixers.ll20x_calls import insert_before, target_call, without
 def apply(request: FixRequest) -> Edits | None:
     target = target_call(request)
     statement = target.statement()
-    small = statement.body
-    if not (
-        len(small) == 1
-        and isinstance(small[0], cst.Assign)
-        and len(small[0].targets) == 1
-        and isinstance(small[0].targets[0].target, cst.Name)
-        and small[0].value is target.call
-    ):
+    assignment = target.assignment(statement)
+    if assignment is None or not isinstance(assignment.targets[0].target, cst.Name):
         raise FixError("not a plain `name = DataLoader(...)` statement")
     loop = target.loop_of(statement)
     block = target.block_of(loop)

@@ -35,19 +35,14 @@ def apply(request: FixRequest) -> Edits | None:
     ):
         raise FixError("not a `next(iter(loader))` call")
     statement = target.statement()
-    small = statement.body
-    if not (
-        len(small) == 1
-        and isinstance(small[0], cst.Assign)
-        and len(small[0].targets) == 1
-        and small[0].value is call
-    ):
+    assignment = target.assignment(statement)
+    if assignment is None:
         raise FixError("not a plain `name = next(iter(loader))` statement")
     loop = target.loop_of(statement)
     block = target.block_of(loop)
     module = target.module
     source = module.code_for_node(inner.args[0].value)
-    assigned = module.code_for_node(small[0].targets[0].target)
+    assigned = module.code_for_node(assignment.targets[0].target)
     iterator = _iterator_name(module, inner.args[0].value)
     create = cst.parse_statement(f"{iterator} = iter({source})\n")
     retry = cst.parse_statement(

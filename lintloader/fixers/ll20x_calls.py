@@ -34,6 +34,18 @@ class Target:
             raise FixError("the call is not in a simple statement")
         return node
 
+    def assignment(self, statement: cst.SimpleStatementLine) -> cst.Assign | None:
+        """``statement`` as ``target = <the call>`` (one statement, one target), else None."""
+        small = statement.body
+        if (
+            len(small) == 1
+            and isinstance(small[0], cst.Assign)
+            and len(small[0].targets) == 1
+            and small[0].value is self.call
+        ):
+            return small[0]
+        return None
+
     def loop_of(self, statement: cst.BaseStatement) -> Loop:
         """The loop whose body holds ``statement`` directly."""
         block = self.parent(statement)
