@@ -31,7 +31,7 @@ failures=0
 probe() {  # probe NAME EXPECTED_EXIT ARGS...
     local name=$1 expected=$2 code=0
     shift 2
-    timeout 300 "$PYTHON" -m lintloader.cli verify --device "$DEVICE" --json "$@" \
+    timeout 300 "$PYTHON" -m lintloader verify --device "$DEVICE" --json "$@" \
         >"$OUT/$name.json" 2>"$OUT/$name.stderr" || code=$?
     if [[ $code -eq $expected ]]; then
         echo "ok    $name: exit $code"

@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintloader.cache import SummaryCache
+from lintloader.cache.replay import Replay, load_replay, replay_key, save_replay
+from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
-from lintloader.discover import Discovery, FileProblem, SourceFile
 from lintloader.findings import Finding, Severity
-from lintloader.progress import ParseStats, Progress
-from lintloader.replay import Replay, load_replay, replay_key, save_replay
-from lintloader.sources import SourceSet
+from lintloader.scan.paths import Discovery, FileProblem, SourceFile
+from lintloader.scan.sources import SourceSet
+from lintloader.select.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.program import Program
-    from lintloader.rules import Rule
-    from lintloader.summary import FileSummary
+    from lintloader.rules.base import Rule
+    from lintloader.summary.calls import FileSummary
 
 PARSE_ERROR_CODE = "LL000"
 
@@ -65,9 +65,9 @@ class CheckResult:
 
 
 def active_rules(config: Config) -> list[Rule]:
-    from lintloader.rules import ALL_RULES
+    from lintloader.rules.registry import all_rules
 
-    return [rule for rule in ALL_RULES if config.enabled(rule.code)]
+    return [rule for rule in all_rules() if config.enabled(rule.code)]
 
 
 def read_source(path: str) -> bytes | None:
@@ -154,10 +154,10 @@ def analyze(
     options: CheckOptions,
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules."""
-    from lintloader.demand import select
-    from lintloader.parse import default_jobs
-    from lintloader.rounds import RoundTaker
-    from lintloader.rules import AnalysisContext
+    from lintloader.rules.base import AnalysisContext
+    from lintloader.select.parse import default_jobs
+    from lintloader.select.policy import select
+    from lintloader.select.rounds import RoundTaker
 
     config = options.config
     rules = active_rules(config)

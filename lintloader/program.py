@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lintloader.findings import Confidence
-from lintloader.summary import (
+from lintloader.summary.calls import (
     MODULE_SCOPE,
     CallSite,
     ClassSummary,

@@ -19,11 +19,12 @@ WHEEL_CACHE = Path(
 
 def lintloader_command() -> list[str]:
     script = Path(sys.executable).parent / "lintloader"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader.cli.main"]
 
 
-def run_cli(*args: str, cwd: Path | str = REPO, env: dict[str, str] | None = None,
-            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | str = REPO, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """Run ``lintloader ARGS`` in a subprocess, as a user would."""
     merged = {**os.environ, **(env or {})}
     return subprocess.run(
@@ -51,9 +52,23 @@ def download_wheel(requirement: str) -> Path:
         target.mkdir(parents=True, exist_ok=True)
         try:
             result = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                 "--disable-pip-version-check", "-q", "-d", str(target), requirement],
-                capture_output=True, text=True, timeout=300, check=False,
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "--disable-pip-version-check",
+                    "-q",
+                    "-d",
+                    str(target),
+                    requirement,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             pytest.skip(f"cannot download {requirement} from the package index: {exc}")

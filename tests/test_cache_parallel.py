@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
-from lintloader.cache import SummaryCache, content_digest, summary_key
-from lintloader.discover import discover_paths
+from lintloader.cache.statindex import RACY_NS
+from lintloader.cache.summaries import SummaryCache, content_digest, summary_key
 from lintloader.engine import CheckOptions, read_source, run_check
-from lintloader.parse import PARALLEL_MIN_BYTES, summarize_files
-from lintloader.progress import ParseStats
-from lintloader.sources import SourceSet
-from lintloader.statindex import RACY_NS
+from lintloader.scan.paths import discover_paths
+from lintloader.scan.sources import SourceSet
+from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
+from lintloader.select.progress import ParseStats
 
 # Enough code that -j2 really starts worker processes (12 padded modules together just above
 # the size from which parse.py parallelizes).

@@ -69,7 +69,9 @@ def test_super_chain_reports_both_iters() -> None:
 def test_method_passed_by_reference_counts_as_call() -> None:
     (finding,) = findings("fixtures/check/method_reference")
     assert [h["function"] for h in finding["chain"]] == [
-        "Wrapper.__iter__", "Combined.reset", "Combined._drop"
+        "Wrapper.__iter__",
+        "Combined.reset",
+        "Combined._drop",
     ]
 
 

@@ -113,8 +113,9 @@ def test_pyproject_configuration_is_found_and_applied(tmp_path: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.lintloader]\nignore = ["LL1"]\n')
     assert run_cli("check", "src", "--no-cache", cwd=project).returncode == 0
     (project / "pyproject.toml").write_text('[tool.lintloader]\nmin-severity = "info"\n')
-    (project / "src" / "fetch.py").write_text("class A:\n    def close(self):\n"
-                                              "        self.loader._iterator = None\n")
+    (project / "src" / "fetch.py").write_text(
+        "class A:\n    def close(self):\n        self.loader._iterator = None\n"
+    )
     result = run_cli("check", "src", "--no-cache", cwd=project)
     assert "LL103 [info]" in result.stdout
 

@@ -11,16 +11,16 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
+from lintloader.cache.statindex import RACY_NS
 from lintloader.config import Config
-from lintloader.demand import GroupQuery, demanding_sinks, functions_reaching_sinks
-from lintloader.discover import discover_paths
 from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.findings import Confidence
 from lintloader.program import Program
-from lintloader.sources import SourceSet
-from lintloader.statindex import RACY_NS
-from lintloader.summary import summarize_source
-from lintloader.tokens import package_scope, whole_word
+from lintloader.scan.paths import discover_paths
+from lintloader.scan.sources import SourceSet
+from lintloader.scan.tokens import package_scope, whole_word
+from lintloader.select.policy import GroupQuery, demanding_sinks, functions_reaching_sinks
+from lintloader.summary.calls import summarize_source
 
 TOKENS = (b"._iterator", b"reset", b"__iter__", b"teardown", b"DataLoader", b"self", b"nothing!")
 

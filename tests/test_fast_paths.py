@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from lintloader import discover, sources
-from lintloader.demand import GroupQuery
-from lintloader.discover import (
+from lintloader.engine import read_source
+from lintloader.scan import paths as discover
+from lintloader.scan import sources
+from lintloader.scan.paths import (
     FileProblem,
     SourceFile,
     discover_paths,
@@ -31,9 +32,9 @@ from lintloader.discover import (
     module_name_in_site,
     query_interpreter,
 )
-from lintloader.engine import read_source
-from lintloader.sources import SourceSet
-from lintloader.tokens import whole_word, whole_word_in
+from lintloader.scan.sources import SourceSet
+from lintloader.scan.tokens import whole_word, whole_word_in
+from lintloader.select.policy import GroupQuery
 
 SEED_TOKENS = (
     b'"_iterator"',
@@ -180,13 +181,14 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
     )
     script = (
         "import sys\n"
-        "from lintloader.cli import main\n"
+        "from lintloader.cli.main import main\n"
         "try:\n"
         f"    main(['check', '.', '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = ('libcst', 'lintloader.summary', 'lintloader.parse', 'lintloader.rules',\n"
-        "         'lintloader.program', 'lintloader.demand', 'concurrent')\n"
+        "heavy = ('libcst', 'lintloader.summary.calls', 'lintloader.select.parse',\n"
+        "         'lintloader.rules.registry', 'lintloader.program', 'lintloader.select.policy',\n"
+        "         'concurrent')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
     )
     runs = [
@@ -200,7 +202,7 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
         )
         for _ in range(2)
     ]
-    assert "lintloader.summary" in runs[0].stderr  # the first run analyzes
+    assert "lintloader.summary.calls" in runs[0].stderr  # the first run analyzes
     assert runs[1].stderr.splitlines()[-1] == "[]", runs[1].stderr  # the second replays
     assert runs[0].stdout == runs[1].stdout != ""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lintloader.rules import ALL_RULES
+from lintloader.rules.registry import all_rules
 
 REPO = Path(__file__).resolve().parents[1]
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150"
@@ -49,7 +49,7 @@ def flake8_findings(*args: str, cwd: Path, stdin: str | None = None) -> set[tupl
 
 def check_json(*args: str, cwd: Path) -> list[dict]:
     done = subprocess.run(
-        [sys.executable, "-m", "lintloader.cli", "check", "--output-format", "json", *args],
+        [sys.executable, "-m", "lintloader.cli.main", "check", "--output-format", "json", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -77,7 +77,7 @@ def project(tmp_path: Path) -> Path:
     (root / "pyproject.toml").write_text('[project]\nname = "proj"\n')
     examples = root / "src" / "examples"
     examples.mkdir()
-    for rule in ALL_RULES:
+    for rule in all_rules():
         for number, source in enumerate(rule.invalid):
             name = f"{rule.code.lower()}_{number}.py"
             (examples / name).write_text(textwrap.dedent(source).lstrip())

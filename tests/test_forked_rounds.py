@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from lintloader.cache import SummaryCache
-from lintloader.demand import select
-from lintloader.discover import discover_paths
+from lintloader.cache.summaries import SummaryCache
 from lintloader.engine import read_source
-from lintloader.forked import can_fork, map_forked
-from lintloader.progress import ParseStats
-from lintloader.rounds import RoundTaker
-from lintloader.rules import ALL_RULES
-from lintloader.sources import SourceSet
+from lintloader.rules.registry import all_rules
+from lintloader.scan.paths import discover_paths
+from lintloader.scan.sources import SourceSet
+from lintloader.select.forked import can_fork, map_forked
+from lintloader.select.policy import select
+from lintloader.select.progress import ParseStats
+from lintloader.select.rounds import RoundTaker
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
 
@@ -60,7 +60,7 @@ def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, Pars
     cache = SummaryCache(cache_dir)
     stats = ParseStats()
     taker = RoundTaker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
-    summaries, _ = select(files, sources, ALL_RULES, taker.take)
+    summaries, _ = select(files, sources, all_rules(), taker.take)
     answers = sorted(
         (
             sources.index.paths[row],

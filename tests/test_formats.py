@@ -31,7 +31,7 @@ TEST_CACHE = Path(
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lintloader.cli", *args],
+        [sys.executable, "-m", "lintloader.cli.main", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -105,13 +105,13 @@ def test_sarif_validates_against_the_official_schema(sarif: dict) -> None:
 
 
 def test_sarif_rules_carry_metadata(sarif: dict) -> None:
-    from lintloader.rules import ALL_RULES
+    from lintloader.rules.registry import all_rules
 
     rules = sarif["runs"][0]["tool"]["driver"]["rules"]
     by_id = {rule["id"]: rule for rule in rules}
-    assert {r.code for r in ALL_RULES} <= set(by_id)
+    assert {r.code for r in all_rules()} <= set(by_id)
     levels = {"error": "error", "warning": "warning", "info": "note"}
-    for rule in ALL_RULES:
+    for rule in all_rules():
         entry = by_id[rule.code]
         assert entry["name"] == rule.name
         assert entry["shortDescription"]["text"] == rule.summary

@@ -20,10 +20,10 @@ import libcst as cst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lintloader.discover import discover_paths
 from lintloader.engine import CheckOptions, run_check
 from lintloader.fixers.base import load_registry
 from lintloader.fixers.runner import fix_in_memory
+from lintloader.scan.paths import discover_paths
 
 EXAMPLES = int(os.environ.get("LINTLOADER_FUZZ_EXAMPLES", "30"))
 FUZZ = settings(
@@ -119,10 +119,20 @@ def clean_programs(draw: st.DrawFn) -> bytes:
     cls, method = draw(names), draw(methods)
     sink = draw(st.sampled_from(SINKS)).format(loader="self.loader")
     state = draw(st.lists(st.sampled_from(STATE), min_size=1, max_size=3, unique=True))
-    lines = [f"class {cls}:", "    def __iter__(self):", f"        self.{method}()",
-             "        return self", "", f"    def {method}(self):",
-             *(f"        {s}" for s in state), "", "    def teardown(self):",
-             f"        self.{method}()", f"        {sink}", ""]
+    lines = [
+        f"class {cls}:",
+        "    def __iter__(self):",
+        f"        self.{method}()",
+        "        return self",
+        "",
+        f"    def {method}(self):",
+        *(f"        {s}" for s in state),
+        "",
+        "    def teardown(self):",
+        f"        self.{method}()",
+        f"        {sink}",
+        "",
+    ]
     return render(draw, lines)
 
 
@@ -167,8 +177,11 @@ def assert_only_statements_moved_or_removed(old: bytes, new: bytes, allowed: set
 
 def statement_texts(source: bytes) -> set[str]:
     """The simple statements of a generated program (what a fix may move or remove)."""
-    return {line.strip().decode("latin-1") for line in source.splitlines()
-            if line.strip() and not line.strip().startswith((b"def ", b"class ", b"#"))}
+    return {
+        line.strip().decode("latin-1")
+        for line in source.splitlines()
+        if line.strip() and not line.strip().startswith((b"def ", b"class ", b"#"))
+    }
 
 
 def assert_layout_kept(old: bytes, new: bytes) -> None:
@@ -228,8 +241,9 @@ def test_check_survives_arbitrary_bytes(data: bytes) -> None:
 
 
 @FUZZ
-@given(text=st.text(alphabet=st.sampled_from(list("()[]{}:.,=+-*/ \n\t\\'\"#xyzaif_0")),
-                    max_size=300))
+@given(
+    text=st.text(alphabet=st.sampled_from(list("()[]{}:.,=+-*/ \n\t\\'\"#xyzaif_0")), max_size=300)
+)
 def test_check_survives_punctuation_soup(text: str) -> None:
     findings = check_source(SINK_LINE + text.encode())
     assert all(f.startswith("LL") for f in findings)

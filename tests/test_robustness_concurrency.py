@@ -11,21 +11,25 @@ from pathlib import Path
 
 from conftest import lintloader_command, run_cli
 
-from lintloader.summary import FileSummary
+from lintloader.summary.calls import FileSummary
 
 MODULES = 24
 
 
 def module(index: int) -> str:
     if index % 3 == 0:  # the bug, split over two methods
-        return (f"class F{index}:\n    def __iter__(self):\n        self.reset()\n"
-                f"        return self\n\n    def reset(self):\n        self.n = {index}\n"
-                "        self.loader._iterator = None\n")
+        return (
+            f"class F{index}:\n    def __iter__(self):\n        self.reset()\n"
+            f"        return self\n\n    def reset(self):\n        self.n = {index}\n"
+            "        self.loader._iterator = None\n"
+        )
     if index % 3 == 1:  # a helper another module's __iter__ reaches
         return f"def shutdown{index}(loader):\n    loader._iterator = None\n"
-    return (f"from pkg.m{index - 1} import shutdown{index - 1}\n\n\nclass G{index}:\n"
-            f"    def __iter__(self):\n        shutdown{index - 1}(self.loader)\n"
-            "        return self\n")
+    return (
+        f"from pkg.m{index - 1} import shutdown{index - 1}\n\n\nclass G{index}:\n"
+        f"    def __iter__(self):\n        shutdown{index - 1}(self.loader)\n"
+        "        return self\n"
+    )
 
 
 def make_tree(root: Path) -> None:
@@ -48,8 +52,16 @@ def test_two_concurrent_runs_share_a_cache_safely(tmp_path: Path) -> None:
     assert reference.returncode == 1, reference.stderr
     assert reference.stdout.count('"code": "LL101"') >= MODULES // 3
 
-    runs = [subprocess.Popen(check("--cache-dir", str(cache)), cwd=root, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            check("--cache-dir", str(cache)),
+            cwd=root,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
     outputs = [run.communicate(timeout=300) for run in runs]
     for run, (stdout, stderr) in zip(runs, outputs, strict=True):
         assert run.returncode == 1, stderr

@@ -27,8 +27,18 @@ def bug(prefix: bytes = b"", newline: bytes = b"\n", indent: bytes = b"    ") ->
 
 
 def check_json(root: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
-    result = run_cli("check", ".", "--no-cache", "-j", "1", "--output-format", "json", *extra,
-                     cwd=root, timeout=120)
+    result = run_cli(
+        "check",
+        ".",
+        "--no-cache",
+        "-j",
+        "1",
+        "--output-format",
+        "json",
+        *extra,
+        cwd=root,
+        timeout=120,
+    )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode in (0, 1), result.stderr
     return result, json.loads(result.stdout)
@@ -189,8 +199,9 @@ def test_deep_files_in_parallel_workers_do_not_break_the_pool(tmp_path: Path) ->
     root = project(tmp_path, "odd.py", bug())
     for shape in ("parentheses", "lambdas", "and_chain", "unary_minus"):
         (root / f"deep_{shape}.py").write_bytes(SINK + DEEP[shape])
-    result = run_cli("check", ".", "--no-cache", "-j", "2", "--output-format", "json",
-                     cwd=root, timeout=120)
+    result = run_cli(
+        "check", ".", "--no-cache", "-j", "2", "--output-format", "json", cwd=root, timeout=120
+    )
     assert "Traceback" not in result.stderr and result.returncode == 1, result.stderr
     found = {(f["path"], f["code"]) for f in json.loads(result.stdout)}
     assert found == {("good.py", "LL101"), ("odd.py", "LL101")} | {

@@ -63,8 +63,12 @@ def write_package(package: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     where = tmp_path_factory.mktemp("interrupt") / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(where)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     site_dir = next((where / "lib").glob("python3*/site-packages"))
     info = site_dir / "pkg-1.0.dist-info"
     info.mkdir()
@@ -86,14 +90,31 @@ def patched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 
 def fix_command(python: Path) -> list[str]:
-    return [*lintloader_command(), "fix", "--site-packages", "pkg", "--python", str(python),
-            "--no-cache", "-j", "1"]
+    return [
+        *lintloader_command(),
+        "fix",
+        "--site-packages",
+        "pkg",
+        "--python",
+        str(python),
+        "--no-cache",
+        "-j",
+        "1",
+    ]
 
 
-def interrupt(command: list[str], cwd: Path, backups: Path, rng: random.Random,
-              in_write_phase: bool, sig: int, budget: float) -> int:
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+def interrupt(
+    command: list[str],
+    cwd: Path,
+    backups: Path,
+    rng: random.Random,
+    in_write_phase: bool,
+    sig: int,
+    budget: float,
+) -> int:
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     started = time.monotonic()
     if in_write_phase:
         while not backups.exists() and process.poll() is None:
@@ -108,8 +129,13 @@ def interrupt(command: list[str], cwd: Path, backups: Path, rng: random.Random,
     return process.wait(timeout=120)
 
 
-def assert_consistent(package: Path, backups: Path, originals: dict[str, bytes],
-                      patched: dict[str, bytes], site_dir: Path) -> int:
+def assert_consistent(
+    package: Path,
+    backups: Path,
+    originals: dict[str, bytes],
+    patched: dict[str, bytes],
+    site_dir: Path,
+) -> int:
     """Every file original or patched; every patched file backed up. Returns how many patched."""
     entries = {}
     if (backups / "manifest.json").exists():
@@ -158,9 +184,14 @@ def test_interrupted_fix_leaves_whole_files_and_a_consistent_manifest(
         print(f"trial {trial}: signal {sig}, exit {code}, {done}/{FILES} patched")
         if trial < TRIALS - 2:
             continue  # reverting costs a run; the last two trials check it
-        revert = subprocess.run([*lintloader_command(), "fix", "--site-packages", "--revert",
-                                 "--python", str(python)], cwd=tmp_path, capture_output=True,
-                                text=True, timeout=300, check=False)
+        revert = subprocess.run(
+            [*lintloader_command(), "fix", "--site-packages", "--revert", "--python", str(python)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert revert.returncode == 0, revert.stderr
         assert "Traceback" not in revert.stderr
         for name, original in originals.items():

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from lintloader.discover import discover_paths
 from lintloader.engine import CheckOptions, run_check
+from lintloader.scan.paths import discover_paths
 
 GOOD = (
     "class Good:\n    def __iter__(self):\n        self.loader._iterator = None\n"
@@ -24,8 +24,17 @@ BUG = "class Odd:\n    def __iter__(self):\n        self.l._iterator = None\n"
 
 
 def check_json(root: Path, *paths: str) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
-    result = run_cli("check", *(paths or (".",)), "--no-cache", "-j", "1",
-                     "--output-format", "json", cwd=root, timeout=60)
+    result = run_cli(
+        "check",
+        *(paths or (".",)),
+        "--no-cache",
+        "-j",
+        "1",
+        "--output-format",
+        "json",
+        cwd=root,
+        timeout=60,
+    )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode in (0, 1), result.stderr
     return result, json.loads(result.stdout)
@@ -76,8 +85,12 @@ def test_symlink_loop_is_ll000(tmp_path: Path) -> None:
     (root / "b.py").symlink_to(root / "a.py")
     (root / "self.py").symlink_to(root / "self.py")
     result, findings = check_json(root)
-    assert codes(findings) == {("good.py", "LL101"), ("a.py", "LL000"), ("b.py", "LL000"),
-                               ("self.py", "LL000")}
+    assert codes(findings) == {
+        ("good.py", "LL101"),
+        ("a.py", "LL000"),
+        ("b.py", "LL000"),
+        ("self.py", "LL000"),
+    }
     assert ll000(findings, "self.py") == "symbolic link loop"
     assert result.returncode == 1
 

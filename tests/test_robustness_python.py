@@ -20,8 +20,12 @@ BUG = "class Odd:\n    def __iter__(self):\n        self.l._iterator = None\n"
 
 def make_venv(where: Path) -> tuple[Path, Path]:
     """A bare virtual environment: (its python, its site-packages)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(where)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     python = where / "bin" / "python"
     site = next((where / "lib").glob("python3*/site-packages"))
     return python, site
@@ -57,16 +61,24 @@ def not_pythons(tmp_path: Path) -> dict[str, Path]:
     crasher.chmod(0o755)
     text = tmp_path / "readme.txt"
     text.write_text("just text\n")
-    return {"script": script, "wrong-json": liar, "crashes": crasher, "not-executable": text,
-            "directory": tmp_path, "missing": tmp_path / "no-such-python"}
+    return {
+        "script": script,
+        "wrong-json": liar,
+        "crashes": crasher,
+        "not-executable": text,
+        "directory": tmp_path,
+        "missing": tmp_path / "no-such-python",
+    }
 
 
-@pytest.mark.parametrize("kind", ["script", "wrong-json", "crashes", "not-executable",
-                                  "directory", "missing"])
+@pytest.mark.parametrize(
+    "kind", ["script", "wrong-json", "crashes", "not-executable", "directory", "missing"]
+)
 def test_python_that_is_not_a_python_is_an_operational_error(tmp_path: Path, kind: str) -> None:
     python = not_pythons(tmp_path)[kind]
-    result = run_cli("check", "--site-packages", "--python", str(python), "--no-cache",
-                     cwd=tmp_path)
+    result = run_cli(
+        "check", "--site-packages", "--python", str(python), "--no-cache", cwd=tmp_path
+    )
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
     lines = result.stderr.splitlines()
@@ -89,8 +101,19 @@ def test_broken_record_is_ll000_and_files_are_still_found(
     name = f"broken_{case}"
     record, message = GARBAGE[case]
     add_distribution(site, name, record)
-    result = run_cli("check", "--site-packages", name, "--python", str(python), "--no-cache",
-                     "-j", "1", "--output-format", "json", cwd=tmp_path)
+    result = run_cli(
+        "check",
+        "--site-packages",
+        name,
+        "--python",
+        str(python),
+        "--no-cache",
+        "-j",
+        "1",
+        "--output-format",
+        "json",
+        cwd=tmp_path,
+    )
     assert "Traceback" not in result.stderr
     assert result.returncode == 1, result.stderr
     findings = json.loads(result.stdout)
@@ -111,8 +134,17 @@ def test_distribution_without_record_or_top_level_is_one_ll000(
     python, site = venv
     add_distribution(site, "orphan", None)
     (site / "orphan-1.0.dist-info" / "top_level.txt").unlink()
-    result = run_cli("check", "--site-packages", "orphan", "--python", str(python), "--no-cache",
-                     "--output-format", "json", cwd=tmp_path)
+    result = run_cli(
+        "check",
+        "--site-packages",
+        "orphan",
+        "--python",
+        str(python),
+        "--no-cache",
+        "--output-format",
+        "json",
+        cwd=tmp_path,
+    )
     assert result.returncode == 1, result.stderr
     findings = json.loads(result.stdout)
     assert [(f["code"], f["message"]) for f in findings] == [
@@ -125,8 +157,18 @@ def test_whole_site_scan_survives_broken_metadata(tmp_path: Path, venv: tuple[Pa
     add_distribution(site, "whole_site_pkg", GARBAGE["not_utf8"][0])
     (site / "junk-0.dist-info").mkdir()
     (site / "junk-0.dist-info" / "METADATA").write_bytes(b"\xff\x00not metadata")
-    result = run_cli("check", "--site-packages", "--python", str(python), "--no-cache", "-j", "1",
-                     "--output-format", "json", cwd=tmp_path)
+    result = run_cli(
+        "check",
+        "--site-packages",
+        "--python",
+        str(python),
+        "--no-cache",
+        "-j",
+        "1",
+        "--output-format",
+        "json",
+        cwd=tmp_path,
+    )
     assert "Traceback" not in result.stderr
     assert result.returncode == 1, result.stderr
     findings = json.loads(result.stdout)

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from lintloader.config import Config
-from lintloader.discover import discover_paths
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import Severity
-from lintloader.rules import ALL_RULES
+from lintloader.rules.registry import all_rules
+from lintloader.scan.paths import discover_paths
 
 CASES = [
     (rule.code, kind, index, source)
-    for rule in ALL_RULES
+    for rule in all_rules()
     for kind, examples in (("valid", rule.valid), ("invalid", rule.invalid))
     for index, source in enumerate(examples)
 ]
@@ -28,8 +28,9 @@ def codes_for(source: str, tmp_path: Path) -> list[str]:
     return [f.code for f in result.findings]
 
 
-@pytest.mark.parametrize(("code", "kind", "index", "source"), CASES,
-                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    ("code", "kind", "index", "source"), CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES]
+)
 def test_rule_example(code: str, kind: str, index: int, source: str, tmp_path: Path) -> None:
     found = codes_for(source, tmp_path)
     if kind == "valid":
@@ -38,7 +39,7 @@ def test_rule_example(code: str, kind: str, index: int, source: str, tmp_path: P
         assert code in found
 
 
-@pytest.mark.parametrize("rule", ALL_RULES, ids=[r.code for r in ALL_RULES])
+@pytest.mark.parametrize("rule", all_rules(), ids=[r.code for r in all_rules()])
 def test_rule_is_documented_in_ruff_style(rule) -> None:
     for section in ("### What it does", "### Why is this bad?", "### Example", "### Fix safety"):
         assert section in rule.doc, f"{rule.code} lacks {section!r}"

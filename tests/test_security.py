@@ -45,8 +45,12 @@ def booby_trapped_package(parent: Path, marker_dir: Path, name: str = "trap") ->
 
 
 def make_venv(where: Path) -> tuple[Path, Path]:
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(where)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return where / "bin" / "python", next((where / "lib").glob("python3*/site-packages"))
 
 
@@ -95,13 +99,15 @@ def test_site_packages_scan_and_fix_run_no_code_of_that_interpreter(tmp_path: Pa
         (marker_dir / name).unlink()
 
     for args in (["check", "--site-packages", "trap"], ["check", "--site-packages"]):
-        result = run_cli(*args, "--python", str(python), "--no-cache", "--output-format", "json",
-                         cwd=tmp_path)
+        result = run_cli(
+            *args, "--python", str(python), "--no-cache", "--output-format", "json", cwd=tmp_path
+        )
         assert result.returncode == 1, result.stderr
         paths = {f["path"] for f in json.loads(result.stdout)}
         assert (package / "fetch.py").relative_to(tmp_path).as_posix() in paths
-    fixed = run_cli("fix", "--site-packages", "trap", "--python", str(python), "--no-cache",
-                    cwd=tmp_path)
+    fixed = run_cli(
+        "fix", "--site-packages", "trap", "--python", str(python), "--no-cache", cwd=tmp_path
+    )
     assert fixed.returncode in (0, 1), fixed.stderr
     assert (package / "fetch.py").read_text() != FETCHER
     assert markers(marker_dir) == []
@@ -109,8 +115,14 @@ def test_site_packages_scan_and_fix_run_no_code_of_that_interpreter(tmp_path: Pa
 
 def run_with_umask(umask: int, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     command = " ".join(f"'{a}'" for a in [*lintloader_command(), *args])
-    return subprocess.run(["sh", "-c", f"umask {umask:03o}; exec {command}"], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        ["sh", "-c", f"umask {umask:03o}; exec {command}"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def modes(directory: Path) -> set[int]:
@@ -187,8 +199,9 @@ def test_backup_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n")
     (info / "RECORD").write_text("pkg/__init__.py,,\npkg/fetch.py,,\n")
-    result = run_with_umask(umask, "fix", "--site-packages", "pkg", "--python", str(python),
-                            "--no-cache", cwd=tmp_path)
+    result = run_with_umask(
+        umask, "fix", "--site-packages", "pkg", "--python", str(python), "--no-cache", cwd=tmp_path
+    )
     assert result.returncode in (0, 1), result.stderr
     backups = site / ".lintloader-backups"
     assert (backups / "manifest.json").is_file()
@@ -209,8 +222,9 @@ def test_backups_are_never_written_through_a_linked_backup_directory(tmp_path: P
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (site / ".lintloader-backups").symlink_to(elsewhere, target_is_directory=True)
-    result = run_cli("fix", "--site-packages", "pkg", "--python", str(python), "--no-cache",
-                     cwd=tmp_path)
+    result = run_cli(
+        "fix", "--site-packages", "pkg", "--python", str(python), "--no-cache", cwd=tmp_path
+    )
     assert "Traceback" not in result.stderr
     assert list(elsewhere.iterdir()) == []
     assert (package / "fetch.py").read_text() == FETCHER  # no backup, so no patch
@@ -237,8 +251,7 @@ def test_reported_paths_are_relative_to_the_working_directory(tmp_path: Path) ->
     (root / "pkg" / "sub" / "fetch.py").write_text(FETCHER)
     (root / "pkg" / "broken.py").write_text("def broken(:\n    x._iterator = None\n")
     (root / "pkg" / "dangling.py").symlink_to("gone.py")
-    as_json = run_cli("check", str(root / "pkg"), "--no-cache", "--output-format", "json",
-                      cwd=root)
+    as_json = run_cli("check", str(root / "pkg"), "--no-cache", "--output-format", "json", cwd=root)
     findings = json.loads(as_json.stdout)
     paths = {f["path"] for f in findings} | {h["path"] for f in findings for h in f["chain"]}
     assert paths == {"pkg/sub/fetch.py", "pkg/broken.py", "pkg/dangling.py"}
@@ -264,8 +277,12 @@ def artifact_uris(node: object) -> list[str]:
 
 def test_no_environment_secret_reaches_any_output(tmp_path: Path) -> None:
     secret = "s3cr3t-5e1f-4c4b-token"
-    env = {"LINTLOADER_TEST_TOKEN": secret, "AWS_SECRET_ACCESS_KEY": secret,
-           "GITHUB_TOKEN": secret, "PYTHONWARNINGS": "default"}
+    env = {
+        "LINTLOADER_TEST_TOKEN": secret,
+        "AWS_SECRET_ACCESS_KEY": secret,
+        "GITHUB_TOKEN": secret,
+        "PYTHONWARNINGS": "default",
+    }
     root = tmp_path / "proj"
     root.mkdir()
     (root / "fetch.py").write_text(FETCHER)
@@ -273,12 +290,32 @@ def test_no_environment_secret_reaches_any_output(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     outputs = []
     for fmt in ("text", "json", "sarif", "github", "concise"):
-        outputs.append(run_cli("check", ".", "--output-format", fmt, "--cache-dir", str(cache),
-                               "--verbose", cwd=root, env=env))
+        outputs.append(
+            run_cli(
+                "check",
+                ".",
+                "--output-format",
+                fmt,
+                "--cache-dir",
+                str(cache),
+                "--verbose",
+                cwd=root,
+                env=env,
+            )
+        )
     outputs.append(run_cli("fix", ".", "--diff", "--no-cache", "--verbose", cwd=root, env=env))
     outputs.append(run_cli("check", "missing.py", "--verbose", cwd=root, env=env))
-    outputs.append(run_cli("check", "--site-packages", "--python", str(root / "fetch.py"),
-                           "--verbose", cwd=root, env=env))
+    outputs.append(
+        run_cli(
+            "check",
+            "--site-packages",
+            "--python",
+            str(root / "fetch.py"),
+            "--verbose",
+            cwd=root,
+            env=env,
+        )
+    )
     for result in outputs:
         assert result.returncode in (0, 1, 2)
         assert secret not in result.stdout + result.stderr

@@ -23,8 +23,15 @@ needs_torch_and_lightning = pytest.mark.skipif(
 
 @needs_torch_and_lightning
 def test_installed_torch_and_lightning_have_no_error_findings() -> None:
-    result = run_cli("check", "--site-packages", "torch", "pytorch-lightning",
-                     "--output-format", "json", "--no-cache")
+    result = run_cli(
+        "check",
+        "--site-packages",
+        "torch",
+        "pytorch-lightning",
+        "--output-format",
+        "json",
+        "--no-cache",
+    )
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr
     findings = json.loads(result.stdout)
@@ -50,12 +57,34 @@ def test_whole_site_packages_same_findings_in_forked_shards_and_one_process(
     runs = {}
     for jobs in ("1", "2"):
         cache = tmp_path / f"cache-{jobs}"
-        result = run_cli("check", "--site-packages", "--output-format", "json", "--exit-zero",
-                         "--min-severity", "info", "-j", jobs, "--cache-dir", str(cache))
+        result = run_cli(
+            "check",
+            "--site-packages",
+            "--output-format",
+            "json",
+            "--exit-zero",
+            "--min-severity",
+            "info",
+            "-j",
+            jobs,
+            "--cache-dir",
+            str(cache),
+        )
         assert result.returncode == 0, result.stderr
         runs[jobs] = result.stdout
-    warm = run_cli("check", "--site-packages", "--output-format", "json", "--exit-zero",
-                   "--min-severity", "info", "-j", "2", "--cache-dir", str(tmp_path / "cache-2"))
+    warm = run_cli(
+        "check",
+        "--site-packages",
+        "--output-format",
+        "json",
+        "--exit-zero",
+        "--min-severity",
+        "info",
+        "-j",
+        "2",
+        "--cache-dir",
+        str(tmp_path / "cache-2"),
+    )
     assert runs["1"] == runs["2"] == warm.stdout
     assert "(0 parsed" in warm.stderr
 
@@ -66,9 +95,14 @@ def make_venv_with(tmp_path: Path, package_dir: Path, dist: str) -> Path:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     archive = tmp_path / "pkg.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
         for file in package_dir.rglob("*.py"):
@@ -86,8 +120,17 @@ def make_venv_with(tmp_path: Path, package_dir: Path, dist: str) -> Path:
 def test_other_interpreter_and_distribution_by_name(tmp_path: Path) -> None:
     package = FIXTURES / "check" / "lightning150" / "minilight"
     python = make_venv_with(tmp_path, package, "mini-light")
-    result = run_cli("check", "--site-packages", "mini_light", "--python", str(python),
-                     "--output-format", "json", "--no-cache", cwd=tmp_path)
+    result = run_cli(
+        "check",
+        "--site-packages",
+        "mini_light",
+        "--python",
+        str(python),
+        "--output-format",
+        "json",
+        "--no-cache",
+        cwd=tmp_path,
+    )
     assert result.returncode == 1, result.stderr
     (finding,) = json.loads(result.stdout)
     # The venv lies inside the working directory, so paths are relative to it.

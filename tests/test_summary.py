@@ -10,7 +10,7 @@ from collections.abc import Callable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lintloader.summary import FileSummary, summarize_source
+from lintloader.summary.calls import FileSummary, summarize_source
 
 
 def summarize(source: str | bytes) -> FileSummary:

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from lintloader.program import Program
-from lintloader.rules import RULES_BY_CODE, AnalysisContext
-from lintloader.summary import summarize_source
+from lintloader.rules.base import AnalysisContext
+from lintloader.rules.registry import rules_by_code
+from lintloader.summary.calls import summarize_source
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures" / "rules"
@@ -28,7 +29,7 @@ EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warni
 
 def run_cli(*args: str, cwd: Path = REPO, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lintloader.cli", *args],
+        [sys.executable, "-m", "lintloader.cli.main", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -49,14 +50,14 @@ def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
 def findings_of(source: str, code: str) -> list:
     summary = summarize_source(textwrap.dedent(source).encode(), "example.py", "example")
     assert summary.ok, summary.error
-    rule = RULES_BY_CODE[code]
+    rule = rules_by_code()[code]
     return [f for f in rule.check(AnalysisContext(Program([summary]))) if f.code == code]
 
 
 # -- inline examples (the rule's own VALID/INVALID) ------------------------------------------------
 @pytest.mark.parametrize("code", CODES)
 def test_inline_examples(code: str) -> None:
-    rule = RULES_BY_CODE[code]
+    rule = rules_by_code()[code]
     assert rule.valid and rule.invalid
     for source in rule.valid:
         assert findings_of(source, code) == [], source
@@ -66,7 +67,7 @@ def test_inline_examples(code: str) -> None:
 
 @pytest.mark.parametrize("code", CODES)
 def test_rule_docs_have_ruff_sections(code: str) -> None:
-    doc = RULES_BY_CODE[code].doc
+    doc = rules_by_code()[code].doc
     for section in ("### What it does", "### Why is this bad?", "### Example", "### Fix safety"):
         assert section in doc
 
@@ -100,7 +101,7 @@ def test_every_rule_has_positive_negative_guarded_and_fix_pair() -> None:
     for code in CODES:
         names = {p.name for p in (FIXTURES / code).iterdir()}
         assert {"positive.py", "negative.py", "guarded.py"} <= names, code
-        if RULES_BY_CODE[code].fix_safety != "no fix":
+        if rules_by_code()[code].fix_safety != "no fix":
             assert {"fix_before.py", "fix_after.py"} <= names, code
 
 

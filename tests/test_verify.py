@@ -18,7 +18,7 @@ pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures" / "runtime"
-CLI = [sys.executable, "-m", "lintloader.cli", "verify"]
+CLI = [sys.executable, "-m", "lintloader.cli.main", "verify"]
 PIPES: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
 
 
@@ -172,7 +172,7 @@ def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
     shutil.copy(FIXTURES / "buggy_fetcher.py", copy)
     before = copy.read_text()
     fix = subprocess.run(
-        [sys.executable, "-m", "lintloader.cli", "fix", "--no-cache", str(copy)],
+        [sys.executable, "-m", "lintloader.cli.main", "fix", "--no-cache", str(copy)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -230,7 +230,7 @@ def test_ctrl_c_leaves_no_worker_behind() -> None:
 
 def test_verify_command_imports_without_torch(tmp_path: Path) -> None:
     env = env_without("torch", tmp_path=tmp_path)
-    check = "import sys, lintloader.runtime.command; assert 'torch' not in sys.modules"
+    check = "import sys, lintloader.cli.verify; assert 'torch' not in sys.modules"
     imported = subprocess.run(
         [sys.executable, "-c", check], cwd=REPO, env=env, capture_output=True, text=True
     )

@@ -149,7 +149,7 @@ def test_worker_init_delay_shows_in_first_batch_latency_of_a_respawn() -> None:
 def test_cuda_request_without_cuda_exits_2_with_a_clear_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from lintloader.runtime.command import run_verify
+    from lintloader.cli.verify import run_verify
 
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")

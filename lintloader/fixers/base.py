@@ -22,13 +22,13 @@ from lintloader.program import FunctionInfo, Program
 
 # Modules that define ``STRATEGY`` or ``STRATEGIES``.
 STRATEGY_MODULES = (
-    "lintloader.fixers.relocate",
-    "lintloader.fixers.remove_call",
-    "lintloader.fixers.remove_sink",
-    "lintloader.fixers.ll201_persistent_guard",
-    "lintloader.fixers.ll202_hoist",
-    "lintloader.fixers.ll203_reuse_iterator",
-    "lintloader.fixers.ll204_add_persistent",
+    "lintloader.fixers.strategies.relocate",
+    "lintloader.fixers.strategies.remove_call",
+    "lintloader.fixers.strategies.remove_sink",
+    "lintloader.fixers.strategies.persistent_workers_guard",
+    "lintloader.fixers.strategies.hoist_dataloader",
+    "lintloader.fixers.strategies.reuse_iterator",
+    "lintloader.fixers.strategies.add_persistent_workers",
 )
 
 

@@ -14,11 +14,11 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from lintloader.discover import Discovery
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
-from lintloader.fixers.cst_edit import reparse_ok
+from lintloader.fixers.edit.cst_edit import reparse_ok
+from lintloader.scan.paths import Discovery
 
 MAX_ROUNDS = 8
 Guard = Callable[[str], "str | None"]  # path -> why it must not be edited, or None

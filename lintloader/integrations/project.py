@@ -14,8 +14,8 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lintloader.discover import DiscoveryError
 from lintloader.engine import CheckResult
+from lintloader.scan.paths import DiscoveryError
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 AUTO = "auto"

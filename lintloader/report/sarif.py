@@ -24,7 +24,8 @@ from lintloader import __version__
 from lintloader.engine import PARSE_ERROR_CODE
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.report.context import ReportContext
-from lintloader.rules import ALL_RULES, Rule
+from lintloader.rules.base import Rule
+from lintloader.rules.registry import all_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -50,8 +51,8 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
 
 def sarif_log(findings: Sequence[Finding], context: ReportContext) -> dict[str, Any]:
     root = os.path.abspath(context.root)
-    index = {rule.code: position for position, rule in enumerate(ALL_RULES)}
-    index[PARSE_ERROR_CODE] = len(ALL_RULES)
+    index = {rule.code: position for position, rule in enumerate(all_rules())}
+    index[PARSE_ERROR_CODE] = len(all_rules())
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -63,7 +64,7 @@ def sarif_log(findings: Sequence[Finding], context: ReportContext) -> dict[str, 
                         "version": __version__,
                         "semanticVersion": __version__,
                         "informationUri": INFORMATION_URI,
-                        "rules": [*map(rule_descriptor, ALL_RULES), PARSE_ERROR_RULE],
+                        "rules": [*map(rule_descriptor, all_rules()), PARSE_ERROR_RULE],
                     }
                 },
                 "originalUriBaseIds": {SRCROOT: {"uri": Path(root).as_uri() + "/"}},

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from lintloader.analysis import Reachability
+from lintloader.analysis.reachability import Reachability
 from lintloader.findings import Finding, Severity
 from lintloader.program import Program
 

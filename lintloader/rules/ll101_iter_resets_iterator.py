@@ -62,9 +62,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.chains import SINK_TOKENS, findings_for_roots
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.rules.chains import SINK_TOKENS, findings_for_roots
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

@@ -41,15 +41,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.findings import Finding, Severity
-from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.rules.ll20x_loaders import (
+from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
     demand_tokens,
     hop,
     loader_sites,
 )
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import AnalysisContext, Rule
 
 FIX = "persistent-workers-guard"
 

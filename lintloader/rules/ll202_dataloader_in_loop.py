@@ -45,11 +45,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
-from lintloader.analysis import is_epoch_root
-from lintloader.findings import Confidence, Finding, Hop, Severity
-from lintloader.program import Edge
-from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.rules.ll20x_loaders import (
+from lintloader.analysis.loaders import (
     LOADER_TOKENS,
     LoaderSite,
     Workers,
@@ -61,7 +57,11 @@ from lintloader.rules.ll20x_loaders import (
     once_guarded,
     persistent_guarded,
 )
-from lintloader.summary import Site
+from lintloader.analysis.reachability import is_epoch_root
+from lintloader.findings import Confidence, Finding, Hop, Severity
+from lintloader.program import Edge
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.summary.calls import Site
 
 FIX = "hoist-dataloader"
 _MAX_DEPTH = 6

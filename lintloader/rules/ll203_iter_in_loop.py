@@ -44,10 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.findings import Finding, Severity
-from lintloader.program import FunctionInfo
-from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.rules.ll20x_loaders import (
+from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
     functions_with_facts,
@@ -58,7 +55,10 @@ from lintloader.rules.ll20x_loaders import (
     loop_depth,
     once_guarded,
 )
-from lintloader.summary_dataloaders import FunctionFacts, IterCall
+from lintloader.findings import Finding, Severity
+from lintloader.program import FunctionInfo
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.summary.dataloaders import FunctionFacts, IterCall
 
 FIX = "reuse-iterator"
 

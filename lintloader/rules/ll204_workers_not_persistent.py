@@ -37,10 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.findings import Finding, Severity
-from lintloader.program import FunctionInfo
-from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.rules.ll20x_loaders import (
+from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
     demand_tokens,
@@ -50,7 +47,10 @@ from lintloader.rules.ll20x_loaders import (
     loader_sites,
     returned,
 )
-from lintloader.summary import Site
+from lintloader.findings import Finding, Severity
+from lintloader.program import FunctionInfo
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.summary.calls import Site
 
 FIX = "add-persistent-workers"
 LIGHTNING_EPOCH_HOOKS = frozenset({"train_dataloader", "val_dataloader"})

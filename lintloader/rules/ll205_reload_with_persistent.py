@@ -30,15 +30,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.findings import Finding, Severity
-from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.rules.ll20x_loaders import (
+from lintloader.analysis.loaders import (
     LoaderSite,
     functions_with_facts,
     hop,
     is_trainer,
     loader_sites,
 )
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import AnalysisContext, Rule
 
 KEYWORD = "reload_dataloaders_every_n_epochs"
 

@@ -1,0 +1,67 @@
+"""Shared by the chain rules (LL101, LL102): turn reachability chains into findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from lintloader.analysis.reachability import Chain, chain_hops, group_by_start, sink_hop
+from lintloader.findings import Confidence, Finding, Severity
+from lintloader.program import FunctionInfo
+from lintloader.rules.base import AnalysisContext
+
+# A file can hold a sink only if it contains one of these (``setattr(x, "_iterator", None)``).
+SINK_TOKENS = ((b"._iterator",), (b"_shutdown_workers",), (b'"_iterator"',), (b"'_iterator'",))
+
+
+def chain_severity(base: Severity, chain: Chain) -> Severity:
+    """A chain with a step matched by method name only, or a reset guarded by
+    ``persistent_workers``, is info: a lead for a reviewer, not a proven defect."""
+    if chain.guarded or chain.confidence is Confidence.LOW:
+        return Severity.INFO
+    return base
+
+
+def chain_fixes(chain: Chain) -> tuple[str, ...]:
+    return ("relocate", "remove-call") if chain.edges else ("remove-sink",)
+
+
+def findings_for_roots(
+    ctx: AnalysisContext,
+    code: str,
+    base: Severity,
+    roots: Iterable[FunctionInfo],
+    describe: str,
+) -> Iterator[Finding]:
+    """One finding per root line that starts a chain; other sinks it reaches go in ``also``."""
+    program = ctx.program
+    for root in roots:
+        chains = ctx.reachability.chains_from(root.key)
+        for group in group_by_start(chains):
+            best = group[0]
+            hops = chain_hops(program, best, ctx.display)
+            sink = best.sink.sink
+            where = f"{hops[-1].path}:{hops[-1].line}"
+            calls = len(best.edges)
+            via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
+            unsure = (
+                " (unsure: a receiver's type was guessed by method name)"
+                if (best.confidence is Confidence.LOW)
+                else ""
+            )
+            guard = " (only when persistent_workers is off)" if best.guarded else ""
+            message = (
+                f"{describe}`{root.display_name}` resets a DataLoader iterator{via}: "
+                f"`{sink.site.text}` at {where} shuts down the worker pool every epoch"
+                f"{unsure}{guard}"
+            )
+            yield Finding(
+                code=code,
+                severity=chain_severity(base, best),
+                path=ctx.display(root.file.path),
+                line=best.start_line,
+                column=best.start_column,
+                message=message,
+                chain=hops,
+                fixes=chain_fixes(best),
+                also=tuple(sink_hop(program, c.sink, ctx.display) for c in group[1:]),
+            )

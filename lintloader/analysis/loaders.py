@@ -1,0 +1,287 @@
+"""Shared by the user-code rules LL201-LL205: which calls construct a real DataLoader (or a
+Lightning Trainer), what their worker settings are, and where they run.
+
+Facts come from ``FileSummary.loaders`` (``lintloader/summary_dataloaders.py``); names resolve
+through the linked :class:`~lintloader.program.Program`, so ``DataLoader`` is torch's only when
+the import says so (``torch.utils.data.DataLoader``, ``torch.utils.data.dataloader.DataLoader``,
+an alias of either, or a scanned subclass).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from lintloader.findings import Confidence, Hop
+from lintloader.program import DATALOADER_PATHS, FunctionInfo, Program
+from lintloader.scan.tokens import function_groups, method_group
+from lintloader.summary.calls import Dotted, Site
+from lintloader.summary.dataloaders import (
+    RETURNED,
+    Argument,
+    CallContext,
+    FunctionFacts,
+    LoaderCall,
+    TrainerCall,
+)
+
+# Files that can construct a DataLoader themselves: they call it or bind another name to it.
+# (A file that only names the class, in an import, a type hint or a docstring, cannot; calls of
+# factories and subclasses elsewhere are found by ``demand_tokens``.)
+LOADER_TOKENS = (
+    (b"DataLoader(",),
+    (b"DataLoader (",),
+    (b"DataLoader as ",),
+    (b"= DataLoader",),
+)
+NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, nw)
+TRAINER_PATHS = frozenset(
+    {
+        "pytorch_lightning.Trainer",
+        "pytorch_lightning.trainer.Trainer",
+        "pytorch_lightning.trainer.trainer.Trainer",
+        "lightning.Trainer",
+        "lightning.pytorch.Trainer",
+        "lightning.pytorch.trainer.Trainer",
+        "lightning.pytorch.trainer.trainer.Trainer",
+    }
+)
+_TRAINER_MODULES = ("pytorch_lightning.", "lightning.")
+_STAR_SOURCES = frozenset({"torch.utils.data", "torch.utils.data.dataloader"})
+
+
+class Workers(enum.Enum):
+    """What ``num_workers`` can be."""
+
+    ZERO = "zero"  # a literal 0, or missing on torch's own DataLoader (default 0)
+    POSITIVE = "positive"  # a literal > 0, or ``max(1, n)``
+    UNKNOWN = "unknown"  # an expression that may be 0 (``args.workers``)
+
+
+@dataclass(frozen=True)
+class LoaderSite:
+    """A DataLoader construction: the call, its function and the function's facts."""
+
+    info: FunctionInfo
+    facts: FunctionFacts
+    call: LoaderCall
+    subclass: bool  # a scanned subclass: its signature may differ from DataLoader's
+
+    @property
+    def key(self) -> str:
+        return self.info.key
+
+    @property
+    def num_workers(self) -> Argument | None:
+        found = self.call.keyword("num_workers")
+        if found is None and not self.subclass:
+            found = self.call.positional(NUM_WORKERS_POSITION)
+        return found
+
+    @property
+    def workers(self) -> Workers:
+        argument = self.num_workers
+        if argument is None:
+            if self.subclass or self.call.has_star_kwargs:
+                return Workers.UNKNOWN
+            return Workers.ZERO
+        if argument.is_literal:
+            value = argument.literal
+            return Workers.POSITIVE if isinstance(value, int) and value > 0 else Workers.ZERO
+        if argument.lower_bound is not None and argument.lower_bound > 0:
+            return Workers.POSITIVE
+        return Workers.UNKNOWN
+
+    @property
+    def persistent(self) -> Argument | None:
+        return self.call.keyword("persistent_workers")
+
+    @property
+    def persistent_true(self) -> bool:
+        found = self.persistent
+        return found is not None and found.is_literal and found.literal is True
+
+    @property
+    def persistent_off(self) -> bool:
+        """``persistent_workers`` missing or a literal false value."""
+        found = self.persistent
+        return found is None or (found.is_literal and not found.literal)
+
+
+def facts_of(info: FunctionInfo) -> FunctionFacts | None:
+    loaders = info.file.loaders
+    return loaders.facts(info.function.qualname) if loaders is not None else None
+
+
+def resolves_to_dataloader(program: Program, info: FunctionInfo, target: Dotted) -> bool | None:
+    """True for torch's DataLoader, None for a scanned subclass, False for anything else."""
+    symbol = program.resolve(info.file.module, target)
+    if symbol is None:
+        stars = set(info.file.star_imports) & _STAR_SOURCES
+        return bool(stars and target == ("DataLoader",))
+    if symbol.kind == "external":
+        return symbol.key in DATALOADER_PATHS
+    if symbol.kind == "class":
+        if not program.is_dataloader_class(symbol.key):
+            return False
+        is_torch = symbol.key.startswith("torch.utils.data") and symbol.key.endswith(":DataLoader")
+        return True if is_torch else None
+    return False
+
+
+def loader_sites(program: Program) -> list[LoaderSite]:
+    """Every DataLoader construction in the program, in a stable order (worked out once per
+    program: five rules and the demand hook ask)."""
+    found = program.memo.get("loader_sites")
+    if found is None:
+        found = program.memo["loader_sites"] = list(_loader_sites(program))
+    return found  # type: ignore[return-value]
+
+
+def functions_with_facts(program: Program) -> Iterator[tuple[FunctionInfo, FunctionFacts]]:
+    """Every function that has DataLoader facts, with them, in a stable order (by key)."""
+    for key in sorted(program.functions):
+        info = program.functions[key]
+        facts = facts_of(info)
+        if facts is not None:
+            yield info, facts
+
+
+def _loader_sites(program: Program) -> Iterator[LoaderSite]:
+    for info, facts in functions_with_facts(program):
+        for call in facts.loader_calls:
+            resolved = resolves_to_dataloader(program, info, call.target)
+            if resolved is not False:
+                yield LoaderSite(info, facts, call, subclass=resolved is None)
+
+
+def is_trainer(program: Program, info: FunctionInfo, call: TrainerCall) -> bool:
+    symbol = program.resolve(info.file.module, call.target)
+    if symbol is None:
+        return False
+    if symbol.kind == "external":
+        return symbol.key in TRAINER_PATHS
+    if symbol.kind != "class":
+        return False
+    for key in program.mro(symbol.key):
+        module, _, qualname = key.partition(":")
+        if qualname == "Trainer" and module.startswith(_TRAINER_MODULES):
+            return True
+    return bool(program.external_bases(symbol.key) & TRAINER_PATHS)
+
+
+def loop_depth(facts: FunctionFacts, index: int) -> int:
+    return len(facts.loop_chain(index))
+
+
+def once_guarded(facts: FunctionFacts, context: CallContext) -> bool:
+    """Runs once (a one-shot flag or ``is None`` check inside the loop, a cached function)."""
+    if context.cached:
+        return True
+    depth = loop_depth(facts, context.loop) if context.loop >= 0 else 0
+    return any(c.once and c.loop_depth >= depth for c in context.conditions)
+
+
+def persistent_guarded(facts: FunctionFacts, context: CallContext) -> bool:
+    depth = loop_depth(facts, context.loop) if context.loop >= 0 else 0
+    return any(c.persistent and c.loop_depth >= depth for c in context.conditions)
+
+
+def depends_on_loop(facts: FunctionFacts, index: int, names: frozenset[str]) -> bool:
+    """Whether an expression reading ``names`` can change between iterations of loop ``index``
+    (it reads a name the loop binds or assigns)."""
+    loop = facts.loops[index]
+    return bool(names & loop.assigned)
+
+
+def hop(display: Callable[[str], str], info: FunctionInfo, site: Site, action: str = "") -> Hop:
+    return Hop(
+        display(info.file.path),
+        site.line,
+        site.column,
+        info.display_name,
+        action or site.text,
+        Confidence.HIGH,
+    )
+
+
+def loader_bound_to(sites: list[LoaderSite], info: FunctionInfo, name: Dotted) -> LoaderSite | None:
+    """The DataLoader a dotted name holds, when it is assigned from one: in the same function,
+    at module level of the same file, or (``self.x``) in any method of the same class."""
+    same_file = [s for s in sites if s.info.file is info.file]
+    for site in same_file:
+        if site.info.key == info.key and site.call.bound_to == name:
+            return site
+    self_name = info.function.self_name
+    if self_name and len(name) == 2 and name[0] == self_name:
+        for site in same_file:
+            other = site.info.function
+            if (
+                other.class_qualname == info.function.class_qualname
+                and other.self_name
+                and site.call.bound_to == (other.self_name, name[1])
+            ):
+                return site
+    if len(name) == 1:
+        for site in same_file:
+            if site.info.function.kind == "module" and site.call.bound_to == name:
+                return site
+    return None
+
+
+def is_dataloader_name(program: Program, info: FunctionInfo, name: Dotted) -> bool:
+    """``name`` is annotated or typed as a DataLoader (``loader: DataLoader``)."""
+    type_ = info.function.local_types.get(name[0]) if len(name) == 1 else None
+    return bool(type_) and resolves_to_dataloader(program, info, type_) is not False
+
+
+def returned(site: LoaderSite) -> bool:
+    bound = site.call.bound_to
+    return bound == RETURNED or (bound is not None and bound in site.facts.returns)
+
+
+# How many call levels above a DataLoader construction demand-driven parsing looks for a loop
+# or an epoch hook. Deeper chains are still reported when their files are parsed anyway.
+DEMAND_DEPTH = 1
+
+
+def constructors_reaching(program: Program) -> set[str]:
+    """Keys of functions that construct a DataLoader with workers, and of the functions with
+    a sure call edge into one, up to ``DEMAND_DEPTH`` levels (the call-graph side of LL202)."""
+    makers = {
+        s.key
+        for s in loader_sites(program)
+        if s.workers is not Workers.ZERO and s.call.context.loop < 0
+    }
+    reaching, frontier = set(makers), list(makers)
+    for _ in range(DEMAND_DEPTH):  # breadth-first, one call level a step
+        frontier = [
+            edge.caller
+            for key in frontier
+            for edge in program.edges_into(key, Confidence.HIGH)
+            if edge.caller not in reaching
+        ]
+        reaching.update(frontier)
+    return reaching
+
+
+def demand_tokens(program: Program) -> set[tuple[bytes, ...]]:
+    """Files worth parsing next: those that could call a function that builds a DataLoader
+    (they mention its name, with its class's name for a method) or build a scanned subclass."""
+    groups: set[tuple[bytes, ...]] = set()
+    for key in constructors_reaching(program):
+        info = program.functions[key]
+        function = info.function
+        if function.kind == "module":
+            continue
+        class_key = info.class_key
+        if class_key is None:
+            groups |= function_groups(function.name, info.file.module)
+        elif class_key in program.classes:
+            holder = program.classes[class_key]
+            groups.add(method_group(function.name, holder.klass.name, holder.file.module))
+    for key, info in program.classes.items():
+        if program.is_dataloader_class(key) and not key.startswith("torch."):
+            groups.add(method_group("__init__", info.klass.name, info.file.module))
+    return groups

@@ -1,0 +1,202 @@
+"""Reachability from roots (``__iter__``, per-epoch hooks) to DataLoader iterator resets.
+
+Rules ask this module for chains; it knows nothing about severities or messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from lintloader.findings import Confidence, Hop
+from lintloader.program import Edge, FunctionInfo, Program
+from lintloader.summary.calls import SinkSite
+
+ITER_ROOTS = frozenset({"__iter__"})
+EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_start|on_run_start|on_advance_start)$")
+LOOP_METHODS = frozenset({"reset", "advance", "run"})
+SINK_PRIORITY = {"assign-none": 0, "delete": 0, "setattr": 0, "shutdown-workers": 1}
+_MAX_CHAIN = 16
+
+
+@dataclass(frozen=True)
+class SinkRef:
+    """A reset sink inside a function (``function`` is a program key)."""
+
+    function: str
+    sink: SinkSite
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A path of call edges from a root function to a sink."""
+
+    root: str
+    edges: tuple[Edge, ...]
+    sink: SinkRef
+
+    @property
+    def confidence(self) -> Confidence:
+        return min((e.confidence for e in self.edges), default=Confidence.HIGH)
+
+    @property
+    def guarded(self) -> bool:
+        """Some step only runs when ``persistent_workers`` says so."""
+        return self.sink.sink.persistent_guard or any(e.call.persistent_guard for e in self.edges)
+
+    @property
+    def start_line(self) -> int:
+        return self.edges[0].call.site.line if self.edges else self.sink.sink.site.line
+
+    @property
+    def start_column(self) -> int:
+        return self.edges[0].call.site.column if self.edges else self.sink.sink.site.column
+
+    def rank(self) -> tuple[int, int, int, int, str, int]:
+        """Lower is more convincing: sure edges, unguarded, real resets first, short chains."""
+        sink = self.sink.sink
+        return (
+            -int(self.confidence),
+            int(self.guarded),
+            SINK_PRIORITY.get(sink.kind, 2),
+            len(self.edges),
+            self.sink.function,
+            sink.site.line,
+        )
+
+
+def is_iter_root(info: FunctionInfo) -> bool:
+    return info.function.name in ITER_ROOTS and info.function.class_qualname is not None
+
+
+def is_epoch_root(program: Program, info: FunctionInfo) -> bool:
+    """Per-epoch entry points: epoch-start hooks anywhere, and a Lightning-style loop's
+    ``reset``/``advance``/``run`` (a class with ``Loop`` in its hierarchy)."""
+    name = info.function.name
+    if EPOCH_HOOKS.match(name):
+        return True
+    class_key = info.class_key
+    if name not in LOOP_METHODS or class_key is None:
+        return False
+    names = [program.classes[k].klass.name for k in program.mro(class_key)]
+    names += [p.rsplit(".", 1)[-1] for p in program.external_bases(class_key)]
+    return any(n.lstrip("_").endswith("Loop") for n in names)
+
+
+def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:
+    """A reset of ``self._iterator`` is the class's own attribute unless the class is a
+    DataLoader (or, for ``_shutdown_workers``, a DataLoader iterator)."""
+    receiver = sink.receiver
+    self_name = info.function.self_name
+    class_key = info.class_key
+    if receiver is None or self_name is None or class_key is None or receiver[0] != self_name:
+        return True
+    if sink.kind == "shutdown-workers":
+        if receiver == (self_name,):  # self._shutdown_workers(): the class is the iterator
+            return program.is_dataloader_iterator_class(class_key)
+        if receiver == (self_name, "_iterator"):  # self._iterator._shutdown_workers()
+            return program.is_dataloader_class(class_key)
+        return True
+    if receiver == (self_name,):  # self._iterator = None: the class's own attribute
+        # ... and in __init__ it starts out empty: nothing to reset yet.
+        return info.function.name != "__init__" and program.is_dataloader_class(class_key)
+    return True  # self.loader._iterator = None: another object's iterator
+
+
+@dataclass
+class Reachability:
+    """Sinks of the program and the chains that reach them from every root, computed once."""
+
+    program: Program
+    sinks: dict[str, list[SinkRef]] = field(default_factory=dict)
+    _chains: dict[str, list[Chain]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for key, info in self.program.functions.items():
+            real = [s for s in info.function.sinks if is_real_sink(self.program, info, s)]
+            if real:
+                self.sinks[key] = [SinkRef(key, s) for s in real]
+
+    def all_sinks(self) -> list[SinkRef]:
+        return [ref for refs in self.sinks.values() for ref in refs]
+
+    def iter_roots(self) -> list[FunctionInfo]:
+        return [i for i in self.program.functions.values() if is_iter_root(i)]
+
+    def epoch_roots(self) -> list[FunctionInfo]:
+        return [
+            i
+            for i in self.program.functions.values()
+            if not is_iter_root(i) and is_epoch_root(self.program, i)
+        ]
+
+    def chains_from(self, root: str) -> list[Chain]:
+        """The best chain to every sink ``root`` reaches: sure edges first, then any edge."""
+        if root not in self._chains:
+            best: dict[SinkRef, Chain] = {}
+            for allow_low in (False, True):
+                for chain in self._bfs(root, allow_low):
+                    best.setdefault(chain.sink, chain)
+            self._chains[root] = sorted(best.values(), key=Chain.rank)
+        return self._chains[root]
+
+    def _bfs(self, root: str, allow_low: bool) -> Iterable[Chain]:
+        queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(root, ())])
+        seen = {root}
+        while queue:
+            key, path = queue.popleft()
+            for sink in self.sinks.get(key, ()):
+                yield Chain(root, path, sink)
+            if len(path) >= _MAX_CHAIN:
+                continue
+            for edge in self.program.edges_from(key):
+                if edge.callee in seen or edge.callee not in self.program.functions:
+                    continue
+                if edge.confidence is Confidence.LOW and not allow_low:
+                    continue
+                seen.add(edge.callee)
+                queue.append((edge.callee, (*path, edge)))
+
+    def unreached(self) -> list[SinkRef]:
+        """Sinks that no ``__iter__`` or per-epoch root reaches."""
+        reached = {
+            chain.sink
+            for root in (*self.iter_roots(), *self.epoch_roots())
+            for chain in self.chains_from(root.key)
+        }
+        return [s for s in self.all_sinks() if s not in reached]
+
+
+def group_by_start(chains: Iterable[Chain]) -> list[list[Chain]]:
+    """Chains that start at the same line of the root: one finding each, best chain first."""
+    groups: dict[tuple[int, int], list[Chain]] = {}
+    for chain in sorted(chains, key=Chain.rank):
+        groups.setdefault((chain.start_line, chain.start_column), []).append(chain)
+    return list(groups.values())
+
+
+def chain_hops(program: Program, chain: Chain, display: Callable[[str], str]) -> tuple[Hop, ...]:
+    """The chain as hops: each call on the way, then the reset itself."""
+    hops = []
+    for edge in chain.edges:
+        caller = program.functions[edge.caller]
+        site = edge.call.site
+        hops.append(
+            Hop(
+                display(caller.file.path),
+                site.line,
+                site.column,
+                caller.display_name,
+                site.text,
+                edge.confidence,
+            )
+        )
+    return (*hops, sink_hop(program, chain.sink, display))
+
+
+def sink_hop(program: Program, ref: SinkRef, display: Callable[[str], str]) -> Hop:
+    info = program.functions[ref.function]
+    site = ref.sink.site
+    return Hop(display(info.file.path), site.line, site.column, info.display_name, site.text)

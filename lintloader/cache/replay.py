@@ -1,0 +1,102 @@
+"""Whole-run replay: when nothing a check depends on changed since the last run with the same
+settings, its findings are reused as they were, without loading a summary or linking.
+
+What a check depends on: every scanned file (path, module name, display path, sha256 of its
+bytes, which the stat index supplies without reading), the files that could not be read, the
+configuration, the active rules, lintloader's own code (the stamp of its modules, so that an
+edited checkout never replays stale findings) and the summary cache entries the run used (each
+must still be the very file it read or wrote: same size and mtime, not a link). All of it goes
+into one key; the stored run is replayed only when the key is equal and the entries are intact.
+One replay file per set of scan roots, next to the index.
+
+A replay is the whole of a warm run, so this module and everything it imports stay clear of the
+analysis: no summary, rule or parser module is imported until something must be analyzed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import lintloader
+from lintloader import __version__
+from lintloader.cache.summaries import SummaryCache, read_pickle, write_pickle
+from lintloader.config import Config
+from lintloader.findings import Finding
+from lintloader.scan.paths import FileProblem, SourceFile
+from lintloader.scan.sources import SourceSet
+
+
+@dataclass(frozen=True)
+class Replay:
+    key: str
+    findings: tuple[Finding, ...]
+    suppressed: int
+    summaries: int  # summaries the stored run parsed or loaded (now reported as "from cache")
+    entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
+
+
+@lru_cache(maxsize=1)
+def code_stamp() -> str:
+    """Size and mtime of every module of the installed lintloader package."""
+    root = Path(lintloader.__file__).parent
+    digest = hashlib.sha256(__version__.encode())
+    for folder, _, names in sorted(os.walk(root)):
+        for name in sorted(n for n in names if n.endswith(".py")):
+            status = os.stat(os.path.join(folder, name))
+            digest.update(f"{folder}/{name}\0{status.st_size}\0{status.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def replay_key(
+    files: Sequence[SourceFile],
+    sources: SourceSet,
+    problems: Iterable[FileProblem],
+    config: Config,
+) -> str:
+    """The hash of everything a check depends on. The active rules need no place of their own:
+    they follow from the configuration and lintloader's code, which are in it."""
+    problems = list(problems)
+    digest = hashlib.sha256(f"{code_stamp()}\n{config!r}\n{len(problems)} problems\n".encode())
+    for problem in problems:
+        digest.update(f"{problem!r}\n".encode())
+    # Column by column (this runs for every file of a site-packages on every run): each column
+    # is its values joined by NUL, which never occurs in a path, preceded by its length.
+    paths = [file.path for file in files]
+    digests, stamps = sources.content_columns(paths)
+    columns = (
+        paths,
+        [file.module for file in files],
+        ["1" if file.is_package else "0" for file in files],
+        [file.display for file in files],
+        digests,
+    )
+    digest.update(f"{len(files)} files\n".encode())
+    for column in columns:
+        data = "\0".join(column).encode("utf-8", "surrogatepass")  # undecodable names
+        digest.update(f"{len(data)}\n".encode())
+        digest.update(data)
+    digest.update(stamps)
+    return digest.hexdigest()
+
+
+def replay_path(index_file: Path) -> Path:
+    return index_file.with_suffix(".replay")
+
+
+def load_replay(index_file: Path, key: str, cache: SummaryCache) -> Replay | None:
+    """The stored run, if its key is ``key`` and the summary cache entries it was derived from
+    are untouched (a removed, rewritten or linked entry means: run again, and repair it)."""
+    stored = read_pickle(replay_path(index_file))
+    if not isinstance(stored, Replay) or stored.key != key:
+        return None
+    keys = [entry[0] for entry in stored.entries]
+    return stored if cache.stamps(keys) == stored.entries else None
+
+
+def save_replay(cache_dir: Path, index_file: Path, replay: Replay) -> None:
+    write_pickle(Path(cache_dir), replay_path(index_file), replay)

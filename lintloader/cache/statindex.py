@@ -1,0 +1,150 @@
+"""What the last run learned about each scanned file, keyed by its stat, so that a file that has
+not changed is neither read nor hashed nor searched again.
+
+For every path the index keeps the stat stamp seen when the file was read (size, mtime, ctime,
+inode), the sha256 of its bytes (which keys its cached summary) and which demand tokens it
+contains: two bitmasks over the index's token table, ``checked`` (searched for) and ``present``
+(found). A file whose stamp is unchanged is trusted, except when it had been modified within
+:data:`RACY_NS` of the moment it was read (it may have changed again within the same timestamp
+tick, git's "racy" files): its stamp is not recorded, so it is read again next time.
+
+The index is a table with one row per path, stored column by column (a list of paths, one of
+stamps, ...): loading it makes a few lists, not an object per file, which matters when a warm
+run over a site-packages does little else. One index file per set of scan roots lives under
+``<cache>/index-<version>/``; it is replaced atomically (last writer wins) and a corrupt or
+foreign one is simply ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lintloader import __version__
+from lintloader.cache.summaries import read_pickle, write_pickle
+from lintloader.scan.tokens import absence_implies
+
+RACY_NS = 2_000_000_000
+MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
+_FORMAT = 2
+_COLUMNS = ("paths", "stamps", "digests", "checked", "present")
+Stamp = tuple[int, int, int, int]  # st_size, st_mtime_ns, st_ctime_ns, st_ino
+UNTRUSTED: Stamp = (-1, -1, -1, -1)
+
+
+def is_racy(stamp: Stamp, read_ns: int) -> bool:
+    """Whether a file read at ``read_ns`` was modified too recently for its stamp to vouch
+    for its content next time."""
+    return max(stamp[1], stamp[2]) >= read_ns - RACY_NS
+
+
+@dataclass
+class StatIndex:
+    """Rows of (path, stamp, digest, checked, present), by column, plus the token table the
+    bitmasks refer to. Rows are only ever added or updated, so a row number stays valid."""
+
+    tokens: list[bytes] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    stamps: list[Stamp] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
+    checked: list[int] = field(default_factory=list)  # bit i set: token i was searched for
+    present: list[int] = field(default_factory=list)  # bit i set: token i occurs in the file
+    _rows: dict[str, int] = field(default_factory=dict, repr=False)
+    _ids: dict[bytes, int] = field(default_factory=dict, repr=False)
+    _inner: dict[bytes, tuple[int, int]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rows = {path: row for row, path in enumerate(self.paths)}
+        self._ids = {token: number for number, token in enumerate(self.tokens)}
+
+    def fresh(self, path: str, stamp: Stamp) -> int | None:
+        """The row of ``path`` if the file is certainly unchanged since it was recorded."""
+        row = self._rows.get(path)
+        return row if row is not None and self.stamps[row] == stamp else None
+
+    def has_digest(self, path: str) -> bool:
+        row = self._rows.get(path)
+        return row is not None and bool(self.digests[row])
+
+    def record(self, path: str, stamp: Stamp, digest: str, read_ns: int | None) -> int:
+        """Remember a file read at ``read_ns`` whose stat (taken before reading) was ``stamp``;
+        ``read_ns`` None: bytes that did not come from the file (never trusted). Its token
+        answers start empty. Returns its row."""
+        if read_ns is None or is_racy(stamp, read_ns):
+            stamp = UNTRUSTED  # modified too recently: may change again within the same tick
+        row = self._rows.get(path)
+        if row is None:
+            row = self._rows[path] = len(self.paths)
+            self.paths.append(path)
+            self.stamps.append(stamp)
+            self.digests.append(digest)
+            self.checked.append(0)
+            self.present.append(0)
+        else:
+            self.stamps[row], self.digests[row] = stamp, digest
+            self.checked[row] = self.present[row] = 0
+        return row
+
+    def bit(self, token: bytes) -> int:
+        number = self._ids.get(token)
+        if number is None:
+            number = self._ids[token] = len(self.tokens)
+            self.tokens.append(token)
+        return 1 << number
+
+    def inner_bits(self, token: bytes) -> int:
+        """Bits of the plain tokens of the table that occur inside ``token``: a file known not
+        to contain one of them does not contain ``token`` (see :func:`tokens.absence_implies`).
+        Worked out again when the table has grown."""
+        known = self._inner.get(token)
+        if known is None or known[0] != len(self.tokens):
+            mask = 0
+            for number, other in enumerate(self.tokens):
+                if absence_implies(other, token):
+                    mask |= 1 << number
+            known = self._inner[token] = (len(self.tokens), mask)
+        return known[1]
+
+    def subset(self, paths: Iterable[str]) -> StatIndex:
+        """A new index with the rows of ``paths`` only (and the same token table)."""
+        wanted = set(paths)
+        rows = [row for row, path in enumerate(self.paths) if path in wanted]
+        return StatIndex(
+            list(self.tokens),
+            [self.paths[row] for row in rows],
+            [self.stamps[row] for row in rows],
+            [self.digests[row] for row in rows],
+            [self.checked[row] for row in rows],
+            [self.present[row] for row in rows],
+        )
+
+
+def index_path(cache_dir: Path, roots: Iterable[str]) -> Path:
+    scope = "\0".join(sorted(set(roots))) or "<none>"
+    name = hashlib.sha256(scope.encode()).hexdigest()[:24]
+    return Path(cache_dir) / f"index-{__version__}" / f"{name}.index"
+
+
+def load_index(path: Path) -> StatIndex:
+    """The index stored at ``path``, or an empty one (missing, corrupt, other format)."""
+    raw = read_pickle(path)
+    if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
+        return StatIndex()
+    tokens = raw.get("tokens")
+    columns = [raw.get(name) for name in _COLUMNS]
+    if not isinstance(tokens, list) or len(tokens) > MAX_TOKENS:
+        return StatIndex()
+    if not all(isinstance(c, list) and len(c) == len(columns[0]) for c in columns):
+        return StatIndex()
+    try:
+        return StatIndex(tokens, *columns)
+    except TypeError:  # an unhashable path or token: not an index this version wrote
+        return StatIndex()
+
+
+def save_index(cache_dir: Path, path: Path, index: StatIndex) -> None:
+    raw = {"format": _FORMAT, "tokens": index.tokens}
+    raw.update((name, getattr(index, name)) for name in _COLUMNS)
+    write_pickle(Path(cache_dir), path, raw)

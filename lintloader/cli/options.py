@@ -1,0 +1,178 @@
+"""Pieces shared by the commands that scan code (``check``, ``fix``): options, discovery,
+configuration, and the one-line error handling with exit code 2."""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from lintloader.cache.summaries import default_cache_dir
+from lintloader.config import Config, ConfigError, find_pyproject, load_config, split_codes
+from lintloader.engine import CheckOptions, collector_paused
+from lintloader.findings import Severity
+from lintloader.scan.paths import Discovery, DiscoveryError, discover_paths, discover_site_packages
+
+if TYPE_CHECKING:
+    from lintloader.integrations.project import ReportScope
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+SEVERITIES = [s.label for s in Severity]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Failure(click.ClickException):
+    """An operational error: one line on stderr, exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"lintloader: error: {self.format_message()}", err=True)
+
+
+def guarded(command: F) -> F:
+    """Turn unexpected exceptions into a one-line error (a traceback only with --verbose)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except (DiscoveryError, ConfigError) as exc:
+            raise Failure(str(exc)) from None
+        except Exception as exc:
+            if kwargs.get("verbose"):
+                traceback.print_exc()
+            raise Failure(f"internal error: {type(exc).__name__}: {exc}") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def scan_options(command: F) -> F:
+    """Options shared by ``check`` and ``fix``: what to scan and how."""
+    options = [
+        click.argument("paths", nargs=-1),
+        click.option(
+            "--site-packages",
+            "site_packages",
+            is_flag=True,
+            help="Scan installed packages; PATHS are then distribution names (all if none).",
+        ),
+        click.option(
+            "--python",
+            "python",
+            metavar="PATH",
+            help="With --site-packages: the interpreter whose packages to scan (not imported).",
+        ),
+        click.option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes."),
+        click.option("--ignore", metavar="CODES", help="Comma-separated rule codes to skip."),
+        click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths."),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="pyproject.toml to read [tool.lintloader] from (default: the nearest one).",
+        ),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
+        ),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Worker processes for parsing (default: CPU count, at most 8).",
+        ),
+        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def discover(
+    paths: Sequence[str],
+    site_packages: bool,
+    python: str | None,
+    exclude: Sequence[str],
+    cache_dir: Path | None = None,
+) -> Discovery:
+    if python and not site_packages:
+        raise Failure("--python only makes sense with --site-packages")
+    if not site_packages and not paths:
+        raise Failure("nothing to check: give PATHS or --site-packages")
+    with collector_paused():  # thousands of small records, no cycles (see engine.py)
+        if site_packages:
+            return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
+        return discover_paths(paths, exclude)
+
+
+def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:
+    if config_path is not None:
+        if not config_path.is_file():
+            raise Failure(f"--config {config_path}: no such file")
+        return load_config(config_path)
+    start = paths[0] if paths and not site_packages else os.getcwd()
+    return load_config(find_pyproject(start))
+
+
+def prepare(
+    paths: Sequence[str],
+    site_packages: bool,
+    python: str | None,
+    select: str | None,
+    ignore: str | None,
+    exclude: Sequence[str],
+    config_path: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    jobs: int | None,
+    min_severity: str | None = None,
+) -> tuple[Discovery, CheckOptions]:
+    config = resolve_config(config_path, paths, site_packages).with_options(
+        select=split_codes(select),
+        ignore=split_codes(ignore),
+        min_severity=Severity.parse(min_severity) if min_severity else None,
+    )
+    cache = None if no_cache else (cache_dir or default_cache_dir())
+    discovery = discover(paths, site_packages, python, (*config.exclude, *exclude), cache)
+    options = CheckOptions(
+        config=config,
+        jobs=jobs,
+        cache_dir=cache,
+        progress=True,  # shown only when stderr is a terminal
+    )
+    return discovery, options
+
+
+def project_root_option(what: str) -> Callable[[F], F]:
+    """``--project-root`` for a command that reports or fixes ``what`` (pre-commit's need)."""
+    return click.option(
+        "--project-root",
+        metavar="DIR|auto",
+        help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but "
+        f"{what} only findings located in PATHS (what pre-commit needs).",
+    )
+
+
+def project_scope(
+    paths: Sequence[str], project_root: str | None, site_packages: bool
+) -> tuple[ReportScope | None, Sequence[str]]:
+    """The scope to restrict findings to, and the paths to index instead of ``paths``."""
+    if project_root is None:
+        return None, paths
+    if site_packages:
+        raise Failure("--project-root does not combine with --site-packages")
+    from lintloader.integrations.project import ReportScope
+
+    scope = ReportScope.build(paths, project_root)
+    return scope, scope.index_paths()

@@ -1,0 +1,202 @@
+"""The scanned files' bytes and what is known about them, read at most once per run.
+
+A :class:`SourceSet` answers three questions for the rest of the pipeline: a file's bytes, the
+digest of those bytes (the summary cache key) and whether it contains a token (demand
+selection). With a stat index from an earlier run, an unchanged file answers the last two from
+the index without being read at all.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from array import array
+from collections.abc import Callable, Iterable, Mapping
+from itertools import chain
+from pathlib import Path
+
+from lintloader.cache.statindex import StatIndex, index_path, is_racy, load_index, save_index
+from lintloader.cache.summaries import content_digest
+from lintloader.scan.paths import FileProblem, SourceFile
+from lintloader.scan.tokens import found_in
+
+Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
+
+
+class SourceSet:
+    """Bytes, digests and token answers for the files of one run."""
+
+    def __init__(
+        self,
+        reader: Reader,
+        overrides: dict[str, bytes] | None = None,
+        cache_dir: Path | None = None,
+        roots: Iterable[str] = (),
+    ) -> None:
+        self._reader = reader
+        self._overrides = dict(overrides or {})
+        self._cache_dir = cache_dir
+        self._index_path = index_path(cache_dir, roots) if cache_dir else None
+        self.index = load_index(self._index_path) if self._index_path else StatIndex()
+        self._contents: dict[str, bytes] = {}
+        self._rows: dict[str, int] = {}  # admitted path -> its row in the index
+        self.read_count = 0
+        self._changed = False  # anything the index did not know yet
+
+    @property
+    def index_file(self) -> Path | None:
+        """Where the stat index of these roots is stored (None without a cache)."""
+        return self._index_path
+
+    def load(self, files: Iterable[SourceFile], problems: list[FileProblem]) -> list[SourceFile]:
+        """The readable files among ``files``; the others become problems (directories are
+        skipped). Files the index vouches for are only stat'ed (this loop runs once per file of
+        a whole site-packages on every run, so it does the common case inline)."""
+        readable: list[SourceFile] = []
+        rows, overrides, fresh = self._rows, self._overrides, self.index.fresh
+        for file in files:
+            path = file.path
+            try:
+                if path in overrides:
+                    row = self._admit_override(path)
+                else:
+                    status = os.stat(path)
+                    if stat.S_ISDIR(status.st_mode):
+                        continue
+                    stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+                    row = fresh(path, stamp)
+                    if row is None:
+                        row = self._admit_read(path, stamp)
+            except OSError as exc:
+                problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
+                continue
+            if row is not None:
+                rows[path] = row
+                readable.append(file)
+        return readable
+
+    def _admit_override(self, path: str) -> int:
+        """Bytes given instead of the file's: recorded untrusted (and never saved)."""
+        data = self._overrides[path]
+        self._contents[path] = data
+        return self.index.record(path, (-1, -1, -1, -1), content_digest(data), None)
+
+    def _admit_read(self, path: str, stamp: tuple[int, int, int, int]) -> int | None:
+        """Read a file the index does not vouch for (None: it is a directory now). Its digest
+        waits until something needs it (:meth:`digest`), unless its stamp cannot be trusted
+        (then the digest is what identifies its content) or the index knew a digest for it
+        (the replay key identified the file by it: unchanged bytes must keep that key)."""
+        data = self._read(path)
+        if data is None:
+            return None
+        self._changed = True
+        read_ns = time.time_ns()
+        eager = is_racy(stamp, read_ns) or self.index.has_digest(path)
+        digest = content_digest(data) if eager else ""
+        return self.index.record(path, stamp, digest, read_ns)
+
+    def _read(self, path: str) -> bytes | None:
+        data = self._reader(path)
+        if data is not None:
+            self._contents[path] = data
+            self.read_count += 1
+        return data
+
+    def __getitem__(self, path: str) -> bytes:
+        """A file's bytes (read now if the index had spared reading it)."""
+        data = self._contents.get(path)
+        if data is None:
+            data = self._reader(path) or b""
+            self._contents[path] = data
+            self.read_count += 1
+        return data
+
+    def digest(self, path: str) -> str:
+        """The sha256 of a file's bytes (worked out now if it was never needed before)."""
+        row = self._rows[path]
+        known = self.index.digests[row]
+        if not known:
+            known = self.index.digests[row] = content_digest(self[path])
+            self._changed = True
+        return known
+
+    def content_columns(self, paths: Iterable[str]) -> tuple[list[str], bytes]:
+        """What identifies the files' content without reading them: each file's digest where
+        known ("" where not), and the stat stamps, packed, of the files without one (a trusted
+        stamp changes with the content; a file whose stamp is not trusted has a digest)."""
+        rows = [self._rows[path] for path in paths]
+        digests, stamps = self.index.digests, self.index.stamps
+        known = [digests[row] for row in rows]
+        unhashed = (stamps[row] for row, digest in zip(rows, known, strict=True) if not digest)
+        return known, array("q", chain.from_iterable(unhashed)).tobytes()
+
+    def size(self, path: str) -> int:
+        data = self._contents.get(path)
+        return len(data) if data is not None else self.index.stamps[self._rows[path]][0]
+
+    def contains(
+        self, path: str, token: bytes, needs: Mapping[bytes, tuple[bytes, ...]] | None = None
+    ) -> bool:
+        """Whether the file's bytes contain ``token``; remembered in the index. It is absent
+        without a search when a plain token inside it is already known to be absent from the
+        file, or when one of its ``needs`` (shorter tokens that every file containing it
+        contains, see :func:`tokens.prerequisites`), searched first, is."""
+        index, row = self.index, self._rows[path]
+        bit = index.bit(token)
+        checked = index.checked[row]
+        if checked & bit:
+            return bool(index.present[row] & bit)
+        if checked & ~index.present[row] & index.inner_bits(token):
+            found = False
+        else:
+            required = needs.get(token, ()) if needs else ()
+            found = all(self.contains(path, n, needs) for n in required) and found_in(
+                self[path], token
+            )
+        self._changed = True
+        index.checked[row] |= bit
+        if found:
+            index.present[row] |= bit
+        return found
+
+    def answers(self, path: str) -> tuple[int, int]:
+        """(checked, present) token bits of a file: which tokens were searched, which found."""
+        row = self._rows[path]
+        return self.index.checked[row], self.index.present[row]
+
+    def token_answers(self, paths: Iterable[str]) -> list[tuple[int, int, int, str]]:
+        """(row, checked, present, digest) of each path: what a forked child learned."""
+        index, rows = self.index, self._rows
+        return [
+            (row, index.checked[row], index.present[row], index.digests[row])
+            for row in map(rows.__getitem__, paths)
+        ]
+
+    def learn(self, answers: Iterable[tuple[int, int, int, str]], table_size: int) -> None:
+        """Take what a forked child found (see :meth:`token_answers`). Token bits are ignored
+        if the child's token table had grown past this one (they would mean other tokens):
+        they are only remembered answers, and will be searched for again."""
+        index = self.index
+        same_table = table_size == len(index.tokens)
+        for row, checked, present, digest in answers:
+            if same_table:
+                index.checked[row] |= checked
+                index.present[row] |= present
+            if digest:
+                index.digests[row] = digest
+        self._changed = True
+
+    def register(self, tokens: Iterable[bytes]) -> None:
+        """Give ``tokens`` their bits now, so that forked children agree on them."""
+        for token in tokens:
+            self.index.bit(token)
+
+    def save(self) -> None:
+        """Store the index for the next run (only this run's files; no-op without a cache)."""
+        if self._cache_dir is None or self._index_path is None:
+            return
+        if not self._changed and not self._overrides and len(self._rows) == len(self.index.paths):
+            return  # nothing new to remember (each admitted file has a row: the same paths)
+        known = [path for path in self._rows if path not in self._overrides]
+        save_index(self._cache_dir, self._index_path, self.index.subset(known))

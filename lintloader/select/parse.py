@@ -1,0 +1,72 @@
+"""Summarize many files, from the cache where possible, in worker processes where it pays."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from lintloader.cache.summaries import SummaryCache, summary_key
+from lintloader.scan.paths import SourceFile
+from lintloader.scan.sources import SourceSet
+from lintloader.select.progress import ParseStats
+from lintloader.summary.calls import FileSummary, summarize_source
+
+# Worker processes cost ~0.1 s to start and must pickle their summaries back: below these, one
+# process is faster (the ast summarizer handles roughly 4 MB of source a second).
+PARALLEL_MIN_FILES = 4
+PARALLEL_MIN_BYTES = 1_000_000
+
+
+def _summarize(job: tuple[bytes, str, str, bool]) -> FileSummary:
+    source, path, module, is_package = job
+    return summarize_source(source, path, module, is_package)
+
+
+def default_jobs() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def summarize_files(
+    files: Sequence[SourceFile],
+    sources: SourceSet,
+    cache: SummaryCache | None,
+    jobs: int,
+    stats: ParseStats,
+) -> dict[str, FileSummary]:
+    """Summaries keyed by path; identical whatever ``jobs`` is and whether the cache is used."""
+    done: dict[str, FileSummary] = {}
+    todo: list[tuple[SourceFile, str | None]] = []
+    for file in files:
+        key = summary_key(sources.digest(file.path), file.module, file.is_package)
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            # the same bytes under the same module name elsewhere (another venv): only the
+            # path differs, and nothing else in a summary depends on it
+            done[file.path] = hit if hit.path == file.path else replace(hit, path=file.path)
+            stats.count(cached=1)
+        else:
+            todo.append((file, key if cache else None))
+    # largest first, so that a big file does not start last and keep one worker busy alone
+    todo.sort(key=lambda item: -sources.size(item[0].path))
+    for (file, key), summary in zip(todo, _run(todo, sources, jobs), strict=True):
+        done[file.path] = summary
+        stats.count(parsed=1)
+        if cache and key:
+            cache.put(key, summary)
+    return {f.path: done[f.path] for f in files if f.path in done}
+
+
+def _run(
+    todo: list[tuple[SourceFile, str | None]], sources: SourceSet, jobs: int
+) -> Iterable[FileSummary]:
+    work = [(sources[f.path], f.path, f.module, f.is_package) for f, _ in todo]
+    size = sum(len(job[0]) for job in work)
+    if jobs > 1 and len(work) >= PARALLEL_MIN_FILES and size >= PARALLEL_MIN_BYTES:
+        # imported here: multiprocessing costs a run that parses little ~10-20 ms to import
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+            yield from pool.map(_summarize, work, chunksize=1)
+    else:
+        yield from map(_summarize, work)

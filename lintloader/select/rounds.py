@@ -1,0 +1,118 @@
+"""One demand round's work: pick the files a round's query chooses and summarize them.
+
+``demand.select`` decides *what* a round asks for; this module decides *how* the answer is
+worked out. When the bytes of most files were read in this run (a cold scan), the candidates
+are split into one shard per job and each shard is searched and summarized in a forked child
+(``forked.py``): the search is the larger half of a cold run's work, and a child reads the
+parent's bytes without copying them. Otherwise (warm and one-changed-file runs answer token
+questions from the stat index) the round runs here, and only a large batch of files to parse
+goes to worker processes (``parse.py``).
+
+Whatever the route, the summaries, the cache entries, the stat index answers and the counts
+are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lintloader.cache.summaries import SummaryCache
+from lintloader.limits import size_problem
+from lintloader.scan.paths import SourceFile
+from lintloader.scan.sources import SourceSet
+from lintloader.select.forked import can_fork, map_forked
+from lintloader.select.parse import summarize_files
+from lintloader.select.policy import GroupQuery, chosen_by
+from lintloader.select.progress import ParseStats
+from lintloader.summary.calls import FileSummary
+
+# Forking pays when a round must search thousands of files whose bytes were read this run.
+SHARD_MIN_FILES = 2_000
+
+
+@dataclass
+class ShardResult:
+    """What a child sends back for its shard."""
+
+    summaries: dict[str, FileSummary]
+    answers: list[tuple[int, int, int]]  # SourceSet.token_answers of the shard
+    table_size: int  # the child's token table, to check its bits mean the same tokens
+    parsed: int = 0
+    cached: int = 0
+    used: set[str] = field(default_factory=set)  # summary cache keys read or written
+
+
+@dataclass
+class RoundTaker:
+    """``demand.Take`` for one run: its sources, cache, counts and parallelism."""
+
+    sources: SourceSet
+    cache: SummaryCache | None
+    stats: ParseStats
+    jobs: int
+    max_file_mb: float
+    shard_min_files: int = SHARD_MIN_FILES
+
+    def take(
+        self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
+    ) -> dict[str, FileSummary]:
+        """Summaries of the candidates the query or the module names choose, in the
+        candidates' order."""
+        if self._worth_sharding(candidates, query):
+            assert query is not None
+            found = self._take_sharded(candidates, query, modules)
+        else:
+            chosen = chosen_by(query, modules, self.sources, candidates)
+            found = self.summarize(chosen, self.stats, self.jobs)
+        return {f.path: found[f.path] for f in candidates if f.path in found}
+
+    def _take_sharded(
+        self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
+    ) -> dict[str, FileSummary]:
+        self.sources.register(query.searched)  # children must agree on the token bits
+        shards = [candidates[index :: self.jobs] for index in range(self.jobs)]
+        found: dict[str, FileSummary] = {}
+        for result in map_forked(lambda shard: self._shard(shard, query, modules), shards):
+            self.sources.learn(result.answers, result.table_size)
+            self.stats.count(parsed=result.parsed, cached=result.cached)
+            if self.cache is not None:
+                self.cache.used |= result.used
+            found.update(result.summaries)
+        return found
+
+    def _worth_sharding(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
+        return (
+            query is not None
+            and self.jobs > 1
+            and len(candidates) >= self.shard_min_files
+            and self.sources.read_count >= self.shard_min_files
+            and can_fork()
+        )
+
+    def _shard(
+        self, shard: list[SourceFile], query: GroupQuery, modules: frozenset[str]
+    ) -> ShardResult:
+        """Run in a child (or here, if forking failed): search, then summarize, one process."""
+        stats = ParseStats()
+        used_before = set(self.cache.used) if self.cache is not None else set()
+        chosen = chosen_by(query, modules, self.sources, shard)
+        summaries = self.summarize(chosen, stats, jobs=1)
+        used = (self.cache.used - used_before) if self.cache is not None else set()
+        answers = self.sources.token_answers(f.path for f in shard)
+        table_size = len(self.sources.index.tokens)
+        return ShardResult(summaries, answers, table_size, stats.parsed, stats.cached, used)
+
+    def summarize(
+        self, batch: Sequence[SourceFile], stats: ParseStats, jobs: int
+    ) -> dict[str, FileSummary]:
+        """Summaries of ``batch``; files too large to parse get an error summary (uncached)."""
+        large: dict[str, FileSummary] = {}
+        for file in batch:
+            problem = size_problem(self.sources.size(file.path), self.max_file_mb)
+            if problem:
+                large[file.path] = FileSummary(
+                    file.path, file.module, file.is_package, error=problem
+                )
+        small = [f for f in batch if f.path not in large]
+        return {**summarize_files(small, self.sources, self.cache, jobs, stats), **large}

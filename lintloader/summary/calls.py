@@ -1,0 +1,525 @@
+"""Per-file summaries: the plain data the analysis reads, and the ``ast`` visitor that fills it.
+
+A :class:`FileSummary` depends only on a file's bytes and its module name, holds no CST nodes and
+pickles cleanly, so summaries are what worker processes return and what the cache stores.
+Everything the linker and the rules need from a file is in here; nothing downstream reparses.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
+from lintloader.summary.source_text import DecodeError, ParsedSource
+from lintloader.summary.walk import TooDeep, Walker
+
+if TYPE_CHECKING:  # summary_dataloaders imports this module
+    from lintloader.summary.dataloaders import LoaderFacts
+
+Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
+
+MODULE_SCOPE = "<module>"
+SUMMARY_SCHEMA = 4  # part of the cache key: bump when FileSummary gains or changes fields
+SINK_ATTRIBUTE = "_iterator"
+SHUTDOWN_METHOD = "_shutdown_workers"
+_TEXT_LIMIT = 120
+# Functions passed to these run at exit, collection or on a signal: never per epoch.
+DEFERRED_REGISTRATIONS = frozenset(
+    {("atexit", "register"), ("weakref", "finalize"), ("signal", "signal")}
+)
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+
+
+@dataclass(frozen=True)
+class ImportBinding:
+    """What a local name refers to: ``module`` (absolute) and, for ``from`` imports, ``name``."""
+
+    module: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where something happens: 1-based line and column, plus the source text (shortened)."""
+
+    line: int
+    column: int
+    text: str
+    end_line: int = 0
+    statement_line: int = 0  # first line of the enclosing simple statement
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call (``is_reference`` false) or a function passed as a value (``is_reference`` true)."""
+
+    target: Dotted
+    site: Site
+    is_reference: bool = False
+    persistent_guard: bool = False
+    in_loop: bool = False
+
+
+@dataclass(frozen=True)
+class SinkSite:
+    """A candidate DataLoader iterator reset.
+
+    ``kind`` is one of ``assign-none``, ``delete``, ``setattr``, ``shutdown-workers``; ``receiver``
+    is the dotted object whose ``_iterator`` is reset (``("dataloader",)``), if it is a plain name.
+    """
+
+    kind: str
+    receiver: Dotted | None
+    site: Site
+    persistent_guard: bool = False
+
+
+@dataclass
+class FunctionSummary:
+    qualname: str  # "AbstractDataFetcher.__iter__", "outer.<locals>.inner", "<module>"
+    name: str
+    class_qualname: str | None
+    kind: str  # "function", "method", "staticmethod", "classmethod", "property", "module"
+    line: int
+    column: int
+    end_line: int
+    params: list[str] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    sinks: list[SinkSite] = field(default_factory=list)
+    local_types: dict[str, Dotted] = field(default_factory=dict)
+
+    @property
+    def self_name(self) -> str | None:
+        """The name bound to the instance (or class) inside a method, if any."""
+        if self.kind in ("method", "classmethod", "property") and self.params:
+            return self.params[0]
+        return None
+
+
+@dataclass
+class ClassSummary:
+    qualname: str
+    name: str
+    line: int
+    bases: list[Dotted] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    attr_types: dict[str, Dotted] = field(default_factory=dict)
+
+
+@dataclass
+class FileSummary:
+    path: str
+    module: str
+    is_package: bool = False
+    imports: dict[str, ImportBinding] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    noqa: dict[int, frozenset[str] | None] = field(default_factory=dict)
+    error: str | None = None
+    error_line: int = 1
+    error_column: int = 1
+    loaders: LoaderFacts | None = None  # DataLoader facts for LL2xx (summary_dataloaders.py)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def summarize_source(
+    source: bytes, path: str, module: str, is_package: bool = False
+) -> FileSummary:
+    """Parse ``source`` with CPython's ``ast`` and summarize it; a file that cannot be decoded,
+    parsed or analyzed gets ``summary.error`` (an LL000 finding) instead."""
+    summary = FileSummary(path=path, module=module, is_package=is_package)
+    try:
+        parsed = ParsedSource.parse(source)
+    except DecodeError as exc:
+        summary.error = f"cannot decode: {exc}"
+        return summary
+    except SyntaxError as exc:
+        summary.error = parser_nesting_problem(exc) or f"syntax error: {_one_line(str(exc.msg))}"
+        summary.error_line, summary.error_column = exc.lineno or 1, exc.offset or 1
+        return summary
+    except (RecursionError, MemoryError) as exc:
+        summary.error = parser_nesting_problem(exc)
+        return summary
+    try:
+        summary.noqa = _noqa_lines(parsed.text)
+        _Summarizer(summary, parsed).visit(parsed.tree)
+        from lintloader.summary.dataloaders import summarize_loaders  # import cycle
+
+        summary.loaders = summarize_loaders(parsed, source)
+    except TooDeep:
+        summary.error = too_deep(f"more than {MAX_NESTING} levels")
+    except RecursionError:
+        summary.error = too_deep("recursion limit")
+    if summary.error:  # nothing half-summarized reaches the analysis
+        summary = FileSummary(path, module, is_package, error=summary.error)
+    return summary
+
+
+def _noqa_lines(code: str) -> dict[int, frozenset[str] | None]:
+    found: dict[int, frozenset[str] | None] = {}
+    if "noqa" not in code.lower():
+        return found
+    for number, line in enumerate(code.splitlines(), start=1):
+        match = _NOQA.search(line)
+        if match:
+            codes = match.group("codes")
+            found[number] = (
+                frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else None
+            )
+    return found
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+Scope = tuple[str, str]  # ("class" or "function", qualname) of an enclosing definition
+
+
+def qualname_in(scopes: Sequence[Scope], name: str) -> str:
+    """The qualname of ``name`` defined inside ``scopes`` (outermost first; empty: at module
+    level), as Python spells it: ``C.m``, ``f.<locals>.g``. The summaries, the DataLoader
+    facts and the fixers key functions by it, so they must agree."""
+    if not scopes:
+        return name
+    kind, parent = scopes[-1]
+    return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
+
+
+def dotted(node: ast.AST) -> Dotted | None:
+    """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        head = dotted(node.value)
+        return None if head is None else (*head, node.attr)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+        return ("super()",)
+    return None
+
+
+def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
+    """A call's arguments in source order as (keyword, star, value): ``f(a, *b, c=d, **e)``
+    gives (None, "", a), (None, "*", b), ("c", "", d), (None, "**", e)."""
+    found: list[tuple[str | None, str, ast.expr]] = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            found.append((None, "*", arg.value))
+        else:
+            found.append((None, "", arg))
+    for keyword in node.keywords:
+        found.append((keyword.arg, "" if keyword.arg else "**", keyword.value))
+    if node.keywords and node.args:  # `f(a=1, *b)` is legal: keep the order they were written
+        found.sort(key=lambda item: (item[2].lineno, item[2].col_offset))
+    return found
+
+
+def _annotation_type(node: ast.expr) -> Dotted | None:
+    """The class an annotation names: ``Foo``, ``"Foo"``, ``Optional[Foo]``, ``Foo | None``."""
+    if isinstance(node, ast.Constant):
+        text = node.value
+        if isinstance(text, str) and re.fullmatch(r"[A-Za-z_][\w.]*", text):
+            return tuple(text.split("."))
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        for side in (node.left, node.right):
+            if not _is_none(side):
+                return _annotation_type(side)
+        return None
+    if isinstance(node, ast.Subscript):
+        head = dotted(node.value)
+        if head and head[-1] == "Optional" and not isinstance(node.slice, ast.Tuple):
+            return _annotation_type(node.slice)
+        return None
+    return dotted(node)
+
+
+def _constructed_type(node: ast.expr | None) -> Dotted | None:
+    """``Foo(...)`` -> ("Foo",): the linker keeps it only if ``Foo`` resolves to a class."""
+    if isinstance(node, ast.Call):
+        return dotted(node.func)
+    return None
+
+
+def _is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _decorator_kind(decorators: Sequence[ast.expr]) -> str | None:
+    for decorator in decorators:
+        name = dotted(decorator)
+        if name and name[-1] in ("staticmethod", "classmethod"):
+            return name[-1]
+        if name and name[-1] in ("property", "cached_property"):
+            return "property"
+    return None
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    if target:
+        parts.append(target)
+    return ".".join(parts)
+
+
+_Scope = FunctionSummary | ClassSummary
+# Statements that hold no other statements: a call's ``statement_line`` is the line of the
+# innermost one of these (or of an enclosing ``if``) around it.
+_SIMPLE_STATEMENTS = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Delete, ast.Pass,
+    ast.Break, ast.Continue, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.Global,
+    ast.Nonlocal,
+)  # fmt: skip
+
+
+class _Summarizer(Walker):
+    """Fills a :class:`FileSummary` in one pass over the module."""
+
+    def __init__(self, summary: FileSummary, parsed: ParsedSource) -> None:
+        self.summary = summary
+        self.parsed = parsed
+        module_scope = FunctionSummary(MODULE_SCOPE, MODULE_SCOPE, None, "module", 1, 1, 1)
+        summary.functions[MODULE_SCOPE] = module_scope
+        self.scopes: list[_Scope] = [module_scope]
+        self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
+        self.loops = 0
+        self.statements: list[int] = []
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, _SIMPLE_STATEMENTS):
+            self.statements.append(node.lineno)
+            super().visit(node)
+            self.statements.pop()
+        else:
+            super().visit(node)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _site(self, node: ast.AST) -> Site:
+        text = _one_line(self.parsed.segment(node))
+        if len(text) > _TEXT_LIMIT:
+            text = text[: _TEXT_LIMIT - 3] + "..."
+        line: int = node.lineno  # type: ignore[attr-defined]
+        statement = self.statements[-1] if self.statements else line
+        end: int = node.end_lineno  # type: ignore[attr-defined]
+        return Site(line, self.parsed.column(node), text, end, statement)
+
+    @property
+    def function(self) -> FunctionSummary:
+        for scope in reversed(self.scopes):
+            if isinstance(scope, FunctionSummary):
+                return scope
+        raise AssertionError("module scope is always present")
+
+    @property
+    def guarded(self) -> bool:
+        return any(self.guards)
+
+    def _qualname(self, name: str) -> str:
+        parent = self.scopes[-1]
+        if parent is self.scopes[0]:  # the module scope
+            return name
+        kind = "class" if isinstance(parent, ClassSummary) else "function"
+        return qualname_in([(kind, parent.qualname)], name)
+
+    # -- statements that carry context --------------------------------------------------------
+    def visit_If(self, node: ast.If) -> None:
+        self.guards.append("persistent_workers" in self.parsed.segment(node.test))
+        self.statements.append(node.lineno)
+        self.generic_visit(node)
+        self.guards.pop()
+        self.statements.pop()
+
+    def visit_For(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
+        self.loops += 1
+        self.generic_visit(node)
+        self.loops -= 1
+
+    visit_AsyncFor = visit_While = visit_For
+
+    # -- imports -----------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.summary.imports[alias.asname] = ImportBinding(alias.name)
+            else:
+                head = alias.name.split(".")[0]
+                self.summary.imports[head] = ImportBinding(head)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        target = node.module
+        if node.level:
+            source = _resolve_relative(
+                self.summary.module, self.summary.is_package, node.level, target
+            )
+        else:
+            source = target or ""
+        for alias in node.names:
+            if alias.name == "*":
+                self.summary.star_imports.append(source)
+                return
+            self.summary.imports[alias.asname or alias.name] = ImportBinding(source, alias.name)
+
+    # -- definitions -------------------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.visit_all((*node.decorator_list, *node.bases, *node.keywords))
+        qualname = self._qualname(node.name)
+        bases = [d for d in map(dotted, node.bases) if d]
+        klass = ClassSummary(qualname, node.name, node.lineno, bases)
+        self.summary.classes[qualname] = klass
+        self.scopes.append(klass)
+        self.visit_all(node.body)
+        self.scopes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.visit_signature(node)
+        parent = self.scopes[-1]
+        qualname = self._qualname(node.name)
+        decorated = _decorator_kind(node.decorator_list)
+        if isinstance(parent, ClassSummary):
+            kind = decorated or "method"
+            parent.methods.append(node.name)
+            class_qualname: str | None = parent.qualname
+        else:
+            kind, class_qualname = "function", None
+        arguments = node.args
+        positional = (*arguments.posonlyargs, *arguments.args)
+        function = FunctionSummary(
+            qualname,
+            node.name,
+            class_qualname,
+            kind,
+            node.lineno,
+            self.parsed.column(node),
+            node.end_lineno or node.lineno,
+            [p.arg for p in positional],
+        )
+        for param in (*positional, *arguments.kwonlyargs):
+            annotated = _annotation_type(param.annotation) if param.annotation else None
+            if annotated:
+                function.local_types[param.arg] = annotated
+        self.summary.functions[qualname] = function
+        self.scopes.append(function)
+        self.guards.append(False)
+        saved_loops, self.loops = self.loops, 0
+        self.visit_all(node.body)
+        self.scopes.pop()
+        self.guards.pop()
+        self.loops = saved_loops
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    # -- types of names and attributes --------------------------------------------------------
+    def _record_type(self, target: ast.expr, type_: Dotted | None) -> None:
+        if not type_:
+            return
+        function = self.function
+        if isinstance(target, ast.Name):
+            function.local_types[target.id] = type_
+            return
+        owner = dotted(target)
+        if (
+            owner
+            and len(owner) == 2
+            and function.self_name == owner[0]
+            and function.class_qualname in self.summary.classes
+        ):
+            klass = self.summary.classes[function.class_qualname]
+            klass.attr_types.setdefault(owner[1], type_)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self._sink_from_assignment(target, node.value)
+            self._record_type(target, _constructed_type(node.value))
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._sink_from_assignment(node.target, node.value)
+        annotated = _annotation_type(node.annotation)
+        constructed = _constructed_type(node.value)
+        scope = self.scopes[-1]
+        if isinstance(scope, ClassSummary) and isinstance(node.target, ast.Name):
+            if annotated:
+                scope.attr_types.setdefault(node.target.id, annotated)
+        else:
+            self._record_type(node.target, annotated or constructed)
+        self.generic_visit(node)
+
+    # -- sinks -------------------------------------------------------------------------------
+    def _add_sink(self, kind: str, receiver: Dotted | None, node: ast.AST, text: str = "") -> None:
+        site = self._site(node)
+        if text:
+            site = Site(site.line, site.column, text, site.end_line, site.statement_line)
+        self.function.sinks.append(SinkSite(kind, receiver, site, self.guarded))
+
+    def _sink_from_assignment(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Attribute) and target.attr == SINK_ATTRIBUTE:
+            if _is_none(value):
+                text = f"{self._site(target).text} = None"
+                self._add_sink("assign-none", dotted(target.value), target, text)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
+                target.elts
+            )
+            for index, element in enumerate(target.elts):  # `a._iterator, b = None, x`
+                self._sink_from_assignment(element, value.elts[index] if paired else value)
+        elif isinstance(target, ast.Starred):
+            self._sink_from_assignment(target.value, value)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for element in elements:
+                if isinstance(element, ast.Attribute) and element.attr == SINK_ATTRIBUTE:
+                    text = f"del {self._site(element).text}"
+                    self._add_sink("delete", dotted(element.value), element, text)
+        self.generic_visit(node)
+
+    def _sink_from_call(self, node: ast.Call, name: Dotted | None) -> bool:
+        if name and name[-1] == SHUTDOWN_METHOD and len(name) > 1:
+            assert isinstance(node.func, ast.Attribute)
+            self._add_sink("shutdown-workers", dotted(node.func.value), node)
+            return True
+        if name in (("setattr",), ("delattr",)) and len(node.args) >= 2:
+            attribute = node.args[1]
+            if (
+                isinstance(attribute, ast.Constant)
+                and attribute.value == SINK_ATTRIBUTE
+                and (name == ("delattr",) or (len(node.args) >= 3 and _is_none(node.args[2])))
+            ):
+                kind = "setattr" if name == ("setattr",) else "delete"
+                self._add_sink(kind, dotted(node.args[0]), node)
+                return True
+        return False
+
+    # -- calls -------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        self._record_call(node)
+        self.generic_visit(node)
+
+    def _record_call(self, node: ast.Call) -> None:
+        name = dotted(node.func)
+        if self._sink_from_call(node, name):
+            return
+        function, guarded, in_loop = self.function, self.guarded, self.loops > 0
+        if name:
+            function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop))
+        if name and name[-2:] in DEFERRED_REGISTRATIONS:
+            return  # a callback for interpreter exit or garbage collection, not a call now
+        for _, _, value in call_arguments(node):
+            reference = dotted(value)
+            if reference and reference[0] != "super()":
+                site = self._site(value)
+                function.calls.append(CallSite(reference, site, True, guarded, in_loop))
