@@ -26,7 +26,7 @@ from lintloader.select.progress import ParseStats, Progress
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.program import Program
     from lintloader.rules.base import Rule
-    from lintloader.summary.calls import FileSummary
+    from lintloader.summary.model import FileSummary
 
 PARSE_ERROR_CODE = "LL000"
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lintloader.findings import Confidence
-from lintloader.summary.calls import (
+from lintloader.summary.model import (
     MODULE_SCOPE,
     CallSite,
     ClassSummary,
@@ -20,13 +20,10 @@ from lintloader.summary.calls import (
     FileSummary,
     FunctionSummary,
 )
+from lintloader.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 _MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
-DATALOADER_PATHS = frozenset(
-    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-)
-DATALOADER_ITER_MARKERS = ("DataLoaderIter",)
 
 
 def symbol_key(module: str, qualname: str) -> str:

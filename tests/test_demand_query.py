@@ -20,7 +20,7 @@ from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
 from lintloader.scan.tokens import package_scope, whole_word
 from lintloader.select.policy import GroupQuery, demanding_sinks, functions_reaching_sinks
-from lintloader.summary.calls import summarize_source
+from lintloader.summary.summarize import summarize_source
 
 TOKENS = (b"._iterator", b"reset", b"__iter__", b"teardown", b"DataLoader", b"self", b"nothing!")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import lintloader_command, run_cli
 
-from lintloader.summary.calls import FileSummary
+from lintloader.summary.model import FileSummary
 
 MODULES = 24
 

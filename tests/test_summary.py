@@ -10,7 +10,8 @@ from collections.abc import Callable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lintloader.summary.calls import FileSummary, summarize_source
+from lintloader.summary.model import FileSummary
+from lintloader.summary.summarize import summarize_source
 
 
 def summarize(source: str | bytes) -> FileSummary:

@@ -19,7 +19,7 @@ import pytest
 from lintloader.program import Program
 from lintloader.rules.base import AnalysisContext
 from lintloader.rules.registry import rules_by_code
-from lintloader.summary.calls import summarize_source
+from lintloader.summary.summarize import summarize_source
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures" / "rules"

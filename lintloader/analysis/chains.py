@@ -9,9 +9,6 @@ from lintloader.findings import Confidence, Finding, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext
 
-# A file can hold a sink only if it contains one of these (``setattr(x, "_iterator", None)``).
-SINK_TOKENS = ((b"._iterator",), (b"_shutdown_workers",), (b'"_iterator"',), (b"'_iterator'",))
-
 
 def chain_severity(base: Severity, chain: Chain) -> Severity:
     """A chain with a step matched by method name only, or a reset guarded by

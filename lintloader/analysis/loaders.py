@@ -16,39 +16,26 @@ from dataclasses import dataclass
 from lintloader.findings import Confidence, Hop
 from lintloader.program import DATALOADER_PATHS, FunctionInfo, Program
 from lintloader.scan.tokens import function_groups, method_group
-from lintloader.summary.calls import Dotted, Site
-from lintloader.summary.dataloaders import (
-    RETURNED,
+from lintloader.summary.dataloaders import RETURNED
+from lintloader.summary.model import (
     Argument,
     CallContext,
+    Dotted,
     FunctionFacts,
     LoaderCall,
+    Site,
     TrainerCall,
 )
-
-# Files that can construct a DataLoader themselves: they call it or bind another name to it.
-# (A file that only names the class, in an import, a type hint or a docstring, cannot; calls of
-# factories and subclasses elsewhere are found by ``demand_tokens``.)
-LOADER_TOKENS = (
-    (b"DataLoader(",),
-    (b"DataLoader (",),
-    (b"DataLoader as ",),
-    (b"= DataLoader",),
+from lintloader.torch_api import (
+    DATALOADER_STAR_SOURCES as _STAR_SOURCES,
 )
-NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, nw)
-TRAINER_PATHS = frozenset(
-    {
-        "pytorch_lightning.Trainer",
-        "pytorch_lightning.trainer.Trainer",
-        "pytorch_lightning.trainer.trainer.Trainer",
-        "lightning.Trainer",
-        "lightning.pytorch.Trainer",
-        "lightning.pytorch.trainer.Trainer",
-        "lightning.pytorch.trainer.trainer.Trainer",
-    }
+from lintloader.torch_api import (
+    NUM_WORKERS_POSITION,
+    TRAINER_PATHS,
 )
-_TRAINER_MODULES = ("pytorch_lightning.", "lightning.")
-_STAR_SOURCES = frozenset({"torch.utils.data", "torch.utils.data.dataloader"})
+from lintloader.torch_api import (
+    TRAINER_MODULES as _TRAINER_MODULES,
+)
 
 
 class Workers(enum.Enum):

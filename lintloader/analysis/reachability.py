@@ -5,19 +5,15 @@ Rules ask this module for chains; it knows nothing about severities or messages.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from lintloader.findings import Confidence, Hop
 from lintloader.program import Edge, FunctionInfo, Program
-from lintloader.summary.calls import SinkSite
+from lintloader.summary.model import SinkSite
+from lintloader.torch_api import EPOCH_HOOKS, ITER_ROOTS, LOOP_METHODS, SINK_PRIORITY
 
-ITER_ROOTS = frozenset({"__iter__"})
-EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_start|on_run_start|on_advance_start)$")
-LOOP_METHODS = frozenset({"reset", "advance", "run"})
-SINK_PRIORITY = {"assign-none": 0, "delete": 0, "setattr": 0, "shutdown-workers": 1}
 _MAX_CHAIN = 16
 
 

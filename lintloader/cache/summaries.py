@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lintloader import __version__
 
 if TYPE_CHECKING:  # summaries are imported only when one is keyed, read or written
-    from lintloader.summary.calls import FileSummary
+    from lintloader.summary.model import FileSummary
 
 CACHE_DIR_NAME = ".lintloader_cache"
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -43,7 +43,7 @@ def content_digest(source: bytes) -> str:
 
 def summary_key(digest: str, module: str, is_package: bool) -> str:
     """The cache key of a file's summary; ``digest`` is :func:`content_digest` of its bytes."""
-    from lintloader.summary.calls import SUMMARY_SCHEMA
+    from lintloader.summary.model import SUMMARY_SCHEMA
 
     text = f"{__version__}\0{SUMMARY_SCHEMA}\0{module}\0{int(is_package)}\0{digest}"
     return hashlib.sha256(text.encode()).hexdigest()
@@ -140,7 +140,7 @@ class SummaryCache:
         return self.directory / key[:2] / f"{key}.pickle"
 
     def get(self, key: str) -> FileSummary | None:
-        from lintloader.summary.calls import FileSummary
+        from lintloader.summary.model import FileSummary
 
         value = read_pickle(self._path(key))  # a symlinked entry is a miss
         if not isinstance(value, FileSummary):

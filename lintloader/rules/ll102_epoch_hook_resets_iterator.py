@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.analysis.chains import SINK_TOKENS, findings_for_roots
+from lintloader.analysis.chains import findings_for_roots
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.torch_api import SINK_TOKENS
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

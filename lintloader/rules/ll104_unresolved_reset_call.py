@@ -29,13 +29,11 @@ No fix.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.rules.base import AnalysisContext, Rule
-
-RESET_LIKE = re.compile(r"^_?(reset|reset_\w+|\w+_reset)$")
+from lintloader.torch_api import RESET_LIKE
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

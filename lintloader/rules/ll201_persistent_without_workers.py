@@ -41,13 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.analysis.loaders import (
-    LoaderSite,
-    Workers,
-    demand_tokens,
-    hop,
-    loader_sites,
-)
+from lintloader.analysis.loaders import LoaderSite, Workers, demand_tokens, hop, loader_sites
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
 

@@ -46,7 +46,6 @@ from collections import deque
 from collections.abc import Iterator
 
 from lintloader.analysis.loaders import (
-    LOADER_TOKENS,
     LoaderSite,
     Workers,
     demand_tokens,
@@ -61,7 +60,8 @@ from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.program import Edge
 from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.summary.calls import Site
+from lintloader.summary.model import Site
+from lintloader.torch_api import LOADER_TOKENS
 
 FIX = "hoist-dataloader"
 _MAX_DEPTH = 6

@@ -58,7 +58,7 @@ from lintloader.analysis.loaders import (
 from lintloader.findings import Finding, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.summary.dataloaders import FunctionFacts, IterCall
+from lintloader.summary.model import FunctionFacts, IterCall
 
 FIX = "reuse-iterator"
 

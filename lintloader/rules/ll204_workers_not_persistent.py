@@ -50,10 +50,10 @@ from lintloader.analysis.loaders import (
 from lintloader.findings import Finding, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.summary.calls import Site
+from lintloader.summary.model import Site
+from lintloader.torch_api import LIGHTNING_EPOCH_HOOKS
 
 FIX = "add-persistent-workers"
-LIGHTNING_EPOCH_HOOKS = frozenset({"train_dataloader", "val_dataloader"})
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

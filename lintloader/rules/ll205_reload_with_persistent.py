@@ -39,8 +39,7 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
-
-KEYWORD = "reload_dataloaders_every_n_epochs"
+from lintloader.torch_api import RELOAD_KEYWORD as KEYWORD
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

@@ -10,7 +10,8 @@ from lintloader.cache.summaries import SummaryCache, summary_key
 from lintloader.scan.paths import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats
-from lintloader.summary.calls import FileSummary, summarize_source
+from lintloader.summary.model import FileSummary
+from lintloader.summary.summarize import summarize_source
 
 # Worker processes cost ~0.1 s to start and must pickle their summaries back: below these, one
 # process is faster (the ast summarizer handles roughly 4 MB of source a second).

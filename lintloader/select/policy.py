@@ -35,7 +35,7 @@ from lintloader.scan.tokens import (
     scope_package,
     top_package,
 )
-from lintloader.summary.calls import FileSummary
+from lintloader.summary.model import FileSummary
 
 MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]

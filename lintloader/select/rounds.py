@@ -25,7 +25,7 @@ from lintloader.select.forked import can_fork, map_forked
 from lintloader.select.parse import summarize_files
 from lintloader.select.policy import GroupQuery, chosen_by
 from lintloader.select.progress import ParseStats
-from lintloader.summary.calls import FileSummary
+from lintloader.summary.model import FileSummary
 
 # Forking pays when a round must search thousands of files whose bytes were read this run.
 SHARD_MIN_FILES = 2_000

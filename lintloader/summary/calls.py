@@ -1,225 +1,27 @@
-"""Per-file summaries: the plain data the analysis reads, and the ``ast`` visitor that fills it.
-
-A :class:`FileSummary` depends only on a file's bytes and its module name, holds no CST nodes and
-pickles cleanly, so summaries are what worker processes return and what the cache stores.
-Everything the linker and the rules need from a file is in here; nothing downstream reparses.
-"""
+"""The main summary visitor: one pass over a module fills a :class:`FileSummary` with imports,
+classes, functions, call sites, function references and DataLoader iterator resets (sinks)."""
 
 from __future__ import annotations
 
 import ast
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
-from lintloader.summary.source_text import DecodeError, ParsedSource
-from lintloader.summary.walk import TooDeep, Walker
-
-if TYPE_CHECKING:  # summary_dataloaders imports this module
-    from lintloader.summary.dataloaders import LoaderFacts
-
-Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
-
-MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 4  # part of the cache key: bump when FileSummary gains or changes fields
-SINK_ATTRIBUTE = "_iterator"
-SHUTDOWN_METHOD = "_shutdown_workers"
-_TEXT_LIMIT = 120
-# Functions passed to these run at exit, collection or on a signal: never per epoch.
-DEFERRED_REGISTRATIONS = frozenset(
-    {("atexit", "register"), ("weakref", "finalize"), ("signal", "signal")}
+from lintloader.summary.helpers import call_arguments, dotted, one_line, qualname_in
+from lintloader.summary.model import (
+    MODULE_SCOPE,
+    CallSite,
+    ClassSummary,
+    Dotted,
+    FileSummary,
+    FunctionSummary,
+    ImportBinding,
+    SinkSite,
+    Site,
 )
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
-
-
-@dataclass(frozen=True)
-class ImportBinding:
-    """What a local name refers to: ``module`` (absolute) and, for ``from`` imports, ``name``."""
-
-    module: str
-    name: str | None = None
-
-
-@dataclass(frozen=True)
-class Site:
-    """Where something happens: 1-based line and column, plus the source text (shortened)."""
-
-    line: int
-    column: int
-    text: str
-    end_line: int = 0
-    statement_line: int = 0  # first line of the enclosing simple statement
-
-
-@dataclass(frozen=True)
-class CallSite:
-    """A call (``is_reference`` false) or a function passed as a value (``is_reference`` true)."""
-
-    target: Dotted
-    site: Site
-    is_reference: bool = False
-    persistent_guard: bool = False
-    in_loop: bool = False
-
-
-@dataclass(frozen=True)
-class SinkSite:
-    """A candidate DataLoader iterator reset.
-
-    ``kind`` is one of ``assign-none``, ``delete``, ``setattr``, ``shutdown-workers``; ``receiver``
-    is the dotted object whose ``_iterator`` is reset (``("dataloader",)``), if it is a plain name.
-    """
-
-    kind: str
-    receiver: Dotted | None
-    site: Site
-    persistent_guard: bool = False
-
-
-@dataclass
-class FunctionSummary:
-    qualname: str  # "AbstractDataFetcher.__iter__", "outer.<locals>.inner", "<module>"
-    name: str
-    class_qualname: str | None
-    kind: str  # "function", "method", "staticmethod", "classmethod", "property", "module"
-    line: int
-    column: int
-    end_line: int
-    params: list[str] = field(default_factory=list)
-    calls: list[CallSite] = field(default_factory=list)
-    sinks: list[SinkSite] = field(default_factory=list)
-    local_types: dict[str, Dotted] = field(default_factory=dict)
-
-    @property
-    def self_name(self) -> str | None:
-        """The name bound to the instance (or class) inside a method, if any."""
-        if self.kind in ("method", "classmethod", "property") and self.params:
-            return self.params[0]
-        return None
-
-
-@dataclass
-class ClassSummary:
-    qualname: str
-    name: str
-    line: int
-    bases: list[Dotted] = field(default_factory=list)
-    methods: list[str] = field(default_factory=list)
-    attr_types: dict[str, Dotted] = field(default_factory=dict)
-
-
-@dataclass
-class FileSummary:
-    path: str
-    module: str
-    is_package: bool = False
-    imports: dict[str, ImportBinding] = field(default_factory=dict)
-    star_imports: list[str] = field(default_factory=list)
-    classes: dict[str, ClassSummary] = field(default_factory=dict)
-    functions: dict[str, FunctionSummary] = field(default_factory=dict)
-    noqa: dict[int, frozenset[str] | None] = field(default_factory=dict)
-    error: str | None = None
-    error_line: int = 1
-    error_column: int = 1
-    loaders: LoaderFacts | None = None  # DataLoader facts for LL2xx (summary_dataloaders.py)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-def summarize_source(
-    source: bytes, path: str, module: str, is_package: bool = False
-) -> FileSummary:
-    """Parse ``source`` with CPython's ``ast`` and summarize it; a file that cannot be decoded,
-    parsed or analyzed gets ``summary.error`` (an LL000 finding) instead."""
-    summary = FileSummary(path=path, module=module, is_package=is_package)
-    try:
-        parsed = ParsedSource.parse(source)
-    except DecodeError as exc:
-        summary.error = f"cannot decode: {exc}"
-        return summary
-    except SyntaxError as exc:
-        summary.error = parser_nesting_problem(exc) or f"syntax error: {_one_line(str(exc.msg))}"
-        summary.error_line, summary.error_column = exc.lineno or 1, exc.offset or 1
-        return summary
-    except (RecursionError, MemoryError) as exc:
-        summary.error = parser_nesting_problem(exc)
-        return summary
-    try:
-        summary.noqa = _noqa_lines(parsed.text)
-        _Summarizer(summary, parsed).visit(parsed.tree)
-        from lintloader.summary.dataloaders import summarize_loaders  # import cycle
-
-        summary.loaders = summarize_loaders(parsed, source)
-    except TooDeep:
-        summary.error = too_deep(f"more than {MAX_NESTING} levels")
-    except RecursionError:
-        summary.error = too_deep("recursion limit")
-    if summary.error:  # nothing half-summarized reaches the analysis
-        summary = FileSummary(path, module, is_package, error=summary.error)
-    return summary
-
-
-def _noqa_lines(code: str) -> dict[int, frozenset[str] | None]:
-    found: dict[int, frozenset[str] | None] = {}
-    if "noqa" not in code.lower():
-        return found
-    for number, line in enumerate(code.splitlines(), start=1):
-        match = _NOQA.search(line)
-        if match:
-            codes = match.group("codes")
-            found[number] = (
-                frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else None
-            )
-    return found
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-Scope = tuple[str, str]  # ("class" or "function", qualname) of an enclosing definition
-
-
-def qualname_in(scopes: Sequence[Scope], name: str) -> str:
-    """The qualname of ``name`` defined inside ``scopes`` (outermost first; empty: at module
-    level), as Python spells it: ``C.m``, ``f.<locals>.g``. The summaries, the DataLoader
-    facts and the fixers key functions by it, so they must agree."""
-    if not scopes:
-        return name
-    kind, parent = scopes[-1]
-    return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
-
-
-def dotted(node: ast.AST) -> Dotted | None:
-    """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
-    if isinstance(node, ast.Name):
-        return (node.id,)
-    if isinstance(node, ast.Attribute):
-        head = dotted(node.value)
-        return None if head is None else (*head, node.attr)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
-        return ("super()",)
-    return None
-
-
-def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
-    """A call's arguments in source order as (keyword, star, value): ``f(a, *b, c=d, **e)``
-    gives (None, "", a), (None, "*", b), ("c", "", d), (None, "**", e)."""
-    found: list[tuple[str | None, str, ast.expr]] = []
-    for arg in node.args:
-        if isinstance(arg, ast.Starred):
-            found.append((None, "*", arg.value))
-        else:
-            found.append((None, "", arg))
-    for keyword in node.keywords:
-        found.append((keyword.arg, "" if keyword.arg else "**", keyword.value))
-    if node.keywords and node.args:  # `f(a=1, *b)` is legal: keep the order they were written
-        found.sort(key=lambda item: (item[2].lineno, item[2].col_offset))
-    return found
+from lintloader.summary.source_text import ParsedSource
+from lintloader.summary.walk import Walker
+from lintloader.torch_api import DEFERRED_REGISTRATIONS, SHUTDOWN_METHOD, SINK_ATTRIBUTE
 
 
 def _annotation_type(node: ast.expr) -> Dotted | None:
@@ -284,7 +86,7 @@ _SIMPLE_STATEMENTS = (
 )  # fmt: skip
 
 
-class _Summarizer(Walker):
+class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
     def __init__(self, summary: FileSummary, parsed: ParsedSource) -> None:
@@ -307,9 +109,7 @@ class _Summarizer(Walker):
 
     # -- helpers -----------------------------------------------------------------------------
     def _site(self, node: ast.AST) -> Site:
-        text = _one_line(self.parsed.segment(node))
-        if len(text) > _TEXT_LIMIT:
-            text = text[: _TEXT_LIMIT - 3] + "..."
+        text = one_line(self.parsed.segment(node))
         line: int = node.lineno  # type: ignore[attr-defined]
         statement = self.statements[-1] if self.statements else line
         end: int = node.end_lineno  # type: ignore[attr-defined]

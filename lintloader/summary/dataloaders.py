@@ -1,4 +1,4 @@
-"""Per-file facts about DataLoader construction and use, for the user-code rules (LL2xx).
+"""The second summary visitor: per-file facts about DataLoader construction and use (LL2xx).
 
 A second, small ``ast`` visitor that walks the same parsed file as the main summarizer and
 fills :class:`LoaderFacts`: plain, picklable data per function (keyed by the same qualnames as
@@ -19,187 +19,32 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from lintloader.summary.calls import (
+from lintloader.summary.helpers import Scope, call_arguments, dotted, one_line, qualname_in
+from lintloader.summary.model import (
     MODULE_SCOPE,
+    Argument,
+    CallContext,
+    Condition,
     Dotted,
-    Scope,
+    FunctionFacts,
+    IterCall,
+    LoaderCall,
+    LoaderFacts,
+    LoopInfo,
     Site,
-    call_arguments,
-    dotted,
-    qualname_in,
+    TrainerCall,
 )
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
+from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
+from lintloader.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
+from lintloader.torch_api import TRAINER_KEYWORDS as _TRAINER_KEYWORDS
 
 RETURNED: Dotted = ("<return>",)
-_TEXT_LIMIT = 120
 # Calls recorded as candidate DataLoader constructions: a keyword only a DataLoader-like call
 # takes, a name that looks like a loader, or a local alias of an imported ``DataLoader``.
-_LOADER_KEYWORDS = frozenset({"num_workers", "persistent_workers"})
-_TRAINER_KEYWORDS = frozenset({"reload_dataloaders_every_n_epochs", "max_epochs"})
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "cycle"})
-_RELEVANT = (b"oader", b"iter(", b"Trainer", b"num_workers", b"persistent_workers")
 _CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
-
-
-@dataclass(frozen=True)
-class Argument:
-    """One argument of a call. ``keyword`` is None for a positional one; ``star`` is ``*``/``**``.
-
-    ``literal`` holds the value of a literal (int, bool, None) when ``is_literal``; ``lower_bound``
-    is a proven minimum for an int expression (``max(1, n)`` -> 1), ``names`` the dotted names the
-    expression reads (``("args.workers", "args")``).
-    """
-
-    keyword: str | None
-    text: str
-    is_literal: bool = False
-    literal: int | bool | None = None
-    lower_bound: int | None = None
-    names: tuple[str, ...] = ()
-    star: str = ""
-
-
-@dataclass(frozen=True)
-class Condition:
-    """An enclosing ``if`` (or ``except StopIteration``) of a call, inside the same function.
-
-    ``negated``: the call is in the ``else`` branch. ``once``: the test looks like a one-shot
-    check (``x is None``, ``not x``, ``hasattr``, a bare flag). ``loop_depth``: how many loops of
-    the function enclose the ``if`` itself.
-    """
-
-    text: str
-    negated: bool
-    once: bool
-    persistent: bool
-    stop_iteration: bool
-    loop_depth: int
-
-
-@dataclass(frozen=True)
-class LoopInfo:
-    """A ``for``/``while`` loop. ``body_line``/``body_column``: where its body starts (a call
-    at or after that position and not after ``end_line`` runs once per iteration)."""
-
-    kind: str
-    line: int
-    column: int
-    end_line: int
-    body_line: int
-    body_column: int
-    header: str
-    targets: tuple[str, ...] = ()
-    iterable: Dotted | None = None
-    assigned: frozenset[str] = frozenset()
-    parent: int = -1  # index of the enclosing loop in the same function, -1 for none
-
-    def contains(self, line: int, column: int) -> bool:
-        return (line, column) >= (self.body_line, self.body_column) and line <= self.end_line
-
-    @property
-    def epoch_like(self) -> bool:
-        return "epoch" in self.header.lower()
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """Where a call sits: innermost enclosing loop (index into ``FunctionFacts.loops``, -1 for
-    none), enclosing conditions (outermost first), and whether the function caches its result."""
-
-    loop: int = -1
-    conditions: tuple[Condition, ...] = ()
-    cached: bool = False
-
-
-@dataclass(frozen=True)
-class LoaderCall:
-    """A call that may construct a DataLoader. ``bound_to``: the dotted target it is assigned to
-    (``("self", "loader")``), ``RETURNED`` when returned, None otherwise."""
-
-    target: Dotted
-    site: Site
-    arguments: tuple[Argument, ...]
-    context: CallContext
-    bound_to: Dotted | None = None
-
-    def keyword(self, name: str) -> Argument | None:
-        return next((a for a in self.arguments if a.keyword == name), None)
-
-    def positional(self, index: int) -> Argument | None:
-        found = [a for a in self.arguments if a.keyword is None and not a.star]
-        return found[index] if index < len(found) else None
-
-    @property
-    def has_star_kwargs(self) -> bool:
-        return any(a.star == "**" for a in self.arguments)
-
-    @property
-    def names(self) -> frozenset[str]:
-        return frozenset(n for a in self.arguments for n in a.names)
-
-
-@dataclass(frozen=True)
-class IterCall:
-    """``iter(argument)``; ``in_next`` when it is ``next(iter(argument))``."""
-
-    argument: Dotted | None
-    site: Site
-    context: CallContext
-    in_next: bool = False
-    bound_to: Dotted | None = None
-
-
-@dataclass(frozen=True)
-class TrainerCall:
-    target: Dotted
-    site: Site
-    arguments: tuple[Argument, ...]
-    context: CallContext
-
-    def keyword(self, name: str) -> Argument | None:
-        return next((a for a in self.arguments if a.keyword == name), None)
-
-
-@dataclass
-class FunctionFacts:
-    loops: list[LoopInfo] = field(default_factory=list)
-    loader_calls: list[LoaderCall] = field(default_factory=list)
-    iter_calls: list[IterCall] = field(default_factory=list)
-    trainer_calls: list[TrainerCall] = field(default_factory=list)
-    returns: list[Dotted] = field(default_factory=list)
-    cached: bool = False
-
-    def innermost_loop_at(self, line: int, column: int) -> int:
-        """Index of the innermost loop whose body holds ``line:column``, -1 if none."""
-        best = -1
-        for index, loop in enumerate(self.loops):
-            if loop.contains(line, column) and (
-                best < 0 or (loop.body_line, loop.body_column) >= self._start(best)
-            ):
-                best = index
-        return best
-
-    def _start(self, index: int) -> tuple[int, int]:
-        loop = self.loops[index]
-        return (loop.body_line, loop.body_column)
-
-    def loop_chain(self, index: int) -> list[LoopInfo]:
-        """The loop at ``index`` and every loop around it, innermost first."""
-        chain = []
-        while index >= 0:
-            chain.append(self.loops[index])
-            index = self.loops[index].parent
-        return chain
-
-
-@dataclass
-class LoaderFacts:
-    functions: dict[str, FunctionFacts] = field(default_factory=dict)
-    loader_aliases: frozenset[str] = frozenset()  # local names bound to an imported DataLoader
-
-    def facts(self, qualname: str) -> FunctionFacts | None:
-        return self.functions.get(qualname)
 
 
 def summarize_loaders(parsed: ParsedSource, source: bytes) -> LoaderFacts | None:
@@ -213,11 +58,6 @@ def summarize_loaders(parsed: ParsedSource, source: bytes) -> LoaderFacts | None
 
 
 # -- expression helpers ------------------------------------------------------------------------
-def _one_line(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
-
-
 def _literal(node: ast.expr) -> tuple[bool, int | bool | None]:
     if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, int)):
         return True, node.value
@@ -343,7 +183,7 @@ class _LoaderVisitor(Walker):
         return qualname_in(self.scopes, name)
 
     def _site(self, node: ast.AST) -> Site:
-        text = _one_line(self.parsed.segment(node))
+        text = one_line(self.parsed.segment(node))
         line: int = node.lineno  # type: ignore[attr-defined]
         end: int = node.end_lineno  # type: ignore[attr-defined]
         return Site(line, self.parsed.column(node), text, end, 0)
@@ -358,7 +198,7 @@ class _LoaderVisitor(Walker):
         return tuple(
             Argument(
                 keyword,
-                _one_line(self.parsed.segment(value)),
+                one_line(self.parsed.segment(value)),
                 *_literal(value),
                 _lower_bound(value),
                 _names(value),
@@ -426,7 +266,7 @@ class _LoaderVisitor(Walker):
             node.end_lineno or node.lineno,
             first.lineno,
             self.parsed.column(first),
-            _one_line(header),
+            one_line(header),
             targets,
             iterable,
             frozenset(),
@@ -451,11 +291,11 @@ class _LoaderVisitor(Walker):
         text = self.parsed.segment(node) if node is not None else ""
         if kind == "except":
             return Condition(
-                _one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
+                one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
             )
         assert node is not None
         return Condition(
-            _one_line(text), negated, _once_like(node), "persistent_workers" in text, False, depth
+            one_line(text), negated, _once_like(node), "persistent_workers" in text, False, depth
         )
 
     def _push(self, kind: str, node: ast.expr | None, negated: bool) -> None:

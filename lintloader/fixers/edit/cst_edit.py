@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from lintloader.summary.calls import Scope, qualname_in
+from lintloader.summary.helpers import Scope, qualname_in
 
 Statement = cst.BaseStatement  # a SimpleStatementLine or a compound statement
 

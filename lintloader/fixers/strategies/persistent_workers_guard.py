@@ -9,8 +9,8 @@ import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.loader_calls import keyword_arg, target_call
+from lintloader.torch_api import NUM_WORKERS_POSITION as _NUM_WORKERS_POSITION
 
-_NUM_WORKERS_POSITION = 5
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
 
 

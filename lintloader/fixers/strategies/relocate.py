@@ -37,11 +37,8 @@ from lintloader.fixers.edit.cst_edit import (
 )
 from lintloader.fixers.edit.names import has_flow_exit, name_conflicts
 from lintloader.program import FunctionInfo, Program
+from lintloader.torch_api import LIFECYCLE_NAMES, TEARDOWN_NAMES, WORK_NAMES
 
-TEARDOWN_NAMES = ("teardown", "close", "shutdown", "__del__", "__exit__")
-LIFECYCLE_NAMES = frozenset({"setup", "__enter__", "start", "open", "connect"})
-# Functions that do the per-epoch work itself: moving their statements would move the work.
-WORK_NAMES = frozenset({"__init__", "__iter__", "__next__", "__call__", "run", "advance", "main"})
 # Statement kinds that may move: a reset, a call, a branch or a loop over a collection.
 MOVABLE = (cst.SimpleStatementLine, cst.If, cst.For)
 

@@ -1,0 +1,57 @@
+"""Small ``ast`` helpers both summary visitors use; they define how names and scopes are spelled."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from lintloader.summary.model import Dotted
+
+TEXT_LIMIT = 120  # longest source text a summary keeps for one site
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, whitespace collapsed, cut to :data:`TEXT_LIMIT` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 3] + "..."
+
+
+Scope = tuple[str, str]  # ("class" or "function", qualname) of an enclosing definition
+
+
+def qualname_in(scopes: Sequence[Scope], name: str) -> str:
+    """The qualname of ``name`` defined inside ``scopes`` (outermost first; empty: at module
+    level), as Python spells it: ``C.m``, ``f.<locals>.g``. The summaries, the DataLoader
+    facts and the fixers key functions by it, so they must agree."""
+    if not scopes:
+        return name
+    kind, parent = scopes[-1]
+    return f"{parent}.<locals>.{name}" if kind == "function" else f"{parent}.{name}"
+
+
+def dotted(node: ast.AST) -> Dotted | None:
+    """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        head = dotted(node.value)
+        return None if head is None else (*head, node.attr)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+        return ("super()",)
+    return None
+
+
+def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
+    """A call's arguments in source order as (keyword, star, value): ``f(a, *b, c=d, **e)``
+    gives (None, "", a), (None, "*", b), ("c", "", d), (None, "**", e)."""
+    found: list[tuple[str | None, str, ast.expr]] = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            found.append((None, "*", arg.value))
+        else:
+            found.append((None, "", arg))
+    for keyword in node.keywords:
+        found.append((keyword.arg, "" if keyword.arg else "**", keyword.value))
+    if node.keywords and node.args:  # `f(a=1, *b)` is legal: keep the order they were written
+        found.sort(key=lambda item: (item[2].lineno, item[2].col_offset))
+    return found

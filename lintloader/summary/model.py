@@ -1,0 +1,275 @@
+"""The plain data of a file summary: what the linker and the rules read, and the cache stores.
+
+A :class:`FileSummary` depends only on a file's bytes and its module name, holds no syntax
+nodes and pickles cleanly, so summaries are what worker processes return and what the cache
+stores. Everything the linker and the rules need from a file is in here; nothing downstream
+reparses. :class:`LoaderFacts` (for the LL2xx rules) is filled by a second visitor
+(:mod:`lintloader.summary.dataloaders`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
+
+MODULE_SCOPE = "<module>"
+SUMMARY_SCHEMA = 5  # part of the cache key: bump when FileSummary gains or changes fields
+
+
+@dataclass(frozen=True)
+class ImportBinding:
+    """What a local name refers to: ``module`` (absolute) and, for ``from`` imports, ``name``."""
+
+    module: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where something happens: 1-based line and column, plus the source text (shortened)."""
+
+    line: int
+    column: int
+    text: str
+    end_line: int = 0
+    statement_line: int = 0  # first line of the enclosing simple statement
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call (``is_reference`` false) or a function passed as a value (``is_reference`` true)."""
+
+    target: Dotted
+    site: Site
+    is_reference: bool = False
+    persistent_guard: bool = False
+    in_loop: bool = False
+
+
+@dataclass(frozen=True)
+class SinkSite:
+    """A candidate DataLoader iterator reset.
+
+    ``kind`` is one of ``assign-none``, ``delete``, ``setattr``, ``shutdown-workers``; ``receiver``
+    is the dotted object whose ``_iterator`` is reset (``("dataloader",)``), if it is a plain name.
+    """
+
+    kind: str
+    receiver: Dotted | None
+    site: Site
+    persistent_guard: bool = False
+
+
+@dataclass
+class FunctionSummary:
+    qualname: str  # "AbstractDataFetcher.__iter__", "outer.<locals>.inner", "<module>"
+    name: str
+    class_qualname: str | None
+    kind: str  # "function", "method", "staticmethod", "classmethod", "property", "module"
+    line: int
+    column: int
+    end_line: int
+    params: list[str] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    sinks: list[SinkSite] = field(default_factory=list)
+    local_types: dict[str, Dotted] = field(default_factory=dict)
+
+    @property
+    def self_name(self) -> str | None:
+        """The name bound to the instance (or class) inside a method, if any."""
+        if self.kind in ("method", "classmethod", "property") and self.params:
+            return self.params[0]
+        return None
+
+
+@dataclass
+class ClassSummary:
+    qualname: str
+    name: str
+    line: int
+    bases: list[Dotted] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    attr_types: dict[str, Dotted] = field(default_factory=dict)
+
+
+# -- DataLoader facts, per function (for the LL2xx rules) ------------------------------------
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a call. ``keyword`` is None for a positional one; ``star`` is ``*``/``**``.
+
+    ``literal`` holds the value of a literal (int, bool, None) when ``is_literal``; ``lower_bound``
+    is a proven minimum for an int expression (``max(1, n)`` -> 1), ``names`` the dotted names the
+    expression reads (``("args.workers", "args")``).
+    """
+
+    keyword: str | None
+    text: str
+    is_literal: bool = False
+    literal: int | bool | None = None
+    lower_bound: int | None = None
+    names: tuple[str, ...] = ()
+    star: str = ""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """An enclosing ``if`` (or ``except StopIteration``) of a call, inside the same function.
+
+    ``negated``: the call is in the ``else`` branch. ``once``: the test looks like a one-shot
+    check (``x is None``, ``not x``, ``hasattr``, a bare flag). ``loop_depth``: how many loops of
+    the function enclose the ``if`` itself.
+    """
+
+    text: str
+    negated: bool
+    once: bool
+    persistent: bool
+    stop_iteration: bool
+    loop_depth: int
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    """A ``for``/``while`` loop. ``body_line``/``body_column``: where its body starts (a call
+    at or after that position and not after ``end_line`` runs once per iteration)."""
+
+    kind: str
+    line: int
+    column: int
+    end_line: int
+    body_line: int
+    body_column: int
+    header: str
+    targets: tuple[str, ...] = ()
+    iterable: Dotted | None = None
+    assigned: frozenset[str] = frozenset()
+    parent: int = -1  # index of the enclosing loop in the same function, -1 for none
+
+    def contains(self, line: int, column: int) -> bool:
+        return (line, column) >= (self.body_line, self.body_column) and line <= self.end_line
+
+    @property
+    def epoch_like(self) -> bool:
+        return "epoch" in self.header.lower()
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Where a call sits: innermost enclosing loop (index into ``FunctionFacts.loops``, -1 for
+    none), enclosing conditions (outermost first), and whether the function caches its result."""
+
+    loop: int = -1
+    conditions: tuple[Condition, ...] = ()
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class LoaderCall:
+    """A call that may construct a DataLoader. ``bound_to``: the dotted target it is assigned to
+    (``("self", "loader")``), ``RETURNED`` when returned, None otherwise."""
+
+    target: Dotted
+    site: Site
+    arguments: tuple[Argument, ...]
+    context: CallContext
+    bound_to: Dotted | None = None
+
+    def keyword(self, name: str) -> Argument | None:
+        return next((a for a in self.arguments if a.keyword == name), None)
+
+    def positional(self, index: int) -> Argument | None:
+        found = [a for a in self.arguments if a.keyword is None and not a.star]
+        return found[index] if index < len(found) else None
+
+    @property
+    def has_star_kwargs(self) -> bool:
+        return any(a.star == "**" for a in self.arguments)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(n for a in self.arguments for n in a.names)
+
+
+@dataclass(frozen=True)
+class IterCall:
+    """``iter(argument)``; ``in_next`` when it is ``next(iter(argument))``."""
+
+    argument: Dotted | None
+    site: Site
+    context: CallContext
+    in_next: bool = False
+    bound_to: Dotted | None = None
+
+
+@dataclass(frozen=True)
+class TrainerCall:
+    target: Dotted
+    site: Site
+    arguments: tuple[Argument, ...]
+    context: CallContext
+
+    def keyword(self, name: str) -> Argument | None:
+        return next((a for a in self.arguments if a.keyword == name), None)
+
+
+@dataclass
+class FunctionFacts:
+    loops: list[LoopInfo] = field(default_factory=list)
+    loader_calls: list[LoaderCall] = field(default_factory=list)
+    iter_calls: list[IterCall] = field(default_factory=list)
+    trainer_calls: list[TrainerCall] = field(default_factory=list)
+    returns: list[Dotted] = field(default_factory=list)
+    cached: bool = False
+
+    def innermost_loop_at(self, line: int, column: int) -> int:
+        """Index of the innermost loop whose body holds ``line:column``, -1 if none."""
+        best = -1
+        for index, loop in enumerate(self.loops):
+            if loop.contains(line, column) and (
+                best < 0 or (loop.body_line, loop.body_column) >= self._start(best)
+            ):
+                best = index
+        return best
+
+    def _start(self, index: int) -> tuple[int, int]:
+        loop = self.loops[index]
+        return (loop.body_line, loop.body_column)
+
+    def loop_chain(self, index: int) -> list[LoopInfo]:
+        """The loop at ``index`` and every loop around it, innermost first."""
+        chain = []
+        while index >= 0:
+            chain.append(self.loops[index])
+            index = self.loops[index].parent
+        return chain
+
+
+@dataclass
+class LoaderFacts:
+    functions: dict[str, FunctionFacts] = field(default_factory=dict)
+    loader_aliases: frozenset[str] = frozenset()  # local names bound to an imported DataLoader
+
+    def facts(self, qualname: str) -> FunctionFacts | None:
+        return self.functions.get(qualname)
+
+
+# -- the whole file --------------------------------------------------------------------------
+@dataclass
+class FileSummary:
+    path: str
+    module: str
+    is_package: bool = False
+    imports: dict[str, ImportBinding] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    noqa: dict[int, frozenset[str] | None] = field(default_factory=dict)
+    error: str | None = None
+    error_line: int = 1
+    error_column: int = 1
+    loaders: LoaderFacts | None = None  # DataLoader facts for LL2xx (below)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,43 @@
+"""The summary's one entry point: bytes in, a :class:`FileSummary` out (or its LL000 error)."""
+
+from __future__ import annotations
+
+from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
+from lintloader.summary.calls import Summarizer
+from lintloader.summary.dataloaders import summarize_loaders
+from lintloader.summary.helpers import one_line
+from lintloader.summary.model import FileSummary
+from lintloader.summary.noqa import noqa_lines
+from lintloader.summary.source_text import DecodeError, ParsedSource
+from lintloader.summary.walk import TooDeep
+
+
+def summarize_source(
+    source: bytes, path: str, module: str, is_package: bool = False
+) -> FileSummary:
+    """Parse ``source`` with CPython's ``ast`` and summarize it; a file that cannot be decoded,
+    parsed or analyzed gets ``summary.error`` (an LL000 finding) instead."""
+    summary = FileSummary(path=path, module=module, is_package=is_package)
+    try:
+        parsed = ParsedSource.parse(source)
+    except DecodeError as exc:
+        summary.error = f"cannot decode: {exc}"
+        return summary
+    except SyntaxError as exc:
+        summary.error = parser_nesting_problem(exc) or f"syntax error: {one_line(str(exc.msg))}"
+        summary.error_line, summary.error_column = exc.lineno or 1, exc.offset or 1
+        return summary
+    except (RecursionError, MemoryError) as exc:
+        summary.error = parser_nesting_problem(exc)
+        return summary
+    try:
+        summary.noqa = noqa_lines(parsed.text)
+        Summarizer(summary, parsed).visit(parsed.tree)
+        summary.loaders = summarize_loaders(parsed, source)
+    except TooDeep:
+        summary.error = too_deep(f"more than {MAX_NESTING} levels")
+    except RecursionError:
+        summary.error = too_deep("recursion limit")
+    if summary.error:  # nothing half-summarized reaches the analysis
+        summary = FileSummary(path, module, is_package, error=summary.error)
+    return summary

@@ -1,0 +1,94 @@
+"""Every torch and Lightning name lintloader knows, in one place.
+
+The summarizers, the linker, the rules and the fixers read these; the prefilter's byte tokens
+are derived from them (:data:`SINK_TOKENS`, :data:`LOADER_TOKENS`, :data:`LOADER_FACT_TOKENS`).
+This is the module a configuration of in-house loader classes and hooks would extend.
+"""
+
+from __future__ import annotations
+
+import re
+
+# -- the DataLoader and its iterator ------------------------------------------------------------
+DATALOADER_CLASS = "DataLoader"
+DATALOADER_PATHS = frozenset(
+    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+)
+# Modules whose ``from ... import *`` brings ``DataLoader`` in.
+DATALOADER_STAR_SOURCES = frozenset({"torch.utils.data", "torch.utils.data.dataloader"})
+# A class whose name contains one of these is a DataLoader iterator
+# (``_MultiProcessingDataLoaderIter``).
+DATALOADER_ITER_MARKERS = ("DataLoaderIter",)
+# DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
+NUM_WORKERS_POSITION = 5
+# Keywords only a DataLoader-like call takes: a call with one is a candidate construction.
+LOADER_KEYWORDS = frozenset({"num_workers", "persistent_workers"})
+
+# -- resets (sinks): what throws a worker pool away ---------------------------------------------
+SINK_ATTRIBUTE = "_iterator"  # ``loader._iterator = None`` / ``del`` / ``setattr`` / ``delattr``
+SHUTDOWN_METHOD = "_shutdown_workers"  # ``loader._iterator._shutdown_workers()``
+# Order in which sinks of one function are reported: the reset itself before the shutdown.
+SINK_PRIORITY = {"assign-none": 0, "delete": 0, "setattr": 0, "shutdown-workers": 1}
+# Calls whose method name looks like a reset (LL104 reports them when nothing defines them).
+RESET_LIKE = re.compile(r"^_?(reset|reset_\w+|\w+_reset)$")
+
+# -- roots: where a per-epoch path starts -------------------------------------------------------
+ITER_ROOTS = frozenset({"__iter__"})
+EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_start|on_run_start|on_advance_start)$")
+# Methods of a Lightning loop class that run once per epoch (or per step).
+LOOP_METHODS = frozenset({"reset", "advance", "run"})
+# LightningModule hooks Lightning calls again on every reload.
+LIGHTNING_EPOCH_HOOKS = frozenset({"train_dataloader", "val_dataloader"})
+
+# -- where a reset belongs: teardown and lifecycle ----------------------------------------------
+TEARDOWN_NAMES = ("teardown", "close", "shutdown", "__del__", "__exit__")
+LIFECYCLE_NAMES = frozenset({"setup", "__enter__", "start", "open", "connect"})
+# Functions that do the per-epoch work itself: moving their statements would move the work.
+WORK_NAMES = frozenset({"__init__", "__iter__", "__next__", "__call__", "run", "advance", "main"})
+# Functions passed to these run at exit, collection or on a signal: never per epoch.
+DEFERRED_REGISTRATIONS = frozenset(
+    {("atexit", "register"), ("weakref", "finalize"), ("signal", "signal")}
+)
+
+# -- Lightning's Trainer ------------------------------------------------------------------------
+TRAINER_PATHS = frozenset(
+    {
+        "pytorch_lightning.Trainer",
+        "pytorch_lightning.trainer.Trainer",
+        "pytorch_lightning.trainer.trainer.Trainer",
+        "lightning.Trainer",
+        "lightning.pytorch.Trainer",
+        "lightning.pytorch.trainer.Trainer",
+        "lightning.pytorch.trainer.trainer.Trainer",
+    }
+)
+TRAINER_MODULES = ("pytorch_lightning.", "lightning.")
+TRAINER_KEYWORDS = frozenset({"reload_dataloaders_every_n_epochs", "max_epochs"})
+RELOAD_KEYWORD = "reload_dataloaders_every_n_epochs"
+
+# -- the prefilter's byte tokens, derived from the names above ----------------------------------
+_SINK = SINK_ATTRIBUTE.encode()
+# A file can hold a sink only if it contains one of these (``setattr(x, "_iterator", None)``).
+SINK_TOKENS = (
+    (b"." + _SINK,),
+    (SHUTDOWN_METHOD.encode(),),
+    (b'"' + _SINK + b'"',),
+    (b"'" + _SINK + b"'",),
+)
+_LOADER = DATALOADER_CLASS.encode()
+# Files that can construct a DataLoader themselves: they call it or bind another name to it.
+# (A file that only names the class, in an import, a type hint or a docstring, cannot; calls of
+# factories and subclasses elsewhere are found by the LL2xx demand.)
+LOADER_TOKENS = (
+    (_LOADER + b"(",),
+    (_LOADER + b" (",),
+    (_LOADER + b" as ",),
+    (b"= " + _LOADER,),
+)
+# A file mentioning none of these gets no DataLoader facts (the second visitor is skipped).
+LOADER_FACT_TOKENS = (
+    b"oader",
+    b"iter(",
+    b"Trainer",
+    *(keyword.encode() for keyword in sorted(LOADER_KEYWORDS)),
+)
