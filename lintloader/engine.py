@@ -18,17 +18,16 @@ from typing import TYPE_CHECKING
 from lintloader.cache.replay import Replay, load_replay, replay_key, save_replay
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
-from lintloader.findings import Finding, Severity
-from lintloader.scan.paths import Discovery, FileProblem, SourceFile
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.scan.model import Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats, Progress
+from lintloader.suppression import filter_findings
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.program import Program
     from lintloader.rules.base import Rule
     from lintloader.summary.model import FileSummary
-
-PARSE_ERROR_CODE = "LL000"
 
 
 @dataclass
@@ -198,28 +197,3 @@ def problem_findings(
                 )
             )
     return found
-
-
-def filter_findings(
-    findings: Iterable[Finding],
-    config: Config,
-    summaries: dict[str, FileSummary],
-    displays: dict[str, str],
-) -> tuple[list[Finding], int]:
-    """Apply select/ignore, per-file-ignores, ``# noqa`` and the severity threshold; dedupe."""
-    noqa_by_display = {displays.get(p, p): s.noqa for p, s in summaries.items()}
-    path_by_display = {d: p for p, d in displays.items()}
-    kept: dict[tuple[str, int, int, str], Finding] = {}
-    suppressed = 0
-    for finding in findings:
-        if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
-            continue
-        if finding.severity < config.min_severity:
-            continue
-        absolute = path_by_display.get(finding.path, finding.path)
-        noqa = noqa_by_display.get(finding.path, {}).get(finding.line, ())
-        if config.ignored_in(finding.code, absolute) or noqa is None or finding.code in noqa:
-            suppressed += 1
-            continue
-        kept.setdefault(finding.sort_key, finding)
-    return sorted(kept.values(), key=lambda f: f.sort_key), suppressed

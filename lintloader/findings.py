@@ -6,6 +6,8 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+PARSE_ERROR_CODE = "LL000"  # a file that cannot be read or parsed (not a rule: always on)
+
 
 class Severity(enum.IntEnum):
     """How bad a finding is; ordered so that ``ERROR > WARNING > INFO``."""

@@ -19,7 +19,7 @@ WHEEL_CACHE = Path(
 
 def lintloader_command() -> list[str]:
     script = Path(sys.executable).parent / "lintloader"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader"]
 
 
 def run_cli(

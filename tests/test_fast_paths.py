@@ -19,22 +19,20 @@ import pytest
 from conftest import FIXTURES
 
 from lintloader.engine import read_source
-from lintloader.scan import paths as discover
-from lintloader.scan import sources
+from lintloader.scan import interpreter, site_packages, sources
+from lintloader.scan.interpreter import query_interpreter
+from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.paths import (
-    FileProblem,
-    SourceFile,
     discover_paths,
-    discover_site_packages,
     display_path,
     is_excluded,
     link_problem,
     module_name_in_site,
-    query_interpreter,
 )
+from lintloader.scan.site_packages import discover_site_packages
 from lintloader.scan.sources import SourceSet
 from lintloader.scan.tokens import whole_word, whole_word_in
-from lintloader.select.policy import GroupQuery
+from lintloader.select.query import GroupQuery
 
 SEED_TOKENS = (
     b'"_iterator"',
@@ -103,7 +101,7 @@ def test_site_walk_finds_what_os_walk_finds(
 ) -> None:
     site = str(odd_site(tmp_path))
     answer = {"sites": [site], "dists": {}, "names": [], "broken": []}
-    monkeypatch.setattr(discover, "query_interpreter", lambda python, dists, cache: answer)
+    monkeypatch.setattr(site_packages, "query_interpreter", lambda python, dists, cache: answer)
     cwd = {"elsewhere": str(FIXTURES), "/": "/", "site": site, "site/pkg": f"{site}/pkg"}[where]
     found = discover_site_packages(None, [], excludes, cwd=cwd)
     files, problems = reference_site_files(site, excludes, cwd)
@@ -117,7 +115,7 @@ def test_running_interpreter_is_asked_in_process_with_the_same_answer(
 ) -> None:
     for dists in ([], ["click"]):
         direct = query_interpreter(None, dists)
-        monkeypatch.setattr(discover, "is_running_interpreter", lambda python: False)
+        monkeypatch.setattr(interpreter, "is_running_interpreter", lambda python: False)
         asked = query_interpreter(None, dists)
         monkeypatch.undo()
         assert direct == asked

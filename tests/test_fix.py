@@ -17,7 +17,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "fixtures" / "fix"
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150"
-CLI = [sys.executable, "-m", "lintloader.cli.main"]
+CLI = [sys.executable, "-m", "lintloader"]
 PAIRS = sorted(p.name[: -len(".in.py")] for p in FIX.glob("*.in.py"))
 
 

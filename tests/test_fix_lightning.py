@@ -18,7 +18,7 @@ import libcst as cst
 import pytest
 from conftest import download_wheel
 
-CLI = [sys.executable, "-m", "lintloader.cli.main"]
+CLI = [sys.executable, "-m", "lintloader"]
 FETCHING = "pytorch_lightning/utilities/fetching.py"
 CACHE = Path(os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests"))
 

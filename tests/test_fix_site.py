@@ -17,7 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "fixtures" / "fix"
-CLI = [sys.executable, "-m", "lintloader.cli.main"]
+CLI = [sys.executable, "-m", "lintloader"]
 PACKAGE_FILE = "fakefetch/fetching.py"
 
 

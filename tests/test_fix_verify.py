@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "fix" / "relocate_fetcher.in.py"
-CLI = [sys.executable, "-m", "lintloader.cli.main"]
+CLI = [sys.executable, "-m", "lintloader"]
 
 ITERATE = """
 import json, sys

@@ -49,7 +49,7 @@ def flake8_findings(*args: str, cwd: Path, stdin: str | None = None) -> set[tupl
 
 def check_json(*args: str, cwd: Path) -> list[dict]:
     done = subprocess.run(
-        [sys.executable, "-m", "lintloader.cli.main", "check", "--output-format", "json", *args],
+        [sys.executable, "-m", "lintloader", "check", "--output-format", "json", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -31,7 +31,7 @@ TEST_CACHE = Path(
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lintloader.cli.main", *args],
+        [sys.executable, "-m", "lintloader", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

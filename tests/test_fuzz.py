@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lintloader.engine import CheckOptions, run_check
-from lintloader.fixers.base import load_registry
+from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import fix_in_memory
 from lintloader.scan.paths import discover_paths
 

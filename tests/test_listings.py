@@ -11,8 +11,8 @@ import pytest
 from test_fast_paths import odd_site, reference_site_files
 
 from lintloader.cache.statindex import RACY_NS
-from lintloader.scan import paths as discover
-from lintloader.scan.paths import discover_site_packages
+from lintloader.scan import model as discover
+from lintloader.scan.site_packages import discover_site_packages
 
 
 def age(root: Path) -> None:
@@ -36,7 +36,7 @@ def walk(site: Path, cache: Path) -> discover.Discovery:
 
 
 def stored_listings(cache: Path) -> dict:
-    from lintloader.cache.summaries import read_pickle
+    from lintloader.cache.files import read_pickle
 
     (entry,) = cache.glob("listings-*/*.pickle")
     return read_pickle(entry)[1]

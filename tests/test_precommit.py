@@ -187,7 +187,7 @@ def test_no_python_file_staged_skips(project: Path, env: dict[str, str]) -> None
 def test_hook_with_zero_files_exits_zero(project: Path, env: dict[str, str]) -> None:
     """What the hook entry does if pre-commit ever calls it without files (always_run)."""
     done = subprocess.run(
-        [sys.executable, "-m", "lintloader.cli.main", "check", "--project-root=auto"],
+        [sys.executable, "-m", "lintloader", "check", "--project-root=auto"],
         cwd=project,
         env=env,
         capture_output=True,
@@ -258,7 +258,7 @@ def run_check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [
             sys.executable,
             "-m",
-            "lintloader.cli.main",
+            "lintloader",
             "check",
             "--no-cache",
             "--output-format",

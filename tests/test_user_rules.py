@@ -29,7 +29,7 @@ EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warni
 
 def run_cli(*args: str, cwd: Path = REPO, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lintloader.cli.main", *args],
+        [sys.executable, "-m", "lintloader", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -18,7 +18,7 @@ pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures" / "runtime"
-CLI = [sys.executable, "-m", "lintloader.cli.main", "verify"]
+CLI = [sys.executable, "-m", "lintloader", "verify"]
 PIPES: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
 
 
@@ -172,7 +172,7 @@ def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
     shutil.copy(FIXTURES / "buggy_fetcher.py", copy)
     before = copy.read_text()
     fix = subprocess.run(
-        [sys.executable, "-m", "lintloader.cli.main", "fix", "--no-cache", str(copy)],
+        [sys.executable, "-m", "lintloader", "fix", "--no-cache", str(copy)],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lintloader.findings import Confidence, Hop
 from lintloader.program import DATALOADER_PATHS, FunctionInfo, Program
+from lintloader.rules.base import Demand
 from lintloader.scan.tokens import function_groups, method_group
 from lintloader.summary.dataloaders import RETURNED
 from lintloader.summary.model import (
@@ -253,7 +254,7 @@ def constructors_reaching(program: Program) -> set[str]:
     return reaching
 
 
-def demand_tokens(program: Program) -> set[tuple[bytes, ...]]:
+def loader_demand(program: Program) -> Demand:
     """Files worth parsing next: those that could call a function that builds a DataLoader
     (they mention its name, with its class's name for a method) or build a scanned subclass."""
     groups: set[tuple[bytes, ...]] = set()
@@ -271,4 +272,4 @@ def demand_tokens(program: Program) -> set[tuple[bytes, ...]]:
     for key, info in program.classes.items():
         if program.is_dataloader_class(key) and not key.startswith("torch."):
             groups.add(method_group("__init__", info.klass.name, info.file.module))
-    return groups
+    return Demand(frozenset(groups))

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader import __version__
+from lintloader.cache.files import read_pickle, write_pickle
 from lintloader.cache.statindex import RACY_NS
-from lintloader.cache.summaries import read_pickle, write_pickle
 
 Entries = list[tuple[str, str]]  # sorted (name, path)
 

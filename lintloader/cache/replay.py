@@ -24,10 +24,11 @@ from pathlib import Path
 
 import lintloader
 from lintloader import __version__
-from lintloader.cache.summaries import SummaryCache, read_pickle, write_pickle
+from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import Finding
-from lintloader.scan.paths import FileProblem, SourceFile
+from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader import __version__
-from lintloader.cache.summaries import read_pickle, write_pickle
+from lintloader.cache.files import read_pickle, write_pickle
 from lintloader.scan.tokens import absence_implies
 
 RACY_NS = 2_000_000_000

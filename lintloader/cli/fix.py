@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import click
 
@@ -19,6 +18,7 @@ from lintloader.cli.options import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     Failure,
+    ScanArgs,
     guarded,
     prepare,
     project_root_option,
@@ -26,7 +26,7 @@ from lintloader.cli.options import (
     scan_options,
 )
 from lintloader.fixers.backup import BackupStore, site_of
-from lintloader.fixers.base import load_registry
+from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
 from lintloader.fixers.writer import (
     Roots,
@@ -36,7 +36,9 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
-from lintloader.scan.paths import Discovery, discover_site_packages, query_interpreter
+from lintloader.scan.interpreter import query_interpreter
+from lintloader.scan.model import Discovery
+from lintloader.scan.site_packages import discover_site_packages
 
 
 @click.command("fix")
@@ -56,17 +58,7 @@ from lintloader.scan.paths import Discovery, discover_site_packages, query_inter
 @project_root_option("fix")
 @guarded
 def fix_command(
-    paths: tuple[str, ...],
-    site_packages: bool,
-    python: str | None,
-    select: str | None,
-    ignore: str | None,
-    exclude: tuple[str, ...],
-    config_path: Path | None,
-    no_cache: bool,
-    cache_dir: Path | None,
-    jobs: int | None,
-    verbose: bool,
+    scan: ScanArgs,
     show_diff: bool,
     unsafe_fixes: bool,
     revert: bool,
@@ -79,29 +71,18 @@ def fix_command(
     packages are written only with --site-packages, which first stores a backup in
     <site-packages>/.lintloader-backups/ (see --list-patched and --revert).
     """
-    if (revert or list_patched) and not site_packages:
+    if (revert or list_patched) and not scan.site_packages:
         raise Failure("--revert and --list-patched work on installed packages: add --site-packages")
     if revert and list_patched:
         raise Failure("--revert and --list-patched are exclusive")
     if revert or list_patched:
-        sys.exit(manage_backups(paths, python, exclude, revert))
-    scope, paths = project_scope(paths, project_root, site_packages)
-    discovery, options = prepare(
-        paths,
-        site_packages,
-        python,
-        select,
-        ignore,
-        exclude,
-        config_path,
-        no_cache,
-        cache_dir,
-        jobs,
-    )
+        sys.exit(manage_backups(scan.paths, scan.python, scan.exclude, revert))
+    scope, scan = project_scope(scan, project_root)
+    discovery, options = prepare(scan)
     roots = Roots.of(discovery.roots)
 
     def guard(path: str) -> str | None:
-        return None if show_diff else why_not_writable(path, roots, site_packages)
+        return None if show_diff else why_not_writable(path, roots, scan.site_packages)
 
     restrict = scope.restrict if scope is not None else None
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
@@ -109,7 +90,7 @@ def fix_command(
     report_notes(outcome, displays)
     if show_diff:
         sys.exit(print_diffs(outcome, displays))
-    written = write_all(outcome, displays, discovery if site_packages else None)
+    written = write_all(outcome, displays, discovery if scan.site_packages else None)
     left = len(outcome.remaining)
     fixed = len(outcome.applied)
     click.echo(

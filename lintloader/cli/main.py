@@ -11,32 +11,17 @@ import gc
 import importlib
 import os
 import sys
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import replace
-from pathlib import Path
 
 import click
 
 from lintloader import __version__
-from lintloader.cache.summaries import clean_cache, default_cache_dir
-from lintloader.cli.options import (
-    EXIT_CLEAN,
-    EXIT_FINDINGS,
-    SEVERITIES,
-    Failure,
-    guarded,
-    prepare,
-    project_root_option,
-    project_scope,
-    scan_options,
-)
-from lintloader.engine import CheckResult, run_check
-from lintloader.findings import Finding
-from lintloader.report import FORMATS, ReportContext, render
+from lintloader.cli.check import CheckDone
 
-# Commands that live in their own packages, imported only when used (``verify`` needs torch).
+# Every command lives in its own module, imported only when used (``verify`` needs torch).
 LAZY_COMMANDS = {
+    "check": ("lintloader.cli.check", "check"),
+    "clean": ("lintloader.cli.clean", "clean_command"),
+    "rule": ("lintloader.cli.rule", "rule_command"),
     "fix": ("lintloader.cli.fix", "fix_command"),
     "verify": ("lintloader.cli.verify", "verify_command"),
 }
@@ -54,11 +39,6 @@ class LazyGroup(click.Group):
             module = importlib.import_module(module_name)
             self.add_command(getattr(module, attribute), name)
         return super().get_command(ctx, name)
-
-
-class CheckDone(SystemExit):
-    """How ``check`` ends (a ``SystemExit`` with its exit code): the console script leaves
-    the process at once on it (see :func:`run`)."""
 
 
 def run() -> None:
@@ -89,125 +69,6 @@ def run() -> None:
 @click.version_option(__version__, prog_name="lintloader")
 def main() -> None:
     """Find and fix code that throws away a PyTorch DataLoader's worker pool between epochs."""
-
-
-@main.command()
-@scan_options
-@click.option(
-    "--output-format",
-    type=click.Choice(sorted(FORMATS)),
-    default="text",
-    show_default=True,
-    help="How findings are printed.",
-)
-@click.option(
-    "--min-severity",
-    type=click.Choice(SEVERITIES),
-    default=None,
-    help="Lowest severity reported (default: warning, or min-severity in the config).",
-)
-@click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--color/--no-color", default=None, help="Colour text output (default: on a TTY).")
-@project_root_option("report")
-@guarded
-def check(
-    paths: tuple[str, ...],
-    site_packages: bool,
-    python: str | None,
-    select: str | None,
-    ignore: str | None,
-    exclude: tuple[str, ...],
-    config_path: Path | None,
-    no_cache: bool,
-    cache_dir: Path | None,
-    jobs: int | None,
-    verbose: bool,
-    output_format: str,
-    min_severity: str | None,
-    statistics: bool,
-    exit_zero: bool,
-    color: bool | None,
-    project_root: str | None,
-) -> None:
-    """Report DataLoader iterator resets reachable from __iter__ or per-epoch hooks.
-
-    PATHS are files or directories (or, with --site-packages, distribution names).
-    """
-    scope, paths = project_scope(paths, project_root, site_packages)
-    discovery, options = prepare(
-        paths,
-        site_packages,
-        python,
-        select,
-        ignore,
-        exclude,
-        config_path,
-        no_cache,
-        cache_dir,
-        jobs,
-        min_severity,
-    )
-    result = run_check(discovery, replace(options, replay=True))
-    if scope is not None:
-        result = scope.restrict(result)
-    if statistics:
-        click.echo(render_statistics(result.findings), nl=False)
-    else:
-        use_color = sys.stdout.isatty() if color is None else color
-        context = ReportContext(color=use_color, root=os.getcwd())
-        click.echo(render(output_format, result.findings, context), nl=False)
-    click.echo(summary_line(result), err=True)
-    raise CheckDone(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)
-
-
-def render_statistics(findings: Sequence[Finding]) -> str:
-    counts = Counter((f.code, f.severity.label) for f in findings)
-    return "".join(f"{n:>5}\t{code}\t[{sev}]\n" for (code, sev), n in sorted(counts.items()))
-
-
-def summary_line(result: CheckResult) -> str:
-    by_severity = Counter(f.severity.label for f in result.findings)
-    parts = ", ".join(f"{by_severity[s]} {s}" for s in reversed(SEVERITIES) if by_severity[s])
-    found = f"Found {len(result.findings)} finding{'s' * (len(result.findings) != 1)}"
-    details = f" ({parts})" if parts else ""
-    stats = result.stats
-    return (
-        f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
-        f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed)."
-    )
-
-
-@main.command("rule")
-@click.argument("code", required=False)
-@click.option("--all", "show_all", is_flag=True, help="List every rule.")
-def rule_command(code: str | None, show_all: bool) -> None:
-    """Show a rule's documentation (e.g. `lintloader rule LL101`), or list them all."""
-    from lintloader.rules.registry import all_rules, rule_for
-
-    if show_all or not code:
-        for rule in all_rules():
-            click.echo(f"{rule.code}\t{rule.severity.label:<8}\t{rule.name}\t{rule.summary}")
-        return
-    rule = rule_for(code)
-    if rule is None:
-        raise Failure(f"unknown rule {code!r}; `lintloader rule --all` lists them")
-    click.echo(f"{rule.doc.strip()}\n")
-    click.echo(f"Default severity: {rule.severity.label}. Fix: {rule.fix_safety}.")
-
-
-@main.command("clean")
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The cache to remove (default: $LINTLOADER_CACHE_DIR or ~/.cache/lintloader).",
-)
-@guarded
-def clean_command(cache_dir: Path | None) -> None:
-    """Remove the summary cache and stat index (only lintloader's own entries)."""
-    directory = cache_dir or default_cache_dir()
-    removed = clean_cache(directory)
-    click.echo(f"Removed {removed} cache entr{'y' if removed == 1 else 'ies'} from {directory}.")
 
 
 if __name__ == "__main__":  # pragma: no cover

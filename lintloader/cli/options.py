@@ -7,16 +7,19 @@ import functools
 import os
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from lintloader.cache.summaries import default_cache_dir
+from lintloader.cache.files import default_cache_dir
 from lintloader.config import Config, ConfigError, find_pyproject, load_config, split_codes
 from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import Severity
-from lintloader.scan.paths import Discovery, DiscoveryError, discover_paths, discover_site_packages
+from lintloader.scan.model import Discovery, DiscoveryError
+from lintloader.scan.paths import discover_paths
+from lintloader.scan.site_packages import discover_site_packages
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
@@ -47,15 +50,37 @@ def guarded(command: F) -> F:
         except (DiscoveryError, ConfigError) as exc:
             raise Failure(str(exc)) from None
         except Exception as exc:
-            if kwargs.get("verbose"):
+            scan = kwargs.get("scan")
+            if kwargs.get("verbose") or (scan is not None and scan.verbose):
                 traceback.print_exc()
             raise Failure(f"internal error: {type(exc).__name__}: {exc}") from None
 
     return wrapper  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class ScanArgs:
+    """The scan options of ``check`` and ``fix`` as one value (see :func:`scan_options`)."""
+
+    paths: tuple[str, ...] = ()
+    site_packages: bool = False
+    python: str | None = None
+    select: str | None = None
+    ignore: str | None = None
+    exclude: tuple[str, ...] = ()
+    config_path: Path | None = None
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    jobs: int | None = None
+    verbose: bool = False
+
+
+_SCAN_FIELDS = tuple(f.name for f in fields(ScanArgs))
+
+
 def scan_options(command: F) -> F:
-    """Options shared by ``check`` and ``fix``: what to scan and how."""
+    """Options shared by ``check`` and ``fix``: what to scan and how. The command receives them
+    as one ``scan: ScanArgs`` argument."""
     options = [
         click.argument("paths", nargs=-1),
         click.option(
@@ -94,9 +119,16 @@ def scan_options(command: F) -> F:
         ),
         click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors."),
     ]
+
+    @functools.wraps(command)
+    def bundled(*args: Any, **kwargs: Any) -> Any:
+        scan = ScanArgs(**{name: kwargs.pop(name) for name in _SCAN_FIELDS})
+        return command(*args, scan=scan, **kwargs)
+
+    wrapped: Any = bundled
     for option in reversed(options):
-        command = option(command)
-    return command
+        wrapped = option(wrapped)
+    return wrapped  # type: ignore[no-any-return]
 
 
 def discover(
@@ -125,29 +157,19 @@ def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages
     return load_config(find_pyproject(start))
 
 
-def prepare(
-    paths: Sequence[str],
-    site_packages: bool,
-    python: str | None,
-    select: str | None,
-    ignore: str | None,
-    exclude: Sequence[str],
-    config_path: Path | None,
-    no_cache: bool,
-    cache_dir: Path | None,
-    jobs: int | None,
-    min_severity: str | None = None,
-) -> tuple[Discovery, CheckOptions]:
-    config = resolve_config(config_path, paths, site_packages).with_options(
-        select=split_codes(select),
-        ignore=split_codes(ignore),
+def prepare(scan: ScanArgs, min_severity: str | None = None) -> tuple[Discovery, CheckOptions]:
+    """What to scan, and how: the files found and the options of the check."""
+    config = resolve_config(scan.config_path, scan.paths, scan.site_packages).with_options(
+        select=split_codes(scan.select),
+        ignore=split_codes(scan.ignore),
         min_severity=Severity.parse(min_severity) if min_severity else None,
     )
-    cache = None if no_cache else (cache_dir or default_cache_dir())
-    discovery = discover(paths, site_packages, python, (*config.exclude, *exclude), cache)
+    cache = None if scan.no_cache else (scan.cache_dir or default_cache_dir())
+    excludes = (*config.exclude, *scan.exclude)
+    discovery = discover(scan.paths, scan.site_packages, scan.python, excludes, cache)
     options = CheckOptions(
         config=config,
-        jobs=jobs,
+        jobs=scan.jobs,
         cache_dir=cache,
         progress=True,  # shown only when stderr is a terminal
     )
@@ -164,15 +186,13 @@ def project_root_option(what: str) -> Callable[[F], F]:
     )
 
 
-def project_scope(
-    paths: Sequence[str], project_root: str | None, site_packages: bool
-) -> tuple[ReportScope | None, Sequence[str]]:
-    """The scope to restrict findings to, and the paths to index instead of ``paths``."""
+def project_scope(scan: ScanArgs, project_root: str | None) -> tuple[ReportScope | None, ScanArgs]:
+    """The scope to restrict findings to, and the scan with the paths to index instead."""
     if project_root is None:
-        return None, paths
-    if site_packages:
+        return None, scan
+    if scan.site_packages:
         raise Failure("--project-root does not combine with --site-packages")
     from lintloader.integrations.project import ReportScope
 
-    scope = ReportScope.build(paths, project_root)
-    return scope, scope.index_paths()
+    scope = ReportScope.build(scan.paths, project_root)
+    return scope, replace(scan, paths=tuple(scope.index_paths()))

@@ -5,31 +5,19 @@ current bytes of every scanned file) and returns the new bytes per path, or ``No
 when it does not apply. The writer (``lintloader.fixers.writer``) does diff, atomic write,
 backup and revert for every strategy alike.
 
-Rules name strategies in ``Finding.fixes``; the registry maps those names to strategies.
-A strategy module defines ``STRATEGY = FixStrategy(...)`` (or ``STRATEGIES = (...)``), the way a
-rule module defines ``RULE``, and is listed in :data:`STRATEGY_MODULES`; :func:`load_registry`
-imports them when a fix runs.
+Rules declare strategies in ``Rule.fixes`` and name them in ``Finding.fixes``; the registry
+(:mod:`lintloader.fixers.registry`) maps those names to strategies. A strategy module in
+``fixers/strategies/`` defines ``STRATEGY = FixStrategy(...)``, the way a rule module defines
+``RULE``, and is found without being listed.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lintloader.findings import Finding, Hop
 from lintloader.program import FunctionInfo, Program
-
-# Modules that define ``STRATEGY`` or ``STRATEGIES``.
-STRATEGY_MODULES = (
-    "lintloader.fixers.strategies.relocate",
-    "lintloader.fixers.strategies.remove_call",
-    "lintloader.fixers.strategies.remove_sink",
-    "lintloader.fixers.strategies.persistent_workers_guard",
-    "lintloader.fixers.strategies.hoist_dataloader",
-    "lintloader.fixers.strategies.reuse_iterator",
-    "lintloader.fixers.strategies.add_persistent_workers",
-)
 
 
 class FixError(Exception):
@@ -87,19 +75,8 @@ class Registry:
 
     def choose(self, finding: Finding, unsafe: bool) -> list[FixStrategy]:
         """The strategies to try for a finding, in the rule's order of preference."""
-        found = (self.strategies.get(name) for name in finding.fixes)
-        return [s for s in found if s is not None and (s.safe or unsafe)]
-
-
-def strategies_of(module_name: str) -> tuple[FixStrategy, ...]:
-    module = importlib.import_module(module_name)
-    single = getattr(module, "STRATEGY", None)
-    return (single,) if single is not None else tuple(getattr(module, "STRATEGIES", ()))
-
-
-def load_registry(modules: tuple[str, ...] = STRATEGY_MODULES) -> Registry:
-    registry = Registry()
-    for module in modules:
-        for strategy in strategies_of(module):
-            registry.add(strategy)
-    return registry
+        unknown = [name for name in finding.fixes if name not in self.strategies]
+        if unknown:
+            raise FixError(f"{finding.code} names unknown fix strategies: {', '.join(unknown)}")
+        found = (self.strategies[name] for name in finding.fixes)
+        return [s for s in found if s.safe or unsafe]

@@ -18,7 +18,7 @@ from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
 from lintloader.fixers.edit.cst_edit import reparse_ok
-from lintloader.scan.paths import Discovery
+from lintloader.scan.model import Discovery
 
 MAX_ROUNDS = 8
 Guard = Callable[[str], "str | None"]  # path -> why it must not be edited, or None

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lintloader import __version__
-from lintloader.cache.summaries import default_cache_dir
+from lintloader.cache.files import default_cache_dir
 from lintloader.config import ConfigError, find_pyproject, load_config
-from lintloader.engine import PARSE_ERROR_CODE, CheckOptions, run_check
-from lintloader.findings import Finding
+from lintloader.engine import CheckOptions, run_check
+from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
-from lintloader.scan.paths import DiscoveryError, discover_paths
+from lintloader.scan.model import DiscoveryError
+from lintloader.scan.paths import discover_paths
 
 SCOPES = ("project", "file")
 STDIN_NAMES = ("stdin", "-", "/dev/stdin")

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lintloader.engine import CheckResult
-from lintloader.scan.paths import DiscoveryError
+from lintloader.scan.model import DiscoveryError
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 AUTO = "auto"

@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import quote
 
 from lintloader import __version__
-from lintloader.engine import PARSE_ERROR_CODE
-from lintloader.findings import Finding, Hop, Severity
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
+from lintloader.fixers.registry import fix_safety
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules
@@ -85,7 +85,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["pytorch", "dataloader", "performance"],
-            "fixSafety": rule.fix_safety,
+            "fixSafety": fix_safety(rule),
         },
     }
 

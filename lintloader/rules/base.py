@@ -15,7 +15,17 @@ from lintloader.analysis.reachability import Reachability
 from lintloader.findings import Finding, Severity
 from lintloader.program import Program
 
-TokenGroups = tuple[tuple[bytes, ...], ...]
+TokenGroup = tuple[bytes, ...]
+TokenGroups = tuple[TokenGroup, ...]
+
+
+@dataclass(frozen=True)
+class Demand:
+    """What a rule needs parsed next, given what is linked so far: files that contain every
+    token of one of ``token_groups``, and the modules named in ``modules`` (dotted paths)."""
+
+    token_groups: frozenset[TokenGroup] = frozenset()
+    modules: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -42,10 +52,9 @@ class Rule:
     doc: str
     check: Callable[[AnalysisContext], Iterable[Finding]]
     seed_tokens: TokenGroups = ()
-    fix_safety: str = "no fix"
+    fixes: tuple[str, ...] = ()  # fix strategies its findings may name (fixers/strategies/)
     valid: tuple[str, ...] = field(default=(), repr=False)
     invalid: tuple[str, ...] = field(default=(), repr=False)
-    # More token groups to parse for, given what is linked so far (demand.select asks each round)
-    demand: Callable[[Program], Iterable[tuple[bytes, ...]]] | None = field(
-        default=None, repr=False
-    )
+    # What to parse next, given what is linked so far (select.policy asks every round; rules
+    # that share a hook are asked once)
+    demand: Callable[[Program], Demand] | None = field(default=None, repr=False)

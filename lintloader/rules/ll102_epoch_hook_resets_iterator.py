@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.chains import findings_for_roots
+from lintloader.analysis.reset_demand import reset_demand
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.torch_api import SINK_TOKENS
@@ -77,7 +78,8 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=SINK_TOKENS,
-    fix_safety="safe (relocate) / unsafe (remove-call)",
+    fixes=("relocate", "remove-call", "remove-sink"),
     valid=VALID,
     invalid=INVALID,
+    demand=reset_demand,
 )

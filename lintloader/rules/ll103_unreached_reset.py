@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.reachability import sink_hop
+from lintloader.analysis.reset_demand import reset_demand
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.torch_api import SINK_TOKENS
@@ -73,4 +74,5 @@ RULE = Rule(
     seed_tokens=SINK_TOKENS,
     valid=VALID,
     invalid=INVALID,
+    demand=reset_demand,
 )

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.reset_demand import reset_demand
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.torch_api import RESET_LIKE
@@ -93,4 +94,5 @@ RULE = Rule(
     seed_tokens=((b"def __iter__", b".reset", b"oader"), (b"def __iter__", b"._reset", b"oader")),
     valid=VALID,
     invalid=INVALID,
+    demand=reset_demand,
 )

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.analysis.loaders import LoaderSite, Workers, demand_tokens, hop, loader_sites
+from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import AnalysisContext, Rule
 
@@ -137,8 +137,8 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=((b"DataLoader", b"persistent_workers"),),
-    fix_safety="safe (persistent-workers-guard)",
+    fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
-    demand=demand_tokens,
+    demand=loader_demand,
 )

@@ -48,10 +48,10 @@ from collections.abc import Iterator
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
-    demand_tokens,
     depends_on_loop,
     facts_of,
     hop,
+    loader_demand,
     loader_sites,
     once_guarded,
     persistent_guarded,
@@ -239,8 +239,8 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=LOADER_TOKENS,
-    fix_safety="unsafe (hoist-dataloader)",
+    fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
-    demand=demand_tokens,
+    demand=loader_demand,
 )

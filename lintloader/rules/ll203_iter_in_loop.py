@@ -199,7 +199,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=((b"DataLoader", b"iter("),),
-    fix_safety="unsafe (reuse-iterator)",
+    fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
 )

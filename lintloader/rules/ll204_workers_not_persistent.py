@@ -40,10 +40,10 @@ from collections.abc import Iterator
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
-    demand_tokens,
     facts_of,
     hop,
     loader_bound_to,
+    loader_demand,
     loader_sites,
     returned,
 )
@@ -163,8 +163,8 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=((b"DataLoader", b"num_workers"),),
-    fix_safety="unsafe (add-persistent-workers)",
+    fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
-    demand=demand_tokens,
+    demand=loader_demand,
 )

@@ -119,7 +119,6 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=((b"reload_dataloaders_every_n_epochs",), (b"persistent_workers", b"DataLoader")),
-    fix_safety="no fix",
     valid=VALID,
     invalid=INVALID,
 )

@@ -118,6 +118,17 @@ def answer(wanted, executable, user_site_enabled):
     }
 
 
+def is_answer(answer: object) -> bool:
+    """The shape the query prints; anything else came from a program that is not a Python."""
+    return (
+        isinstance(answer, dict)
+        and isinstance(answer.get("sites"), list)
+        and isinstance(answer.get("names"), list)
+        and isinstance(answer.get("dists"), dict)
+        and all(isinstance(s, str) for s in answer["sites"])
+    )
+
+
 if __name__ == "__main__":
     import json
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lintloader.cache.statindex import StatIndex, index_path, is_racy, load_index, save_index
 from lintloader.cache.summaries import content_digest
-from lintloader.scan.paths import FileProblem, SourceFile
+from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from lintloader.cache.summaries import SummaryCache, summary_key
-from lintloader.scan.paths import SourceFile
+from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats
 from lintloader.summary.model import FileSummary

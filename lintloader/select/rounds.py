@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 
 from lintloader.cache.summaries import SummaryCache
 from lintloader.limits import size_problem
-from lintloader.scan.paths import SourceFile
+from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.forked import can_fork, map_forked
 from lintloader.select.parse import summarize_files
-from lintloader.select.policy import GroupQuery, chosen_by
 from lintloader.select.progress import ParseStats
+from lintloader.select.query import GroupQuery, chosen_by
 from lintloader.summary.model import FileSummary
 
 # Forking pays when a round must search thousands of files whose bytes were read this run.

@@ -1,0 +1,100 @@
+"""The demand of the reset rules (LL101-LL104): which files to parse next to follow the chains
+that reach a DataLoader iterator reset, found backwards from the sinks.
+
+Each round: find every function that reaches a demanding sink; ask for the files that could call
+one of them (they mention its name and, for a method, its class's name or a subclass's name),
+the files defining bases of parsed classes, and the modules that parsed code imports a
+sink-reaching name through (re-exports). A file that reaches a sink only through an edge of
+unknown receiver type (matched by method name alone) is therefore not pulled in unless it names
+the class; such edges can never make an error-severity finding anyway.
+"""
+
+from __future__ import annotations
+
+from lintloader.analysis.reachability import EPOCH_HOOKS, is_real_sink
+from lintloader.findings import Confidence
+from lintloader.program import Program
+from lintloader.rules.base import Demand, TokenGroup
+from lintloader.scan.tokens import (
+    function_groups,
+    method_group,
+)
+
+
+def reset_demand(program: Program) -> Demand:
+    """The files and modules the reset chains need next (the hook of LL101-LL104)."""
+    reaching = functions_reaching_sinks(program)
+    groups: set[TokenGroup] = set()
+    for key in reaching:
+        info = program.functions[key]
+        name = info.function.name
+        class_key = info.class_key
+        if class_key is None:
+            groups |= function_groups(name, info.file.module)
+            continue
+        if _is_dunder(name) and name != "__init__":
+            continue  # called by syntax (next(), for, del, with), never by its name
+        for holder in {class_key, *program.subclasses.get(class_key, ())}:
+            klass = program.classes[holder]
+            groups.add(method_group(name, klass.klass.name, klass.file.module))
+    return Demand(frozenset(groups), frozenset(_modules_to_follow(program, reaching)))
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def demanding_sinks(program: Program) -> list[str]:
+    """Functions holding a reset that can make a warning or an error: a real sink (not a
+    class's own ``self._iterator``) that does not depend on ``persistent_workers`` being off.
+    Guarded resets and chains through guessed edges are info-level leads: they are reported
+    when the files are parsed anyway, but never make more files worth parsing."""
+    return [
+        key
+        for key, info in program.functions.items()
+        if any(
+            not sink.persistent_guard and is_real_sink(program, info, sink)
+            for sink in info.function.sinks
+        )
+    ]
+
+
+def functions_reaching_sinks(program: Program) -> set[str]:
+    """Keys of functions with a demanding sink, and of every function with a sure edge into
+    one."""
+    frontier = demanding_sinks(program)
+    reaching = set(frontier)
+    while frontier:
+        key = frontier.pop()
+        for edge in program.edges_into(key, Confidence.HIGH):
+            if edge.caller not in reaching:
+                reaching.add(edge.caller)
+                frontier.append(edge.caller)
+    return reaching
+
+
+def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
+    """Dotted paths not parsed yet that the analysis needs: bases of classes that own a root
+    or a sink-reaching method (for the MRO), and re-exports that a call whose name could reach
+    a sink resolves through."""
+    names = {program.functions[k].function.name for k in reaching}
+    owners = {program.functions[k].class_key for k in reaching}
+    owners |= {
+        info.class_key
+        for info in program.functions.values()
+        if info.function.name == "__iter__"
+        or EPOCH_HOOKS.match(info.function.name)
+        or info.function.sinks  # is the class a DataLoader? its bases tell
+    }
+    paths: set[str] = set()
+    for class_key in owners - {None}:
+        for ancestor in program.mro(class_key):
+            paths.update(b.key for b in program.bases(ancestor) if b.kind == "external")
+    for info in program.functions.values():
+        for call in info.function.calls:
+            if call.target[-1] not in names:
+                continue
+            symbol = program.resolve(info.file.module, call.target[:1])
+            if symbol is not None and symbol.kind == "external":
+                paths.add(symbol.key)
+    return paths

@@ -1,0 +1,107 @@
+"""Asking an interpreter what its site directories and installed distributions are.
+
+Another interpreter is asked through a subprocess running :mod:`lintloader.scan.site_query`
+(``-I -S``), so that scanned code is never imported; the running one is asked in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from lintloader.cache.files import write_pickle
+from lintloader.cache.interpreters import answer_file, remembered_answer
+from lintloader.scan import site_query
+from lintloader.scan.model import DiscoveryError
+
+
+def normalize_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def query_interpreter(
+    python: str | None, dists: Iterable[str], cache_dir: Path | None = None
+) -> dict:
+    """The site directories of ``python`` (default: this interpreter) and the files of the
+    distributions ``dists``, as :mod:`lintloader.scan.site_query` answers them. With ``cache_dir``,
+    what another interpreter answered about its site directories (no distributions asked) is
+    remembered there, keyed by the interpreter's stat; which of its candidate directories exist
+    is checked again on every use."""
+    wanted = list(dists)
+    if is_running_interpreter(python):
+        # the very code the subprocess would run, with what ``-S`` leaves in site.ENABLE_USER_SITE
+        return site_query.answer(wanted, sys.executable, None)
+    executable = python or sys.executable
+    remember = cache_dir is not None and not wanted and os.sep in executable
+    stamp = interpreter_stamp(executable) if remember else None
+    if cache_dir is not None and stamp is not None:
+        answer = remembered_answer(cache_dir, stamp)
+        if answer is not None:
+            return answer
+    answer = _ask_interpreter(executable, wanted)
+    if cache_dir is not None and stamp is not None:
+        write_pickle(Path(cache_dir), answer_file(cache_dir, stamp), (stamp, answer))
+    return answer
+
+
+def interpreter_stamp(executable: str) -> tuple[object, ...] | None:
+    """What the answer about ``executable`` (a path) depends on besides the files of its
+    standard library: its absolute path (the venv detection starts from it), the link and the
+    file it resolves to, and the ``pyvenv.cfg`` files the venv detection looks for. None when
+    it cannot be stat'ed."""
+    path = os.path.abspath(executable)
+    bindir = os.path.dirname(path)
+    configs = [os.path.join(folder, "pyvenv.cfg") for folder in (bindir, os.path.dirname(bindir))]
+    itself = (_stat_stamp(os.lstat, path), _stat_stamp(os.stat, path))
+    if None in itself:
+        return None
+    return (path, *itself, *(_stat_stamp(os.stat, config) for config in configs))
+
+
+def _stat_stamp(
+    stat_call: Callable[[str], os.stat_result], path: str
+) -> tuple[int, int, int, int] | None:
+    try:
+        status = stat_call(path)
+    except OSError:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
+def _ask_interpreter(executable: str, wanted: list[str]) -> dict:
+    """Run :mod:`lintloader.scan.site_query` in ``executable`` (``-I -S``: no site hooks)."""
+    import json
+    import subprocess
+
+    source = Path(site_query.__file__).read_text(encoding="utf-8")
+    try:
+        result = subprocess.run(
+            [executable, "-I", "-S", "-c", source, json.dumps(wanted)],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    except OSError as exc:
+        raise DiscoveryError(f"--python {executable}: cannot run it ({exc.strerror})") from None
+    except subprocess.TimeoutExpired:
+        raise DiscoveryError(f"--python {executable}: did not answer within 120 s") from None
+    try:
+        answer = json.loads(result.stdout)
+    except ValueError:
+        answer = None
+    if not site_query.is_answer(answer):
+        stderr = result.stderr.decode(errors="replace").strip().splitlines()
+        why = stderr[-1] if stderr else f"exit code {result.returncode}, no usable answer"
+        raise DiscoveryError(f"--python {executable}: not a usable Python ({why})")
+    return answer
+
+
+def is_running_interpreter(python: str | None) -> bool:
+    """Whether ``python`` names the interpreter lintloader runs in (then it is asked directly:
+    its own site hooks have already run, so asking it in-process executes nothing new)."""
+    if not sys.executable:
+        return False
+    return python is None or os.path.abspath(python) == os.path.abspath(sys.executable)
