@@ -11,7 +11,8 @@ import pytest
 from test_fast_paths import odd_site, reference_site_files
 
 from lintloader.cache.statindex import RACY_NS
-from lintloader.scan import model as discover
+from lintloader.scan import site_packages
+from lintloader.scan.model import Discovery
 from lintloader.scan.site_packages import discover_site_packages
 
 
@@ -26,12 +27,12 @@ def age(root: Path) -> None:
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     site = odd_site(tmp_path)
     answer = {"sites": [str(site)], "dists": {}, "names": [], "broken": []}
-    monkeypatch.setattr(discover, "query_interpreter", lambda python, dists, cache: answer)
+    monkeypatch.setattr(site_packages, "query_interpreter", lambda python, dists, cache: answer)
     age(site)
     return site
 
 
-def walk(site: Path, cache: Path) -> discover.Discovery:
+def walk(site: Path, cache: Path) -> Discovery:
     return discover_site_packages(None, [], (), cwd=str(site), cache_dir=cache)
 
 

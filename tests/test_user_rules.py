@@ -1,6 +1,7 @@
-"""LL201-LL205 (user-code rules): inline examples, fixtures with `# expect:` markers checked through
-the real CLI, fix before/after pairs through `lintloader fix`, and the fixture scripts run with
-real torch workers."""
+"""Every registered rule, driven by the registry and by fixture globs: inline examples, fixtures
+with `# expect:` markers checked through the real CLI, fix before/after pairs through
+`lintloader fix`; plus the LL2xx specifics (call graph, demand, fixture scripts run with real
+torch workers). A new rule is one module plus `fixtures/rules/<CODE>/`: nothing here lists it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from lintloader.fixers.registry import unknown_fixes
 from lintloader.program import Program
 from lintloader.rules.base import AnalysisContext
 from lintloader.rules.registry import rules_by_code
@@ -23,7 +25,8 @@ from lintloader.summary.summarize import summarize_source
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures" / "rules"
-CODES = ("LL201", "LL202", "LL203", "LL204", "LL205")
+CODES = tuple(rules_by_code())
+FIXED_CODES = tuple(code for code, rule in rules_by_code().items() if rule.fixes)
 EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warning|info)")
 
 
@@ -73,9 +76,7 @@ def test_rule_docs_have_ruff_sections(code: str) -> None:
 
 
 # -- fixtures: every finding is expected, every expectation is found -------------------------------
-FIXTURE_FILES = sorted(
-    p for code in CODES for p in (FIXTURES / code).glob("*.py") if not p.name.startswith("fix_")
-)
+FIXTURE_FILES = sorted(p for p in FIXTURES.glob("*/*.py") if not p.name.startswith("fix_"))
 
 
 def expected_markers(path: Path) -> set[tuple[int, str, str]]:
@@ -97,16 +98,25 @@ def test_fixture_findings_match_markers(path: Path) -> None:
         assert any(code == path.parent.name for _, code, _ in got)
 
 
-def test_every_rule_has_positive_negative_guarded_and_fix_pair() -> None:
-    for code in CODES:
-        names = {p.name for p in (FIXTURES / code).iterdir()}
-        assert {"positive.py", "negative.py", "guarded.py"} <= names, code
-        if rules_by_code()[code].fix_safety != "no fix":
-            assert {"fix_before.py", "fix_after.py"} <= names, code
+@pytest.mark.parametrize("code", CODES)
+def test_every_rule_has_fixtures_and_known_fixes(code: str) -> None:
+    folder = FIXTURES / code
+    assert folder.is_dir(), f"{code} has no fixtures folder {folder.relative_to(REPO)}"
+    names = {p.name for p in folder.iterdir()}
+    assert {"positive.py", "negative.py"} <= names, code
+    rule = rules_by_code()[code]
+    assert unknown_fixes(rule) == [], f"{code} declares unknown fix strategies"
+    if rule.fixes:
+        assert {"fix_before.py", "fix_after.py"} <= names, code
+
+
+def test_every_fixtures_folder_belongs_to_a_rule() -> None:
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    assert folders <= set(CODES), f"fixtures for unknown rules: {sorted(folders - set(CODES))}"
 
 
 # -- fix pairs through the real `lintloader fix` ---------------------------------------------------
-@pytest.mark.parametrize("code", ["LL201", "LL202", "LL203", "LL204"])
+@pytest.mark.parametrize("code", FIXED_CODES)
 def test_fix_pair(code: str, tmp_path: Path) -> None:
     target = tmp_path / "script.py"
     shutil.copy(FIXTURES / code / "fix_before.py", target)
@@ -142,6 +152,87 @@ def test_findings_name_their_fixers() -> None:
         "LL203": ["reuse-iterator"],
         "LL204": ["add-persistent-workers"],
     }
+
+
+@pytest.mark.parametrize("code", FIXED_CODES)
+def test_findings_name_only_declared_fixes(code: str) -> None:
+    declared = set(rules_by_code()[code].fixes)
+    findings = check_json(f"fixtures/rules/{code}/fix_before.py", f"fixtures/rules/{code}")
+    named = {name for f in findings if f["code"] == code for name in f["fixes"]}
+    assert named, f"no {code} finding in its fixtures names a fix"
+    assert named <= declared, f"{code} findings name undeclared fixes {named - declared}"
+
+
+# -- a new rule is one module plus one fixtures folder ---------------------------------------------
+NEW_RULE = '''"""
+## demo-rule (LL999)
+
+### What it does
+Flags `demo_reset()` calls.
+
+### Why is this bad?
+A test rule.
+
+### Example
+`demo_reset()`
+
+### Fix safety
+No fix.
+"""
+
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import Rule
+
+
+def check(ctx):
+    for info in ctx.program.functions.values():
+        for call in info.function.calls:
+            if call.target == ("demo_reset",):
+                yield Finding("LL999", Severity.WARNING, ctx.display(info.file.path),
+                              call.site.line, call.site.column, "demo_reset() called")
+
+
+RULE = Rule(
+    code="LL999",
+    name="demo-rule",
+    severity=Severity.WARNING,
+    summary="demo",
+    doc=__doc__,
+    check=check,
+    seed_tokens=((b"demo_reset",),),
+    valid=("x = 1\\n",),
+    invalid=("demo_reset()\\n",),
+)
+'''
+
+
+def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None:
+    """Copy the project, add `rules/ll999_demo.py` and `fixtures/rules/LL999/`, and run this
+    test module there: the registry finds the rule and its fixtures run, with no list edited."""
+    copy = tmp_path / "project"
+    for part in ("lintloader", "tests", "fixtures"):
+        shutil.copytree(REPO / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
+    (copy / "lintloader" / "rules" / "ll999_demo.py").write_text(NEW_RULE)
+    fixtures = copy / "fixtures" / "rules" / "LL999"
+    fixtures.mkdir()
+    (fixtures / "positive.py").write_text("demo_reset()  # expect: LL999 warning\n")
+    (fixtures / "negative.py").write_text("demo_other()\n")
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "LL999",
+         "tests/test_user_rules.py", "tests/test_rule_examples.py"],
+        cwd=copy, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    passed = re.search(r"(\d+) passed", done.stdout)
+    # inline examples, fixtures present, both fixture files, ruff doc sections, 2 Fixit cases...
+    assert passed and int(passed.group(1)) >= 6, done.stdout[-3000:]
+    rule_doc = subprocess.run(
+        [sys.executable, "-m", "lintloader", "rule", "LL999"],
+        cwd=copy, env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert "demo-rule (LL999)" in rule_doc.stdout and "Fix: no fix." in rule_doc.stdout
 
 
 # -- resolution, call graph and demand -------------------------------------------------------------

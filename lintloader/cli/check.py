@@ -23,7 +23,8 @@ from lintloader.cli.options import (
 )
 from lintloader.engine import CheckResult, run_check
 from lintloader.findings import Finding
-from lintloader.report import FORMATS, ReportContext, render
+from lintloader.report.context import ReportContext
+from lintloader.report.formats import FORMATS, render
 
 
 class CheckDone(SystemExit):

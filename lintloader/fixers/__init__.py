@@ -1,1 +1,0 @@
-"""Fixers: one module per strategy (relocate, remove-call, remove-sink) plus the shared writer."""

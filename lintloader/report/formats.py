@@ -1,0 +1,33 @@
+"""The output formats. Each module of ``report/`` renders a list of findings; none knows about
+analysis.
+
+To add a format: write ``report/<name>.py`` with ``render(findings, context) -> str`` and list it
+in ``FORMATS``. A format's module is imported only when it is used (SARIF describes every rule,
+so importing it loads the whole analysis).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+
+from lintloader.findings import Finding
+from lintloader.report.context import ReportContext
+
+Renderer = Callable[[Sequence[Finding], ReportContext], str]
+
+FORMATS: dict[str, str] = {  # format name -> module of lintloader.report that renders it
+    "text": "text",
+    "concise": "concise",
+    "json": "json_format",
+    "sarif": "sarif",
+    "github": "github",
+}
+
+def renderer(name: str) -> Renderer:
+    module = importlib.import_module(f"lintloader.report.{FORMATS[name]}")
+    return module.render  # type: ignore[no-any-return]
+
+
+def render(name: str, findings: Sequence[Finding], context: ReportContext) -> str:
+    return renderer(name)(findings, context)
