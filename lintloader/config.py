@@ -1,16 +1,18 @@
 """``[tool.lintloader]`` in the nearest ``pyproject.toml``, merged with command-line options.
 
-Keys: ``select``, ``ignore``, ``exclude``, ``min-severity``, ``per-file-ignores``
-(``{"glob" = ["LL101"]}``), ``max-file-size`` (MB; larger files are LL000, 0: no limit).
-Codes match by prefix (``LL1`` selects LL101-LL104).
+Keys: ``select``, ``extend-select``, ``ignore``, ``extend-ignore``, ``exclude``,
+``extend-exclude``, ``min-severity``, ``per-file-ignores`` (``{"glob" = ["LL101"]}``),
+``max-file-size`` (MB; larger files are LL000, 0: no limit). Codes match by prefix (``LL1``
+selects LL101-LL104); a selector that matches no rule is an error, as in ruff.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,17 +45,54 @@ class Config:
         return _matches(code, self.select) and not _matches(code, self.ignore)
 
     def ignored_in(self, code: str, path: str) -> bool:
-        relative = _relative(path, self.root)
+        """Whether ``per-file-ignores`` ignore ``code`` in ``path``: a glob matches the path
+        relative to the configuration's directory (the working directory without one), the
+        path as given, or, for a glob without a ``/``, the file name."""
+        relative = _relative(path, self.root or os.getcwd())
+        name = os.path.basename(path)
         for pattern, codes in self.per_file_ignores:
-            if (fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path, pattern)) and (
-                _matches(code, codes)
-            ):
+            candidates = (relative, path) if "/" in pattern else (relative, path, name)
+            if _matches(code, codes) and any(fnmatch.fnmatch(c, pattern) for c in candidates):
                 return True
         return False
 
     def with_options(self, **options: Any) -> Config:
         chosen = {k: v for k, v in options.items() if v not in (None, ())}
         return replace(self, **chosen)
+
+    def extended(
+        self,
+        select: tuple[str, ...] = (),
+        ignore: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = (),
+        per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    ) -> Config:
+        """The ``extend-*`` options: added to what is configured instead of replacing it."""
+        return replace(
+            self,
+            select=(*self.select, *select),
+            ignore=(*self.ignore, *ignore),
+            exclude=(*self.exclude, *exclude),
+            per_file_ignores=(*self.per_file_ignores, *per_file_ignores),
+        )
+
+    def selection_problems(self, known: Collection[str]) -> tuple[list[str], list[str]]:
+        """Selectors that match no rule in ``known``: errors for ``select`` (a typo must not
+        turn CI green), warnings for ignore lists (ignoring nothing harms nothing)."""
+        errors = [_unknown("select", s, known) for s in self.select if not _selects(s, known)]
+        ignored = (*self.ignore, *(code for _, codes in self.per_file_ignores for code in codes))
+        warnings = [_unknown("ignore", s, known) for s in ignored if not _selects(s, known)]
+        return errors, list(dict.fromkeys(warnings))
+
+
+def _selects(selector: str, known: Collection[str]) -> bool:
+    return selector.upper() == "ALL" or any(code.startswith(selector) for code in known)
+
+
+def _unknown(where: str, selector: str, known: Collection[str]) -> str:
+    close = difflib.get_close_matches(selector, sorted(known), n=3, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"{where}: {selector!r} matches no rule{hint} (`lintloader rule --all` lists them)"
 
 
 def _matches(code: str, prefixes: Iterable[str]) -> bool:
@@ -97,7 +136,17 @@ def load_config(path: Path | None) -> Config:
 
 
 def parse_table(table: dict[str, Any], source: str) -> Config:
-    known = {"select", "ignore", "exclude", "min-severity", "per-file-ignores", "max-file-size"}
+    known = {
+        "select",
+        "extend-select",
+        "ignore",
+        "extend-ignore",
+        "exclude",
+        "extend-exclude",
+        "min-severity",
+        "per-file-ignores",
+        "max-file-size",
+    }
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}")
@@ -107,9 +156,18 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             for glob, codes in (table.get("per-file-ignores") or {}).items()
         )
         config = Config(
-            select=tuple(_codes(table.get("select", ["LL"]), "select")),
-            ignore=tuple(_codes(table.get("ignore", []), "ignore")),
-            exclude=tuple(str(p) for p in table.get("exclude", [])),
+            select=(
+                *_codes(table.get("select", ["LL"]), "select"),
+                *_codes(table.get("extend-select", []), "extend-select"),
+            ),
+            ignore=(
+                *_codes(table.get("ignore", []), "ignore"),
+                *_codes(table.get("extend-ignore", []), "extend-ignore"),
+            ),
+            exclude=(
+                *(str(p) for p in table.get("exclude", [])),
+                *(str(p) for p in table.get("extend-exclude", [])),
+            ),
             min_severity=Severity.parse(str(table.get("min-severity", "warning"))),
             max_file_size=_megabytes(table.get("max-file-size", DEFAULT_MAX_FILE_MB)),
             per_file_ignores=per_file,
@@ -135,10 +193,28 @@ def _codes(value: Any, key: str) -> list[str]:
     return [v.strip().upper() for v in value]
 
 
+def parse_per_file_ignores(entries: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``--per-file-ignores 'tests/*:LL201,LL202'`` (repeatable), as the config key holds them."""
+    parsed = []
+    for entry in entries:
+        glob, colon, codes = entry.rpartition(":")
+        if not colon or not glob or not split_codes(codes):
+            raise ConfigError(f"--per-file-ignores {entry!r}: expected GLOB:CODE[,CODE...]")
+        parsed.append((glob, split_codes(codes)))
+    return tuple(parsed)
+
+
 def split_codes(text: str | None) -> tuple[str, ...]:
     if not text:
         return ()
     return tuple(c.strip().upper() for c in text.split(",") if c.strip())
 
 
-__all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "split_codes"]
+__all__ = [
+    "Config",
+    "ConfigError",
+    "find_pyproject",
+    "load_config",
+    "parse_per_file_ignores",
+    "split_codes",
+]

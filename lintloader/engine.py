@@ -48,6 +48,7 @@ class CheckResult:
     files: list[SourceFile]
     stats: ParseStats
     suppressed: int = 0
+    hidden: int = 0  # findings below the severity threshold
 
     @property
     def files_found(self) -> int:
@@ -131,7 +132,8 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         if progress:
             progress.close()
         stats.cached = stored.summaries
-        return CheckResult(list(stored.findings), None, {}, files, stats, stored.suppressed)
+        findings = list(stored.findings)
+        return CheckResult(findings, None, {}, files, stats, stored.suppressed, stored.hidden)
     result = analyze(files, problems, sources, cache, stats, options)
     if replay_file and options.cache_dir and cache:
         entries = cache.stamps(cache.used)
@@ -139,7 +141,9 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         key = replay_key(files, sources, problems, options.config)
         if entries is not None:
             summaries = stats.parsed + stats.cached
-            replay = Replay(key, tuple(result.findings), result.suppressed, summaries, entries)
+            replay = Replay(
+                key, tuple(result.findings), result.suppressed, summaries, entries, result.hidden
+            )
             save_replay(options.cache_dir, replay_file, replay)
     return result
 
@@ -170,8 +174,8 @@ def analyze(
     context = AnalysisContext(program, lambda path: displays.get(path, path))
     raw = [finding for rule in rules for finding in rule.check(context)]
     raw += problem_findings(problems, summaries.values(), displays)
-    findings, suppressed = filter_findings(raw, config, summaries, displays)
-    return CheckResult(findings, program, summaries, files, stats, suppressed)
+    findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
+    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)
 
 
 def problem_findings(

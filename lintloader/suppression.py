@@ -15,16 +15,19 @@ def filter_findings(
     config: Config,
     summaries: dict[str, FileSummary],
     displays: dict[str, str],
-) -> tuple[list[Finding], int]:
-    """Apply select/ignore, per-file-ignores, ``# noqa`` and the severity threshold; dedupe."""
+) -> tuple[list[Finding], int, int]:
+    """Apply select/ignore, per-file-ignores, ``# noqa`` and the severity threshold; dedupe.
+    Returns the findings kept, how many a suppression removed and how many fell below the
+    threshold (the summary says they are hidden)."""
     noqa_by_display = {displays.get(p, p): s.noqa for p, s in summaries.items()}
     path_by_display = {d: p for p, d in displays.items()}
     kept: dict[tuple[str, int, int, str], Finding] = {}
-    suppressed = 0
+    suppressed = hidden = 0
     for finding in findings:
         if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
             continue
         if finding.severity < config.min_severity:
+            hidden += 1
             continue
         absolute = path_by_display.get(finding.path, finding.path)
         noqa = noqa_by_display.get(finding.path, {}).get(finding.line, ())
@@ -32,4 +35,4 @@ def filter_findings(
             suppressed += 1
             continue
         kept.setdefault(finding.sort_key, finding)
-    return sorted(kept.values(), key=lambda f: f.sort_key), suppressed
+    return sorted(kept.values(), key=lambda f: f.sort_key), suppressed, hidden

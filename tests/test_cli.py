@@ -99,7 +99,7 @@ def test_select_ignore_and_min_severity(tmp_path: Path) -> None:
 def test_statistics(tmp_path: Path) -> None:
     write_bug(tmp_path)
     result = run_cli("check", str(tmp_path), "--no-cache", "--statistics")
-    assert result.stdout.split() == ["1", "LL101", "[error]"]
+    assert result.stdout.split() == ["1", "LL101", "[*]", "iter-resets-dataloader-iterator"]
 
 
 def test_pyproject_configuration_is_found_and_applied(tmp_path: Path) -> None:

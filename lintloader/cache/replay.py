@@ -39,6 +39,7 @@ class Replay:
     suppressed: int
     summaries: int  # summaries the stored run parsed or loaded (now reported as "from cache")
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
+    hidden: int = 0  # findings below the severity threshold
 
 
 @lru_cache(maxsize=1)

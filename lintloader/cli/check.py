@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import click
 
@@ -14,6 +16,7 @@ from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
     SEVERITIES,
+    Failure,
     ScanArgs,
     guarded,
     prepare,
@@ -22,7 +25,7 @@ from lintloader.cli.options import (
     scan_options,
 )
 from lintloader.engine import CheckResult, run_check
-from lintloader.findings import Finding
+from lintloader.findings import Finding, Severity
 from lintloader.report.context import ReportContext
 from lintloader.report.formats import FORMATS, render
 
@@ -47,9 +50,24 @@ class CheckDone(SystemExit):
     default=None,
     help="Lowest severity reported (default: warning, or min-severity in the config).",
 )
-@click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print a count per rule (count, code, fixable, name) instead of findings.",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--color/--no-color", default=None, help="Colour text output (default: on a TTY).")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour text output (default: on a TTY; FORCE_COLOR and NO_COLOR are honoured).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary line.")
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the findings to this file instead of stdout.",
+)
 @project_root_option("report")
 @guarded
 def check(
@@ -59,6 +77,8 @@ def check(
     statistics: bool,
     exit_zero: bool,
     color: bool | None,
+    quiet: bool,
+    output_file: Path | None,
     project_root: str | None,
 ) -> None:
     """Report DataLoader iterator resets reachable from __iter__ or per-epoch hooks.
@@ -70,22 +90,73 @@ def check(
     result = run_check(discovery, replace(options, replay=True))
     if scope is not None:
         result = scope.restrict(result)
+    use_color = output_file is None and color_wanted(color)
     if statistics:
-        click.echo(render_statistics(result.findings), nl=False)
+        text = render_statistics(result.findings, json_format=output_format == "json")
     else:
-        use_color = sys.stdout.isatty() if color is None else color
         context = ReportContext(color=use_color, root=os.getcwd())
-        click.echo(render(output_format, result.findings, context), nl=False)
-    click.echo(summary_line(result), err=True)
+        text = render(output_format, result.findings, context)
+    if output_file is not None:
+        write_output(output_file, text)
+    else:
+        click.echo(text, nl=False, color=use_color)
+    if not quiet:
+        click.echo(summary_line(result, options.config.min_severity), err=True)
     raise CheckDone(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)
 
 
-def render_statistics(findings: Sequence[Finding]) -> str:
-    counts = Counter((f.code, f.severity.label) for f in findings)
-    return "".join(f"{n:>5}\t{code}\t[{sev}]\n" for (code, sev), n in sorted(counts.items()))
+def color_wanted(flag: bool | None) -> bool:
+    """``--color``/``--no-color`` first, then FORCE_COLOR, then NO_COLOR, then: is it a TTY."""
+    if flag is not None:
+        return flag
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
 
 
-def summary_line(result: CheckResult) -> str:
+def write_output(path: Path, text: str) -> None:
+    """``--output-file``: written whole or not at all (a temporary file, then a rename)."""
+    temporary = path.with_name(f".{path.name}.lintloader-tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise Failure(f"cannot write output: {path}: {exc.strerror or exc}") from None
+
+
+def render_statistics(findings: Sequence[Finding], json_format: bool = False) -> str:
+    """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists, rule name;
+    sorted by count (most first)."""
+    from lintloader.fixers.registry import all_strategies
+    from lintloader.rules.registry import rules_by_code
+
+    safe = {s.name for s in all_strategies() if s.safe}
+    rules = rules_by_code()
+    counts = Counter(f.code for f in findings)
+    fixable = {f.code for f in findings if safe.intersection(f.fixes)}
+    rows = [
+        {
+            "code": code,
+            "name": rules[code].name if code in rules else "syntax-or-read-error",
+            "count": count,
+            "fixable": code in fixable,
+        }
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    if json_format:
+        return json.dumps(rows, indent=2) + "\n"
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    return "".join(
+        f"{row['count']:>{width}}\t{row['code']}\t{'[*]' if row['fixable'] else '[ ]'} "
+        f"{row['name']}\n"
+        for row in rows
+    )
+
+
+def summary_line(result: CheckResult, threshold: Severity = Severity.WARNING) -> str:
     by_severity = Counter(f.severity.label for f in result.findings)
     parts = ", ".join(f"{by_severity[s]} {s}" for s in reversed(SEVERITIES) if by_severity[s])
     found = f"Found {len(result.findings)} finding{'s' * (len(result.findings) != 1)}"
@@ -94,4 +165,14 @@ def summary_line(result: CheckResult) -> str:
     return (
         f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
         f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed)."
+        + hidden_note(result.hidden, threshold)
+    )
+
+
+def hidden_note(hidden: int, threshold: Severity) -> str:
+    if not hidden:
+        return ""
+    return (
+        f" {hidden} finding{'s' * (hidden != 1)} below {threshold.label} hidden"
+        f" (--min-severity info shows {'them' if hidden != 1 else 'it'})."
     )

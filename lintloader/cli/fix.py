@@ -17,6 +17,7 @@ from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
+    SEVERITIES,
     Failure,
     ScanArgs,
     guarded,
@@ -55,6 +56,12 @@ from lintloader.scan.site_packages import discover_site_packages
 @click.option(
     "--list-patched", is_flag=True, help="With --site-packages: list the files patched now."
 )
+@click.option(
+    "--min-severity",
+    type=click.Choice(SEVERITIES),
+    default=None,
+    help="Lowest severity fixed (default: warning, or min-severity in the config).",
+)
 @project_root_option("fix")
 @guarded
 def fix_command(
@@ -63,6 +70,7 @@ def fix_command(
     unsafe_fixes: bool,
     revert: bool,
     list_patched: bool,
+    min_severity: str | None,
     project_root: str | None,
 ) -> None:
     """Move DataLoader iterator resets off the per-epoch path (safe fixes by default).
@@ -78,7 +86,7 @@ def fix_command(
     if revert or list_patched:
         sys.exit(manage_backups(scan.paths, scan.python, scan.exclude, revert))
     scope, scan = project_scope(scan, project_root)
-    discovery, options = prepare(scan)
+    discovery, options = prepare(scan, min_severity)
     roots = Roots.of(discovery.roots)
 
     def guard(path: str) -> str | None:

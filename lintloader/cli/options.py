@@ -14,9 +14,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from lintloader.cache.files import default_cache_dir
-from lintloader.config import Config, ConfigError, find_pyproject, load_config, split_codes
+from lintloader.config import (
+    Config,
+    ConfigError,
+    find_pyproject,
+    load_config,
+    parse_per_file_ignores,
+    split_codes,
+)
 from lintloader.engine import CheckOptions, collector_paused
-from lintloader.findings import Severity
+from lintloader.findings import PARSE_ERROR_CODE, Severity
 from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.site_packages import discover_site_packages
@@ -66,8 +73,12 @@ class ScanArgs:
     site_packages: bool = False
     python: str | None = None
     select: str | None = None
+    extend_select: str | None = None
     ignore: str | None = None
+    extend_ignore: str | None = None
     exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[str, ...] = ()
     config_path: Path | None = None
     no_cache: bool = False
     cache_dir: Path | None = None
@@ -96,8 +107,19 @@ def scan_options(command: F) -> F:
             help="With --site-packages: the interpreter whose packages to scan (not imported).",
         ),
         click.option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes."),
+        click.option(
+            "--extend-select", metavar="CODES", help="Rule codes or prefixes to add to select."
+        ),
         click.option("--ignore", metavar="CODES", help="Comma-separated rule codes to skip."),
+        click.option("--extend-ignore", metavar="CODES", help="Rule codes to add to ignore."),
         click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths."),
+        click.option("--extend-exclude", multiple=True, metavar="GLOB", help="More paths to skip."),
+        click.option(
+            "--per-file-ignores",
+            multiple=True,
+            metavar="GLOB:CODES",
+            help="Ignore CODES (comma-separated) in files matching GLOB; repeatable.",
+        ),
         click.option(
             "--config",
             "config_path",
@@ -159,11 +181,21 @@ def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages
 
 def prepare(scan: ScanArgs, min_severity: str | None = None) -> tuple[Discovery, CheckOptions]:
     """What to scan, and how: the files found and the options of the check."""
-    config = resolve_config(scan.config_path, scan.paths, scan.site_packages).with_options(
-        select=split_codes(scan.select),
-        ignore=split_codes(scan.ignore),
-        min_severity=Severity.parse(min_severity) if min_severity else None,
+    config = (
+        resolve_config(scan.config_path, scan.paths, scan.site_packages)
+        .with_options(
+            select=split_codes(scan.select),
+            ignore=split_codes(scan.ignore),
+            min_severity=Severity.parse(min_severity) if min_severity else None,
+        )
+        .extended(
+            select=split_codes(scan.extend_select),
+            ignore=split_codes(scan.extend_ignore),
+            exclude=scan.extend_exclude,
+            per_file_ignores=parse_per_file_ignores(scan.per_file_ignores),
+        )
     )
+    check_selection(config)
     cache = None if scan.no_cache else (scan.cache_dir or default_cache_dir())
     excludes = (*config.exclude, *scan.exclude)
     discovery = discover(scan.paths, scan.site_packages, scan.python, excludes, cache)
@@ -174,6 +206,19 @@ def prepare(scan: ScanArgs, min_severity: str | None = None) -> tuple[Discovery,
         progress=True,  # shown only when stderr is a terminal
     )
     return discovery, options
+
+
+def check_selection(config: Config) -> None:
+    """A selector that matches no rule stops the run (exit 2); an unknown ignored code warns."""
+    from lintloader.rules.registry import rules_by_code
+
+    known = {*rules_by_code(), PARSE_ERROR_CODE}
+    errors, warnings = config.selection_problems(known)
+    for warning in warnings:
+        click.echo(f"lintloader: warning: {warning}", err=True)
+    if errors:
+        source = f" (in {config.source})" if config.source else ""
+        raise Failure(f"{errors[0]}{source}")
 
 
 def project_root_option(what: str) -> Callable[[F], F]:

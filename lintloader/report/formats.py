@@ -24,6 +24,7 @@ FORMATS: dict[str, str] = {  # format name -> module of lintloader.report that r
     "github": "github",
 }
 
+
 def renderer(name: str) -> Renderer:
     module = importlib.import_module(f"lintloader.report.{FORMATS[name]}")
     return module.render  # type: ignore[no-any-return]
