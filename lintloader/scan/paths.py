@@ -119,7 +119,26 @@ def discover_paths(
             seen.add(key)
             module, is_package = module_name_for(candidate)
             found.files.append(SourceFile(key, module, is_package, display_path(key, cwd)))
+    found.files = distinct_scripts(found.files)
     return found
+
+
+def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
+    """Scripts outside any package that share a name (``a/train.py``, ``b/train.py``) each get
+    a module name of their own, ``train@b``, so the second is analysed rather than dropped as
+    a copy of the first. Such a name cannot be imported: which one ``import train`` means
+    depends on ``sys.path``, which a static scan does not know. Two copies of one package
+    (``src/pkg`` and an installed ``pkg``) keep one name: the first found is used."""
+    first: set[str] = set()
+    renamed = []
+    for file in files:
+        if "." in file.module or file.is_package or file.module not in first:
+            first.add(file.module)
+            renamed.append(file)
+            continue
+        folder = os.path.dirname(file.display) or "."
+        renamed.append(file._replace(module=f"{file.module}@{folder}"))
+    return renamed
 
 
 def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> Iterator[str]:
