@@ -21,7 +21,7 @@ def project(tmp_path: Path) -> Path:
 def test_staged_file_alone_cannot_see_the_chain(tmp_path: Path) -> None:
     root = project(tmp_path)
     before = (root / FETCHING).read_bytes()
-    result = run_cli("fix", FETCHING, "--no-cache", cwd=root)
+    result = run_cli("fix", "--project-root", "none", FETCHING, "--no-cache", cwd=root)
     assert result.returncode == 0, result.stderr
     assert (root / FETCHING).read_bytes() == before
 
@@ -47,6 +47,16 @@ def test_project_root_leaves_findings_outside_the_given_files(tmp_path: Path) ->
     result = run_cli("fix", "--project-root=auto", SUPPORTERS, "--no-cache", cwd=root)
     assert result.returncode == 0, result.stderr
     assert (root / FETCHING).read_bytes() == before
+
+
+def test_a_file_inside_a_project_sees_its_project_by_default(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    before = (root / FETCHING).read_bytes()
+    fixed = run_cli("fix", FETCHING, "--no-cache", cwd=root)
+    assert fixed.returncode == 0, fixed.stderr
+    assert (root / FETCHING).read_bytes() != before  # relocate: the shutdown left reset()
+    check = run_cli("check", FETCHING, "--no-cache", "--min-severity", "info", cwd=root)
+    assert "LL101" not in check.stdout
 
 
 def test_project_root_does_not_combine_with_site_packages() -> None:

@@ -91,12 +91,14 @@ def test_flake8_reports_what_check_reports(project: Path) -> None:
 
 
 def test_flake8_file_scope_sees_single_file_chains_only(project: Path) -> None:
-    """--lintloader-scope=file analyzes each file alone, as `lintloader check FILE` does: every
-    chain that stays in one file is still found, the cross-file one is not (the limit)."""
+    """--lintloader-scope=file analyzes each file alone, as `lintloader check --project-root
+    none FILE` does: every chain that stays in one file is still found, the cross-file one is
+    not (the limit)."""
     got = flake8_findings("--lintloader-scope=file", "src", cwd=project)
     alone = set()
     for path in sorted((project / "src").rglob("*.py")):
-        alone |= keys(check_json(str(path.relative_to(project)), cwd=project))
+        relative = str(path.relative_to(project))
+        alone |= keys(check_json("--project-root", "none", relative, cwd=project))
     assert got == alone
     assert keys(single_file(check_json("src", cwd=project))) <= got
     assert ("src/minilight/utilities/fetching.py", 16, 9, "LL101") not in got

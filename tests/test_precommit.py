@@ -284,8 +284,10 @@ SUPPORTERS = "minilight/trainer/supporters.py"
 
 
 def test_project_root_follows_chains_out_of_the_given_files(tree: Path) -> None:
-    alone = run_check(FETCHING, cwd=tree)
+    alone = run_check("--project-root", "none", FETCHING, cwd=tree)
     assert alone.returncode == 0 and alone.stdout == ""  # the chain leaves the file
+    default = run_check(FETCHING, cwd=tree)  # a file inside a project sees its project
+    assert default.returncode == 1 and "LL101" in default.stdout
     for root in ("auto", "."):
         done = run_check(f"--project-root={root}", FETCHING, cwd=tree)
         assert done.returncode == 1, done.stderr

@@ -222,22 +222,38 @@ def check_selection(config: Config) -> None:
 
 
 def project_root_option(what: str) -> Callable[[F], F]:
-    """``--project-root`` for a command that reports or fixes ``what`` (pre-commit's need)."""
+    """``--project-root`` for a command that reports or fixes ``what``."""
     return click.option(
         "--project-root",
-        metavar="DIR|auto",
-        help="Index the whole project at DIR (auto: nearest dir with pyproject.toml/.git) but "
-        f"{what} only findings located in PATHS (what pre-commit needs).",
+        metavar="DIR|auto|none",
+        help="Index the whole project at DIR (auto: the nearest dir with pyproject.toml, "
+        f"setup.cfg, setup.py or .git) but {what} only findings located in PATHS. The default "
+        "when every PATH is a file inside a project; none: analyse PATHS alone.",
     )
 
 
 def project_scope(scan: ScanArgs, project_root: str | None) -> tuple[ReportScope | None, ScanArgs]:
-    """The scope to restrict findings to, and the scan with the paths to index instead."""
-    if project_root is None:
+    """The scope to restrict findings to, and the scan with the paths to index instead.
+
+    Files given alone are seen in their project, as the flake8 plugin and the pre-commit hook
+    see them: a chain that starts in ``feeder.py`` often ends in another file."""
+    from lintloader.integrations.project import AUTO, NONE, ReportScope, find_project_root
+
+    if project_root is None and _all_files_in_a_project(scan, find_project_root):
+        project_root = AUTO
+    if project_root is None or project_root == NONE:
         return None, scan
     if scan.site_packages:
         raise Failure("--project-root does not combine with --site-packages")
-    from lintloader.integrations.project import ReportScope
-
     scope = ReportScope.build(scan.paths, project_root)
     return scope, replace(scan, paths=tuple(scope.index_paths()))
+
+
+def _all_files_in_a_project(
+    scan: ScanArgs, find_project_root: Callable[[Sequence[str]], str | None]
+) -> bool:
+    if scan.site_packages or not scan.paths:
+        return False
+    if not all(os.path.isfile(path) for path in scan.paths):
+        return False
+    return find_project_root(scan.paths) is not None

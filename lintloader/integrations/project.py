@@ -19,6 +19,7 @@ from lintloader.scan.model import DiscoveryError
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 AUTO = "auto"
+NONE = "none"  # --project-root none: analyse the given paths alone
 
 
 def find_project_root(paths: Sequence[str], cwd: str | None = None) -> str | None:
