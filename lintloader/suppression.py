@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.summary.model import FileSummary
+from lintloader.summary.noqa import suppresses
 
 
 def filter_findings(
@@ -30,8 +31,10 @@ def filter_findings(
             hidden += 1
             continue
         absolute = path_by_display.get(finding.path, finding.path)
-        noqa = noqa_by_display.get(finding.path, {}).get(finding.line, ())
-        if config.ignored_in(finding.code, absolute) or noqa is None or finding.code in noqa:
+        noqa = noqa_by_display.get(finding.path, {})
+        if config.ignored_in(finding.code, absolute) or suppresses(
+            noqa, finding.line, finding.code
+        ):
             suppressed += 1
             continue
         kept.setdefault(finding.sort_key, finding)

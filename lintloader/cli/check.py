@@ -14,6 +14,7 @@ import click
 
 from lintloader.cli.options import (
     EXIT_CLEAN,
+    EXIT_ERROR,
     EXIT_FINDINGS,
     SEVERITIES,
     Failure,
@@ -25,7 +26,7 @@ from lintloader.cli.options import (
     scan_options,
 )
 from lintloader.engine import CheckResult, run_check
-from lintloader.findings import Finding, Severity
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import ReportContext
 from lintloader.report.formats import FORMATS, render
 
@@ -63,6 +64,11 @@ class CheckDone(SystemExit):
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary line.")
 @click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a `# noqa: CODE` comment for every finding instead of reporting it.",
+)
+@click.option(
     "-o",
     "--output-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -78,6 +84,7 @@ def check(
     exit_zero: bool,
     color: bool | None,
     quiet: bool,
+    add_noqa: bool,
     output_file: Path | None,
     project_root: str | None,
 ) -> None:
@@ -90,6 +97,8 @@ def check(
     result = run_check(discovery, replace(options, replay=True))
     if scope is not None:
         result = scope.restrict(result)
+    if add_noqa:
+        raise CheckDone(add_noqa_comments(result, discovery.roots))
     use_color = output_file is None and color_wanted(color)
     if statistics:
         text = render_statistics(result.findings, json_format=output_format == "json")
@@ -103,6 +112,38 @@ def check(
     if not quiet:
         click.echo(summary_line(result, options.config.min_severity), err=True)
     raise CheckDone(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)
+
+
+def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
+    """``--add-noqa``: write the comments; exit 0, or 2 when a file could not be written."""
+    from lintloader.fixers.add_noqa import add_noqa, still_suppressed
+    from lintloader.fixers.writer import Roots, WriteError, atomic_write, why_not_writable
+
+    paths = {file.display: file.path for file in result.files}
+    by_file: dict[str, dict[int, set[str]]] = {}
+    for finding in result.findings:
+        if finding.code != PARSE_ERROR_CODE and finding.path in paths:
+            lines = by_file.setdefault(finding.path, {})
+            lines.setdefault(finding.line, set()).add(finding.code)
+    allowed, added, failed = Roots.of(roots), 0, 0
+    for display, lines in sorted(by_file.items()):
+        path = paths[display]
+        try:
+            problem = why_not_writable(path, allowed, allow_installed=False)
+            if problem:
+                raise WriteError(problem)
+            with open(path, "rb") as handle:
+                source = handle.read()
+            edited, count = add_noqa(source, lines)
+            if not still_suppressed(edited.decode("utf-8", "surrogateescape"), lines):
+                raise WriteError("a finding's line is not in a statement that can carry a comment")
+            atomic_write(path, edited)
+            added += count
+        except (OSError, WriteError) as exc:
+            failed += 1
+            click.echo(f"lintloader: error: {display}: {exc}", err=True)
+    click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
+    return EXIT_ERROR if failed else EXIT_CLEAN
 
 
 def color_wanted(flag: bool | None) -> bool:

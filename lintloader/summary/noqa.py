@@ -1,21 +1,88 @@
-"""``# noqa`` comments of a file: which lines suppress which codes (all codes: ``None``)."""
+"""``# noqa`` comments of a file: which lines suppress which codes (all codes: ``None``).
+
+* ``# noqa`` / ``# noqa: LL201`` on a line suppresses findings on that line, and on every
+  line of the statement it ends or sits in: a finding on the ``persistent_workers=True`` line of
+  a call written over five lines is suppressed by a ``# noqa`` after the closing parenthesis,
+  and the other way round (for a compound statement, the lines of its header);
+* ``# lintloader: noqa`` / ``# lintloader: noqa: LL201`` on a line of its own suppresses
+  findings in the whole file (stored under line :data:`FILE_LEVEL`), as ``# ruff: noqa`` does.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+Codes = frozenset[str] | None  # None: every code
+FILE_LEVEL = 0  # the key of a file-wide suppression
+
+_CODES = r"(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
+_NOQA = re.compile(r"#\s*noqa" + _CODES, re.I)
+_FILE_NOQA = re.compile(r"^\s*#\s*lintloader:\s*noqa" + _CODES + r"\s*$", re.I)
 
 
-def noqa_lines(code: str) -> dict[int, frozenset[str] | None]:
-    found: dict[int, frozenset[str] | None] = {}
+def noqa_lines(code: str, tree: ast.AST | None = None) -> dict[int, Codes]:
+    """Suppressions by line (``FILE_LEVEL`` for the file); with ``tree``, spread over the
+    lines of each multi-line statement that holds one."""
+    found: dict[int, Codes] = {}
     if "noqa" not in code.lower():
         return found
     for number, line in enumerate(code.splitlines(), start=1):
+        whole_file = _FILE_NOQA.match(line)
+        if whole_file:
+            found[FILE_LEVEL] = _merge(found.get(FILE_LEVEL, frozenset()), _codes(whole_file))
+            continue
         match = _NOQA.search(line)
         if match:
-            codes = match.group("codes")
-            found[number] = (
-                frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else None
-            )
+            found[number] = _codes(match)
+    if tree is not None and any(line != FILE_LEVEL for line in found):
+        _spread_over_statements(found, tree)
     return found
+
+
+def suppresses(noqa: dict[int, Codes], line: int, code: str) -> bool:
+    for key in (FILE_LEVEL, line):
+        if key in noqa and (noqa[key] is None or code in noqa[key]):  # type: ignore[operator]
+            return True
+    return False
+
+
+def _codes(match: re.Match[str]) -> Codes:
+    codes = match.group("codes")
+    if not codes:
+        return None
+    return frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c)
+
+
+def _merge(first: Codes, second: Codes) -> Codes:
+    return None if first is None or second is None else first | second
+
+
+def _spread_over_statements(found: dict[int, Codes], tree: ast.AST) -> None:
+    for first, last in _statement_spans(tree):
+        lines = [line for line in range(first, last + 1) if line in found]
+        if not lines:
+            continue
+        merged: Codes = frozenset()
+        for line in lines:
+            merged = _merge(merged, found[line])
+        for line in range(first, last + 1):
+            found[line] = _merge(found.get(line, frozenset()), merged)
+
+
+def _statement_spans(tree: ast.AST) -> list[tuple[int, int]]:
+    """(first, last) line of every statement over several lines; a compound statement's span
+    is its header (up to the line before its body)."""
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            last = max(first, body[0].lineno - 1)
+        else:
+            last = node.end_lineno or node.lineno
+        if last > first:
+            spans.append((first, last))
+    return spans

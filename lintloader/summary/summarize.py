@@ -31,7 +31,7 @@ def summarize_source(
         summary.error = parser_nesting_problem(exc)
         return summary
     try:
-        summary.noqa = noqa_lines(parsed.text)
+        summary.noqa = noqa_lines(parsed.text, parsed.tree)
         Summarizer(summary, parsed).visit(parsed.tree)
         summary.loaders = summarize_loaders(parsed, source)
     except TooDeep:

@@ -1,0 +1,113 @@
+"""``check --add-noqa``: a ``# noqa: CODE`` comment for every finding, so that a team can switch
+the hook on for an existing codebase today and fix the findings one by one.
+
+The comment goes at the end of the statement that holds the finding's line (its last line; for
+a compound statement, the end of its header), where ``# noqa`` covers every line of the
+statement (see :mod:`lintloader.summary.noqa`). A statement that already has a ``# noqa``
+keeps it, extended by the new codes; another comment is kept and the ``# noqa`` follows it.
+The edit is made with libcst, so nothing else in the file changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from lintloader.summary.noqa import noqa_lines
+
+_NOQA_CODES = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+
+
+def add_noqa(source: bytes, codes_by_line: Mapping[int, set[str]]) -> tuple[bytes, int]:
+    """``source`` with the comments added, and how many statements got one."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    positions = wrapper.resolve(PositionProvider)
+    targets = _targets(wrapper.module, positions, codes_by_line)
+    if not targets:
+        return source, 0
+    module = wrapper.module.visit(_Commenter(targets))
+    return module.bytes, len(targets)
+
+
+def _targets(
+    module: cst.Module,
+    positions: Mapping[cst.CSTNode, object],
+    codes_by_line: Mapping[int, set[str]],
+) -> dict[cst.TrailingWhitespace, set[str]]:
+    """The trailing whitespace (where a comment goes) of the innermost statement around each
+    finding line, with the codes to put there."""
+    spans: list[tuple[int, int, cst.TrailingWhitespace]] = []
+    for node, position in positions.items():
+        trailing = _trailing(node)
+        if trailing is not None:
+            start, end = position.start.line, position.end.line  # type: ignore[attr-defined]
+            if isinstance(node, cst.BaseCompoundStatement):
+                end = _header_end(node, positions, start)
+            spans.append((start, end, trailing))
+    targets: dict[cst.TrailingWhitespace, set[str]] = {}
+    for line, codes in codes_by_line.items():
+        around = [s for s in spans if s[0] <= line <= s[1]]
+        if around:
+            _, _, trailing = min(around, key=lambda s: s[1] - s[0])
+            targets.setdefault(trailing, set()).update(codes)
+    return targets
+
+
+def _header_end(node: cst.CSTNode, positions: Mapping[cst.CSTNode, object], start: int) -> int:
+    """The last line of a compound statement's header: the line before its first statement."""
+    statements = getattr(getattr(node, "body", None), "body", ())
+    if statements and statements[0] in positions:
+        first = positions[statements[0]].start.line  # type: ignore[attr-defined]
+        return max(start, first - 1)
+    return start
+
+
+def _trailing(node: cst.CSTNode) -> cst.TrailingWhitespace | None:
+    if isinstance(node, cst.SimpleStatementLine):
+        return node.trailing_whitespace
+    body = getattr(node, "body", None)
+    if isinstance(node, cst.BaseCompoundStatement) and isinstance(body, cst.IndentedBlock):
+        return body.header
+    return None
+
+
+class _Commenter(cst.CSTTransformer):
+    def __init__(self, targets: dict[cst.TrailingWhitespace, set[str]]) -> None:
+        self.targets = targets
+
+    def leave_TrailingWhitespace(
+        self, original: cst.TrailingWhitespace, updated: cst.TrailingWhitespace
+    ) -> cst.TrailingWhitespace:
+        codes = self.targets.get(original)
+        if codes is None:
+            return updated
+        comment = updated.comment.value if updated.comment else ""
+        return updated.with_changes(
+            whitespace=updated.whitespace if comment else cst.SimpleWhitespace("  "),
+            comment=cst.Comment(_with_codes(comment, codes)),
+        )
+
+
+def _with_codes(comment: str, codes: set[str]) -> str:
+    match = _NOQA_CODES.search(comment)
+    if match is None:
+        noqa = f"# noqa: {', '.join(sorted(codes))}"
+        return f"{comment}  {noqa}" if comment else noqa
+    if match.group("codes") is None:
+        return comment  # a bare `# noqa` suppresses everything already
+    present = {c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c}
+    merged = f"# noqa: {', '.join(sorted(present | codes))}"
+    return comment[: match.start()] + merged + comment[match.end() :]
+
+
+def still_suppressed(source: str, codes_by_line: Mapping[int, set[str]]) -> bool:
+    """Whether every (line, code) is suppressed in ``source`` (a check of the edit itself)."""
+    import ast
+
+    from lintloader.summary.noqa import suppresses
+
+    noqa = noqa_lines(source, ast.parse(source))
+    return all(suppresses(noqa, line, c) for line, codes in codes_by_line.items() for c in codes)
