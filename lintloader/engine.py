@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lintloader.analysis.ranges import with_ranges
 from lintloader.cache.replay import Replay, load_replay, replay_key, save_replay
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
@@ -175,6 +176,7 @@ def analyze(
     raw = [finding for rule in rules for finding in rule.check(context)]
     raw += problem_findings(problems, summaries.values(), displays)
     findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
+    findings = with_ranges(findings, summaries, displays)
     return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)
 
 

@@ -283,3 +283,45 @@ def test_documented_workflow_runs(tmp_path: Path) -> None:
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "src/minilight/utilities/fetching.py"
     assert len(result["codeFlows"][0]["threadFlows"][0]["locations"]) == 3
+
+
+# -- ranges: every finding has an end, the same in every format ---------------------------------
+MULTI_LINE = """\
+from torch.utils.data import DataLoader
+
+
+def fit(ds, epochs):
+    for epoch in range(epochs):
+        loader = DataLoader(
+            ds,
+            num_workers=0,
+            persistent_workers=True,
+        )
+
+
+class Fetcher:
+    def __iter__(self):
+        self.loader._iterator._shutdown_workers()
+        return iter(self.loader)
+"""
+
+
+def test_every_format_gives_the_same_real_range(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(MULTI_LINE)
+    outputs = {
+        kind: run_cli("check", "--no-cache", "--output-format", kind, "train.py", cwd=tmp_path)
+        for kind in ("json", "sarif", "github")
+    }
+    findings = json.loads(outputs["json"].stdout)
+    ranges = [(f["line"], f["column"], f["end_line"], f["end_column"]) for f in findings]
+    assert ranges == [(6, 18, 10, 10), (15, 9, 15, 50)]
+    results = json.loads(outputs["sarif"].stdout)["runs"][0]["results"]
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in results]
+    assert [(g["startLine"], g["startColumn"], g["endLine"], g["endColumn"]) for g in regions] == (
+        ranges
+    )
+    annotations = [ANNOTATION.match(line) for line in outputs["github"].stdout.splitlines()]
+    props = [dict(p.split("=", 1) for p in a.group("props").split(",")) for a in annotations]
+    assert [
+        (int(p["line"]), int(p["col"]), int(p["endLine"]), int(p["endColumn"])) for p in props
+    ] == ranges

@@ -44,6 +44,52 @@ def test_columns_count_characters_not_bytes_and_agree_with_libcst() -> None:
     assert sink.site.text == "loader._iterator = None"
 
 
+def libcst_range(
+    source: bytes, predicate: Callable[[cst.CSTNode], bool]
+) -> tuple[int, int, int, int]:
+    """Start and end (line, 1-based column; the end just after the last character)."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    for node, position in wrapper.resolve(PositionProvider).items():
+        if predicate(node):
+            start, end = position.start, position.end
+            return start.line, start.column + 1, end.line, end.column + 1
+    raise AssertionError("no such node")
+
+
+def test_end_positions_agree_with_libcst() -> None:
+    source = (
+        "from torch.utils.data import DataLoader\n"
+        'x = "\u00e9\u00e9"; loader = DataLoader(\n'
+        "    range(4),\n"
+        '    num_workers=0, persistent_workers="\u2713" != "",\n'
+        ")\n"
+        'y = "\u00fc"; loader._iterator._shutdown_workers()\n'
+    ).encode()
+    summary = summarize(source)
+    module = summary.functions["<module>"]
+    call = next(c for c in module.calls if c.target == ("DataLoader",))
+    sink = module.sinks[0]
+
+    def called(name: str) -> Callable[[cst.CSTNode], bool]:
+        def predicate(node: cst.CSTNode) -> bool:
+            if not isinstance(node, cst.Call):
+                return False
+            func = node.func
+            named = func.attr if isinstance(func, cst.Attribute) else func
+            return isinstance(named, cst.Name) and named.value == name
+
+        return predicate
+
+    for site, predicate in (
+        (call.site, called("DataLoader")),
+        (sink.site, called("_shutdown_workers")),
+    ):
+        got = (site.line, site.column, site.end_line, site.end_column)
+        assert got == libcst_range(source, predicate)
+    loader_call = summary.loaders.functions["<module>"].loader_calls[0]
+    assert (loader_call.site.end_line, loader_call.site.end_column) == (5, 2)
+
+
 def test_crlf_form_feed_and_latin1_cookie() -> None:
     source = (
         b"# -*- coding: latin-1 -*-\r\n"

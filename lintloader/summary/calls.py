@@ -4,6 +4,7 @@ classes, functions, call sites, function references and DataLoader iterator rese
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -113,7 +114,8 @@ class Summarizer(Walker):
         line: int = node.lineno  # type: ignore[attr-defined]
         statement = self.statements[-1] if self.statements else line
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        return Site(line, self.parsed.column(node), text, end, statement)
+        column, end_column = self.parsed.column(node), self.parsed.end_column(node)
+        return Site(line, column, text, end, statement, end_column)
 
     @property
     def function(self) -> FunctionSummary:
@@ -261,7 +263,7 @@ class Summarizer(Walker):
     def _add_sink(self, kind: str, receiver: Dotted | None, node: ast.AST, text: str = "") -> None:
         site = self._site(node)
         if text:
-            site = Site(site.line, site.column, text, site.end_line, site.statement_line)
+            site = dataclasses.replace(site, text=text)
         self.function.sinks.append(SinkSite(kind, receiver, site, self.guarded))
 
     def _sink_from_assignment(self, target: ast.expr, value: ast.expr) -> None:

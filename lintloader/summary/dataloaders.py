@@ -186,7 +186,8 @@ class _LoaderVisitor(Walker):
         text = one_line(self.parsed.segment(node))
         line: int = node.lineno  # type: ignore[attr-defined]
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        return Site(line, self.parsed.column(node), text, end, 0)
+        column, end_column = self.parsed.column(node), self.parsed.end_column(node)
+        return Site(line, column, text, end, 0, end_column)
 
     def _context(self) -> CallContext:
         state = self.state

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 6  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 7  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Site:
     text: str
     end_line: int = 0
     statement_line: int = 0  # first line of the enclosing simple statement
+    end_column: int = 0  # 1-based character column just after the node's last character
 
 
 @dataclass(frozen=True)

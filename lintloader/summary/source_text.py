@@ -72,3 +72,12 @@ class ParsedSource:
         if line.isascii():
             return offset + 1
         return len(line[:offset].decode("utf-8", "replace")) + 1
+
+    def end_column(self, node: ast.AST) -> int:
+        """1-based character column just after the last character of ``node`` (as SARIF's
+        ``endColumn`` and libcst's end positions count, plus one)."""
+        offset: int = node.end_col_offset  # type: ignore[attr-defined]
+        line = self.lines[node.end_lineno - 1]  # type: ignore[attr-defined]
+        if line.isascii():
+            return offset + 1
+        return len(line[:offset].decode("utf-8", "replace")) + 1
