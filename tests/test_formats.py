@@ -273,7 +273,8 @@ def test_documented_workflow_runs(tmp_path: Path) -> None:
     annotations = ran["lintloader annotations"]
     assert annotations.returncode == 1
     assert annotations.stdout.startswith(
-        "::error file=src/minilight/utilities/fetching.py,line=16,col=9,endLine=16,endColumn=21,title=LL101::"
+        "::error file=src/minilight/utilities/fetching.py,line=16,col=9,"
+        "endLine=16,endColumn=21,title=LL101::"
     )
     assert ran["lintloader SARIF"].returncode == 0  # --exit-zero: the upload step still runs
     upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload"))

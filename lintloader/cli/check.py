@@ -23,7 +23,10 @@ from lintloader.cli.options import (
     prepare,
     project_root_option,
     project_scope,
+    read_stdin,
     scan_options,
+    stdin_filename_option,
+    stdin_scan,
 )
 from lintloader.engine import CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
@@ -74,6 +77,7 @@ class CheckDone(SystemExit):
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the findings to this file instead of stdout.",
 )
+@stdin_filename_option
 @project_root_option("report")
 @guarded
 def check(
@@ -86,14 +90,20 @@ def check(
     quiet: bool,
     add_noqa: bool,
     output_file: Path | None,
+    stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
     """Report DataLoader iterator resets reachable from __iter__ or per-epoch hooks.
 
     PATHS are files or directories (or, with --site-packages, distribution names).
     """
-    scope, scan = project_scope(scan, project_root)
-    discovery, options = prepare(scan, min_severity)
+    stdin = read_stdin(scan, stdin_filename)
+    if stdin is None:
+        scope, scan = project_scope(scan, project_root)
+        discovery, options = prepare(scan, min_severity)
+    else:
+        scope, scan, add_file = stdin_scan(scan, stdin, project_root)
+        discovery, options = prepare(scan, min_severity, stdin, add_file)
     result = run_check(discovery, replace(options, replay=True))
     if scope is not None:
         result = scope.restrict(result)

@@ -20,11 +20,15 @@ from lintloader.cli.options import (
     SEVERITIES,
     Failure,
     ScanArgs,
+    StdinSource,
     guarded,
     prepare,
     project_root_option,
     project_scope,
+    read_stdin,
     scan_options,
+    stdin_filename_option,
+    stdin_scan,
 )
 from lintloader.fixers.backup import BackupStore, site_of
 from lintloader.fixers.registry import load_registry
@@ -62,6 +66,7 @@ from lintloader.scan.site_packages import discover_site_packages
     default=None,
     help="Lowest severity fixed (default: warning, or min-severity in the config).",
 )
+@stdin_filename_option
 @project_root_option("fix")
 @guarded
 def fix_command(
@@ -71,6 +76,7 @@ def fix_command(
     revert: bool,
     list_patched: bool,
     min_severity: str | None,
+    stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
     """Move DataLoader iterator resets off the per-epoch path (safe fixes by default).
@@ -85,6 +91,9 @@ def fix_command(
         raise Failure("--revert and --list-patched are exclusive")
     if revert or list_patched:
         sys.exit(manage_backups(scan.paths, scan.python, scan.exclude, revert))
+    stdin = read_stdin(scan, stdin_filename)
+    if stdin is not None:
+        sys.exit(fix_stdin(scan, stdin, project_root, min_severity, unsafe_fixes))
     scope, scan = project_scope(scan, project_root)
     discovery, options = prepare(scan, min_severity)
     roots = Roots.of(discovery.roots)
@@ -108,6 +117,29 @@ def fix_command(
         err=True,
     )
     sys.exit(EXIT_FINDINGS if left else EXIT_CLEAN)
+
+
+def fix_stdin(
+    scan: ScanArgs,
+    stdin: StdinSource,
+    project_root: str | None,
+    min_severity: str | None,
+    unsafe_fixes: bool,
+) -> int:
+    """``fix -``: print the fixed source (or the source unchanged) to stdout; write nothing."""
+    scope, scan, add_file = stdin_scan(scan, stdin, project_root)
+    discovery, options = prepare(scan, min_severity, stdin, add_file)
+    outcome = fix_in_memory(
+        discovery,
+        options,
+        load_registry(),
+        unsafe_fixes,
+        guard=lambda path: None if path == stdin.path else "not the file on standard input",
+        restrict=scope.restrict,
+    )
+    report_notes(outcome, {f.path: f.display for f in discovery.files})
+    click.get_binary_stream("stdout").write(outcome.sources.get(stdin.path, stdin.data))
+    return EXIT_FINDINGS if outcome.remaining else EXIT_CLEAN
 
 
 def report_notes(outcome: FixOutcome, displays: dict[str, str]) -> None:

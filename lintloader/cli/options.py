@@ -179,8 +179,14 @@ def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages
     return load_config(find_pyproject(start))
 
 
-def prepare(scan: ScanArgs, min_severity: str | None = None) -> tuple[Discovery, CheckOptions]:
-    """What to scan, and how: the files found and the options of the check."""
+def prepare(
+    scan: ScanArgs,
+    min_severity: str | None = None,
+    stdin: StdinSource | None = None,
+    add_file: Callable[[Discovery], Discovery] | None = None,
+) -> tuple[Discovery, CheckOptions]:
+    """What to scan, and how: the files found and the options of the check (with ``stdin``,
+    its bytes stand for its file, which ``add_file`` adds to the discovery)."""
     config = (
         resolve_config(scan.config_path, scan.paths, scan.site_packages)
         .with_options(
@@ -198,11 +204,17 @@ def prepare(scan: ScanArgs, min_severity: str | None = None) -> tuple[Discovery,
     check_selection(config)
     cache = None if scan.no_cache else (scan.cache_dir or default_cache_dir())
     excludes = (*config.exclude, *scan.exclude)
-    discovery = discover(scan.paths, scan.site_packages, scan.python, excludes, cache)
+    if stdin is not None and not scan.paths:
+        discovery = Discovery()
+    else:
+        discovery = discover(scan.paths, scan.site_packages, scan.python, excludes, cache)
+    if add_file is not None:
+        discovery = add_file(discovery)
     options = CheckOptions(
         config=config,
         jobs=scan.jobs,
         cache_dir=cache,
+        sources={stdin.path: stdin.data} if stdin is not None else {},
         progress=True,  # shown only when stderr is a terminal
     )
     return discovery, options
@@ -257,3 +269,65 @@ def _all_files_in_a_project(
     if not all(os.path.isfile(path) for path in scan.paths):
         return False
     return find_project_root(scan.paths) is not None
+
+
+# -- source on standard input ------------------------------------------------------------------
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class StdinSource:
+    """``check -`` / ``fix -``: the file's source comes from standard input; ``path`` names it
+    (``--stdin-filename``; the file itself need not exist) and places it in its project."""
+
+    path: str  # absolute
+    display: str
+    data: bytes
+
+
+def stdin_filename_option(command: F) -> F:
+    return click.option(
+        "--stdin-filename",
+        metavar="PATH",
+        help="With PATHS '-': the name of the file read from standard input (its project is "
+        "indexed around it).",
+    )(command)
+
+
+def read_stdin(scan: ScanArgs, stdin_filename: str | None) -> StdinSource | None:
+    """The source on standard input when PATHS is ``-``, else None."""
+    if STDIN not in scan.paths:
+        if stdin_filename is not None:
+            raise Failure("--stdin-filename needs '-' as the only PATH")
+        return None
+    if scan.paths != (STDIN,) or scan.site_packages:
+        raise Failure("'-' (standard input) must be the only PATH, without --site-packages")
+    display = stdin_filename or "stdin.py"
+    data = click.get_binary_stream("stdin").read()
+    return StdinSource(os.path.abspath(display), display, data)
+
+
+def stdin_scan(
+    scan: ScanArgs, stdin: StdinSource, project_root: str | None
+) -> tuple[ReportScope, ScanArgs, Callable[[Discovery], Discovery]]:
+    """Index the project around the stdin file (or its folder alone), report only that file;
+    the returned function adds the file to a discovery when it is not on disk."""
+    from lintloader.integrations.project import NONE, ReportScope, find_project_root
+    from lintloader.scan.model import SourceFile
+    from lintloader.scan.paths import module_name_for
+
+    folder = os.path.dirname(stdin.path)
+    root = project_root if project_root not in (None, NONE) else None
+    if root is None and project_root != NONE:
+        root = find_project_root([folder])
+    scope = ReportScope(os.path.abspath(root or folder), (stdin.path,))
+    indexed = replace(scan, paths=(scope.root,) if root else ())
+
+    def add_file(discovery: Discovery) -> Discovery:
+        if not any(f.path == stdin.path for f in discovery.files):
+            module, is_package = module_name_for(stdin.path)
+            discovery.files.append(SourceFile(stdin.path, module, is_package, stdin.display))
+            discovery.roots.append(folder)
+        return discovery
+
+    return scope, indexed, add_file

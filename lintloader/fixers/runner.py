@@ -90,12 +90,14 @@ def fix_in_memory(
 ) -> FixOutcome:
     """Fix rounds in memory. ``restrict`` narrows each round's findings (e.g. to the files a
     pre-commit hook was given while the whole project is indexed)."""
-    outcome = FixOutcome()
+    outcome = FixOutcome(originals=dict(options.sources), sources=dict(options.sources))
     sources = Sources(outcome)
     tried: set[tuple[str, ...]] = set()
 
-    def check() -> CheckResult:
-        result = run_check(discovery, replace(options, sources=outcome.changed))
+    def check() -> CheckResult:  # bytes given in options (stdin) count as on disk
+        result = run_check(
+            discovery, replace(options, sources={**options.sources, **outcome.changed})
+        )
         return restrict(result) if restrict is not None else result
 
     for _ in range(MAX_ROUNDS):
