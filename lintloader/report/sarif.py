@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from lintloader import __version__
+from lintloader import DOCS_URL, __version__
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
 from lintloader.fixers.registry import fix_safety
 from lintloader.report.context import ReportContext
@@ -29,7 +29,7 @@ from lintloader.rules.registry import all_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-INFORMATION_URI = "https://pypi.org/project/lintloader/"
+INFORMATION_URI = f"{DOCS_URL}/README.md"
 FINGERPRINT_KEY = "lintloaderChain/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 PARSE_ERROR_RULE = {
@@ -80,6 +80,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
+        "helpUri": f"{DOCS_URL}/rules/{rule.code}.md",
         "fullDescription": {"text": what_it_does(rule.doc) or rule.summary},
         "help": {"text": rule.doc.strip(), "markdown": rule.doc.strip()},
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
