@@ -11,6 +11,7 @@ import click
 from lintloader.runtime.config import ProbeConfig
 from lintloader.runtime.errors import ProbeUnavailable
 from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, ProbeResult
+from lintloader.scan.interpreter import is_running_interpreter
 
 _DEFAULTS = ProbeConfig()
 _OWN_LOADER_OPTIONS = ("workers", "batch_size", "samples", "val", "no_persistent_workers")
@@ -94,6 +95,14 @@ may also be a path to a .py file.
     help="Build the probe's loaders with persistent_workers=False (shows what a FAIL looks like).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    default=None,
+    help="Run the probe with this interpreter (its torch and Lightning; lintloader need not "
+    "be installed there).",
+)
 def verify_command(
     engine: str | None,
     factory: str | None,
@@ -106,7 +115,10 @@ def verify_command(
     val: bool,
     no_persistent_workers: bool,
     as_json: bool,
+    python: str | None,
 ) -> None:
+    if python is not None and not is_running_interpreter(python):
+        click.get_current_context().exit(run_elsewhere(python, as_json))
     given = {
         "workers": workers is not None,
         "batch_size": batch_size is not None,
@@ -127,6 +139,44 @@ def verify_command(
     )
     code = run_verify(engine or "lightning", factory, config, as_json)
     click.get_current_context().exit(code)
+
+
+def run_elsewhere(python: str, as_json: bool) -> int:
+    """``--python``: the same verify, run by another interpreter with this lintloader (and
+    click) importable there through a temporary PYTHONPATH; its output passes through."""
+    import os
+    import subprocess
+    import tempfile
+
+    import lintloader
+
+    context = click.get_current_context()
+    args = _forwarded_args(context)
+    with tempfile.TemporaryDirectory(prefix="lintloader-verify-") as shim:
+        for package in (lintloader, click):
+            folder = os.path.dirname(package.__file__ or "")
+            os.symlink(folder, os.path.join(shim, os.path.basename(folder)))
+        paths = [shim, *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+        try:
+            done = subprocess.run([python, "-m", "lintloader", "verify", *args], env=env)
+        except OSError as exc:
+            return _cannot_run(f"--python {python}: cannot run it ({exc.strerror})", as_json)
+    return done.returncode
+
+
+def _forwarded_args(context: click.Context) -> list[str]:
+    """The options this verify was given, minus ``--python``, as command-line arguments."""
+    args: list[str] = []
+    for param in context.command.params:
+        if not isinstance(param, click.Option) or param.name == "python":
+            continue
+        value = context.params.get(param.name or "")
+        if param.is_flag:
+            args += [param.opts[0]] if value else []
+        elif value is not None and value != param.default:
+            args += [param.opts[0], str(value)]
+    return args
 
 
 def _check_combination(engine: str | None, factory: str | None, given: dict[str, bool]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import platform
+import sys
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -107,7 +108,11 @@ def device_of_tensor(tensor: object, fallback: DeviceInfo) -> DeviceInfo:
 
 def versions(lightning: Lightning | None = None) -> dict[str, str]:
     torch = require_torch()
-    found = {"python": platform.python_version(), "torch": str(torch.__version__)}
+    found = {
+        "python": platform.python_version(),
+        "interpreter": sys.executable,
+        "torch": str(torch.__version__),
+    }
     if lightning is not None:
         found[lightning.package] = lightning.version
     return found
