@@ -21,6 +21,7 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.scan.model import Discovery, FileProblem, SourceFile
+from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats, Progress
 from lintloader.suppression import filter_findings
@@ -72,7 +73,19 @@ def active_rules(config: Config) -> list[Rule]:
 
 
 def read_source(path: str) -> bytes | None:
-    """A regular file's bytes; None for a directory. Never blocks on a FIFO or a device."""
+    """A regular file's bytes (a notebook's: its code cells as Python, see
+    :mod:`lintloader.scan.notebooks`); None for a directory. Never blocks on a FIFO or a
+    device."""
+    if path.endswith(NOTEBOOK_SUFFIX):
+        from lintloader.scan.notebooks import notebook_to_python
+
+        data = read_file(path)
+        return None if data is None else notebook_to_python(data)
+    return read_file(path)
+
+
+def read_file(path: str) -> bytes | None:
+    """A regular file's bytes, as they are on disk; None for a directory."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         status = os.fstat(descriptor)

@@ -54,10 +54,17 @@ class Hop:
     function: str
     action: str
     confidence: Confidence = Confidence.HIGH
+    cell: int = 0  # in a notebook: the cell (1-based), and ``line`` is the line in that cell
+
+    @property
+    def place(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook."""
+        return _place(self.path, self.cell, self.line, self.column)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["confidence"] = self.confidence.label
+        data["cell"] = self.cell or None
         return data
 
 
@@ -80,10 +87,16 @@ class Finding:
     also: tuple[Hop, ...] = ()  # other reset sites reached from the same root line
     end_line: int = 0
     end_column: int = 0
+    cell: int = 0  # in a notebook: the cell (1-based); line and end_line count in that cell
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell, self.line, self.column, self.code)
+
+    @property
+    def place(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook."""
+        return _place(self.path, self.cell, self.line, self.column)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,6 +107,7 @@ class Finding:
             "column": self.column,
             "end_line": self.end_line or self.line,
             "end_column": self.end_column or self.column,
+            "cell": self.cell or None,
             "message": self.message,
             "chain": [hop.to_json() for hop in self.chain],
             "also_reaches": [hop.to_json() for hop in self.also],
@@ -109,3 +123,7 @@ class RunResult:
     files_found: int = 0
     files_parsed: int = 0
     files_cached: int = 0
+
+
+def _place(path: str, cell: int, line: int, column: int) -> str:
+    return f"{path}:cell {cell}:{line}:{column}" if cell else f"{path}:{line}:{column}"

@@ -22,7 +22,7 @@ def filter_findings(
     threshold (the summary says they are hidden)."""
     noqa_by_display = {displays.get(p, p): s.noqa for p, s in summaries.items()}
     path_by_display = {d: p for p, d in displays.items()}
-    kept: dict[tuple[str, int, int, str], Finding] = {}
+    kept: dict[tuple[str, int, int, int, str], Finding] = {}
     suppressed = hidden = 0
     for finding in findings:
         if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):

@@ -32,6 +32,7 @@ from lintloader.engine import CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import ReportContext
 from lintloader.report.formats import FORMATS, render
+from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
 
 class CheckDone(SystemExit):
@@ -109,6 +110,7 @@ def check(
         result = scope.restrict(result)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
+    result = located_in_cells(result)
     use_color = output_file is None and color_wanted(color)
     if statistics:
         text = render_statistics(result.findings, json_format=output_format == "json")
@@ -154,6 +156,16 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
     click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
     return EXIT_ERROR if failed else EXIT_CLEAN
+
+
+def located_in_cells(result: CheckResult) -> CheckResult:
+    """Findings in notebooks reported by cell (``train.ipynb:cell 3:2:14``)."""
+    if not any(f.path.endswith(NOTEBOOK_SUFFIX) for f in result.findings):
+        return result
+    from lintloader.engine import read_source
+    from lintloader.scan.notebooks import in_cells
+
+    return replace(result, findings=in_cells(result.findings, result.files, read_source))
 
 
 def color_wanted(flag: bool | None) -> bool:

@@ -31,6 +31,7 @@ from lintloader.cli.options import (
     stdin_scan,
 )
 from lintloader.fixers.backup import BackupStore, site_of
+from lintloader.fixers.edit.cst_edit import reparse_ok
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
 from lintloader.fixers.writer import (
@@ -43,6 +44,7 @@ from lintloader.fixers.writer import (
 )
 from lintloader.scan.interpreter import query_interpreter
 from lintloader.scan.model import Discovery
+from lintloader.scan.notebooks import is_notebook, python_to_notebook
 from lintloader.scan.site_packages import discover_site_packages
 
 
@@ -179,7 +181,10 @@ def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | N
         try:
             if site is not None:
                 backup_first(path, outcome.originals[path], data, fixes_by_path[path], site)
-            atomic_write(path, data)
+            if is_notebook(path):
+                write_notebook(path, data)
+            else:
+                atomic_write(path, data)
         except (WriteError, OSError) as exc:
             message = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             click.echo(f"lintloader: {display}: not written: {message}", err=True)
@@ -188,6 +193,17 @@ def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | N
         for problem in remove_stale_bytecode(path):
             click.echo(f"lintloader: warning: stale bytecode left: {problem}", err=True)
     return written
+
+
+def write_notebook(path: str, python: bytes) -> None:
+    """A fixed notebook: the edited Python must parse; each cell gets its new source back,
+    outputs untouched; the notebook must validate (see lintloader.scan.notebooks)."""
+    problem = reparse_ok(python, path)
+    if problem:
+        raise WriteError(f"the fixed cells would not parse ({problem}); not written")
+    with open(path, "rb") as handle:
+        original = handle.read()
+    atomic_write(path, python_to_notebook(original, python), verify=False)
 
 
 def backup_first(

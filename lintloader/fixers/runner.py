@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from lintloader.engine import CheckOptions, CheckResult, run_check
+from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
 from lintloader.findings import Finding
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
 from lintloader.fixers.edit.cst_edit import reparse_ok
@@ -63,8 +63,7 @@ class Sources(Mapping[str, bytes]):
 
     def __getitem__(self, path: str) -> bytes:
         if path not in self.outcome.sources:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_source(path) or b""  # a notebook: its code cells as Python
             self.outcome.originals.setdefault(path, data)
             self.outcome.sources[path] = data
         return self.outcome.sources[path]

@@ -1,4 +1,5 @@
-"""One line a finding, no chain: ``path:line:col: CODE [severity] message``."""
+"""One line a finding, no chain: ``path:line:col: CODE [severity] message`` (in a notebook,
+``path:cell N:line:col``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,4 @@ from lintloader.report.context import ReportContext
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:
-    return "".join(
-        f"{f.path}:{f.line}:{f.column}: {f.code} [{f.severity.label}] {f.message}\n"
-        for f in findings
-    )
+    return "".join(f"{f.place}: {f.code} [{f.severity.label}] {f.message}\n" for f in findings)

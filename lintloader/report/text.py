@@ -19,7 +19,7 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
 def _finding(finding: Finding, context: ReportContext) -> str:
     style = (lambda text, **kw: click.style(text, **kw)) if context.color else _plain
     head = (
-        f"{style(finding.path, bold=True)}:{finding.line}:{finding.column}: "
+        f"{style(finding.path, bold=True)}{finding.place[len(finding.path) :]}: "
         f"{style(finding.code, fg=_COLORS[finding.severity], bold=True)} "
         f"[{finding.severity.label}] {finding.message}\n"
     )
@@ -31,11 +31,11 @@ def _finding(finding: Finding, context: ReportContext) -> str:
         arrow = "reset" if index == last else "calls"
         unsure = " (matched by name)" if hop.confidence is Confidence.LOW else ""
         lines.append(
-            f"    {hop.path}:{hop.line}:{hop.column} {hop.function}: {arrow} "
+            f"    {hop.place} {hop.function}: {arrow} "
             f"{style(hop.action, bold=index == last)}{unsure}\n"
         )
     for hop in finding.also:
-        lines.append(f"    also reaches {hop.path}:{hop.line}:{hop.column} {hop.action}\n")
+        lines.append(f"    also reaches {hop.place} {hop.action}\n")
     return "".join(lines)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
+from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -154,7 +155,7 @@ def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> I
         relative_dir = "" if relative_dir == "." else relative_dir + "/"
         dirnames[:] = sorted(d for d in dirnames if not is_excluded(relative_dir + d, patterns))
         for name in sorted(filenames):
-            if not name.endswith(".py"):
+            if not name.endswith((".py", NOTEBOOK_SUFFIX)):
                 continue
             full = os.path.join(directory, name)
             relative = relative_dir + name

@@ -1,0 +1,225 @@
+"""Jupyter notebooks: their code cells as one Python source, and back.
+
+Training loops often live in notebooks. A notebook is read (with ``nbformat``, the optional
+``notebooks`` extra) into one Python source: each code cell after a marker line
+``# %% lintloader cell N`` (N: the cell's position in the notebook, 1-based), so positions map
+back to ``train.ipynb:cell N:line:column``. As ruff does, IPython syntax is skipped: a cell that
+starts with a cell magic (``%%bash``) is left out, and a line magic, shell escape or help line
+(``%time``, ``!pip``, ``x?``) becomes ``pass`` with a token that restores it on the way back.
+
+A fix edits that Python source (with libcst, like any file); :func:`python_to_notebook` puts
+each cell's new source back into the notebook and leaves outputs and metadata untouched.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lintloader.findings import Finding, Hop
+    from lintloader.scan.model import SourceFile
+
+SUFFIX = ".ipynb"
+MARKER = "# %% lintloader cell "
+_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
+_PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")
+_MARKER_LINE = re.compile(r"^# %% lintloader cell (?P<cell>\d+)$")
+_LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")
+EXTRA_HINT = "pip install 'lintloader[notebooks]'"
+
+
+def is_notebook(path: str) -> bool:
+    return path.endswith(SUFFIX)
+
+
+class NotebookError(OSError):
+    """A notebook that cannot be read or written back (reported like an unreadable file)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(errno.EINVAL, message)
+
+
+@dataclass(frozen=True)
+class Location:
+    cell: int  # 1-based position of the cell in the notebook
+    line: int  # 1-based line in the cell
+
+
+def _nbformat():  # type: ignore[no-untyped-def]
+    try:
+        import nbformat
+    except ImportError:
+        raise NotebookError(f"notebook not analysed: nbformat is missing ({EXTRA_HINT})") from None
+    return nbformat
+
+
+def _read(data: bytes):  # type: ignore[no-untyped-def]
+    nbformat = _nbformat()
+    try:
+        notebook = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+    except Exception as exc:  # nbformat raises JSON, validation and version errors alike
+        raise NotebookError(
+            f"not a readable notebook: {' '.join(str(exc).split())[:200]}"
+        ) from None
+    return notebook
+
+
+def notebook_to_python(data: bytes) -> bytes:
+    """The code cells of a notebook as one Python source (see the module's docstring)."""
+    notebook = _read(data)
+    parts: list[str] = []
+    magics = 0
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", ""))
+        if source.lstrip().startswith("%%"):
+            continue  # a cell magic: the cell is not Python
+        lines = []
+        for line in source.splitlines():
+            match = _MAGIC.match(line)
+            if match and _is_magic(match.group("magic")):
+                lines.append(f"{match.group('indent')}pass  # lintloader-magic {magics}")
+                magics += 1
+            else:
+                lines.append(line)
+        parts.append(MARKER + str(number))
+        parts.extend(lines)
+    return ("\n".join(parts) + "\n").encode("utf-8") if parts else b""
+
+
+def _is_magic(text: str) -> bool:
+    """``%time``, ``!pip``, ``obj?``: matched by ``_MAGIC``; ``!=`` starts no shell escape."""
+    return not text.startswith("!=")
+
+
+def location(python: Sequence[str], line: int) -> Location | None:
+    """Where line ``line`` of the notebook's Python source (its lines: ``python``) is."""
+    for index in range(min(line, len(python)) - 1, -1, -1):
+        match = _MARKER_LINE.match(python[index].rstrip("\r\n"))
+        if match:
+            return Location(int(match.group("cell")), line - index - 1)
+    return None
+
+
+def in_cells(
+    findings: Sequence[Finding],
+    files: Iterable[SourceFile],
+    read: Callable[[str], bytes | None],
+) -> list[Finding]:
+    """Findings (and their chains) in notebooks located by cell, for reports: ``line`` becomes
+    the line in the cell, ``cell`` the cell (``read``: a notebook's Python source). Fixers keep
+    working on the unconverted findings. Other findings are returned as they are."""
+    notebooks = {f.display: f.path for f in files if is_notebook(f.path)}
+    if not notebooks:
+        return list(findings)
+    lines: dict[str, list[str]] = {}
+
+    def python_lines(display: str) -> list[str] | None:
+        if display not in notebooks:
+            return None
+        if display not in lines:
+            python = read(notebooks[display]) or b""
+            lines[display] = python.decode("utf-8", "replace").splitlines()
+        return lines[display]
+
+    return [_finding_in_cells(finding, python_lines) for finding in findings]
+
+
+def _finding_in_cells(finding: Finding, python_lines: Callable[[str], list[str] | None]) -> Finding:
+    chain = tuple(_hop_in_cells(hop, python_lines) for hop in finding.chain)
+    also = tuple(_hop_in_cells(hop, python_lines) for hop in finding.also)
+    python = python_lines(finding.path)
+    where = location(python, finding.line) if python is not None else None
+    if where is None:
+        return replace(finding, chain=chain, also=also)
+    end_line = where.line + max(0, finding.end_line - finding.line) if finding.end_line else 0
+    message = _LINE_IN_MESSAGE.sub(lambda m: _cell_line(python, int(m.group(1))), finding.message)
+    return replace(
+        finding,
+        cell=where.cell,
+        line=where.line,
+        end_line=end_line,
+        message=message,
+        chain=chain,
+        also=also,
+    )
+
+
+def _cell_line(python: Sequence[str], line: int) -> str:
+    """``(line 7)`` of a message, as ``(cell 4, line 2)``."""
+    where = location(python, line)
+    return f"(line {line})" if where is None else f"(cell {where.cell}, line {where.line})"
+
+
+def _hop_in_cells(hop: Hop, python_lines: Callable[[str], list[str] | None]) -> Hop:
+    python = python_lines(hop.path)
+    where = location(python, hop.line) if python is not None else None
+    return hop if where is None else replace(hop, cell=where.cell, line=where.line)
+
+
+def python_to_notebook(original: bytes, python: bytes) -> bytes:
+    """``original`` (the notebook's bytes) with each code cell's source replaced by its part of
+    ``python`` (the edited Python source), magics restored; outputs are kept as they were."""
+    nbformat = _nbformat()
+    notebook = _read(original)
+    magic_lines = _magic_lines(notebook)
+    cells = _split_cells(python.decode("utf-8"), len(notebook.cells))
+    for number, lines in cells.items():
+        cell = notebook.cells[number - 1]
+        if cell.get("cell_type") != "code":
+            raise NotebookError(f"cell {number} is not a code cell; not written")
+        restored = [_restore(line, magic_lines) for line in lines]
+        old = "".join(cell.get("source", ""))
+        new = "\n".join(restored) + ("\n" if old.endswith("\n") else "")
+        if new != old:
+            cell["source"] = new
+    text = nbformat.writes(notebook)
+    nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
+    return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+
+
+def _magic_lines(notebook) -> list[str]:  # type: ignore[no-untyped-def]
+    """The magic lines in the order :func:`notebook_to_python` numbered them."""
+    found = []
+    for cell in notebook.cells:
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or source.lstrip().startswith("%%"):
+            continue
+        for line in source.splitlines():
+            match = _MAGIC.match(line)
+            if match and _is_magic(match.group("magic")):
+                found.append(match.group("magic"))
+    return found
+
+
+def _split_cells(python: str, cell_count: int) -> dict[int, list[str]]:
+    cells: dict[int, list[str]] = {}
+    current: list[str] | None = None
+    for line in python.splitlines():
+        match = _MARKER_LINE.match(line)
+        if match:
+            number = int(match.group("cell"))
+            if number in cells or not 1 <= number <= cell_count:
+                raise NotebookError(f"cell marker {number} repeated or unknown; not written")
+            current = cells[number] = []
+        elif current is None:
+            if line.strip():
+                raise NotebookError("code before the first cell marker; not written")
+        else:
+            current.append(line)
+    return cells
+
+
+def _restore(line: str, magic_lines: list[str]) -> str:
+    match = _PLACEHOLDER.match(line)
+    if match is None:
+        return line
+    index = int(match.group("index"))
+    if index >= len(magic_lines):
+        raise NotebookError("a magic line's placeholder is unknown; not written")
+    return match.group("indent") + magic_lines[index]
