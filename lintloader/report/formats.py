@@ -22,6 +22,8 @@ FORMATS: dict[str, str] = {  # format name -> module of lintloader.report that r
     "json": "json_format",
     "sarif": "sarif",
     "github": "github",
+    "markdown": "markdown",
+    "dot": "dot",
 }
 
 
