@@ -23,6 +23,7 @@ LAZY_COMMANDS = {
     "clean": ("lintloader.cli.clean", "clean_command"),
     "rule": ("lintloader.cli.rule", "rule_command"),
     "fix": ("lintloader.cli.fix", "fix_command"),
+    "plot": ("lintloader.cli.plot", "plot_command"),
     "verify": ("lintloader.cli.verify", "verify_command"),
 }
 

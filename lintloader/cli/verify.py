@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 
 import click
 
@@ -103,6 +104,14 @@ may also be a path to a .py file.
     help="Run the probe with this interpreter (its torch and Lightning; lintloader need not "
     "be installed there).",
 )
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also draw first-batch latency per epoch, worker starts marked (.svg/.png/.pdf; "
+    "needs lintloader[plot]).",
+)
 def verify_command(
     engine: str | None,
     factory: str | None,
@@ -116,6 +125,7 @@ def verify_command(
     no_persistent_workers: bool,
     as_json: bool,
     python: str | None,
+    plot_path: Path | None,
 ) -> None:
     if python is not None and not is_running_interpreter(python):
         click.get_current_context().exit(run_elsewhere(python, as_json))
@@ -137,7 +147,7 @@ def verify_command(
         val=val,
         persistent_workers=not no_persistent_workers,
     )
-    code = run_verify(engine or "lightning", factory, config, as_json)
+    code = run_verify(engine or "lightning", factory, config, as_json, plot_path)
     click.get_current_context().exit(code)
 
 
@@ -190,8 +200,14 @@ def _check_combination(engine: str | None, factory: str | None, given: dict[str,
         raise click.UsageError(f"{flags}: only for the probe's own loader, not with --dataloader")
 
 
-def run_verify(engine: str, factory: str | None, config: ProbeConfig, as_json: bool) -> int:
-    """Run the probe, print its result, return the exit status."""
+def run_verify(
+    engine: str,
+    factory: str | None,
+    config: ProbeConfig,
+    as_json: bool,
+    plot_path: Path | None = None,
+) -> int:
+    """Run the probe, print its result (and plot it), return the exit status."""
     try:
         # Whatever the probe or user code prints must not end up in the JSON on stdout.
         with contextlib.redirect_stdout(sys.stderr):
@@ -206,7 +222,21 @@ def run_verify(engine: str, factory: str | None, config: ProbeConfig, as_json: b
     from lintloader.runtime.render import render_json, render_table
 
     click.echo(render_json(result) if as_json else render_table(result))
+    if plot_path is not None:
+        return _plot(result, plot_path) or result.exit_code
     return result.exit_code
+
+
+def _plot(result: ProbeResult, target: Path) -> int:
+    """Draw the result; 0, or exit 2 with one line when it cannot be drawn."""
+    from lintloader.runtime.plot import PlotError, panel_of, write_plot
+
+    try:
+        write_plot([panel_of(result.to_dict(), f"verify --engine {result.engine}")], target)
+    except PlotError as exc:
+        click.echo(f"lintloader verify: cannot plot: {exc}", err=True)
+        return EXIT_CANNOT_RUN
+    return 0
 
 
 def _probe(engine: str, factory: str | None, config: ProbeConfig) -> ProbeResult:
