@@ -1,0 +1,130 @@
+"""The regression corpus: released frameworks that shipped a worker-pool bug, and their fixes.
+
+Each entry of tests/corpus/releases.toml is one released version. Its wheel (and those of its
+``companions``) is downloaded at test time, unpacked into a fresh directory and checked with the
+real console script. The test pins today's behaviour strictly in both directions:
+
+- ``currently = "found"``: every expected finding is reported at exactly that path and line;
+- ``currently = "missed"``: none of them is reported (flip the entry to "found" when it lands);
+- ``currently = "clean"``: nothing at warning or above under the entry's package;
+- ``currently = "flagged"``: exactly the listed false positives at warning or above.
+
+Runs in parallel with ``pytest -n 2`` (one test per entry, no shared state but the wheel cache).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, unpacked_wheel
+
+tomllib = pytest.importorskip("tomllib", reason="tomllib (Python 3.11+) reads the corpus table")
+
+CORPUS = Path(__file__).resolve().parent / "corpus" / "releases.toml"
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+@dataclass(frozen=True)
+class Expected:
+    rule: str
+    path: str
+    line: int
+    severity: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    path: str
+    line: int
+    severity: str
+
+    def matches(self, expected: Expected) -> bool:
+        return (self.rule, self.path, self.line) == (expected.rule, expected.path, expected.line)
+
+
+def load_entries() -> list[dict]:
+    with CORPUS.open("rb") as handle:
+        return tomllib.load(handle)["release"]
+
+
+def expectations(items: list[dict]) -> list[Expected]:
+    return [Expected(**item) for item in items]
+
+
+def scan(entry: dict, into: Path) -> list[Finding]:
+    """Unpack the entry's wheels into ``into`` and run ``lintloader check`` on its packages."""
+    releases = [entry, *entry.get("companions", [])]
+    for release in releases:
+        unpacked_wheel(f"{release['distribution']}=={release['version']}", into)
+    packages = [release["package"] for release in releases]
+    result = run_cli(
+        "check", "--output-format", "json", "--min-severity", "info", "--no-cache", *packages,
+        cwd=into,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return [
+        Finding(item["code"], item["path"], item["line"], item["severity"])
+        for item in json.loads(result.stdout)
+    ]
+
+
+def at_least_warning(findings: list[Finding], package: str) -> list[Finding]:
+    return [
+        finding
+        for finding in findings
+        if SEVERITY_RANK[finding.severity] >= SEVERITY_RANK["warning"]
+        and finding.path.startswith(f"{package}/")
+    ]
+
+
+def check_buggy(entry: dict, findings: list[Finding]) -> None:
+    wanted = expectations(entry["expected"])
+    present = [item for item in wanted if any(finding.matches(item) for finding in findings)]
+    if entry["currently"] == "missed":
+        assert present == [], f"{entry['id']} is found now: set currently = \"found\""
+        return
+    assert present == wanted, f"{entry['id']}: missing {set(wanted) - set(present)}: {findings}"
+    for item in wanted:
+        if item.severity is not None:
+            severities = {finding.severity for finding in findings if finding.matches(item)}
+            assert severities == {item.severity}, f"{entry['id']}: {item} reported as {severities}"
+
+
+def check_clean(entry: dict, findings: list[Finding]) -> None:
+    reported = {(f.rule, f.path, f.line) for f in at_least_warning(findings, entry["package"])}
+    allowed = {(item.rule, item.path, item.line) for item in expectations(entry.get("flagged", []))}
+    if entry["currently"] == "clean":
+        assert reported == set(), f"{entry['id']} should be clean: {reported}"
+    else:
+        assert reported == allowed, f"{entry['id']}: false positives changed: {reported}"
+
+
+ENTRIES = load_entries()
+
+
+def test_corpus_table_is_complete() -> None:
+    ids = {entry["id"] for entry in ENTRIES}
+    buggy = [entry for entry in ENTRIES if entry["expected"] != "clean"]
+    for entry in buggy:
+        assert entry["fixed_by"] in ids, entry["id"]
+        assert entry["currently"] in ("found", "missed"), entry["id"]
+    for entry in ENTRIES:
+        if entry["expected"] == "clean":
+            assert entry["fixes"] in ids, entry["id"]
+            assert entry["currently"] in ("clean", "flagged"), entry["id"]
+    assert len(buggy) >= 8
+    assert len({entry["distribution"] for entry in buggy}) >= 6
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])
+def test_release(entry: dict, tmp_path: Path) -> None:
+    findings = scan(entry, tmp_path)
+    if entry["expected"] == "clean":
+        check_clean(entry, findings)
+    else:
+        check_buggy(entry, findings)
