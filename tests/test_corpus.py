@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli, unpacked_wheel
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib (Python 3.11+) reads the corpus table")
@@ -63,7 +62,13 @@ def scan(entry: dict, into: Path) -> list[Finding]:
         unpacked_wheel(f"{release['distribution']}=={release['version']}", into)
     packages = [release["package"] for release in releases]
     result = run_cli(
-        "check", "--output-format", "json", "--min-severity", "info", "--no-cache", *packages,
+        "check",
+        "--output-format",
+        "json",
+        "--min-severity",
+        "info",
+        "--no-cache",
+        *packages,
         cwd=into,
     )
     assert result.returncode in (0, 1), result.stderr
@@ -86,7 +91,7 @@ def check_buggy(entry: dict, findings: list[Finding]) -> None:
     wanted = expectations(entry["expected"])
     present = [item for item in wanted if any(finding.matches(item) for finding in findings)]
     if entry["currently"] == "missed":
-        assert present == [], f"{entry['id']} is found now: set currently = \"found\""
+        assert present == [], f'{entry["id"]} is found now: set currently = "found"'
         return
     assert present == wanted, f"{entry['id']}: missing {set(wanted) - set(present)}: {findings}"
     for item in wanted:
