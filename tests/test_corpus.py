@@ -71,7 +71,7 @@ def scan(entry: dict, into: Path) -> list[Finding]:
         *packages,
         cwd=into,
     )
-    assert result.returncode in (0, 1), result.stderr
+    assert result.returncode in (0, 1) and result.stdout.strip(), result.stderr
     return [
         Finding(item["code"], item["path"], item["line"], item["severity"])
         for item in json.loads(result.stdout)
