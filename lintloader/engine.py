@@ -126,7 +126,12 @@ def collector_paused() -> Iterator[None]:
 
 def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     with collector_paused():
-        return _run_check(discovery, options)
+        result = _run_check(discovery, options)
+    if result.findings:  # known affected releases (after a replay too: the data may be newer)
+        from lintloader.analysis.advisories import with_advisories
+
+        result.findings = with_advisories(result.findings, result.files)
+    return result
 
 
 def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:

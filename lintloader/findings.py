@@ -69,6 +69,28 @@ class Hop:
 
 
 @dataclass(frozen=True)
+class Advisory:
+    """A released version known to ship the bug a finding reports, and the release that fixed
+    it (from ``lintloader/data/advisories.toml``); attached to a finding, never instead of one."""
+
+    distribution: str
+    version: str
+    fixed: str
+    summary: str
+    reference: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"{self.distribution} {self.version} is affected; fixed in {self.fixed} \u2014 "
+            f"upgrading is better than patching: pip install '{self.distribution}>={self.fixed}'"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "message": self.message}
+
+
+@dataclass(frozen=True)
 class Finding:
     """A rule violation at one location, with the chain that proves it.
 
@@ -88,6 +110,7 @@ class Finding:
     end_line: int = 0
     end_column: int = 0
     cell: int = 0  # in a notebook: the cell (1-based); line and end_line count in that cell
+    advisory: Advisory | None = None  # the finding is in a release known to be affected
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:
@@ -112,6 +135,7 @@ class Finding:
             "chain": [hop.to_json() for hop in self.chain],
             "also_reaches": [hop.to_json() for hop in self.also],
             "fixes": list(self.fixes),
+            "advisory": self.advisory.to_json() if self.advisory else None,
         }
 
 

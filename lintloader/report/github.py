@@ -48,4 +48,6 @@ def message(finding: Finding, context: ReportContext) -> str:
     lines = [finding.message]
     if context.show_chain and len(finding.chain) > 1:
         lines += [f"{h.path}:{h.line}:{h.column} {h.function}: {h.action}" for h in finding.chain]
+    if finding.advisory:
+        lines.append(f"advisory: {finding.advisory.message}")
     return "\n".join(lines)

@@ -39,6 +39,7 @@ def _finding(index: int, finding: Finding) -> str:
         "",
         finding.message,
         "",
+        *([f"> **Advisory:** {finding.advisory.message}", ""] if finding.advisory else []),
         "```mermaid",
         *flowchart(finding),
         "```",

@@ -119,6 +119,13 @@ def result(finding: Finding, root: str, index: dict[str, int]) -> dict[str, Any]
             }
             for number, hop in enumerate(finding.also, start=1)
         ]
+    properties = {}
+    if finding.cell:
+        properties["cell"] = finding.cell
+    if finding.advisory:
+        properties["advisory"] = finding.advisory.to_json()
+    if properties:
+        data["properties"] = properties
     return data
 
 

@@ -23,8 +23,9 @@ def _finding(finding: Finding, context: ReportContext) -> str:
         f"{style(finding.code, fg=_COLORS[finding.severity], bold=True)} "
         f"[{finding.severity.label}] {finding.message}\n"
     )
+    advisory = f"    advisory: {finding.advisory.message}\n" if finding.advisory else ""
     if not context.show_chain or len(finding.chain) < 2:
-        return head
+        return head + advisory
     lines = [head]
     last = len(finding.chain) - 1
     for index, hop in enumerate(finding.chain):
@@ -36,6 +37,7 @@ def _finding(finding: Finding, context: ReportContext) -> str:
         )
     for hop in finding.also:
         lines.append(f"    also reaches {hop.place} {hop.action}\n")
+    lines.append(advisory)
     return "".join(lines)
 
 

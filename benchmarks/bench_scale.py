@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Scale: how time and memory grow with the tree, paired against ruff in one run.
+
+Trees of 1, 2 and 4 hard-linked copies of a site-packages (each copy a folder of its own, so
+the copies are separate projects to both tools). For each size, runs alternate between
+``ruff check --no-cache --select E,F`` and a cold ``lintloader check`` (an empty cache) on the
+same tree, ``--repeats`` times; it reports the medians of wall time and peak RSS, the ratios to
+ruff and the growth from 1x to 4x. Also, on one copy of a package turned into a git project:
+flake8 with the LL plugin against flake8 alone, and a warm one-file ``check --project-root``
+(what the pre-commit hook runs after a commit touching one file).
+
+Usage (from the repository root)::
+
+    .venv/bin/python benchmarks/bench_scale.py --repeats 3 --json benchmarks/results-scale.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_site_packages import (
+    BIN,
+    Run,
+    install_tool,
+    purelib,
+    py_files,
+    rewrite,
+    run_measured,
+)
+
+SIZES = (1, 2, 4)
+PROJECT_PACKAGE = "pytorch_lightning"  # a package of a few hundred files, made a git project
+
+
+def build_tree(site: Path, work: Path, copies: int) -> Path:
+    tree = work / f"tree-{copies}x"
+    for index in range(copies):
+        target = tree / f"copy{index}"
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["cp", "-al", str(site), str(target)], check=True)
+    return tree
+
+
+def ruff_on(tree: Path) -> list[str]:
+    return [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F", "--exit-zero",
+            "--quiet", "--output-format", "concise", str(tree)]  # fmt: skip
+
+
+def lintloader_on(tool: Path, tree: Path, cache: Path) -> list[str]:
+    return [str(tool), "check", "--cache-dir", str(cache), "--exit-zero", "--output-format",
+            "concise", str(tree)]  # fmt: skip
+
+
+def median(runs: list[Run], attribute: str) -> float:
+    return statistics.median(getattr(run, attribute) for run in runs)
+
+
+def measure_sizes(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
+    rows: dict[str, object] = {}
+    for copies in SIZES:
+        tree = build_tree(site, work, copies)
+        ruff_runs, mine = [], []
+        for repeat in range(repeats):
+            cache = work / f"cache-{copies}x-{repeat}"
+            shutil.rmtree(cache, ignore_errors=True)
+            ruff_runs.append(run_measured(ruff_on(tree)))
+            mine.append(run_measured(lintloader_on(tool, tree, cache)))
+            print(
+                f"  {copies}x run {repeat + 1}: lintloader {mine[-1].wall_s:6.2f} s "
+                f"{mine[-1].peak_rss_mib:6.0f} MiB   ruff {ruff_runs[-1].wall_s:6.2f} s "
+                f"{ruff_runs[-1].peak_rss_mib:6.0f} MiB",
+                flush=True,
+            )
+        rows[f"{copies}x"] = {
+            "files": len(py_files(tree)),
+            "lintloader_s": median(mine, "wall_s"),
+            "lintloader_peak_mib": median(mine, "peak_rss_mib"),
+            "ruff_s": median(ruff_runs, "wall_s"),
+            "ruff_peak_mib": median(ruff_runs, "peak_rss_mib"),
+            "time_ratio_to_ruff": statistics.median(
+                m.wall_s / r.wall_s for m, r in zip(mine, ruff_runs, strict=True)
+            ),
+            "memory_ratio_to_ruff": statistics.median(
+                m.peak_rss_mib / r.peak_rss_mib for m, r in zip(mine, ruff_runs, strict=True)
+            ),
+        }
+    first, last = rows["1x"], rows[f"{SIZES[-1]}x"]
+    rows["growth_1x_to_4x"] = last["lintloader_s"] / first["lintloader_s"]  # type: ignore[index]
+    return rows
+
+
+def git_project(site: Path, work: Path) -> Path:
+    project = work / "project"
+    if not (project / ".git").exists():
+        shutil.copytree(site / PROJECT_PACKAGE, project / PROJECT_PACKAGE)
+        (project / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
+        for command in (
+            ["git", "init", "-q"],
+            ["git", "add", "-A"],
+            ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"],
+        ):
+            subprocess.run(command, cwd=project, check=True)  # fmt: skip
+    return project
+
+
+def measure_project(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
+    project = git_project(site, work)
+    flake8 = str(Path(tool).parent / "flake8")
+    alone = [flake8, "--select", "E,F", "--exit-zero", PROJECT_PACKAGE]
+    plugin = [flake8, "--select", "E,F,LL", "--exit-zero", PROJECT_PACKAGE]
+    pairs = [(run_measured(alone, project), run_measured(plugin, project)) for _ in range(repeats)]
+    changed = project / PROJECT_PACKAGE / "utilities" / "combined_loader.py"
+    original = changed.read_bytes()
+    cache = work / "cache-project"
+    hook = [str(tool), "check", "--project-root=auto", "--cache-dir", str(cache), "--exit-zero",
+            str(changed.relative_to(project))]  # fmt: skip
+    run_measured(hook, project)  # the first commit fills the cache
+    commits = []
+    try:
+        for repeat in range(repeats):
+            rewrite(changed, original + f"\n# commit {repeat}\n".encode())
+            commits.append(run_measured(hook, project))
+    finally:
+        rewrite(changed, original)
+    return {
+        "project_files": len(py_files(project)),
+        "flake8_s": statistics.median(a.wall_s for a, _ in pairs),
+        "flake8_with_ll_s": statistics.median(p.wall_s for _, p in pairs),
+        "flake8_plugin_ratio": statistics.median(p.wall_s / a.wall_s for a, p in pairs),
+        "precommit_one_file_warm_s": median(commits, "wall_s"),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", type=Path, default=BIN / "python")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/lintloader-scale"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    tool = install_tool(args.work)
+    subprocess.run([str(tool.parent / "pip"), "install", "-q", "flake8"], check=True)
+    site = purelib(args.python.absolute())
+    print(f"site-packages: {site} ({len(py_files(site))} .py files); {os.cpu_count()} CPUs")
+    summary = {
+        "cpus": os.cpu_count(),
+        "sizes": measure_sizes(tool, site, args.work, args.repeats),
+        "project": measure_project(tool, site, args.work, args.repeats),
+    }
+    print(json.dumps(summary, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Known affected releases, on the real released pytorch-lightning 1.5.0 and 1.5.1 wheels
+(downloaded at test time): every finding in 1.5.0 that the bug explains carries the advisory
+naming 1.5.1, in text, JSON and SARIF; 1.5.1 carries none; the data is well formed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_cli, unpacked_wheel
+
+from lintloader.analysis.advisories import known_advisories
+from lintloader.rules.registry import rules_by_code
+
+UPGRADE = "pip install 'pytorch-lightning>=1.5.1'"
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory):
+    def unpack(version: str) -> Path:
+        return unpacked_wheel(f"pytorch-lightning=={version}", tmp_path_factory.mktemp(version))
+
+    return unpack
+
+
+def check(site: Path, *args: str) -> str:
+    done = run_cli("check", "--no-cache", *args, "pytorch_lightning", cwd=site)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+def test_findings_in_an_affected_release_carry_the_advisory(release) -> None:
+    site = release("1.5.0")
+    findings = json.loads(check(site, "--output-format", "json"))
+    assert {f["code"] for f in findings} >= {"LL101"}
+    for finding in findings:
+        advisory = finding["advisory"]
+        assert advisory["distribution"] == "pytorch-lightning"
+        assert (advisory["version"], advisory["fixed"]) == ("1.5.0", "1.5.1")
+        assert UPGRADE in advisory["message"]
+    text = check(site)
+    assert text.count("advisory: pytorch-lightning 1.5.0 is affected; fixed in 1.5.1") == len(
+        findings
+    )
+    results = json.loads(check(site, "--output-format", "sarif"))["runs"][0]["results"]
+    assert all(r["properties"]["advisory"]["fixed"] == "1.5.1" for r in results)
+
+
+def test_the_fixed_release_carries_no_advisory(release) -> None:
+    findings = json.loads(check(release("1.5.1"), "--output-format", "json", "--min-severity",
+                                "info"))  # fmt: skip
+    assert all(f["advisory"] is None for f in findings)
+
+
+def test_the_advisory_data_is_well_formed() -> None:
+    entries = known_advisories()
+    assert len({e.distribution for e in entries}) == len(entries) >= 6
+    codes = set(rules_by_code())
+    for entry in entries:
+        assert entry.affected and entry.fixed not in entry.affected
+        assert entry.rules <= codes, entry
+        assert entry.reference.startswith("https://")
