@@ -1,0 +1,135 @@
+"""The rule reference under ``docs/rules/``, generated from the rule modules.
+
+Each rule's page is its module docstring (ruff's sections) plus what ``RULE`` declares (code,
+name, severity, and the fix safety derived from its declared strategies) and the inline
+``VALID``/``INVALID`` examples the test-suite runs.
+``docs/rules/README.md`` is the index. ``lintloader rule --write-docs docs/rules`` writes them;
+``tests/test_rule_docs.py`` fails when the committed files differ from :func:`rule_pages`.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from lintloader.rules.base import Rule
+
+INDEX = "README.md"
+COMMAND = "lintloader rule --write-docs docs/rules"
+_GENERATED = f"<!-- Generated from {{source}} by `{COMMAND}`. Do not edit. -->"
+_PAGE_NAME = re.compile(r"^LL\d{3}\.md$")
+
+
+FixText = Callable[[Rule], str]
+
+
+def rule_pages(rules: Iterable[Rule], fix_text: FixText) -> dict[str, str]:
+    """File name -> Markdown text: one ``LLNNN.md`` page per rule plus the ``README.md`` index.
+    ``fix_text`` says what a rule's fixes are (``lintloader.fixers.registry.fix_safety``; passed
+    in so that the rules package does not import the fixers, which import it)."""
+    ordered = sorted(rules, key=lambda rule: rule.code)
+    pages = {f"{rule.code}.md": rule_page(rule, fix_text(rule)) for rule in ordered}
+    pages[INDEX] = index_page(ordered, fix_text)
+    return pages
+
+
+def write_pages(directory: Path, pages: dict[str, str]) -> list[Path]:
+    """Write ``pages`` into ``directory`` and remove rule pages no rule produces any more.
+    Returns the files written or removed."""
+    directory.mkdir(parents=True, exist_ok=True)
+    touched = [directory / name for name in stale_pages(directory, pages)]
+    for path in touched:
+        path.unlink()
+    for name, text in pages.items():
+        path = directory / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+            touched.append(path)
+    return touched
+
+
+def stale_pages(directory: Path, pages: dict[str, str]) -> list[str]:
+    """``LLNNN.md`` files in ``directory`` that no registered rule generates."""
+    if not directory.is_dir():
+        return []
+    return sorted(
+        p.name for p in directory.iterdir() if _PAGE_NAME.match(p.name) and p.name not in pages
+    )
+
+
+def rule_page(rule: Rule, fixes: str) -> str:
+    source = module_path(rule)
+    parts = [
+        _GENERATED.format(source=f"`{source}`"),
+        f"# {rule.code}: {rule.name}",
+        f"{rule.summary.rstrip('.')}.",
+        facts_table(rule, fixes, source),
+        docstring_body(rule.doc),
+        examples("Valid: no finding", rule.valid),
+        examples(f"Invalid: reported as {rule.code}", rule.invalid),
+        "[All rules](README.md)",
+    ]
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def facts_table(rule: Rule, fixes: str, source: str) -> str:
+    rows = (
+        ("Code", rule.code),
+        ("Name", f"`{rule.name}`"),
+        ("Default severity", rule.severity.label),
+        ("Fix", fixes),
+        ("Source", f"[`{source}`](../../{source})"),
+    )
+    lines = ["| | |", "| --- | --- |", *(f"| {key} | {cell(value)} |" for key, value in rows)]
+    return "\n".join(lines)
+
+
+def docstring_body(doc: str) -> str:
+    """The docstring without its ``## name (code)`` title, its ``###`` sections one level up."""
+    lines = textwrap.dedent(doc).strip().splitlines()
+    if lines and lines[0].startswith("## "):
+        lines = lines[1:]
+    fenced = False
+    out = []
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        out.append(line[1:] if not fenced and line.startswith("### ") else line)
+    return "\n".join(out).strip()
+
+
+def examples(title: str, sources: tuple[str, ...]) -> str:
+    if not sources:
+        return ""
+    blocks = [f"```python\n{textwrap.dedent(source).strip()}\n```" for source in sources]
+    return f"## {title}\n\n" + "\n\n".join(blocks)
+
+
+def index_page(rules: list[Rule], fix_text: FixText) -> str:
+    header = [
+        _GENERATED.format(source="the rule modules in `lintloader/rules/`"),
+        "# Rules",
+        "One page per rule, generated from the rule's module: its docstring, what `RULE` "
+        "declares, and the inline examples the test-suite runs. `lintloader rule LLNNN` prints "
+        "the same documentation in a terminal. **LL000** (error, no module) is a file that "
+        "cannot be read or parsed; the run goes on (see [guarantees](../guarantees.md)).",
+        "| Code | Name | Severity | What it finds | Fix |\n| --- | --- | --- | --- | --- |",
+    ]
+    rows = [
+        f"| [{r.code}]({r.code}.md) | `{r.name}` | {r.severity.label} | {cell(r.summary)} "
+        f"| {cell(fix_text(r))} |"
+        for r in rules
+    ]
+    return "\n\n".join(header) + "\n" + "\n".join(rows) + "\n"
+
+
+def cell(text: str) -> str:
+    """Text for a Markdown table cell."""
+    return text.replace("|", "\\|")
+
+
+def module_path(rule: Rule) -> str:
+    """The rule module's path relative to the repository root, with ``/`` separators."""
+    return rule.check.__module__.replace(".", "/") + ".py"
