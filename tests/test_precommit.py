@@ -2,7 +2,7 @@
 
 The hook repository is a snapshot of this working tree (tracked and untracked, not ignored files)
 committed into a temporary git repo, as ``pre-commit try-repo`` does; the user's
-``.pre-commit-config.yaml`` is the snippet from README.md with ``repo:``/``rev:``
+``.pre-commit-config.yaml`` is the snippet from docs/pre-commit.md with ``repo:``/``rev:``
 pointed at that snapshot. pre-commit installs the hook into its own virtualenv from PyPI
 (libcst, click); when it cannot, the tests skip and say why.
 """
@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-DOC = REPO / "README.md"
+DOC = REPO / "docs" / "pre-commit.md"
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 LIGHTNING151 = REPO / "fixtures" / "check" / "lightning151" / "minilight"
 TEST_CACHE = Path(
@@ -87,8 +87,7 @@ def hook_repo(env: dict[str, str]) -> tuple[str, str]:
 
 def doc_config(repo: str, rev: str, hook_ids: list[str]) -> str:
     """The documented .pre-commit-config.yaml, pointed at ``repo``/``rev``."""
-    text = DOC.read_text().split("## Use in pre-commit", 1)[1].split("\n## ", 1)[0]
-    config = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S).group(1))
+    config = yaml.safe_load(re.search(r"```yaml\n(.*?)```", DOC.read_text(), re.S).group(1))
     entry = config["repos"][0]
     assert [h["id"] for h in entry["hooks"]] == ["lintloader"]
     entry["repo"], entry["rev"] = repo, rev

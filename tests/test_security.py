@@ -1,4 +1,4 @@
-"""Security guarantees (issue 8, README.md "Guarantees"): scanned code is never imported or run, not
+"""Security guarantees (issue 8, docs/guarantees.md): scanned code is never imported or run, not
 even an interpreter's ``.pth`` hooks; cache and backup files honour the umask and are never
 written or read through symbolic links; reported paths are relative; no environment value leaks.
 """

@@ -1,4 +1,5 @@
-"""``--output-format json``: a stable, documented list of findings (see README, "JSON output").
+"""``--output-format json``: a stable, documented list of findings (docs/output.md; its schema is
+docs/output.schema.json).
 
 Each item: code, severity, path, line, column, end_line, end_column, message, chain (hops:
 path, line, column, function, action, confidence), also_reaches (hops), fixes (fixer names).
