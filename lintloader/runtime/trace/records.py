@@ -1,0 +1,194 @@
+"""The records the traced processes wrote (one JSON-lines file per process), read back.
+
+Plain data, no torch: the report is built in the ``lintloader trace`` process itself.
+A line that does not parse (a process killed mid-write) is skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One Python frame: where it was executing and in which function."""
+
+    path: str
+    line: int
+    function: str
+    torch: bool = False  # a frame of torch itself
+
+    @classmethod
+    def of(cls, raw: list[Any]) -> Frame:
+        return cls(str(raw[0]), int(raw[1]), str(raw[2]), bool(raw[3]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "function": self.function}
+
+
+@dataclass(frozen=True)
+class PassRecord:
+    """One pass over a loader: ``iter()`` until exhausted, abandoned or the process ended."""
+
+    number: int
+    batches: int
+    first_batch_s: float | None
+    steady_s: float | None  # mean time between the later batches of this pass
+    pool_start: bool  # a worker pool was started by this pass's ``iter()``
+    device: str
+    ended: str
+    t: float
+
+
+@dataclass(frozen=True)
+class PoolStart:
+    number: int
+    t: float
+    pids: tuple[int, ...]
+    start_s: float
+    stack: tuple[Frame, ...]
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    t: float
+    pids: tuple[int, ...]
+    cause: str
+    stack: tuple[Frame, ...]
+
+
+@dataclass
+class LoaderTrace:
+    """Everything recorded for one DataLoader object in one process."""
+
+    id: str
+    num_workers: int
+    persistent_workers: bool
+    pin_memory: bool
+    pin_memory_device: str
+    start_method: str | None
+    created: tuple[Frame, ...]
+    passes: list[PassRecord] = field(default_factory=list)
+    pool_starts: list[PoolStart] = field(default_factory=list)
+    shutdowns: list[Shutdown] = field(default_factory=list)
+    stopped: bool = False  # --max-passes stopped the process at this loader
+
+
+@dataclass
+class ProcessTrace:
+    """One traced process (a rank of a DDP job, or the single training process)."""
+
+    pid: int
+    ppid: int | None
+    rank: int | None
+    argv: tuple[str, ...]
+    loaders: dict[str, LoaderTrace] = field(default_factory=dict)
+    bad_lines: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"pid {self.pid}" if self.rank is None else f"rank {self.rank} (pid {self.pid})"
+
+
+def read_run(run_dir: Path) -> list[ProcessTrace]:
+    """Every process that recorded a DataLoader, by rank, then pid."""
+    processes = [read_process(path) for path in sorted(run_dir.glob("*.jsonl"))]
+    found = [process for process in processes if process.loaders]
+    return sorted(found, key=lambda p: (p.rank is None, p.rank or 0, p.pid))
+
+
+def read_process(path: Path) -> ProcessTrace:
+    pid = int(path.stem) if path.stem.isdigit() else -1
+    process = ProcessTrace(pid, None, None, ())
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            _apply(process, json.loads(line))
+        except (ValueError, KeyError, TypeError, IndexError):
+            process.bad_lines += 1
+    return process
+
+
+def _apply(process: ProcessTrace, record: dict[str, Any]) -> None:
+    event = record["event"]
+    if event == "process":
+        process.ppid = record.get("ppid")
+        process.argv = tuple(record.get("argv") or ())
+        process.rank = record.get("rank")
+    elif event == "loader":
+        process.loaders[record["loader"]] = _loader(record)
+        if process.rank is None and record.get("rank") is not None:
+            process.rank = int(record["rank"])
+    elif event in _LOADER_EVENTS:
+        loader = process.loaders.get(record["loader"])
+        if loader is not None:
+            _LOADER_EVENTS[event](loader, record)
+
+
+def _loader(record: dict[str, Any]) -> LoaderTrace:
+    return LoaderTrace(
+        id=record["loader"],
+        num_workers=int(record["num_workers"]),
+        persistent_workers=bool(record["persistent_workers"]),
+        pin_memory=bool(record["pin_memory"]),
+        pin_memory_device=str(record.get("pin_memory_device") or ""),
+        start_method=record.get("multiprocessing_context"),
+        created=_stack(record),
+    )
+
+
+def _stack(record: dict[str, Any]) -> tuple[Frame, ...]:
+    return tuple(Frame.of(raw) for raw in record.get("stack") or ())
+
+
+def _add_pass(loader: LoaderTrace, record: dict[str, Any]) -> None:
+    loader.passes.append(
+        PassRecord(
+            number=int(record["number"]),
+            batches=int(record["batches"]),
+            first_batch_s=record.get("first_batch_s"),
+            steady_s=record.get("steady_s"),
+            pool_start=bool(record.get("pool_start")),
+            device=str(record.get("device") or "cpu"),
+            ended=str(record.get("ended") or "?"),
+            t=float(record["t"]),
+        )
+    )
+    loader.passes.sort(key=lambda p: p.number)
+
+
+def _add_pool_start(loader: LoaderTrace, record: dict[str, Any]) -> None:
+    loader.pool_starts.append(
+        PoolStart(
+            number=int(record["number"]),
+            t=float(record["t"]),
+            pids=tuple(int(pid) for pid in record.get("pids") or ()),
+            start_s=float(record.get("start_s") or 0.0),
+            stack=_stack(record),
+        )
+    )
+
+
+def _add_shutdown(loader: LoaderTrace, record: dict[str, Any]) -> None:
+    loader.shutdowns.append(
+        Shutdown(
+            t=float(record["t"]),
+            pids=tuple(int(pid) for pid in record.get("pids") or ()),
+            cause=str(record.get("cause") or "?"),
+            stack=_stack(record),
+        )
+    )
+
+
+def _mark_stopped(loader: LoaderTrace, record: dict[str, Any]) -> None:
+    loader.stopped = True
+
+
+_LOADER_EVENTS = {
+    "pass": _add_pass,
+    "pool_start": _add_pool_start,
+    "shutdown": _add_shutdown,
+    "stop": _mark_stopped,
+}

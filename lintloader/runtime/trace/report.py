@@ -1,0 +1,90 @@
+"""The whole run's report: every traced process (one per rank) with its loaders, the static
+links of the culprits, and the exit code ``lintloader trace`` ends with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_FAIL, EXIT_PASS
+from lintloader.runtime.trace.records import Frame, ProcessTrace, read_run
+from lintloader.runtime.trace.respawns import LoaderSummary, summarize
+from lintloader.runtime.trace.static_link import Findings, StaticLink, check_files
+
+
+@dataclass
+class ProcessReport:
+    process: ProcessTrace
+    loaders: list[LoaderSummary]
+
+
+@dataclass
+class TraceReport:
+    """What ``trace`` prints and writes as JSON."""
+
+    command: tuple[str, ...]
+    command_exit: int | None  # None: the command could not start
+    wall_s: float
+    processes: list[ProcessReport] = field(default_factory=list)
+    links: dict[tuple[str, int], StaticLink] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    max_passes: int | None = None
+
+    @property
+    def loaders(self) -> list[LoaderSummary]:
+        return [loader for process in self.processes for loader in process.loaders]
+
+    @property
+    def persistent_respawns(self) -> int:
+        return sum(len(loader.respawns) for loader in self.loaders if loader.persistent_respawned)
+
+    @property
+    def stopped(self) -> bool:
+        """``--max-passes`` ended the command (and so its exit code means nothing)."""
+        return any(loader.trace.stopped for loader in self.loaders)
+
+    @property
+    def exit_code(self) -> int:
+        if self.command_exit is None:
+            return EXIT_CANNOT_RUN
+        if self.persistent_respawns:
+            return EXIT_FAIL
+        return EXIT_PASS if self.stopped else self.command_exit
+
+    def link_of(self, frames: tuple[Frame, ...]) -> StaticLink | None:
+        return Findings(self.links).link(frames)
+
+
+def build_report(
+    run_dir: Path,
+    command: tuple[str, ...],
+    command_exit: int | None,
+    wall_s: float,
+    cwd: str,
+    max_passes: int | None = None,
+) -> TraceReport:
+    """Read the run directory, summarise each loader that ran a pass or started a pool, and
+    link every culprit to the static finding that covers it."""
+    report = TraceReport(command, command_exit, wall_s, max_passes=max_passes)
+    for process in read_run(run_dir):
+        used = [
+            summarize(loader)
+            for loader in process.loaders.values()
+            if loader.passes or loader.pool_starts
+        ]
+        if used:
+            report.processes.append(ProcessReport(process, used))
+        if process.bad_lines:
+            report.notes.append(f"{process.label}: {process.bad_lines} unreadable record(s)")
+    culprits = [frame for loader in report.loaders for r in loader.respawns for frame in r.frames]
+    if culprits:
+        findings = check_files(culprits, cwd)
+        report.links = findings.by_site
+        if findings.error:
+            report.notes.append(findings.error)
+    if command_exit is not None and not report.processes:
+        report.notes.append(
+            "no DataLoader was iterated in a traced process (does the command run Python "
+            "with -E, -I or -S, which skip the start-up hook?)"
+        )
+    return report
