@@ -25,6 +25,7 @@ LAZY_COMMANDS = {
     "fix": ("lintloader.cli.fix", "fix_command"),
     "plot": ("lintloader.cli.plot", "plot_command"),
     "verify": ("lintloader.cli.verify", "verify_command"),
+    "trace": ("lintloader.cli.trace", "trace_command"),
 }
 
 

@@ -1,0 +1,60 @@
+"""``lintloader trace -- CMD ...``: run a training command unchanged and report which
+DataLoader respawned its workers, how often, what it cost and which code did it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from lintloader.runtime.records import EXIT_CANNOT_RUN
+
+_HELP = """Run COMMAND (any command that starts Python processes, e.g. `python
+train.py` or `torchrun ...`) with a start-up hook that watches every torch
+DataLoader, then report per loader: passes, worker-pool starts, respawns,
+their cost (first-batch latency above the steady state), the frames that
+shut the pool down, and the lintloader finding that covers them.
+
+\b
+Put `--` before COMMAND. Its stdout and stderr pass through unchanged;
+the report goes to stderr (and to --json FILE).
+Exit status: 1 when a persistent loader respawned its workers, 2 when
+COMMAND cannot start, else COMMAND's own exit status.
+"""
+
+
+@click.command(
+    "trace",
+    help=_HELP,
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the report as JSON to this file.",
+)
+@click.option(
+    "--max-passes",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Stop the command cleanly (exit 0) when a loader is about to begin pass N+1 (for CI).",
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def trace_command(json_path: Path | None, max_passes: int | None, command: tuple[str, ...]) -> None:
+    from lintloader.runtime.trace.render import render_json, render_text
+    from lintloader.runtime.trace.session import run_traced
+
+    report = run_traced(command, max_passes)
+    sys.stdout.flush()
+    click.echo(render_text(report), err=True, nl=False)
+    if json_path is not None:
+        try:
+            json_path.write_text(render_json(report), encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"lintloader: error: cannot write {json_path}: {exc}", err=True)
+            sys.exit(EXIT_CANNOT_RUN)
+    sys.exit(report.exit_code)
