@@ -110,7 +110,7 @@ def test_persistent_loader_keeps_its_pool(runs: dict[str, Run]) -> None:
     assert run.code == 0, run.stderr
     loader = run.only_loader()
     assert loader["created_at"]["path"].endswith("torch_loop.py")
-    assert loader["created_at"]["line"] == 21
+    assert loader["created_at"]["line"] == 22
     assert (len(loader["passes"]), len(loader["pool_starts"]), loader["respawn_count"]) == (3, 1, 0)
     assert [p["batches"] for p in loader["passes"]] == [4, 4, 4]
     assert loader["device"] == "cpu"

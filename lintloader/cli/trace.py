@@ -10,11 +10,13 @@ import click
 
 from lintloader.runtime.records import EXIT_CANNOT_RUN
 
-_HELP = """Run COMMAND (any command that starts Python processes, e.g. `python
-train.py` or `torchrun ...`) with a start-up hook that watches every torch
-DataLoader, then report per loader: passes, worker-pool starts, respawns,
-their cost (first-batch latency above the steady state), the frames that
-shut the pool down, and the lintloader finding that covers them.
+_HELP = """Run a training command and report which DataLoaders respawned their workers.
+
+COMMAND is any command that starts Python processes (`python train.py`,
+`torchrun ...`); a start-up hook watches every torch DataLoader in them.
+Per loader: passes, worker-pool starts, respawns, their cost (first-batch
+latency above the steady state), the frames that shut the pool down, and
+the lintloader finding that covers them.
 
 \b
 Put `--` before COMMAND. Its stdout and stderr pass through unchanged;

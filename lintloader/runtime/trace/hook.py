@@ -323,10 +323,13 @@ def _patch_loader(loader_class: Any, recorder: Recorder) -> None:
                 recorder.loader_created(self)
 
     def __iter__(self: Any) -> Any:
-        opened = recorder.pass_begins(self)
+        opened = None
+        with contextlib.suppress(Exception):  # SystemExit (--max-passes) goes through
+            opened = recorder.pass_begins(self)
         iterator = original_iter(self)
-        with contextlib.suppress(Exception):
-            object.__setattr__(iterator, PASS_ATTRIBUTE, opened)
+        if opened is not None:
+            with contextlib.suppress(Exception):
+                object.__setattr__(iterator, PASS_ATTRIBUTE, opened)
         return iterator
 
     __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
