@@ -217,11 +217,14 @@ def test_lightning_run_reuses_train_and_val_workers(runs: dict[str, Run]) -> Non
     assert run.stdout.endswith("fit finished\n")
     loaders = run.loaders()
     assert len(loaders) == 2
+    callers = set()
     for loader in loaders:
         assert Path(loader["created_at"]["path"]).name == "lightning_fit.py"
+        callers.add(loader["created_by"][1]["function"])
         assert (len(loader["pool_starts"]), loader["respawn_count"]) == (1, 0)
     # val: the sanity check and one pass per epoch; train: one pass per epoch
     assert sorted(len(loader["passes"]) for loader in loaders) == [3, 4]
+    assert callers == {"Tiny.train_dataloader", "Tiny.val_dataloader"}
 
 
 @pytest.mark.skipif(TORCHRUN is None, reason="torchrun is not installed next to this Python")

@@ -52,6 +52,8 @@ def _process_lines(process: ProcessReport, report: TraceReport) -> list[str]:
 def _loader_lines(loader: LoaderSummary, report: TraceReport) -> list[str]:
     trace = loader.trace
     where = frame_text(loader.created_at) if loader.created_at else "?"
+    if len(loader.created_by) > 1:
+        where += f", called from {frame_text(loader.created_by[1])}"
     method = f", start method {trace.start_method}" if trace.start_method else ""
     lines = [
         f"  DataLoader created at {where}",
@@ -150,6 +152,7 @@ def _loader_dict(loader: LoaderSummary, report: TraceReport) -> dict[str, Any]:
     return {
         "id": trace.id,
         "created_at": created.to_json() if created else None,
+        "created_by": [frame.to_json() for frame in loader.created_by],
         "num_workers": trace.num_workers,
         "persistent_workers": trace.persistent_workers,
         "pin_memory": trace.pin_memory,

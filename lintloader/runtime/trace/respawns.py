@@ -50,12 +50,16 @@ class LoaderSummary:
         return self.trace.persistent_workers and bool(self.respawns)
 
     @property
-    def created_at(self) -> Frame | None:
-        """The user's line that created the loader (through a library that wraps
-        ``DataLoader.__init__``, as Lightning does); else the first frame outside torch."""
+    def created_by(self) -> tuple[Frame, ...]:
+        """The user's frames that created the loader, innermost first (through a library that
+        wraps ``DataLoader.__init__``, as Lightning does); else the frames outside torch."""
         frames = [f for f in self.trace.created if not f.torch and not _machinery(f)]
         users = [f for f in frames if not _installed(f)]
-        return users[0] if users else (frames[0] if frames else None)
+        return tuple((users or frames)[:CULPRIT_FRAMES])
+
+    @property
+    def created_at(self) -> Frame | None:
+        return self.created_by[0] if self.created_by else None
 
     @property
     def empty_passes(self) -> list[int]:
