@@ -67,10 +67,11 @@ traced torch 0 "$PYTHON" fixtures/runtime/trace/torch_loop.py --device "$DEVICE"
 traced respawn 0 "$PYTHON" fixtures/runtime/trace/torch_loop.py --device "$DEVICE" --no-persistent
 traced buggy 1 "$PYTHON" fixtures/runtime/trace/fetcher_loop.py fixtures/runtime/buggy_fetcher.py
 
-"$PYTHON" - "$OUT" <<'PY'
+"$PYTHON" - "$OUT" "$DEVICE" <<'PY' || failures=$((failures + 1))
 import json, sys
 from pathlib import Path
 
+wrong = 0
 for name in ("torch", "respawn", "buggy"):
     path = Path(sys.argv[1]) / f"trace-{name}.json"
     if not path.exists() or not path.stat().st_size:
@@ -86,6 +87,11 @@ for name in ("torch", "respawn", "buggy"):
                 f"passes {len(passes)}, pool starts {len(loader['pool_starts'])}, respawns "
                 f"{loader['respawn_count']}, cost {loader['cost_s']:.3f} s, first batches {firsts}"
             )
+            on_gpu = sys.argv[2] != "cpu" and name != "buggy"  # the fetcher stays on the CPU
+            if on_gpu and not loader["device"].startswith("cuda"):
+                print(f"WRONG trace-{name}: the report shows no CUDA device")
+                wrong += 1
+sys.exit(1 if wrong else 0)
 PY
 
 "$PYTHON" - "$OUT" <<'PY'
