@@ -114,7 +114,8 @@ def _verdict(report: TraceReport) -> str:
         )
     others = sum(len(loader.respawns) for loader in report.loaders)
     tail = f"; {others} pool start(s) of non-persistent loaders" if others else ""
-    stopped = f"; stopped after {report.max_passes} passes" if report.stopped else ""
+    count = report.max_passes
+    stopped = f"; stopped after {count} pass{'es' * (count != 1)}" if report.stopped else ""
     return f"OK: no persistent loader respawned its workers{tail}{stopped}"
 
 
