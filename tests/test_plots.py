@@ -77,3 +77,19 @@ def test_without_matplotlib_plot_says_which_extra(results: tuple[Path, Path], tm
     )  # fmt: skip
     assert done.returncode == 2
     assert "lintloader[plot]" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_trace_plot_marks_every_respawn(tmp_path: Path) -> None:
+    runtime = Path(__file__).resolve().parents[1] / "fixtures" / "runtime"
+    target, report = tmp_path / "trace.svg", tmp_path / "trace.json"
+    done = run_cli(
+        "trace", "--plot", str(target), "--json", str(report), "--",
+        sys.executable, str(runtime / "trace" / "fetcher_loop.py"),
+        str(runtime / "buggy_fetcher.py"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]
+    text = ElementTree.tostring(ElementTree.parse(target).getroot(), encoding="unicode")
+    assert "trace (respawned)" in text
+    assert "runtime/buggy_fetcher.py:60: worker pool started" in text
+    again = run_cli("plot", str(report), "-o", str(tmp_path / "again.svg"), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr

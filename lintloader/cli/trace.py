@@ -45,8 +45,21 @@ COMMAND cannot start, else COMMAND's own exit status.
     metavar="N",
     help="Stop the command cleanly (exit 0) when a loader is about to begin pass N+1 (for CI).",
 )
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also draw first-batch latency per pass, worker-pool starts marked (.svg/.png/.pdf; "
+    "needs lintloader[plot]).",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def trace_command(json_path: Path | None, max_passes: int | None, command: tuple[str, ...]) -> None:
+def trace_command(
+    json_path: Path | None,
+    max_passes: int | None,
+    plot_path: Path | None,
+    command: tuple[str, ...],
+) -> None:
     from lintloader.runtime.trace.render import render_json, render_text
     from lintloader.runtime.trace.session import run_traced
 
@@ -58,5 +71,14 @@ def trace_command(json_path: Path | None, max_passes: int | None, command: tuple
             json_path.write_text(render_json(report), encoding="utf-8")
         except OSError as exc:
             click.echo(f"lintloader: error: cannot write {json_path}: {exc}", err=True)
+            sys.exit(EXIT_CANNOT_RUN)
+    if plot_path is not None:
+        from lintloader.runtime.plot import PlotError, panel_of, write_plot
+        from lintloader.runtime.trace.render import report_dict
+
+        try:
+            write_plot([panel_of(report_dict(report), "trace")], plot_path)
+        except PlotError as exc:
+            click.echo(f"lintloader: error: cannot plot: {exc}", err=True)
             sys.exit(EXIT_CANNOT_RUN)
     sys.exit(report.exit_code)

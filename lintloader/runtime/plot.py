@@ -43,11 +43,38 @@ def load_panel(path: Path) -> Panel:
 
 
 def panel_of(data: Any, title: str) -> Panel:
+    """A verify result (``loaders``) or a trace report (``processes`` with their loaders)."""
+    if isinstance(data, Mapping) and isinstance(data.get("processes"), list):
+        loaders = [_traced(p, loader) for p in data["processes"] for loader in _loaders_of(p)]
+        verdict = "respawned" if data.get("persistent_respawns") else "no respawn"
+        series = tuple(_series(loader, number) for number, loader in enumerate(loaders))
+        return Panel(f"{title} ({verdict})", series)
     if not isinstance(data, Mapping) or not isinstance(data.get("loaders"), list):
         raise PlotError(f"{title}: not a verify or trace result (no 'loaders' list)")
     series = tuple(_series(loader, number) for number, loader in enumerate(data["loaders"]))
     verdict = data.get("verdict")
     return Panel(f"{title} ({verdict})" if isinstance(verdict, str) else title, series)
+
+
+def _loaders_of(process: Any) -> list[Any]:
+    loaders = process.get("loaders") if isinstance(process, Mapping) else None
+    if not isinstance(loaders, list):
+        raise PlotError("a traced process without a 'loaders' list")
+    return loaders
+
+
+def _traced(process: Mapping[str, Any], loader: Any) -> Any:
+    """A traced loader named after where it was created (and the rank, under DDP)."""
+    if not isinstance(loader, Mapping):
+        return loader
+    created = loader.get("created_at")
+    name = None
+    if isinstance(created, Mapping):
+        name = f"{'/'.join(str(created['path']).split('/')[-2:])}:{created['line']}"
+    rank = process.get("rank")
+    if name and rank is not None:
+        name = f"rank {rank} {name}"
+    return {**loader, "name": name or loader.get("id")}
 
 
 def _series(loader: Any, number: int) -> Series:
@@ -61,9 +88,9 @@ def _series(loader: Any, number: int) -> Series:
         if not isinstance(item, Mapping):
             raise PlotError(f"loader {number}: pass {index} is not an object")
         first = item.get("first_batch_s")
-        epochs.append(int(item.get("epoch", item.get("pass", index))))
+        epochs.append(int(item.get("epoch", item.get("number", index))))
         latency.append(float(first) if isinstance(first, (int, float)) else float("nan"))
-        started.append(bool(item.get("workers_started") or item.get("pool_started")))
+        started.append(bool(item.get("workers_started") or item.get("pool_start")))
     name = str(loader.get("name") or loader.get("created_at") or f"loader {number + 1}")
     return Series(name, tuple(epochs), tuple(latency), tuple(started))
 
@@ -108,9 +135,10 @@ def _draw(axis: Any, panel: Panel) -> None:
 
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_title(panel.title)
-    axis.set_xlabel("epoch")
+    axis.set_xlabel("epoch (pass)")
     axis.grid(alpha=0.3)
-    axis.legend(fontsize=8)
+    if panel.series:
+        axis.legend(fontsize=8)
 
 
 def _columns(series: Series) -> tuple[tuple[int, ...], tuple[float, ...], tuple[bool, ...]]:
