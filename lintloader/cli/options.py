@@ -222,9 +222,9 @@ def prepare(
 
 def check_selection(config: Config) -> None:
     """A selector that matches no rule stops the run (exit 2); an unknown ignored code warns."""
-    from lintloader.rules.registry import rules_by_code
+    from lintloader.rules.codes import rule_codes
 
-    known = {*rules_by_code(), PARSE_ERROR_CODE}
+    known = {*rule_codes(), PARSE_ERROR_CODE}
     errors, warnings = config.selection_problems(known)
     for warning in warnings:
         click.echo(f"lintloader: warning: {warning}", err=True)

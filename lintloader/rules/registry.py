@@ -8,30 +8,28 @@ must define ``RULE``. Adding a rule is one module plus its fixtures folder
 from __future__ import annotations
 
 import importlib
-import pkgutil
-import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 import lintloader.rules as _package
-from lintloader.rules.base import Rule
+from lintloader.rules.codes import rule_module_names
 
-_RULE_MODULE = re.compile(r"^ll\d{3}_\w+$")
-
-
-def rule_module_names() -> list[str]:
-    """The rule modules of this package, in code order (``ll101_...`` before ``ll201_...``)."""
-    names = (info.name for info in pkgutil.iter_modules(_package.__path__))
-    return sorted(name for name in names if _RULE_MODULE.match(name))
+if TYPE_CHECKING:  # rule_codes() must not import the rules (nor what they import)
+    from lintloader.rules.base import Rule
 
 
 @cache
 def all_rules() -> tuple[Rule, ...]:
+    from lintloader.rules.base import Rule
+
     rules = []
     for name in rule_module_names():
         module = importlib.import_module(f"{_package.__name__}.{name}")
         rule = getattr(module, "RULE", None)
         if not isinstance(rule, Rule):
             raise TypeError(f"{module.__name__} defines no RULE")
+        if rule.code != f"LL{name[2:5]}":  # the code is read from the file name, too
+            raise TypeError(f"{module.__name__} defines {rule.code}; its name says LL{name[2:5]}")
         rules.append(rule)
     return tuple(rules)
 
