@@ -147,33 +147,36 @@ def _blank(code: str) -> str:
     return "".join(c if c in "\r\n" else " " for c in code)
 
 
-class _Emitter:
-    """Builds the lowered text of one string group left to right, tracking positions."""
+class _Group:
+    """The lowered text of one string group: all blank, then the expressions put back."""
 
-    def __init__(self, start: Position) -> None:
-        self.position = start
-        self.out: list[str] = []
-        self.original: list[str] = []
-        self.comma = False  # the next blanked character becomes the comma after an expression
+    def __init__(self, start: Position, text: str) -> None:
+        self.start = start
+        self.text = text
+        self.chars = list(_blank(text))
+        self.line_starts = [0]
+        for line in _LINES.findall(text)[:-1]:
+            self.line_starts.append(self.line_starts[-1] + len(line))
 
-    def blank(self, code: str) -> None:
-        for char in code:
-            if char in "\r\n":
-                self.out.append(char)
-            elif self.comma:
-                self.out.append(",")
-                self.comma = False
-            else:
-                self.out.append(" ")
-        self._moved(code)
+    def offset(self, position: Position) -> int:
+        line = position[0] - self.start[0]
+        column = position[1] - self.start[1] if line == 0 else position[1]
+        return self.line_starts[line] + column
 
-    def keep(self, code: str) -> None:
-        self.out.append(code)
-        self._moved(code)
+    def keep(self, start: Position, end: Position) -> None:
+        first, last = self.offset(start), self.offset(end)
+        self.chars[first:last] = self.text[first:last]
 
-    def _moved(self, code: str) -> None:
-        self.original.append(code)
-        self.position = _advance(self.position, code)
+    def comma_after(self, position: Position) -> None:
+        """A comma on the first character after ``position`` that is not a line break."""
+        index = self.offset(position)
+        while self.text[index] in "\r\n":
+            index += 1
+        self.chars[index] = ","
+
+    def lowered(self) -> str:
+        self.chars[0], self.chars[-1] = "(", ")"
+        return "".join(self.chars)
 
 
 def _literal(prefix: str, quote: str, raw: str) -> str:
@@ -321,80 +324,83 @@ class _Lowerer(cst.CSTVisitor):
             self._lower_string(node)
 
     def _lower_string(self, node: cst.ConcatenatedString | cst.FormattedString) -> None:
-        start = self.start(node)
-        emitter = _Emitter(start)
+        start, end = self.start(node), self.end(node)
+        group = _Group(start, _between(self.module_lines, start, end))
         parts: list[Part] = []
-        self._emit_string(node, emitter, parts)
-        if "".join(emitter.original) != _between(self.module_lines, start, self.end(node)):
-            raise CannotLower("a string whose parts libcst reports out of order")
-        text = "".join(emitter.out)
-        self.edits.append((start, "(" + text[1:-1] + ")"))
-        self.result.strings.append(StringShape(start, self.end(node), tuple(parts)))
+        for string in _string_parts(node):
+            self._string(string, group, parts)
+        self.edits.append((start, group.lowered()))
+        self.result.strings.append(StringShape(start, end, tuple(parts)))
 
-    def _emit_string(self, node: cst.BaseExpression, out: _Emitter, parts: list[Part]) -> None:
-        if isinstance(node, cst.ConcatenatedString):
-            self._emit_string(node.left, out, parts)
-            out.blank(self.code(node.whitespace_between))
-            self._emit_string(node.right, out, parts)
-        elif isinstance(node, cst.SimpleString):
-            start = out.position
-            out.blank(node.value)
+    def _string(self, node: cst.BaseExpression, group: _Group, parts: list[Part]) -> None:
+        if isinstance(node, cst.SimpleString):
             value = node.evaluated_value
             if isinstance(value, bytes):
-                raise SyntaxError("cannot mix bytes and nonbytes literals", ("", *start, ""))
-            parts.append(Text(value, start, out.position))
+                line, column = self._one_based(node)
+                raise SyntaxError("cannot mix bytes and nonbytes literals", ("", line, column, ""))
+            parts.append(Text(value, self.start(node), self.end(node)))
         elif isinstance(node, cst.FormattedString):
-            out.blank(node.start)
+            position = _advance(self.start(node), node.start)
             prefix = node.prefix.replace("f", "").replace("F", "")
             for part in node.parts:
-                self._emit_part(part, prefix, node.quote, out, parts)
-            out.blank(node.end)
+                if isinstance(part, cst.FormattedStringText):
+                    end = _advance(position, part.value)
+                    parts.append(Text(_literal(prefix, node.quote, part.value), position, end))
+                    position = end
+                else:
+                    assert isinstance(part, cst.FormattedStringExpression)
+                    parts.append(self._field(part, group))
+                    position = self.end(part)
+        elif isinstance(node, cst.TemplatedString):
+            raise NewerGrammar((3, 14), "template strings, PEP 750", *self._one_based(node))
         else:
-            raise CannotLower(f"a {type(node).__name__} inside a string")
+            raise CannotLower(f"a {type(node).__name__} among implicitly concatenated strings")
 
-    def _emit_part(
-        self,
-        part: cst.BaseFormattedStringContent,
-        prefix: str,
-        quote: str,
-        out: _Emitter,
-        parts: list[Part],
-    ) -> None:
-        start = out.position
-        if isinstance(part, cst.FormattedStringText):
-            out.blank(part.value)
-            parts.append(Text(_literal(prefix, quote, part.value), start, out.position))
-            return
-        assert isinstance(part, cst.FormattedStringExpression)
-        out.blank("{")
-        before = self.code(part.whitespace_before_expression)
-        out.blank(before)
-        expression = self.code(part.expression)
-        out.keep(expression)
-        out.comma = True
+    def _field(self, part: cst.FormattedStringExpression, group: _Group) -> Field:
+        """Keep the field's expression (with its parentheses), a comma after it, and the
+        fields of its format spec; everything else of ``{...}`` stays blank."""
+        start, end = self.start(part), self.end(part)
+        expression = part.expression
+        first, last = self.start(expression), self.end(expression)
+        if expression.lpar:
+            region = _between(self.module_lines, _advance(start, "{"), first)
+            opening = _offsets_outside_comments(region, "(")
+            first = _advance(_advance(start, "{"), region[: opening[0]])
+        if expression.rpar:
+            region = _between(self.module_lines, last, end)
+            closing = _offsets_outside_comments(region, ")")[: len(expression.rpar)]
+            if len(closing) < len(expression.rpar):
+                raise CannotLower("a parenthesized f-string field without its parentheses")
+            last = _advance(last, region[: closing[-1] + 1])
+        group.keep(first, last)
+        group.comma_after(last)
         debug = ""
         if part.equal is not None:
-            equal = self.code(part.equal)
-            out.blank(equal)
-            debug = before + expression + equal
-        after = self.code(part.whitespace_after_expression)
-        out.blank(after)
-        debug += after if debug else ""
-        if part.conversion is not None:
-            out.blank("!" + part.conversion)
-        spec: list[Part] | None = None
+            region = _between(self.module_lines, last, end)
+            equal = region.index("=") + 1
+            equal += len(region[equal:]) - len(region[equal:].lstrip(" \t"))
+            debug = _between(self.module_lines, _advance(start, "{"), last) + region[:equal]
+        spec: tuple[Part, ...] | None = None
         if part.format_spec is not None:
-            out.blank(":")
-            spec = []
-            for inner in part.format_spec:
-                self._emit_part(inner, "", quote, out, spec)
-        out.blank("}")
+            spec = tuple(self._spec(part.format_spec, group, last))
         conversion = ord(part.conversion) if part.conversion else -1
         if debug and conversion < 0 and spec is None:
             conversion = ord("r")
-        parts.append(
-            Field(conversion, None if spec is None else tuple(spec), debug, start, out.position)
-        )
+        return Field(conversion, spec, debug, start, end)
+
+    def _spec(
+        self, specs: Sequence[cst.BaseFormattedStringContent], group: _Group, position: Position
+    ) -> list[Part]:
+        """A format spec's parts: its fields exactly, its text at approximate positions."""
+        parts: list[Part] = []
+        for spec in specs:
+            if isinstance(spec, cst.FormattedStringText):
+                parts.append(Text(spec.value, position, _advance(position, spec.value)))
+            else:
+                assert isinstance(spec, cst.FormattedStringExpression)
+                parts.append(self._field(spec, group))
+                position = self.end(spec)
+        return parts
 
 
 def _string_parts(node: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
@@ -418,14 +424,21 @@ def _between(lines: list[str], start: Position, end: Position) -> str:
     return "".join((lines[start[0] - 1][start[1] :], *middle, lines[end[0] - 1][: end[1]]))
 
 
-def _find_outside_comments(region: str, operator: str) -> int:
-    """Offset of the first ``operator`` in ``region`` that is not inside a ``#`` comment."""
+def _offsets_outside_comments(region: str, wanted: str) -> list[int]:
+    """Offsets of the character ``wanted`` in ``region`` outside ``#`` comments."""
+    found: list[int] = []
     in_comment = False
     for offset, char in enumerate(region):
         if in_comment:
             in_comment = char not in "\r\n"
         elif char == "#":
             in_comment = True
-        elif char == operator:
-            return offset
-    return -1
+        elif char == wanted:
+            found.append(offset)
+    return found
+
+
+def _find_outside_comments(region: str, operator: str) -> int:
+    """Offset of the first ``operator`` in ``region`` that is not inside a ``#`` comment."""
+    found = _offsets_outside_comments(region, operator)
+    return found[0] if found else -1

@@ -24,10 +24,18 @@ def parse_newer(text: str, error: SyntaxError) -> ParsedSource:
     lowered text still has (``f() = 1`` in a 3.12 file), or Unreadable (newer than
     lintloader reads, or a construct the lowering does not handle)."""
     try:
-        lowered = lower(text)
+        return parse_lowered(text)
     except cst.ParserSyntaxError as exc:
         lines = (error.lineno or 0, exc.raw_line)
         raise too_new_for_libcst(text, lines) or error from None
+
+
+def parse_lowered(text: str) -> ParsedSource:
+    """``text`` read through libcst, lowered and restored, whether or not ``ast`` reads it
+    as it is (the tests compare the two). Raises ``cst.ParserSyntaxError``, SyntaxError and
+    Unreadable."""
+    try:
+        lowered = lower(text)
     except CannotLower as exc:
         raise cannot_lower(str(exc)) from None
     with warnings.catch_warnings():
@@ -39,9 +47,3 @@ def parse_newer(text: str, error: SyntaxError) -> ParsedSource:
     except RestoreError as exc:
         raise cannot_lower(str(exc)) from None
     return parsed
-
-
-def lowered_text(text: str) -> str:
-    """``text`` lowered (for the fixers' check that a written file compiles). Raises
-    ``cst.ParserSyntaxError``, CannotLower, or Unreadable."""
-    return lower(text).text

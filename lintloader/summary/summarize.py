@@ -35,6 +35,14 @@ def summarize_source(
     except Unreadable as exc:
         summary.error, summary.error_line, summary.error_column = str(exc), exc.line, exc.column
         return summary
+    return summarize_parsed(parsed, source, path, module, is_package)
+
+
+def summarize_parsed(
+    parsed: ParsedSource, source: bytes, path: str, module: str, is_package: bool = False
+) -> FileSummary:
+    """The summary of a parsed file (``source``: its bytes, for the loader facts' token test)."""
+    summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
         summary.noqa = noqa_lines(parsed.text, parsed.tree)
         Summarizer(summary, parsed).visit(parsed.tree)
