@@ -13,6 +13,12 @@ import sys
 NEWEST_GRAMMAR = (3, 13)  # the newest grammar whose every construct the lowering handles
 LIBCST_GRAMMAR = "3.14"  # what libcst's parser is told to read (it reads 3.14 as well)
 
+# libcst nodes of grammars newer than the lowering handles: node class -> (version, what).
+NEWER_NODES = {
+    "TemplatedString": ((3, 14), "template strings, PEP 750"),
+    "LazyImport": ((3, 15), "lazy imports, PEP 810"),
+    "LazyImportFrom": ((3, 15), "lazy imports, PEP 810"),
+}
 # Constructs of grammars newer than libcst reads: (pattern on a line, Python version, what).
 _TOO_NEW_FOR_LIBCST = (
     (re.compile(r"^[ \t]*lazy[ \t]+(?:import|from)[ \t]"), (3, 15), "lazy imports, PEP 810"),
@@ -46,6 +52,17 @@ def too_new_message(version: tuple[int, int], feature: str) -> str:
         f"needs Python {version_text(version)} ({feature}); lintloader ran on Python "
         f"{version_text(sys.version_info)} and reads source written for Python up to "
         f"{version_text(NEWEST_GRAMMAR)}"
+    )
+
+
+def stopped_earlier(error: SyntaxError, line: int, column: int) -> Unreadable:
+    """The LL000 for a mistake at ``line`` that libcst found after ``ast`` had stopped at
+    ``error`` on syntax that some Python reads (libcst read that far)."""
+    return Unreadable(
+        f"syntax error: invalid syntax (Python {version_text(sys.version_info)}'s parser "
+        f"stopped earlier, at {error.lineno}:{error.offset}, on syntax of a newer Python)",
+        line,
+        column,
     )
 
 

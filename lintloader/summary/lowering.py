@@ -19,7 +19,7 @@ running ``ast`` builds from the lowered text sits exactly where a new enough int
 What was lowered is recorded (:class:`Lowered`), so that :mod:`lintloader.summary.restore` can
 put the nodes a new interpreter builds (``JoinedStr``, ``TypeAlias``, ``TryStar``) back into the
 tree before the unchanged summary visitors walk it. Python 3.14 syntax (template strings,
-``except A, B:``) raises :class:`~lintloader.summary.grammar.NewerGrammar`.
+``except A, B:``) and 3.15 lazy imports raise :class:`~lintloader.summary.grammar.NewerGrammar`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from lintloader.summary.grammar import LIBCST_GRAMMAR, NewerGrammar
+from lintloader.summary.grammar import LIBCST_GRAMMAR, NEWER_NODES, NewerGrammar
 
 Position = tuple[int, int]  # 1-based line, 0-based character column (libcst's convention)
 
@@ -231,9 +231,12 @@ class _Lowerer(cst.CSTVisitor):
             raise CannotLower(f"no {operator!r} where one was expected")
         self.edits.append((_advance(start, region[:offset]), ","))
 
-    # -- 3.14 syntax: beyond what is lowered ---------------------------------------------------
-    def visit_TemplatedString(self, node: cst.TemplatedString) -> None:
-        raise NewerGrammar((3, 14), "template strings, PEP 750", *self._one_based(node))
+    # -- 3.14 and 3.15 syntax: beyond what is lowered ------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        newer = NEWER_NODES.get(type(node).__name__)
+        if newer:
+            raise NewerGrammar(*newer, *self._one_based(node))
+        return super().on_visit(node)
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._check_except(node)
