@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-from python313 import find_python313, summaries_under
+from other_pythons import find_python, summaries_under
 
 from lintloader.summary.lowering import lower
 from lintloader.summary.model import FileSummary
@@ -142,7 +142,7 @@ def test_crlf_and_non_ascii_columns_come_out_in_characters() -> None:
 
 # -- the same summary as Python 3.13 ------------------------------------------------------------
 def test_snippet_summaries_equal_python313s_own_ast(tmp_path: Path) -> None:
-    python = find_python313()
+    python = find_python("3.13")
     if python is None:
         pytest.skip("no Python 3.13 interpreter on this machine to compare with")
     paths = []
@@ -214,7 +214,7 @@ def test_lowered_equals_plain_on_installed_files(sample: dict[str, FileSummary])
 def test_lowered_equals_python313_on_installed_files(
     sample: dict[str, FileSummary], tmp_path: Path
 ) -> None:
-    python = find_python313()
+    python = find_python("3.13")
     if python is None:
         pytest.skip("no Python 3.13 interpreter on this machine to compare with")
     theirs = summaries_under(python, list(sample), tmp_path)

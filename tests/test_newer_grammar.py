@@ -20,8 +20,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REPO, WHEEL_CACHE, run_cli
-from python313 import find_python313, summaries_under
+from conftest import FIXTURES, REPO, run_cli
+from other_pythons import find_python, summaries_under, with_cli
 
 from lintloader.summary.summarize import summarize_source
 
@@ -29,7 +29,6 @@ GRAMMAR = FIXTURES / "grammar"
 SOURCES = sorted(p for p in GRAMMAR.glob("*.py") if not p.name.endswith(".fixed.py"))
 EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warning|info)")
 OLD_INTERPRETER = sys.version_info < (3, 12)
-PACKAGES = ("-c", str(REPO / "constraints.txt"), "libcst>=1.4", "click>=8.0")
 # lintloader parses only files that mention what its rules are about
 HEADER = "from torch.utils.data import DataLoader\nloader = DataLoader(range(4))\n"
 SHIFT = HEADER.count("\n")
@@ -37,31 +36,10 @@ SHIFT = HEADER.count("\n")
 
 @pytest.fixture(scope="session")
 def python313() -> str:
-    found = find_python313()
+    found = find_python("3.13")
     if found is None:
         pytest.skip("no Python 3.13 interpreter on this machine to compare with")
     return found
-
-
-@pytest.fixture(scope="session")
-def python313_cli(python313: str) -> tuple[str, dict[str, str]]:
-    """Python 3.13 and the environment that runs ``python3.13 -m lintloader`` from this
-    checkout: libcst and click installed for 3.13 (once, into the test cache) from the index."""
-    target = WHEEL_CACHE / "python313-cli"
-    probe = [python313, "-c", "import libcst, click"]
-    env = {**os.environ, "PYTHONPATH": f"{target}{os.pathsep}{REPO}"}
-    if subprocess.run(probe, env=env, capture_output=True, check=False).returncode != 0:
-        shutil.rmtree(target, ignore_errors=True)
-        install = subprocess.run(
-            [python313, "-m", "pip", "install", "--quiet", "--target", str(target), *PACKAGES],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if install.returncode != 0:
-            pytest.skip(f"cannot install libcst and click for Python 3.13: {install.stderr[-300:]}")
-    return python313, env
 
 
 def markers(path: Path) -> set[tuple[int, str, str]]:
@@ -109,42 +87,58 @@ def test_summaries_equal_python313s_own_ast(python313: str, tmp_path: Path) -> N
         assert ours == theirs[path], path
 
 
-def test_check_and_fix_agree_with_python313(
-    python313_cli: tuple[str, dict[str, str]], tmp_path: Path
-) -> None:
-    """The same CLI commands under Python 3.13 and under this interpreter: the same findings
-    (JSON, positions included), the same fix report and the same fixed files."""
-    python313, env313 = python313_cli
-    outputs = {}
-    for name, python, env in (
-        ("here", sys.executable, dict(os.environ)),
-        ("313", python313, env313),
-    ):
-        tree = tmp_path / name
-        tree.mkdir()
-        for path in SOURCES:
-            shutil.copy(path, tree / path.name)
-        runs = [
-            subprocess.run(
-                [python, "-m", "lintloader", *args, "--no-cache", "-j", "1", "."],
-                cwd=tree,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            for args in (
-                ("check", "--min-severity", "info", "--output-format", "json"),
-                ("fix", "--unsafe-fixes"),
-            )
-        ]
-        for run in runs:
-            assert run.returncode in (0, 1), run.stderr
-        files = {p.name: p.read_bytes() for p in sorted(tree.glob("*.py"))}
-        outputs[name] = ([r.stdout for r in runs], [r.stderr for r in runs], files)
-    assert outputs["here"] == outputs["313"]
-    assert json.loads(outputs["here"][0][0])  # there were findings to agree on
+def cli_outputs(python: str, env: dict[str, str], sources: list[Path], tree: Path) -> tuple:
+    """``check`` (JSON) then ``fix --unsafe-fixes`` on copies of ``sources`` in ``tree``: both
+    outputs and the files afterwards."""
+    tree.mkdir()
+    for path in sources:
+        shutil.copy(path, tree / path.name)
+    runs = [
+        subprocess.run(
+            [python, "-m", "lintloader", *args, "--no-cache", "-j", "1", "."],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        for args in (
+            ("check", "--min-severity", "info", "--output-format", "json"),
+            ("fix", "--unsafe-fixes"),
+        )
+    ]
+    for run in runs:
+        assert run.returncode in (0, 1), run.stderr
+    files = {p.name: p.read_bytes() for p in sorted(tree.glob("*.py"))}
+    return [r.stdout for r in runs], [r.stderr for r in runs], files
+
+
+# Python 3.10's ast has no `X[*Ts]` (PEP 646, 3.11), which the lowering keeps as written.
+NEEDS_311 = {"type_defaults.py"}
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.12", "3.13"])
+def test_check_and_fix_agree_across_interpreters(version: str, tmp_path: Path) -> None:
+    """The same CLI commands under Python 3.10, 3.12 and 3.13 as under this interpreter: the
+    same findings (JSON, positions included), the same fix report, the same fixed files."""
+    python = find_python(version)
+    if python is None:
+        pytest.skip(f"no Python {version} interpreter on this machine to compare with")
+    env = with_cli(python, version)
+    if isinstance(env, str):
+        pytest.skip(env)
+    sources = [p for p in SOURCES if version != "3.10" or p.name not in NEEDS_311]
+    theirs = cli_outputs(python, env, sources, tmp_path / version)
+    ours = cli_outputs(sys.executable, dict(os.environ), sources, tmp_path / "here")
+    assert ours == theirs
+    assert json.loads(ours[0][0])  # there were findings to agree on
+    if version == "3.10":
+        for name in NEEDS_311:
+            finding = cli_outputs(python, env, [GRAMMAR / name], tmp_path / "pep646")[0][0]
+            (only,) = json.loads(finding)
+            assert only["code"] == "LL000"
+            assert "reads only when it runs on Python 3.11 or later" in only["message"]
 
 
 # -- fix ---------------------------------------------------------------------------------------

@@ -66,6 +66,20 @@ def stopped_earlier(error: SyntaxError, line: int, column: int) -> Unreadable:
     )
 
 
+def needs_newer_interpreter(
+    version: tuple[int, int], feature: str, line: int = 1, column: int = 1
+) -> Unreadable:
+    """The LL000 for syntax lintloader reads only when it runs on Python ``version`` or later
+    (the lowering keeps it as it is, and this interpreter's ``ast`` does not know it)."""
+    return Unreadable(
+        f"uses Python {version_text(version)} syntax ({feature}) that lintloader reads only "
+        f"when it runs on Python {version_text(version)} or later; it ran on Python "
+        f"{version_text(sys.version_info)}",
+        line,
+        column,
+    )
+
+
 def cannot_lower(detail: str, line: int = 1, column: int = 1) -> Unreadable:
     """The LL000 for newer syntax the lowering does not handle (a limitation, named)."""
     return Unreadable(

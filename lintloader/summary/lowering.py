@@ -26,16 +26,24 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from lintloader.summary.grammar import LIBCST_GRAMMAR, NEWER_NODES, NewerGrammar
+from lintloader.summary.grammar import (
+    LIBCST_GRAMMAR,
+    NEWER_NODES,
+    NewerGrammar,
+    needs_newer_interpreter,
+)
 
 Position = tuple[int, int]  # 1-based line, 0-based character column (libcst's convention)
 
+_STAR_SUBSCRIPTS = (3, 11)  # `X[*Ts]`, `*args: *Ts` (PEP 646): kept as they are, so 3.10 fails
+_PEP_646 = "star unpacking in a subscript or annotation, PEP 646"
 _BREAK = re.compile(r"\r\n|\r|\n")
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -253,6 +261,16 @@ class _Lowerer(cst.CSTVisitor):
         line, column = self.start(node)
         return line, column + 1
 
+    # -- PEP 646 (3.11): kept as written --------------------------------------------------------
+    def visit_Index(self, node: cst.Index) -> None:
+        if node.star and sys.version_info < _STAR_SUBSCRIPTS:
+            raise needs_newer_interpreter(_STAR_SUBSCRIPTS, _PEP_646, *self._one_based(node))
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        starred = isinstance(node.annotation, cst.StarredElement)
+        if starred and sys.version_info < _STAR_SUBSCRIPTS:
+            raise needs_newer_interpreter(_STAR_SUBSCRIPTS, _PEP_646, *self._one_based(node))
+
     # -- except* -------------------------------------------------------------------------------
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self.result.try_stars.append(self.start(node))
@@ -307,6 +325,8 @@ class _Lowerer(cst.CSTVisitor):
         if isinstance(inner, cst.TypeVar) and inner.bound is not None:
             self.replace_operator(last, self.start(inner.bound), ":")
             last = self.end(inner.bound)
+        if param.star and sys.version_info < _STAR_SUBSCRIPTS:  # `*Ts = *tuple[int]`
+            raise needs_newer_interpreter(_STAR_SUBSCRIPTS, _PEP_646, *self._one_based(param))
         if param.default is not None:
             self.replace_operator(last, self.start(param.default), "=")
             last = self.end(param.default)
