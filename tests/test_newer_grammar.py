@@ -220,6 +220,13 @@ def test_python315_lazy_import_names_the_version_it_needs(tmp_path: Path) -> Non
     assert finding["line"] == 2
 
 
+def test_a_long_operator_chain_is_not_handed_to_libcst(tmp_path: Path) -> None:
+    """libcst takes minutes on 20,000 chained operators; the file keeps ast's syntax error."""
+    chain = " + ".join(["a"] * 20_000)
+    finding = ll000(tmp_path, f"type Batch = list[int]\nx = {chain}\n")
+    assert finding["message"].startswith("syntax error: ")
+
+
 # -- cost: the fast path never imports libcst --------------------------------------------------
 def test_only_a_file_that_ast_rejects_imports_libcst(tmp_path: Path) -> None:
     script = textwrap.dedent(
