@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -123,11 +123,11 @@ def _version(text: str) -> tuple[int, ...]:
 
 def lower(text: str) -> Lowered:
     """Lower ``text``. Raises ``cst.ParserSyntaxError`` when libcst cannot read it either,
-    NewerGrammar for Python 3.14 syntax and CannotLower for a construct kept out of reach."""
+    NewerGrammar for Python 3.14 and 3.15 syntax, CannotLower for a construct out of reach."""
     wrapper = MetadataWrapper(cst.parse_module(text, parser_config()), unsafe_skip_copy=True)
-    lowerer = _Lowerer(wrapper.module, wrapper.resolve(PositionProvider))
-    wrapper.module.visit(lowerer)
     lines = _LINES.findall(text)
+    lowerer = _Lowerer(wrapper.module, wrapper.resolve(PositionProvider), list(lines))
+    wrapper.module.visit(lowerer)
     for start, replacement in lowerer.edits:
         _overwrite(lines, start, replacement)
     lowered = lowerer.result
@@ -199,10 +199,13 @@ def _literal(prefix: str, quote: str, raw: str) -> str:
 
 
 class _Lowerer(cst.CSTVisitor):
-    def __init__(self, module: cst.Module, positions: dict[cst.CSTNode, CodeRange]) -> None:
+    def __init__(
+        self, module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange], lines: list[str]
+    ) -> None:
         super().__init__()
         self.module = module
         self.positions = positions
+        self.lines = lines  # the source's lines, as libcst counts them
         self.edits: list[tuple[Position, str]] = []
         self.result = Lowered("")
         self.covered: set[int] = set()  # string nodes lowered as part of a larger group
@@ -222,18 +225,14 @@ class _Lowerer(cst.CSTVisitor):
 
     def text(self, node: cst.CSTNode) -> str:
         """The source text of ``node`` without its leading lines or parentheses."""
-        return _between(self.module_lines, self.start(node), self.end(node))
+        return self.between(self.start(node), self.end(node))
 
-    @property
-    def module_lines(self) -> list[str]:
-        cached = self.__dict__.get("_lines")
-        if cached is None:
-            cached = self.__dict__["_lines"] = _LINES.findall(self.module.code)
-        return cached
+    def between(self, start: Position, end: Position) -> str:
+        return _between(self.lines, start, end)
 
     def replace_operator(self, start: Position, end: Position, operator: str) -> None:
         """Turn the ``operator`` between ``start`` and ``end`` (outside comments) into a comma."""
-        region = _between(self.module_lines, start, end)
+        region = self.between(start, end)
         offset = _find_outside_comments(region, operator)
         if offset < 0:
             raise CannotLower(f"no {operator!r} where one was expected")
@@ -276,7 +275,7 @@ class _Lowerer(cst.CSTVisitor):
         self.result.try_stars.append(self.start(node))
         for handler in node.handlers:
             start = self.start(handler)
-            region = _between(self.module_lines, start, self.start(handler.type))
+            region = self.between(start, self.start(handler.type))
             offset = _find_outside_comments(region, "*")
             if offset < 0:
                 raise CannotLower("an except* without its star")
@@ -319,7 +318,7 @@ class _Lowerer(cst.CSTVisitor):
         inner = param.param
         name_start, last = self.start(inner.name), self.end(inner.name)
         if name_start != self.start(param):  # `*Ts`, `**P`: the stars become spaces
-            stars = _between(self.module_lines, self.start(param), name_start)
+            stars = self.between(self.start(param), name_start)
             self.edits.append((self.start(param), _blank(stars)))
         bound = isinstance(inner, cst.TypeVar) and inner.bound is not None
         if isinstance(inner, cst.TypeVar) and inner.bound is not None:
@@ -348,7 +347,7 @@ class _Lowerer(cst.CSTVisitor):
 
     def _lower_string(self, node: cst.ConcatenatedString | cst.FormattedString) -> None:
         start, end = self.start(node), self.end(node)
-        group = _Group(start, _between(self.module_lines, start, end))
+        group = _Group(start, self.between(start, end))
         parts: list[Part] = []
         for string in _string_parts(node):
             self._string(string, group, parts)
@@ -386,11 +385,11 @@ class _Lowerer(cst.CSTVisitor):
         expression = part.expression
         first, last = self.start(expression), self.end(expression)
         if expression.lpar:
-            region = _between(self.module_lines, _advance(start, "{"), first)
+            region = self.between(_advance(start, "{"), first)
             opening = _offsets_outside_comments(region, "(")
             first = _advance(_advance(start, "{"), region[: opening[0]])
         if expression.rpar:
-            region = _between(self.module_lines, last, end)
+            region = self.between(last, end)
             closing = _offsets_outside_comments(region, ")")[: len(expression.rpar)]
             if len(closing) < len(expression.rpar):
                 raise CannotLower("a parenthesized f-string field without its parentheses")
@@ -399,10 +398,10 @@ class _Lowerer(cst.CSTVisitor):
         group.comma_after(last)
         debug = ""
         if part.equal is not None:
-            region = _between(self.module_lines, last, end)
+            region = self.between(last, end)
             equal = region.index("=") + 1
             equal += len(region[equal:]) - len(region[equal:].lstrip(" \t"))
-            debug = _between(self.module_lines, _advance(start, "{"), last) + region[:equal]
+            debug = self.between(_advance(start, "{"), last) + region[:equal]
         spec: tuple[Part, ...] | None = None
         if part.format_spec is not None:
             spec = tuple(self._spec(part.format_spec, group, last))
