@@ -31,7 +31,7 @@ from lintloader.cli.options import (
     stdin_scan,
 )
 from lintloader.fixers.backup import BackupStore, site_of
-from lintloader.fixers.edit.cst_edit import reparse_ok
+from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
 from lintloader.fixers.writer import (

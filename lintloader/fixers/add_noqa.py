@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from lintloader.fixers.edit.parsing import parse_module
 from lintloader.summary.noqa import noqa_lines
 
 _NOQA_CODES = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
@@ -23,7 +24,7 @@ _NOQA_CODES = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[
 
 def add_noqa(source: bytes, codes_by_line: Mapping[int, set[str]]) -> tuple[bytes, int]:
     """``source`` with the comments added, and how many statements got one."""
-    wrapper = MetadataWrapper(cst.parse_module(source))
+    wrapper = MetadataWrapper(parse_module(source))
     positions = wrapper.resolve(PositionProvider)
     targets = _targets(wrapper.module, positions, codes_by_line)
     if not targets:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
 from lintloader.findings import Finding
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
-from lintloader.fixers.edit.cst_edit import reparse_ok
+from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.scan.model import Discovery
 
 MAX_ROUNDS = 8

@@ -21,7 +21,7 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lintloader.fixers.edit.cst_edit import reparse_ok
+from lintloader.fixers.edit.parsing import reparse_ok
 
 INSTALLED_MARKERS = ("site-packages", "dist-packages")
 

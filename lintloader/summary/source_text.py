@@ -19,6 +19,11 @@ from dataclasses import dataclass
 _LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
+def split_lines(data: bytes) -> list[bytes]:
+    """``data``'s lines, line breaks kept, broken where Python's tokenizer breaks them."""
+    return _LINES.findall(data)
+
+
 class DecodeError(ValueError):
     """The bytes cannot be decoded as declared (bad cookie, bad BOM, invalid bytes)."""
 
@@ -51,7 +56,12 @@ class ParsedSource:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
             tree = ast.parse(text)
-        return cls(text, tree, _LINES.findall(text.encode("utf-8", "surrogatepass")))
+        return cls.of(text, tree)
+
+    @classmethod
+    def of(cls, text: str, tree: ast.Module) -> ParsedSource:
+        """``text`` with ``tree``, a tree whose columns are UTF-8 byte offsets into ``text``."""
+        return cls(text, tree, split_lines(text.encode("utf-8", "surrogatepass")))
 
     def segment(self, node: ast.AST) -> str:
         """The exact source text of ``node`` (an expression or a statement)."""

@@ -5,21 +5,23 @@ from __future__ import annotations
 from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
 from lintloader.summary.calls import Summarizer
 from lintloader.summary.dataloaders import summarize_loaders
+from lintloader.summary.grammar import Unreadable
 from lintloader.summary.helpers import one_line
 from lintloader.summary.model import FileSummary
 from lintloader.summary.noqa import noqa_lines
-from lintloader.summary.source_text import DecodeError, ParsedSource
+from lintloader.summary.source_text import DecodeError, ParsedSource, decode_source
 from lintloader.summary.walk import TooDeep
 
 
 def summarize_source(
     source: bytes, path: str, module: str, is_package: bool = False
 ) -> FileSummary:
-    """Parse ``source`` with CPython's ``ast`` and summarize it; a file that cannot be decoded,
-    parsed or analyzed gets ``summary.error`` (an LL000 finding) instead."""
+    """Parse ``source`` with CPython's ``ast`` (through libcst when the file is written for a
+    newer Python) and summarize it; a file that cannot be decoded, parsed or analyzed gets
+    ``summary.error`` (an LL000 finding) instead."""
     summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
-        parsed = ParsedSource.parse(source)
+        parsed = parse_source(source)
     except DecodeError as exc:
         summary.error = f"cannot decode: {exc}"
         return summary
@@ -30,6 +32,17 @@ def summarize_source(
     except (RecursionError, MemoryError) as exc:
         summary.error = parser_nesting_problem(exc)
         return summary
+    except Unreadable as exc:
+        summary.error, summary.error_line, summary.error_column = str(exc), exc.line, exc.column
+        return summary
+    return summarize_parsed(parsed, source, path, module, is_package)
+
+
+def summarize_parsed(
+    parsed: ParsedSource, source: bytes, path: str, module: str, is_package: bool = False
+) -> FileSummary:
+    """The summary of a parsed file (``source``: its bytes, for the loader facts' token test)."""
+    summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
         summary.noqa = noqa_lines(parsed.text, parsed.tree)
         Summarizer(summary, parsed).visit(parsed.tree)
@@ -41,3 +54,17 @@ def summarize_source(
     if summary.error:  # nothing half-summarized reaches the analysis
         summary = FileSummary(path, module, is_package, error=summary.error)
     return summary
+
+
+def parse_source(source: bytes) -> ParsedSource:
+    """``ast.parse`` on the file; when it rejects the file, the libcst path (imported only
+    then) reads code written for a newer Python than this one. Raises what
+    :meth:`ParsedSource.parse` raises, and :class:`Unreadable`."""
+    try:
+        return ParsedSource.parse(source)
+    except SyntaxError as exc:
+        if parser_nesting_problem(exc) or "null bytes" in str(exc.msg):
+            raise
+        from lintloader.summary.newer import parse_newer
+
+        return parse_newer(decode_source(source), exc)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from lintloader.fixers.edit.parsing import parse_module
 from lintloader.summary.helpers import Scope, qualname_in
 
 Statement = cst.BaseStatement  # a SimpleStatementLine or a compound statement
@@ -35,7 +36,7 @@ class Located:
 
 
 def locate(data: bytes) -> Located:
-    wrapper = MetadataWrapper(cst.parse_module(data))
+    wrapper = MetadataWrapper(parse_module(data))
     positions = dict(wrapper.resolve(PositionProvider))
     finder = _FunctionFinder()
     wrapper.module.visit(finder)
@@ -197,13 +198,3 @@ class _Editor(cst.CSTTransformer):
         if orphaned and not body:
             body.append(pass_line().with_changes(leading_lines=orphaned))
         return body
-
-
-def reparse_ok(data: bytes, path: str) -> str | None:
-    """``None`` when ``data`` parses (libcst and the compiler); else why not."""
-    try:
-        cst.parse_module(data)
-        compile(data, path, "exec", dont_inherit=True)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError) as exc:
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else exc}"
-    return None

@@ -9,6 +9,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from lintloader.fixers.base import FixError, FixRequest
+from lintloader.fixers.edit.parsing import parse_module
 
 Loop = cst.For | cst.While
 Block = cst.IndentedBlock | cst.Module
@@ -64,7 +65,7 @@ class Target:
 
     def result(self, new_module: cst.Module) -> dict[str, bytes]:
         data = new_module.bytes
-        cst.parse_module(data)  # a fix never writes code that does not parse
+        parse_module(data)  # a fix never writes code that does not parse
         return {self.path: data}
 
 
@@ -74,7 +75,7 @@ def target_call(request: FixRequest) -> Target:
     source = request.sources.get(path)
     if source is None:
         raise FixError(f"{finding.path}: source not available")
-    wrapper = MetadataWrapper(cst.parse_module(source))
+    wrapper = MetadataWrapper(parse_module(source))
     positions = wrapper.resolve(PositionProvider)
     parents = dict(wrapper.resolve(ParentNodeProvider))
     for node, where in positions.items():

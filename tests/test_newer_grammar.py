@@ -1,0 +1,246 @@
+"""Code written for a newer Python than the one lintloader runs on (PEP 695, 696, 701,
+``except*``, ``match``): ``check`` and ``fix`` through the real CLI give what they give under
+Python 3.13, and a file nothing can read gets an LL000 that says why.
+
+Python 3.13 is found on this machine (``python3.13``, pyenv, or ``$LINTLOADER_TEST_PYTHON313``);
+its ``ast`` needs nothing installed, and for whole CLI runs libcst and click are installed for
+it from the package index at test time (skipped, with the reason, when either is impossible).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, REPO, run_cli
+from other_pythons import find_python, summaries_under, with_cli
+
+from lintloader.summary.summarize import summarize_source
+
+GRAMMAR = FIXTURES / "grammar"
+SOURCES = sorted(p for p in GRAMMAR.glob("*.py") if not p.name.endswith(".fixed.py"))
+EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warning|info)")
+OLD_INTERPRETER = sys.version_info < (3, 12)
+# lintloader parses only files that mention what its rules are about
+HEADER = "from torch.utils.data import DataLoader\nloader = DataLoader(range(4))\n"
+SHIFT = HEADER.count("\n")
+
+
+@pytest.fixture(scope="session")
+def python313() -> str:
+    found = find_python("3.13")
+    if found is None:
+        pytest.skip("no Python 3.13 interpreter on this machine to compare with")
+    return found
+
+
+def markers(path: Path) -> set[tuple[int, str, str]]:
+    found = set()
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            found.add((number, match["code"], match["severity"]))
+    return found
+
+
+def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
+    done = run_cli(
+        "check", "--no-cache", "-j", "1", "--min-severity", "info", "--output-format", "json",
+        *paths, cwd=cwd,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+# -- the fixtures really need a newer Python --------------------------------------------------
+@pytest.mark.skipif(not OLD_INTERPRETER, reason="this interpreter reads 3.12 syntax itself")
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_fixture_is_rejected_by_this_interpreters_ast(path: Path) -> None:
+    with pytest.raises(SyntaxError):
+        ast.parse(path.read_text())
+
+
+# -- check: the findings, where a new enough interpreter puts them -----------------------------
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_check_reports_the_marked_findings(path: Path) -> None:
+    found = check_json(str(path.relative_to(REPO)))
+    assert not [f for f in found if f["code"] == "LL000"], found
+    assert {(f["line"], f["code"], f["severity"]) for f in found} == markers(path)
+
+
+def test_summaries_equal_python313s_own_ast(python313: str, tmp_path: Path) -> None:
+    """Python 3.13 builds the summaries with its own ``ast`` (importing the summary modules
+    only, no libcst); this interpreter builds them through libcst and the lowering."""
+    paths = [str(p) for p in SOURCES]
+    theirs = summaries_under(python313, paths, tmp_path)
+    for path in paths:
+        ours = summarize_source(Path(path).read_bytes(), path, "m")
+        assert ours.ok, ours.error
+        assert ours == theirs[path], path
+
+
+def cli_outputs(python: str, env: dict[str, str], sources: list[Path], tree: Path) -> tuple:
+    """``check`` (JSON) then ``fix --unsafe-fixes`` on copies of ``sources`` in ``tree``: both
+    outputs and the files afterwards."""
+    tree.mkdir()
+    for path in sources:
+        shutil.copy(path, tree / path.name)
+    runs = [
+        subprocess.run(
+            [python, "-m", "lintloader", *args, "--no-cache", "-j", "1", "."],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        for args in (
+            ("check", "--min-severity", "info", "--output-format", "json"),
+            ("fix", "--unsafe-fixes"),
+        )
+    ]
+    for run in runs:
+        assert run.returncode in (0, 1), run.stderr
+    files = {p.name: p.read_bytes() for p in sorted(tree.glob("*.py"))}
+    return [r.stdout for r in runs], [r.stderr for r in runs], files
+
+
+# Python 3.10's ast has no `X[*Ts]` (PEP 646, 3.11), which the lowering keeps as written.
+NEEDS_311 = {"type_defaults.py"}
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.12", "3.13"])
+def test_check_and_fix_agree_across_interpreters(version: str, tmp_path: Path) -> None:
+    """The same CLI commands under Python 3.10, 3.12 and 3.13 as under this interpreter: the
+    same findings (JSON, positions included), the same fix report, the same fixed files."""
+    python = find_python(version)
+    if python is None:
+        pytest.skip(f"no Python {version} interpreter on this machine to compare with")
+    env = with_cli(python, version)
+    if isinstance(env, str):
+        pytest.skip(env)
+    sources = [p for p in SOURCES if version != "3.10" or p.name not in NEEDS_311]
+    theirs = cli_outputs(python, env, sources, tmp_path / version)
+    ours = cli_outputs(sys.executable, dict(os.environ), sources, tmp_path / "here")
+    assert ours == theirs
+    assert json.loads(ours[0][0])  # there were findings to agree on
+    if version == "3.10":
+        for name in NEEDS_311:
+            finding = cli_outputs(python, env, [GRAMMAR / name], tmp_path / "pep646")[0][0]
+            (only,) = json.loads(finding)
+            assert only["code"] == "LL000"
+            assert "reads only when it runs on Python 3.11 or later" in only["message"]
+
+
+# -- fix ---------------------------------------------------------------------------------------
+def test_fix_rewrites_the_newer_syntax_files(tmp_path: Path) -> None:
+    for path in SOURCES:
+        shutil.copy(path, tmp_path / path.name)
+    done = run_cli("fix", "--unsafe-fixes", "--no-cache", "-j", "1", ".", cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert "would not parse" not in done.stdout + done.stderr
+    for path in SOURCES:
+        expected = GRAMMAR / f"{path.stem}.fixed.py"
+        assert (tmp_path / path.name).read_text() == expected.read_text(), path.name
+    left = check_json(".", cwd=tmp_path)
+    assert not [f for f in left if f["severity"] == "error"], left  # LL101, LL201: all fixed
+
+
+def test_fix_refuses_a_newer_syntax_file_it_would_break(tmp_path: Path) -> None:
+    """The write check compiles the lowered text: a real mistake is still a mistake."""
+    from lintloader.fixers.edit.parsing import reparse_ok
+
+    good = b"type Batch = list[int]\nprint(f'{f\"{1}\"}')\n"
+    assert reparse_ok(good, "good.py") is None
+    for bad in (b"type Batch = list[int]\nf() = 1\n", b"type Batch = list[int]\nreturn 1\n"):
+        assert reparse_ok(bad, "bad.py") is not None, bad
+
+
+# -- LL000 says why ----------------------------------------------------------------------------
+def ll000(tmp_path: Path, source: str) -> dict:
+    """The one finding of ``HEADER + source``, an LL000, with its line counted in ``source``."""
+    (tmp_path / "example.py").write_text(HEADER + source)
+    found = check_json("example.py", cwd=tmp_path)
+    assert [f["code"] for f in found] == ["LL000"], found
+    return {**found[0], "line": found[0]["line"] - SHIFT}
+
+
+def test_a_real_syntax_error_stays_the_interpreters_syntax_error(tmp_path: Path) -> None:
+    source = "def train(loader):\n    for batch in loader\n        pass\n"
+    with pytest.raises(SyntaxError) as error:
+        ast.parse(HEADER + source)
+    finding = ll000(tmp_path, source)
+    assert finding["message"] == f"syntax error: {error.value.msg}"
+    assert (finding["line"] + SHIFT, finding["column"]) == (error.value.lineno, error.value.offset)
+
+
+def test_a_mistake_in_a_newer_syntax_file_is_reported_on_its_line(tmp_path: Path) -> None:
+    """This interpreter stops at the ``type`` statement; libcst reads on to the mistake."""
+    source = "type Batch = list[int]\n\ndef f[T](x: T):\n    f(x) = 1\n"
+    finding = ll000(tmp_path, source)
+    assert finding["line"] == 4
+    assert finding["message"].startswith("syntax error: invalid syntax")
+    if OLD_INTERPRETER:
+        assert f"stopped earlier, at {1 + SHIFT}:6" in finding["message"]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 14), reason="this interpreter reads 3.14 syntax")
+@pytest.mark.parametrize(
+    ("source", "feature", "line"),
+    [
+        ("x = 1\nname = t'{x}'\n", "template strings, PEP 750", 2),
+        ("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n", "PEP 758", 3),
+    ],
+    ids=["t-string", "except-without-parentheses"],
+)
+def test_python314_syntax_names_the_version_it_needs(
+    tmp_path: Path, source: str, feature: str, line: int
+) -> None:
+    finding = ll000(tmp_path, source)
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert finding["message"].startswith("needs Python 3.14 (")
+    assert feature in finding["message"]
+    assert f"lintloader ran on Python {running}" in finding["message"]
+    assert finding["line"] == line
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 15), reason="this interpreter reads 3.15 syntax")
+def test_python315_lazy_import_names_the_version_it_needs(tmp_path: Path) -> None:
+    finding = ll000(tmp_path, "import os\nlazy import json\n")
+    assert finding["message"].startswith("needs Python 3.15 (lazy imports, PEP 810); ")
+    assert finding["line"] == 2
+
+
+def test_a_long_operator_chain_is_not_handed_to_libcst(tmp_path: Path) -> None:
+    """libcst takes minutes on 20,000 chained operators; the file keeps ast's syntax error."""
+    chain = " + ".join(["a"] * 20_000)
+    finding = ll000(tmp_path, f"type Batch = list[int]\nx = {chain}\n")
+    assert finding["message"].startswith("syntax error: ")
+
+
+# -- cost: the fast path never imports libcst --------------------------------------------------
+def test_only_a_file_that_ast_rejects_imports_libcst(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        from lintloader.summary.summarize import summarize_source
+        assert summarize_source(b"x = f'{1}'\\n", "a.py", "a").ok
+        print("libcst" in sys.modules)
+        assert summarize_source(b"type X = int\\n", "b.py", "b").ok
+        print("libcst" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    expected = ["False", "True"] if OLD_INTERPRETER else ["False", "False"]
+    assert done.stdout.split() == expected
