@@ -335,3 +335,12 @@ def test_ll202_after_runs_with_real_workers() -> None:
     after = run_script(FIXTURES / "LL202" / "fix_after.py")
     assert after.returncode == 0, after.stderr
     assert after.stdout.strip() == "seen 16"
+
+
+def test_the_strategy_catalog_agrees_with_the_imported_strategies() -> None:
+    """Reporting reads each strategy's safety from its source (no libcst import); the fixers
+    import the modules: both must say the same."""
+    from lintloader.fixers.catalog import strategy_safety
+    from lintloader.fixers.registry import all_strategies
+
+    assert strategy_safety() == {s.name: s.safe for s in all_strategies()}

@@ -78,6 +78,15 @@ class CheckDone(SystemExit):
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the findings to this file instead of stdout.",
 )
+@click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes, then report what is left.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply unsafe fixes.")
+@click.option("--show-fixes", is_flag=True, help="With --fix: list the fixes applied.")
+@click.option(
+    "--exit-non-zero-on-fix",
+    is_flag=True,
+    help="With --fix: exit 1 when a fix was applied, even if nothing is left.",
+)
 @stdin_filename_option
 @project_root_option("report")
 @guarded
@@ -91,6 +100,11 @@ def check(
     quiet: bool,
     add_noqa: bool,
     output_file: Path | None,
+    apply_fix: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
+    show_fixes: bool,
+    exit_non_zero_on_fix: bool,
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
@@ -105,9 +119,24 @@ def check(
     else:
         scope, scan, add_file = stdin_scan(scan, stdin, project_root)
         discovery, options = prepare(scan, min_severity, stdin, add_file)
+    fixed = None
+    if (apply_fix or show_diff) and stdin is None:
+        from lintloader.cli.fixing import run_fixes
+
+        restrict = scope.restrict if scope is not None else None
+        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, restrict)
+        if show_diff:
+            raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
     result = run_check(discovery, replace(options, replay=True))
     if scope is not None:
         result = scope.restrict(result)
+    if fixed is not None:
+        from lintloader.cli.fixing import show_fixes as list_fixes
+        from lintloader.cli.fixing import unfixed_notes
+
+        if show_fixes:
+            list_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
+        unfixed_notes(result.findings, fixed.outcome, unsafe_fixes)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
     result = located_in_cells(result)
@@ -123,7 +152,9 @@ def check(
         click.echo(text, nl=False, color=use_color)
     if not quiet:
         click.echo(summary_line(result, options.config.min_severity), err=True)
-    raise CheckDone(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)
+    applied = fixed is not None and bool(fixed.outcome.applied)
+    failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
+    raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
 
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
@@ -193,13 +224,12 @@ def write_output(path: Path, text: str) -> None:
 def render_statistics(findings: Sequence[Finding], json_format: bool = False) -> str:
     """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists, rule name;
     sorted by count (most first)."""
-    from lintloader.fixers.registry import all_strategies
+    from lintloader.fixers.catalog import fix_kind
     from lintloader.rules.registry import rules_by_code
 
-    safe = {s.name for s in all_strategies() if s.safe}
     rules = rules_by_code()
     counts = Counter(f.code for f in findings)
-    fixable = {f.code for f in findings if safe.intersection(f.fixes)}
+    fixable = {f.code for f in findings if fix_kind(f.fixes) == "safe"}
     rows = [
         {
             "code": code,
@@ -229,7 +259,21 @@ def summary_line(result: CheckResult, threshold: Severity = Severity.WARNING) ->
         f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
         f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed)."
         + hidden_note(result.hidden, threshold)
+        + fixable_note(result.findings)
     )
+
+
+def fixable_note(findings: Sequence[Finding]) -> str:
+    """ruff's "[*] N fixable with the --fix option (M more with --unsafe-fixes)"."""
+    from lintloader.fixers.catalog import fix_kind
+
+    kinds = Counter(fix_kind(f.fixes) for f in findings)
+    if not kinds["safe"] and not kinds["unsafe"]:
+        return ""
+    if not kinds["safe"]:
+        return f"\n[*] {kinds['unsafe']} fixable with `--fix --unsafe-fixes`."
+    more = f" ({kinds['unsafe']} more with `--unsafe-fixes`)" if kinds["unsafe"] else ""
+    return f"\n[*] {kinds['safe']} fixable with `--fix`{more}."
 
 
 def hidden_note(hidden: int, threshold: Severity) -> str:

@@ -106,7 +106,7 @@ def fix_command(
     restrict = scope.restrict if scope is not None else None
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
     displays = {f.path: f.display for f in discovery.files}
-    report_notes(outcome, displays)
+    report_notes(outcome, displays, show_diff)
     if show_diff:
         sys.exit(print_diffs(outcome, displays))
     written = write_all(outcome, displays, discovery if scan.site_packages else None)
@@ -144,7 +144,9 @@ def fix_stdin(
     return EXIT_FINDINGS if outcome.remaining else EXIT_CLEAN
 
 
-def report_notes(outcome: FixOutcome, displays: dict[str, str]) -> None:
+def report_notes(outcome: FixOutcome, displays: dict[str, str], dry_run: bool = False) -> None:
+    """What was fixed (``dry_run``: what would be) and the fixes that were refused."""
+    done = "would be fixed by" if dry_run else "fixed by"
     for note in outcome.notes:
         f = note.finding
         click.echo(
@@ -155,7 +157,7 @@ def report_notes(outcome: FixOutcome, displays: dict[str, str]) -> None:
         f = applied.finding
         files = ", ".join(displays.get(p, p) for p in applied.paths)
         click.echo(
-            f"{f.path}:{f.line}: {f.code} fixed by {applied.strategy.name} ({files})", err=True
+            f"{f.path}:{f.line}: {f.code} {done} {applied.strategy.name} ({files})", err=True
         )
 
 

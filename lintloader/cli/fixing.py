@@ -1,0 +1,96 @@
+"""``check --fix`` / ``check --diff``: the fix pipeline of ``lintloader fix``, run from ``check``
+as ruff does, and the notes that say why a finding was left unfixed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import click
+
+from lintloader.engine import CheckOptions
+from lintloader.findings import Finding
+from lintloader.fixers.runner import FixOutcome
+from lintloader.scan.model import Discovery
+
+
+@dataclass(frozen=True)
+class FixRun:
+    outcome: FixOutcome
+    written: int
+
+
+def run_fixes(
+    discovery: Discovery,
+    options: CheckOptions,
+    unsafe: bool,
+    dry_run: bool,
+    restrict: object | None = None,
+) -> FixRun:
+    """Fix in memory, then write (or, ``dry_run``, print the diff); notes on stderr."""
+    from lintloader.cli.fix import print_diffs, report_notes, write_all
+    from lintloader.fixers.registry import load_registry
+    from lintloader.fixers.runner import fix_in_memory
+    from lintloader.fixers.writer import Roots, why_not_writable
+
+    roots = Roots.of(discovery.roots)
+
+    def guard(path: str) -> str | None:
+        return None if dry_run else why_not_writable(path, roots, False)
+
+    outcome = fix_in_memory(
+        discovery,
+        options,
+        load_registry(),
+        unsafe,
+        guard,
+        restrict,  # type: ignore[arg-type]
+    )
+    displays = {f.path: f.display for f in discovery.files}
+    report_notes(outcome, displays, dry_run)
+    if dry_run:
+        print_diffs(outcome, displays)
+        return FixRun(outcome, 0)
+    return FixRun(outcome, write_all(outcome, displays, None))
+
+
+def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
+    """``--show-fixes``: what was fixed, per file and code (as ruff prints it)."""
+    counts = Counter(
+        (displays.get(path, path), applied.finding.code, applied.strategy.name)
+        for applied in outcome.applied
+        for path in applied.paths[:1]
+    )
+    if not counts:
+        click.echo("No fixes applied.", err=True)
+        return
+    click.echo(
+        f"Fixed {sum(counts.values())} finding{'s' * (sum(counts.values()) != 1)}:", err=True
+    )
+    for (display, code, strategy), count in sorted(counts.items()):
+        click.echo(f"- {display}:\n    {count} \u00d7 {code} ({strategy})", err=True)
+
+
+def unfixed_notes(findings: Sequence[Finding], outcome: FixOutcome | None, unsafe: bool) -> None:
+    """A ``note:`` for every finding left unfixed: no fix exists for it, its shape is not
+    supported (the strategy said why), or it needs ``--unsafe-fixes``."""
+    from lintloader.fixers.catalog import strategy_safety
+
+    safety = strategy_safety()
+    refused = {}
+    if outcome is not None:
+        for note in outcome.notes:
+            refused.setdefault(note.finding.sort_key, note.reason)
+    for finding in findings:
+        where = f"{finding.place}: {finding.code}"
+        if finding.sort_key in refused:
+            why = f"unsupported shape ({refused[finding.sort_key]})"
+        elif not finding.fixes:
+            why = "no fix for this finding"
+        elif not unsafe and not any(safety.get(name) for name in finding.fixes):
+            names = ", ".join(finding.fixes)
+            why = f"only unsafe fixes ({names}): needs --unsafe-fixes"
+        else:
+            why = "no fix applied (the fix strategies did not apply)"
+        click.echo(f"note: {where} not fixed: {why}", err=True)
