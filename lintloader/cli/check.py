@@ -19,6 +19,7 @@ from lintloader.cli.options import (
     SEVERITIES,
     Failure,
     ScanArgs,
+    emit,
     guarded,
     prepare,
     project_root_option,
@@ -120,7 +121,7 @@ def check(
     if output_file is not None:
         write_output(output_file, text)
     else:
-        click.echo(text, nl=False, color=use_color)
+        emit(text, nl=False, color=use_color)
     if not quiet:
         click.echo(summary_line(result, options.config.min_severity), err=True)
     raise CheckDone(EXIT_CLEAN if exit_zero or not result.findings else EXIT_FINDINGS)

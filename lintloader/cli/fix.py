@@ -22,6 +22,7 @@ from lintloader.cli.options import (
     Failure,
     ScanArgs,
     StdinSource,
+    emit,
     guarded,
     prepare,
     project_root_option,
@@ -193,7 +194,7 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     changed = outcome.changed
     for path in sorted(changed):
         display = displays.get(path, path)
-        click.echo(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
+        emit(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
     count = len(changed)
     click.echo(f"Would fix {len(outcome.applied)} findings in {count} files.", err=True)
     return EXIT_FINDINGS if changed else EXIT_CLEAN
@@ -309,10 +310,13 @@ def manage_backups(
                 restored = store.revert(key)
                 tag = "reverted" if restored.ok else "refused"
                 line = printable(f"{tag}: {restored.path}: {restored.message}")
-                click.echo(line, err=not restored.ok)
+                if restored.ok:
+                    emit(line)
+                else:
+                    click.echo(line, err=True)
                 status = status if restored.ok else EXIT_ERROR
             else:
-                click.echo(describe(store, key))
+                emit(describe(store, key))
     if not listed:
         click.echo("No files patched by lintloader.", err=True)
     return status

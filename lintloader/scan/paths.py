@@ -184,13 +184,13 @@ def _git_listed(directory: str) -> set[str] | None:
     """Files git does not ignore below ``directory`` (tracked or not), or None outside git."""
     import subprocess  # imported when used: a warm --site-packages run never starts one
 
+    from lintloader.scan.process_group import run_grouped
+
     try:
-        result = subprocess.run(
+        result = run_grouped(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
-            cwd=directory,
-            capture_output=True,
             timeout=60,
-            check=False,
+            cwd=directory,
         )
     except (OSError, subprocess.SubprocessError):
         return None
