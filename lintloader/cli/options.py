@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from lintloader.cache.files import default_cache_dir
+from lintloader.cache.files import cache_problem, default_cache_dir
 from lintloader.config import (
     Config,
     ConfigError,
@@ -162,7 +162,7 @@ def scan_options(command: F) -> F:
         click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
         click.option(
             "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=click.Path(path_type=Path),  # an unusable one is a warning (see usable_cache)
             help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
         ),
         click.option(
@@ -235,7 +235,7 @@ def prepare(
         )
     )
     check_selection(config)
-    cache = None if scan.no_cache else (scan.cache_dir or default_cache_dir())
+    cache = None if scan.no_cache else usable_cache(scan.cache_dir or default_cache_dir())
     excludes = (*config.exclude, *scan.exclude)
     if stdin is not None and not scan.paths:
         discovery = Discovery()
@@ -264,6 +264,20 @@ def check_selection(config: Config) -> None:
     if errors:
         source = f" (in {config.source})" if config.source else ""
         raise Failure(f"{errors[0]}{source}")
+
+
+def usable_cache(directory: Path) -> Path | None:
+    """``directory``, or None (and one warning) when it cannot hold the cache: the cache costs
+    speed when it is missing, never findings."""
+    problem = cache_problem(directory)
+    if problem is None:
+        return directory
+    click.echo(
+        f"lintloader: warning: cache directory {directory} is unusable ({problem}); "
+        "going on without the cache",
+        err=True,
+    )
+    return None
 
 
 def project_root_option(what: str) -> Callable[[F], F]:
