@@ -95,6 +95,7 @@ def test_a_cache_dir_without_permission_costs_a_warning(shared_dir: Path) -> Non
     cache = shared_dir / "cache"
     (cache / "locked").mkdir(parents=True)
     cache.chmod(0o755)
+    os.chown(cache / "locked", 65534, 65534)  # nobody's own directory, without write permission
     (cache / "locked").chmod(0o500)
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     probe = subprocess.run([*as_nobody, sys.executable, "-c", "import lintloader"], check=False)
@@ -124,3 +125,76 @@ def test_the_flake8_plugin_goes_on_without_an_unusable_cache(root: Path) -> None
     )
     assert "LL101" in result.stdout, result.stderr
     assert result.stderr.count(WARNING) == 1, result.stderr
+
+
+# -------------------------------------------------- 8. the summary cache follows lintloader's code
+
+
+def install_copy(where: Path) -> Path:
+    """A copy of this checkout's lintloader package (mtimes kept), importable from ``where``."""
+    import lintloader
+
+    shutil.copytree(
+        Path(lintloader.__file__).parent,
+        where / "lintloader",
+        copy_function=shutil.copy2,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    return where
+
+
+def check_with(copy: Path, root: Path, cache: Path) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "lintloader", "check", ".", "--cache-dir", str(cache)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(copy)},
+    )
+    assert result.returncode == 1 and "LL101" in result.stdout, result.stderr
+    which = subprocess.run(
+        [sys.executable, "-c", "import lintloader; print(lintloader.__file__)"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(copy)},
+        check=True,
+    )
+    assert which.stdout.startswith(f"{copy}/lintloader/")  # the copy ran, not the checkout
+    return result.stderr.strip().splitlines()[-1]
+
+
+def test_summaries_follow_the_analyzer_code_not_only_its_version(
+    root: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    first = install_copy(tmp_path / "first")
+    assert "(1 parsed, 0 from cache" in check_with(first, root, cache)
+    assert "(0 parsed, 1 from cache" in check_with(first, root, cache)
+    # the summarizer changes, the version string does not (an edited checkout, another commit)
+    calls = first / "lintloader" / "summary" / "calls.py"
+    calls.write_text(calls.read_text() + "\n# a change of the summarizer\n")
+    assert "(1 parsed, 0 from cache" in check_with(first, root, cache)
+    # the same code installed elsewhere (a second pre-commit environment) shares the summaries
+    second = tmp_path / "second"
+    shutil.copytree(first, second, copy_function=shutil.copy2)
+    # (its code stamp holds other paths, so this is no whole-run replay: the summary is reused)
+    assert "(0 parsed, 1 from cache" in check_with(second, root, cache)
+
+
+@pytest.mark.parametrize("shape", ["world-writable", "foreign"])
+def test_a_cache_dir_others_can_write_is_not_used(root: Path, tmp_path: Path, shape: str) -> None:
+    """The cache holds pickles: entries another user could plant are never loaded."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    if shape == "world-writable":
+        cache.chmod(0o777)
+    elif os.name != "posix" or os.geteuid() != 0:
+        pytest.skip("giving a directory to another user needs root")
+    else:
+        os.chown(cache, 65534, 65534)
+    result = run_check(root, str(cache))
+    assert_findings_and_one_warning(result)
+    assert "not trusted" in result.stderr
+    assert list(cache.iterdir()) == []
