@@ -67,7 +67,12 @@ def _run(
         # imported here: multiprocessing costs a run that parses little ~10-20 ms to import
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        from lintloader.select.lifeline import die_with_parent
+
+        workers = min(jobs, len(work))
+        with ProcessPoolExecutor(
+            workers, initializer=die_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             yield from pool.map(_summarize, work, chunksize=1)
     else:
         yield from map(_summarize, work)
