@@ -72,7 +72,7 @@ def code_digest(cache_dir: Path | None) -> str:
     if cache_dir is None:
         return content_digest()
     stamp = code_stamp()
-    path = Path(cache_dir) / f"{CODE_DIR_PREFIX}{__version__}" / f"{stamp}.pickle"
+    path = Path(cache_dir) / f"{CODE_DIR_PREFIX}{__version__}" / f"{stamp}.digest"
     stored = read_pickle(path)
     if (
         isinstance(stored, tuple)
