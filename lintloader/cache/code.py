@@ -50,7 +50,9 @@ def code_stamp() -> str:
     digest = hashlib.sha256(__version__.encode())
     for _, full in module_files():
         status = os.stat(full)
-        digest.update(f"{full}\0{status.st_size}\0{status.st_mtime_ns}\n".encode())
+        digest.update(
+            f"{full}\0{status.st_size}\0{status.st_mtime_ns}\n".encode("utf-8", "surrogateescape")
+        )
     return digest.hexdigest()
 
 
@@ -60,7 +62,7 @@ def content_digest() -> str:
     for relative, full in module_files():
         with open(full, "rb") as handle:
             data = handle.read()
-        digest.update(f"{relative}\0{len(data)}\0".encode())
+        digest.update(f"{relative}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
         digest.update(data)
     return digest.hexdigest()
 

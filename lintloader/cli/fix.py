@@ -46,7 +46,7 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
-from lintloader.report.escape import printable
+from lintloader.scan.escape import printable
 from lintloader.scan.interpreter import query_interpreter
 from lintloader.scan.model import Discovery
 from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
