@@ -177,7 +177,7 @@ def color_wanted(flag: bool | None) -> bool:
         return True
     if os.environ.get("NO_COLOR"):
         return False
-    return sys.stdout.isatty()
+    return bool(sys.stdout and sys.stdout.isatty())  # no stdout at all: no colour
 
 
 def write_output(path: Path, text: str) -> None:
