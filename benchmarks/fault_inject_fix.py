@@ -4,8 +4,9 @@ On a real pytorch-lightning 1.5.0 install (pip installs the released wheel into 
 virtual environment at run time), this runs ``fix --site-packages pytorch-lightning`` N times
 (default 50), each time SIGKILLing its whole process group at a random moment: in even rounds
 after a delay between 0 and 1.1 times the length of a complete run (mostly during the analysis),
-in odd rounds 0-30 ms after the backup directory appears (the window between storing a backup
-and replacing the file, which a uniform delay rarely hits). After each kill it checks that:
+in odd rounds 0-400 ms after the backup directory appears (the window of storing the backup,
+checking the fixed file parses and replacing it, which a uniform delay rarely hits). After each
+kill it checks that:
 
 1. every file is either its original bytes or exactly what a complete fix writes;
 2. every patched file has a manifest entry and a verified backup (a regular file whose sha256
@@ -206,15 +207,17 @@ def one_round(
         start_new_session=True,
     )
     started = time.monotonic()
-    if at_write:
-        backups = env.site / ".lintloader-backups"
-        while not backups.exists() and process.poll() is None:
-            time.sleep(0.001)
-    time.sleep(delay)
-    status = process.poll()
-    if status is None:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    try:
+        if at_write:
+            backups = env.site / ".lintloader-backups"
+            while not backups.exists() and process.poll() is None:
+                time.sleep(0.001)
+        time.sleep(delay)
+        status = process.poll()
+    finally:  # also when this script is interrupted: never leave the run behind
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     elapsed = time.monotonic() - started
     aim = "write" if at_write else "uniform"
     report = Round(index, aim, round(elapsed, 3), status, 0, 0)
@@ -248,7 +251,7 @@ def main() -> int:
         rounds = []
         for index in range(args.runs):
             at_write = index % 2 == 1
-            delay = chooser.uniform(0, 0.03) if at_write else chooser.uniform(0, 1.1 * duration)
+            delay = chooser.uniform(0, 0.4) if at_write else chooser.uniform(0, 1.1 * duration)
             rounds.append(one_round(env, original, fixed, index, delay, at_write))
             last = rounds[-1]
             print(
