@@ -131,8 +131,20 @@ def load_config(path: Path | None) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
-    table = data.get("tool", {}).get("lintloader", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: 'tool' must be a table, not {_kind(tool)}")
+    table = tool.get("lintloader", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.lintloader] must be a table, not {_kind(table)}")
     return parse_table(table, str(path))
+
+
+def _kind(value: Any) -> str:
+    """The TOML name of ``value``'s type, for an error message."""
+    kinds = {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}
+    kinds.update({list: "an array", dict: "a table"})
+    return kinds.get(type(value), type(value).__name__)
 
 
 def parse_table(table: dict[str, Any], source: str) -> Config:
@@ -151,9 +163,14 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}")
     try:
+        per_file_table = table.get("per-file-ignores", {})
+        if not isinstance(per_file_table, dict):
+            raise ValueError(
+                f'per-file-ignores must be a table of glob = ["codes"], not {_kind(per_file_table)}'
+            )
         per_file = tuple(
             (str(glob), tuple(_codes(codes, f"per-file-ignores.{glob}")))
-            for glob, codes in (table.get("per-file-ignores") or {}).items()
+            for glob, codes in per_file_table.items()
         )
         config = Config(
             select=(
@@ -165,10 +182,10 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
                 *_codes(table.get("extend-ignore", []), "extend-ignore"),
             ),
             exclude=(
-                *(str(p) for p in table.get("exclude", [])),
-                *(str(p) for p in table.get("extend-exclude", [])),
+                *_strings(table.get("exclude", []), "exclude", "glob patterns"),
+                *_strings(table.get("extend-exclude", []), "extend-exclude", "glob patterns"),
             ),
-            min_severity=Severity.parse(str(table.get("min-severity", "warning"))),
+            min_severity=Severity.parse(_string(table.get("min-severity", "warning"))),
             max_file_size=_megabytes(table.get("max-file-size", DEFAULT_MAX_FILE_MB)),
             per_file_ignores=per_file,
             source=source,
@@ -186,11 +203,25 @@ def _megabytes(value: Any) -> float:
 
 
 def _codes(value: Any, key: str) -> list[str]:
+    return [v.strip().upper() for v in _strings(value, key, "rule codes")]
+
+
+def _strings(value: Any, key: str, what: str) -> list[str]:
+    """``value`` as a list of strings (one string counts as a list of one)."""
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{key} must be a list of rule codes")
-    return [v.strip().upper() for v in value]
+    if not isinstance(value, list):
+        raise ValueError(f"{key} must be a list of {what} (strings), not {_kind(value)}")
+    for item in value:
+        if not isinstance(item, str):
+            raise ValueError(f"{key} must be a list of {what} (strings); found {_kind(item)}")
+    return list(value)
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"min-severity must be a string, not {_kind(value)}")
+    return value
 
 
 def parse_per_file_ignores(entries: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:

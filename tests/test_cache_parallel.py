@@ -207,15 +207,17 @@ def test_corrupt_index_is_ignored(tmp_path: Path) -> None:
     assert again == reference
 
 
-def test_summary_key_depends_on_content_module_and_package() -> None:
+def test_summary_key_depends_on_content_module_package_and_code() -> None:
     digest = content_digest(b"x = 1\n")
+    code = "0" * 64
     keys = {
-        summary_key(digest, "a", False),
-        summary_key(digest, "b", False),
-        summary_key(digest, "a", True),
-        summary_key(content_digest(b"x = 2\n"), "a", False),
+        summary_key(digest, "a", False, code),
+        summary_key(digest, "b", False, code),
+        summary_key(digest, "a", True, code),
+        summary_key(content_digest(b"x = 2\n"), "a", False, code),
+        summary_key(digest, "a", False, "1" * 64),
     }
-    assert len(keys) == 4
+    assert len(keys) == 5
 
 
 def test_clean_removes_only_lintloader_entries(tmp_path: Path) -> None:

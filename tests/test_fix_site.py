@@ -167,15 +167,13 @@ def test_read_only_file_is_reported_and_skipped(tmp_path: Path) -> None:
 
 
 def test_read_only_directory_is_reported_and_skipped(tmp_path: Path) -> None:
-    """A directory without write permission (also refused for root: checked by access())."""
+    """A directory without write permission (also refused for root: no write bit at all)."""
     folder = tmp_path / "pkg"
     folder.mkdir()
     target = folder / "mod.py"
     shutil.copy(FIX / "relocate_close.in.py", target)
     os.chmod(folder, 0o555)
     try:
-        if os.access(folder, os.W_OK):
-            pytest.skip("this user can write to read-only directories")
         result = lintloader("fix", ".", cwd=tmp_path)
     finally:
         os.chmod(folder, 0o755)

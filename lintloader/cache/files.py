@@ -28,6 +28,38 @@ def default_cache_dir() -> Path:
     return Path(base) / "lintloader"
 
 
+def cache_problem(directory: Path) -> str | None:
+    """Why ``directory`` cannot hold the cache (not a directory, no permission, a full disk),
+    or None: it is created if missing, and a small probe file is written there and removed."""
+    probe = directory / f".tmp-probe-{os.getpid()}-{os.urandom(4).hex()}"
+    try:
+        if directory.exists() and not directory.is_dir():
+            return "not a directory"
+        directory.mkdir(parents=True, exist_ok=True)
+        foreign = foreign_problem(os.stat(directory))
+        if foreign:
+            return foreign
+        descriptor = os.open(probe, _CREATE_FLAGS, 0o666)
+        try:
+            os.write(descriptor, b"lintloader cache probe\n")
+        finally:
+            os.close(descriptor)
+            os.unlink(probe)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def foreign_problem(status: os.stat_result) -> str | None:
+    """Why a cache directory with ``status`` could hold entries written by someone else: the
+    cache holds pickles, and loading one another user planted would run their code."""
+    if hasattr(os, "geteuid") and status.st_uid != os.geteuid():
+        return f"owned by another user (uid {status.st_uid}); its entries are not trusted"
+    if status.st_mode & 0o002:
+        return "writable by every user; its entries are not trusted"
+    return None
+
+
 def read_pickle(path: Path) -> Any:
     """The object pickled at ``path``; None when missing, unreadable, corrupt or a link."""
     try:
@@ -55,7 +87,8 @@ def write_pickle(root: Path, target: Path, value: Any) -> None:
     except OSError:
         return
     finally:
-        temporary.unlink(missing_ok=True)  # left only when something failed
+        with contextlib.suppress(OSError):  # left only when something failed
+            temporary.unlink()
 
 
 def _linked_between(root: Path, folder: Path) -> bool:
@@ -69,7 +102,7 @@ def _linked_between(root: Path, folder: Path) -> bool:
         current = current.parent
 
 
-CACHE_ENTRY_PREFIXES = ("summaries-", "index-", "interpreters-", "listings-", ".tmp-")
+CACHE_ENTRY_PREFIXES = ("summaries-", "index-", "interpreters-", "listings-", "code-", ".tmp-")
 
 
 def clean_cache(directory: Path) -> int:

@@ -16,14 +16,11 @@ analysis: no summary, rule or parser module is imported until something must be 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-import lintloader
-from lintloader import __version__
+from lintloader.cache.code import code_stamp
 from lintloader.cache.files import read_pickle, write_pickle
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
@@ -40,18 +37,6 @@ class Replay:
     summaries: int  # summaries the stored run parsed or loaded (now reported as "from cache")
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
     hidden: int = 0  # findings below the severity threshold
-
-
-@lru_cache(maxsize=1)
-def code_stamp() -> str:
-    """Size and mtime of every module of the installed lintloader package."""
-    root = Path(lintloader.__file__).parent
-    digest = hashlib.sha256(__version__.encode())
-    for folder, _, names in sorted(os.walk(root)):
-        for name in sorted(n for n in names if n.endswith(".py")):
-            status = os.stat(os.path.join(folder, name))
-            digest.update(f"{folder}/{name}\0{status.st_size}\0{status.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
 
 
 def replay_key(

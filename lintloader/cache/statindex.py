@@ -123,7 +123,7 @@ class StatIndex:
 
 def index_path(cache_dir: Path, roots: Iterable[str]) -> Path:
     scope = "\0".join(sorted(set(roots))) or "<none>"
-    name = hashlib.sha256(scope.encode()).hexdigest()[:24]
+    name = hashlib.sha256(scope.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return Path(cache_dir) / f"index-{__version__}" / f"{name}.index"
 
 

@@ -10,6 +10,7 @@ created with mode 0o666 so that the user's umask decides their permissions.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lintloader import __version__
+from lintloader.cache.code import code_digest
 from lintloader.cache.files import read_pickle, write_pickle
 
 if TYPE_CHECKING:  # summaries are imported only when one is keyed, read or written
@@ -28,12 +30,14 @@ def content_digest(source: bytes) -> str:
     return hashlib.sha256(source).hexdigest()
 
 
-def summary_key(digest: str, module: str, is_package: bool) -> str:
-    """The cache key of a file's summary; ``digest`` is :func:`content_digest` of its bytes."""
+def summary_key(digest: str, module: str, is_package: bool, code: str) -> str:
+    """The cache key of a file's summary; ``digest`` is :func:`content_digest` of its bytes,
+    ``code`` the digest of lintloader's own code (:func:`lintloader.cache.code.code_digest`).
+    A module name that is not valid UTF-8 (from a file name) enters with its raw bytes."""
     from lintloader.summary.model import SUMMARY_SCHEMA
 
-    text = f"{__version__}\0{SUMMARY_SCHEMA}\0{module}\0{int(is_package)}\0{digest}"
-    return hashlib.sha256(text.encode()).hexdigest()
+    text = f"{__version__}\0{code}\0{SUMMARY_SCHEMA}\0{module}\0{int(is_package)}\0{digest}"
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class SummaryCache:
@@ -43,6 +47,14 @@ class SummaryCache:
         self.root = Path(directory)
         self.directory = self.root / f"summaries-{__version__}"
         self.used: set[str] = set()  # keys read or written by this run
+
+    @functools.cached_property
+    def code(self) -> str:
+        """The digest of lintloader's code, computed (or read from the cache) on first use."""
+        return code_digest(self.root)
+
+    def key(self, digest: str, module: str, is_package: bool) -> str:
+        return summary_key(digest, module, is_package, self.code)
 
     def stamps(self, keys: Iterable[str]) -> tuple[tuple[str, int, int], ...] | None:
         """(key, size, mtime) of each entry; None if one is missing or not a regular file."""

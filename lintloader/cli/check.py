@@ -19,6 +19,7 @@ from lintloader.cli.options import (
     SEVERITIES,
     Failure,
     ScanArgs,
+    emit,
     guarded,
     prepare,
     project_root_option,
@@ -149,7 +150,7 @@ def check(
     if output_file is not None:
         write_output(output_file, text)
     else:
-        click.echo(text, nl=False, color=use_color)
+        emit(text, nl=False, color=use_color)
     if not quiet:
         click.echo(summary_line(result, options.config.min_severity), err=True)
     applied = fixed is not None and bool(fixed.outcome.applied)
@@ -207,7 +208,7 @@ def color_wanted(flag: bool | None) -> bool:
         return True
     if os.environ.get("NO_COLOR"):
         return False
-    return sys.stdout.isatty()
+    return bool(sys.stdout and sys.stdout.isatty())  # no stdout at all: no colour
 
 
 def write_output(path: Path, text: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import click
 
@@ -21,6 +22,7 @@ from lintloader.cli.options import (
     Failure,
     ScanArgs,
     StdinSource,
+    emit,
     guarded,
     prepare,
     project_root_option,
@@ -30,21 +32,24 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
-from lintloader.fixers.backup import BackupStore, site_of
+from lintloader.fixers.backup import BackupStore, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
 from lintloader.fixers.writer import (
+    FileChanged,
     Roots,
     WriteError,
     atomic_write,
+    digest_of,
     remove_stale_bytecode,
     unified_diff,
     why_not_writable,
 )
+from lintloader.scan.escape import printable
 from lintloader.scan.interpreter import query_interpreter
 from lintloader.scan.model import Discovery
-from lintloader.scan.notebooks import is_notebook, python_to_notebook
+from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
 from lintloader.scan.site_packages import discover_site_packages
 
 
@@ -109,16 +114,42 @@ def fix_command(
     report_notes(outcome, displays, show_diff)
     if show_diff:
         sys.exit(print_diffs(outcome, displays))
-    written = write_all(outcome, displays, discovery if scan.site_packages else None)
-    left = len(outcome.remaining)
-    fixed = len(outcome.applied)
-    click.echo(
+    report = write_all(outcome, displays, discovery if scan.site_packages else None)
+    click.echo(summary(outcome, report, unsafe_fixes), err=True)
+    sys.exit(report.exit_code(bool(outcome.remaining)))
+
+
+@dataclass
+class WriteReport:
+    """What became of the changed files: written, refused because they changed on disk during
+    the fix, or not written (an error: disk full, no verified backup, ...)."""
+
+    written: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def exit_code(self, left: bool) -> int:
+        if self.failed:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if left or self.changed else EXIT_CLEAN
+
+
+def summary(outcome: FixOutcome, report: WriteReport, unsafe_fixes: bool) -> str:
+    done = set(report.written)
+    fixed = sum(1 for a in outcome.applied if set(a.paths) <= done)
+    written, left = len(report.written), len(outcome.remaining)
+    line = (
         f"Fixed {fixed} finding{'s' * (fixed != 1)} in {written} file{'s' * (written != 1)}; "
         f"{left} fixable finding{'s' * (left != 1)} left"
-        f"{'' if unsafe_fixes or not left else ' (--unsafe-fixes may fix more)'}.",
-        err=True,
+        f"{'' if unsafe_fixes or not left else ' (--unsafe-fixes may fix more)'}"
     )
-    sys.exit(EXIT_FINDINGS if left else EXIT_CLEAN)
+    for count, what in ((len(report.failed), "NOT WRITTEN"), (len(report.changed), "changed")):
+        if count:
+            detail = (
+                "(errors above)" if what == "NOT WRITTEN" else "on disk during the fix, left alone"
+            )
+            line += f"; {count} file{'s' * (count != 1)} {what} {detail}"
+    return line + "."
 
 
 def fix_stdin(
@@ -165,61 +196,95 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     changed = outcome.changed
     for path in sorted(changed):
         display = displays.get(path, path)
-        click.echo(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
+        emit(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
     count = len(changed)
     click.echo(f"Would fix {len(outcome.applied)} findings in {count} files.", err=True)
     return EXIT_FINDINGS if changed else EXIT_CLEAN
 
 
-def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | None) -> int:
-    """Write every changed file (with a backup first for installed ones); report failures."""
+def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | None) -> WriteReport:
+    """Write every changed file (with a verified backup first for installed ones), each only
+    if it still holds the analysed bytes; report what was not written, one line per file."""
     fixes_by_path: dict[str, set[str]] = {}
     for applied in outcome.applied:
         for path in applied.paths:
             fixes_by_path.setdefault(path, set()).add(applied.strategy.name)
-    written = 0
+    report = WriteReport()
+    done: dict[str, bytes] = {}  # real path -> bytes written (a symlink and its target)
     for path, data in sorted(outcome.changed.items()):
         display = displays.get(path, path)
+        if done.get(os.path.realpath(path)) == data:
+            report.written.append(path)
+            continue
         try:
-            if site is not None:
-                backup_first(path, outcome.originals[path], data, fixes_by_path[path], site)
-            if is_notebook(path):
-                write_notebook(path, data)
-            else:
-                atomic_write(path, data)
+            write_one(path, outcome.originals[path], data, fixes_by_path.get(path, set()), site)
+        except FileChanged as exc:
+            click.echo(f"note: {display}: {exc}", err=True)
+            report.changed.append(path)
+            continue
         except (WriteError, OSError) as exc:
             message = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             click.echo(f"lintloader: {display}: not written: {message}", err=True)
+            report.failed.append(path)
             continue
-        written += 1
+        report.written.append(path)
+        done[os.path.realpath(path)] = data
         for problem in remove_stale_bytecode(path):
             click.echo(f"lintloader: warning: stale bytecode left: {problem}", err=True)
-    return written
+    return report
 
 
-def write_notebook(path: str, python: bytes) -> None:
+def write_notebook(path: str, analysed: bytes, python: bytes) -> None:
     """A fixed notebook: the edited Python must parse; each cell gets its new source back,
-    outputs untouched; the notebook must validate (see lintloader.scan.notebooks)."""
+    outputs untouched; the notebook must validate (see lintloader.scan.notebooks). Written
+    only if its code cells are still the Python that was analysed (``analysed``)."""
     problem = reparse_ok(python, path)
     if problem:
         raise WriteError(f"the fixed cells would not parse ({problem}); not written")
     with open(path, "rb") as handle:
         original = handle.read()
-    atomic_write(path, python_to_notebook(original, python), verify=False)
+    try:
+        unchanged = notebook_to_python(original) == analysed
+    except Exception:  # no longer a notebook it can read: changed meanwhile
+        unchanged = False
+    if not unchanged:
+        raise FileChanged("changed on disk while lintloader worked on it; not written")
+    notebook = python_to_notebook(original, python)
+    atomic_write(path, notebook, verify=False, expected_sha256=sha256(original))
 
 
-def backup_first(
-    path: str, original: bytes, patched: bytes, fixes: set[str], discovery: Discovery
+def write_one(
+    path: str, original: bytes, data: bytes, fixes: set[str], discovery: Discovery | None
 ) -> None:
+    """Write ``data`` over ``path`` if it still holds ``original``; for an installed file, only
+    after a verified backup, and with its manifest entry put back when the write fails."""
+    if is_notebook(path):
+        write_notebook(path, original, data)
+        return
+    expected = sha256(original)
+    if digest_of(path) != expected:
+        raise FileChanged("changed on disk while lintloader worked on it; not written")
+    if discovery is None:
+        atomic_write(path, data, expected_sha256=expected)
+        return
     site = site_of(path, discovery.roots)
     if site is None:
         raise WriteError("is outside every site directory; not patching without a backup")
-    BackupStore.load(site).record(path, original, patched, fixes)
+    store = BackupStore.load(site)
+    previous = store.record(path, original, data, fixes)
+    try:
+        atomic_write(path, data, expected_sha256=expected)
+    except WriteError:
+        store.undo(path, previous)
+        raise
 
 
 def manage_backups(
     paths: Sequence[str], python: str | None, exclude: Sequence[str], revert: bool
 ) -> int:
+    """``--revert`` or ``--list-patched`` over every site directory of the interpreter. A
+    manifest or entry that cannot be trusted is refused with one line (exit 2); the rest is
+    still processed."""
     sites = query_interpreter(python, [])["sites"]
     wanted = None
     if paths:
@@ -228,7 +293,16 @@ def manage_backups(
     status = EXIT_CLEAN
     listed = 0
     for site in sites:
-        store = BackupStore.load(site)
+        try:
+            store = BackupStore.load(site)
+        except WriteError as exc:
+            click.echo(f"refused: {printable(str(exc))}", err=True)
+            status = EXIT_ERROR
+            continue
+        for key, (_, reason) in sorted(store.manifest.refused.items()):
+            where = printable(f"{store.manifest_path}: entry {key!r}")
+            click.echo(f"refused: {where}: {reason}", err=True)
+            status = EXIT_ERROR
         for key in sorted(store.entries):
             absolute = store.absolute(key)
             if wanted is not None and os.path.realpath(absolute) not in wanted:
@@ -237,19 +311,27 @@ def manage_backups(
             if revert:
                 restored = store.revert(key)
                 tag = "reverted" if restored.ok else "refused"
-                click.echo(f"{tag}: {restored.path}: {restored.message}", err=not restored.ok)
+                line = printable(f"{tag}: {restored.path}: {restored.message}")
+                if restored.ok:
+                    emit(line)
+                else:
+                    click.echo(line, err=True)
                 status = status if restored.ok else EXIT_ERROR
             else:
-                click.echo(describe(store, key))
+                emit(describe(store, key))
     if not listed:
         click.echo("No files patched by lintloader.", err=True)
     return status
 
 
 def describe(store: BackupStore, key: str) -> str:
+    """One line of ``--list-patched``: the file, its state, who patched it, and its backup
+    (saying when the backup is missing or cannot be trusted)."""
     entry = store.entries[key]
-    backup = os.path.join(store.directory, entry.backup)
+    problem = store.backup_problem(entry)
+    backup = printable(store.backup_path(entry)) + (f" ({problem.upper()})" if problem else "")
     return (
-        f"{store.absolute(key)}\t{store.state(key)}\tpatched {entry.time} by {entry.user} "
-        f"with lintloader {entry.tool_version} ({', '.join(entry.fixes)})\tbackup {backup}"
+        f"{printable(store.absolute(key))}\t{store.state(key)}\tpatched {entry.time} by "
+        f"{entry.user} with lintloader {entry.tool_version} ({', '.join(entry.fixes)})\t"
+        f"backup {backup}"
     )

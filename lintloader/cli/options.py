@@ -3,8 +3,10 @@ configuration, and the one-line error handling with exit code 2."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from lintloader.cache.files import default_cache_dir
+from lintloader.cache.files import cache_problem, default_cache_dir
 from lintloader.config import (
     Config,
     ConfigError,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT (and as ``verify`` does)
 SEVERITIES = [s.label for s in Severity]
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,14 +48,44 @@ class Failure(click.ClickException):
         click.echo(f"lintloader: error: {self.format_message()}", err=True)
 
 
+class OutputError(Exception):
+    """Standard output cannot be written: closed, a pipe whose reader left, or a full disk."""
+
+
+def emit(text: str, nl: bool = True, color: bool | None = None) -> None:
+    """Write ``text`` to standard output; :class:`OutputError` when it cannot be written."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed")
+    try:
+        click.echo(text, nl=nl, color=color)
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+
+
+def silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush at exit
+    of what could not be written fails no more (it would print a second error)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
 def guarded(command: F) -> F:
-    """Turn unexpected exceptions into a one-line error (a traceback only with --verbose)."""
+    """Turn unexpected exceptions into a one-line error (a traceback only with --verbose);
+    an interrupt (Ctrl-C) into exit 130; unwritable output into exit 2."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except KeyboardInterrupt:
+            click.echo("lintloader: interrupted", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except OutputError as exc:
+            silence_stdout()
+            raise Failure(f"cannot write output: {exc}") from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except (DiscoveryError, ConfigError) as exc:
             raise Failure(str(exc)) from None
@@ -129,7 +162,7 @@ def scan_options(command: F) -> F:
         click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache."),
         click.option(
             "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=click.Path(path_type=Path),  # an unusable one is a warning (see usable_cache)
             help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
         ),
         click.option(
@@ -202,7 +235,7 @@ def prepare(
         )
     )
     check_selection(config)
-    cache = None if scan.no_cache else (scan.cache_dir or default_cache_dir())
+    cache = None if scan.no_cache else usable_cache(scan.cache_dir or default_cache_dir())
     excludes = (*config.exclude, *scan.exclude)
     if stdin is not None and not scan.paths:
         discovery = Discovery()
@@ -231,6 +264,20 @@ def check_selection(config: Config) -> None:
     if errors:
         source = f" (in {config.source})" if config.source else ""
         raise Failure(f"{errors[0]}{source}")
+
+
+def usable_cache(directory: Path) -> Path | None:
+    """``directory``, or None (and one warning) when it cannot hold the cache: the cache costs
+    speed when it is missing, never findings."""
+    problem = cache_problem(directory)
+    if problem is None:
+        return directory
+    click.echo(
+        f"lintloader: warning: cache directory {directory} is unusable ({problem}); "
+        "going on without the cache",
+        err=True,
+    )
+    return None
 
 
 def project_root_option(what: str) -> Callable[[F], F]:

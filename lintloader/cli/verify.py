@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from lintloader.cli.options import OutputError, emit, silence_stdout
 from lintloader.runtime.config import ProbeConfig
 from lintloader.runtime.errors import ProbeUnavailable
 from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, ProbeResult
@@ -217,14 +218,27 @@ def run_verify(
     except KeyboardInterrupt:
         click.echo("lintloader verify: interrupted; worker processes shut down", err=True)
         return EXIT_INTERRUPTED
+    except SystemExit as exc:  # user code (the factory, or a module it imports) called exit()
+        return _cannot_run(f"the probed code called sys.exit({exc.code!r})", as_json)
     except Exception as exc:
         return _cannot_run(f"the probe crashed: {type(exc).__name__}: {exc}", as_json)
     from lintloader.runtime.render import render_json, render_table
 
-    click.echo(render_json(result) if as_json else render_table(result))
-    if plot_path is not None:
-        return _plot(result, plot_path) or result.exit_code
-    return result.exit_code
+    code = _print(render_json(result) if as_json else render_table(result), result.exit_code)
+    if plot_path is not None and code != EXIT_CANNOT_RUN:
+        return _plot(result, plot_path) or code
+    return code
+
+
+def _print(text: str, code: int) -> int:
+    """Print the result; exit 2 with one line when standard output cannot take it."""
+    try:
+        emit(text)
+    except OutputError as exc:
+        silence_stdout()
+        click.echo(f"lintloader verify: cannot write output: {exc}", err=True)
+        return EXIT_CANNOT_RUN
+    return code
 
 
 def _plot(result: ProbeResult, target: Path) -> int:
@@ -258,7 +272,7 @@ def _cannot_run(message: str, as_json: bool) -> int:
     if as_json:
         from lintloader.runtime.render import render_error_json
 
-        click.echo(render_error_json(message, EXIT_CANNOT_RUN))
+        return _print(render_error_json(message, EXIT_CANNOT_RUN), EXIT_CANNOT_RUN)
     return EXIT_CANNOT_RUN
 
 

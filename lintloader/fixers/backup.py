@@ -11,10 +11,12 @@ so a backup lives and dies with the environment it belongs to. It holds ``manife
          "tool_version": "0.1.0", "time": "2025-01-01T12:00:00+00:00", "user": "alice",
          "fixes": ["relocate"]}}}
 
-Keys are paths relative to the site directory. The backup is stored, and the manifest written
-(atomically), *before* the first change to a file; a later fix of the same patched file keeps the
-first backup and updates ``patched_sha256``. ``revert`` restores the backup only when the file
-still has ``patched_sha256``; a file changed since (an upgrade, a hand edit) is left alone.
+Keys are paths relative to the site directory. The backup is stored and verified (a regular file
+whose digest matches, read back), and the manifest written (atomically), *before* the first change
+to a file: no verified backup, no patch. A later fix of the same patched file keeps the first
+backup (verified again) and updates ``patched_sha256``. ``revert`` restores the backup only when
+the file still has ``patched_sha256``; a file changed since (an upgrade, a hand edit) is left
+alone. Nothing read from the manifest is trusted (see :mod:`lintloader.fixers.manifest`).
 """
 
 from __future__ import annotations
@@ -22,19 +24,28 @@ from __future__ import annotations
 import contextlib
 import getpass
 import hashlib
-import json
 import os
 import secrets
+import stat
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from lintloader import __version__
-from lintloader.fixers.writer import WriteError, atomic_write, remove_stale_bytecode
+from lintloader.fixers.manifest import (
+    BACKUP_DIR,
+    Entry,
+    Manifest,
+    ManifestRefused,
+    backup_name,
+    key_problem,
+    parse_manifest,
+    render_manifest,
+)
+from lintloader.fixers.writer import FileChanged, WriteError, atomic_write, remove_stale_bytecode
 
-BACKUP_DIR = ".lintloader-backups"
 MANIFEST = "manifest.json"
-FORMAT = 1
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def sha256(data: bytes) -> str:
@@ -48,18 +59,6 @@ def current_user() -> str:
         return str(os.getuid()) if hasattr(os, "getuid") else "unknown"
 
 
-@dataclass
-class Entry:
-    original_sha256: str
-    patched_sha256: str
-    backup: str  # relative to the backup directory
-    mode: int
-    tool_version: str = __version__
-    time: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
-    user: str = field(default_factory=current_user)
-    fixes: list[str] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class Restored:
     path: str
@@ -67,12 +66,26 @@ class Restored:
     ok: bool
 
 
+def read_regular(path: str) -> bytes:
+    """The bytes of ``path`` if it is a regular file, never through a symbolic link (and never
+    blocking on a FIFO); OSError otherwise."""
+    fd = os.open(path, _READ_FLAGS)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return handle.read()
+
+
 @dataclass
 class BackupStore:
     """The backups of one site directory."""
 
     site: str
-    entries: dict[str, Entry] = field(default_factory=dict)
+    manifest: Manifest = field(default_factory=Manifest)
+
+    @property
+    def entries(self) -> dict[str, Entry]:
+        return self.manifest.entries
 
     @property
     def directory(self) -> str:
@@ -84,27 +97,30 @@ class BackupStore:
 
     @classmethod
     def load(cls, site: str) -> BackupStore:
+        """The store of ``site``; :class:`ManifestRefused` (a :class:`WriteError`) when the
+        backup directory or the manifest cannot be trusted or read."""
         store = cls(site)
         for folder in (store.directory, os.path.join(store.directory, "files")):
             if os.path.islink(folder):
-                raise WriteError(f"{folder} is a symbolic link; not keeping backups through it")
+                raise ManifestRefused(f"{folder} is a symbolic link; not using backups through it")
         try:
-            with open(store.manifest_path, encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = read_regular(store.manifest_path)
         except FileNotFoundError:
             return store
-        except (OSError, ValueError) as exc:
-            raise WriteError(f"{store.manifest_path}: unreadable manifest ({exc})") from None
-        if data.get("format") != FORMAT:
-            raise WriteError(f"{store.manifest_path}: unknown manifest format {data.get('format')}")
-        store.entries = {key: Entry(**value) for key, value in data.get("files", {}).items()}
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ManifestRefused(
+                f"{store.manifest_path}: unreadable manifest ({reason})"
+            ) from None
+        try:
+            store.manifest = parse_manifest(data, site)
+        except ManifestRefused as exc:
+            raise ManifestRefused(f"{store.manifest_path}: {exc}") from None
         return store
 
     def save(self) -> None:
         os.makedirs(os.path.join(self.directory, "files"), exist_ok=True)
-        files = {key: asdict(entry) for key, entry in sorted(self.entries.items())}
-        text = json.dumps({"format": FORMAT, "files": files}, indent=2) + "\n"
-        _write_plain(self.manifest_path, text.encode("utf-8"))
+        write_plain(self.manifest_path, render_manifest(self.manifest))
 
     def key(self, path: str) -> str:
         return os.path.relpath(os.path.realpath(path), os.path.realpath(self.site))
@@ -112,24 +128,87 @@ class BackupStore:
     def absolute(self, key: str) -> str:
         return os.path.join(self.site, key)
 
-    def record(self, path: str, original: bytes, patched: bytes, fixes: Iterable[str]) -> None:
-        """Store the original (once) and the manifest entry, before ``path`` is written."""
+    def backup_path(self, entry: Entry) -> str:
+        return os.path.join(self.directory, entry.backup)
+
+    def backup_problem(self, entry: Entry) -> str | None:
+        """Why the backup of ``entry`` cannot be trusted (missing, not a regular file, corrupt),
+        or None when it holds exactly the original bytes."""
+        try:
+            data = read_regular(self.backup_path(entry))
+        except FileNotFoundError:
+            return "missing"
+        except OSError as exc:
+            return f"unreadable or not a regular file ({exc.strerror or exc})"
+        return None if sha256(data) == entry.original_sha256 else "corrupt (digest mismatch)"
+
+    def record(
+        self, path: str, original: bytes, patched: bytes, fixes: Iterable[str]
+    ) -> Entry | None:
+        """Store the original (once, verified) and the manifest entry, before ``path`` is
+        written. Returns the entry it replaced (see :meth:`undo`). Raises WriteError when no
+        verified backup could be kept."""
         key = self.key(path)
-        entry = self.entries.get(key)
-        if entry is not None and entry.patched_sha256 == sha256(original):
-            entry.patched_sha256 = sha256(patched)  # patched again: keep the first backup
-            entry.fixes = sorted({*entry.fixes, *fixes})
+        problem = key_problem(key, self.site)
+        if problem:
+            raise WriteError(f"cannot be recorded in the backup manifest: {problem}")
+        previous = self.entries.get(key)
+        if previous is not None and previous.patched_sha256 == sha256(original):
+            problem = self.backup_problem(previous)
+            if problem:
+                raise WriteError(
+                    f"the backup of its original ({self.backup_path(previous)}) is {problem}; "
+                    "not patching it again without a verified backup"
+                )
+            entry = Entry(**{**vars(previous), "patched_sha256": sha256(patched)})
+            entry.fixes = sorted({*previous.fixes, *fixes})
         else:
-            digest = sha256(original)
-            backup = os.path.join(self.directory, "files", digest)
-            os.makedirs(os.path.dirname(backup), exist_ok=True)
-            if not os.path.exists(backup):
-                _write_plain(backup, original)
-            mode = os.stat(os.path.realpath(path)).st_mode & 0o7777
-            self.entries[key] = Entry(
-                digest, sha256(patched), f"files/{digest}", mode, fixes=sorted(set(fixes))
-            )
-        self.save()
+            entry = self.new_entry(path, original, patched, fixes)
+        self.entries[key] = entry
+        self.manifest.refused.pop(key, None)
+        self.save_or_fail()
+        return previous
+
+    def new_entry(self, path: str, original: bytes, patched: bytes, fixes: Iterable[str]) -> Entry:
+        digest = sha256(original)
+        mode = os.stat(os.path.realpath(path)).st_mode & 0o777
+        entry = Entry(
+            digest,
+            sha256(patched),
+            backup_name(digest),
+            mode,
+            __version__,
+            datetime.now(timezone.utc).isoformat(),
+            current_user(),
+            sorted(set(fixes)),
+        )
+        if self.backup_problem(entry) is None:
+            return entry
+        try:
+            os.makedirs(os.path.join(self.directory, "files"), exist_ok=True)
+            write_plain(self.backup_path(entry), original)
+        except OSError as exc:
+            raise WriteError(f"cannot store its backup: {exc.strerror or exc}") from None
+        problem = self.backup_problem(entry)
+        if problem:
+            raise WriteError(f"its backup {self.backup_path(entry)} is {problem} after writing")
+        return entry
+
+    def save_or_fail(self) -> None:
+        try:
+            self.save()
+        except OSError as exc:
+            raise WriteError(f"cannot write the backup manifest: {exc.strerror or exc}") from None
+
+    def undo(self, path: str, previous: Entry | None) -> None:
+        """Put back the entry :meth:`record` replaced: ``path`` was not written after all."""
+        key = self.key(path)
+        if previous is None:
+            self.entries.pop(key, None)
+        else:
+            self.entries[key] = previous
+        with contextlib.suppress(OSError):
+            self.save()
 
     def forget(self, key: str) -> None:
         self.entries.pop(key, None)
@@ -139,10 +218,11 @@ class BackupStore:
         """patched, changed since patched, reverted (already the original) or missing."""
         entry = self.entries[key]
         try:
-            with open(self.absolute(key), "rb") as handle:
-                digest = sha256(handle.read())
+            digest = sha256(read_regular(self.absolute(key)))
         except FileNotFoundError:
             return "missing"
+        except OSError:
+            return "unreadable"
         if digest == entry.patched_sha256:
             return "patched"
         if digest == entry.original_sha256:
@@ -157,30 +237,38 @@ class BackupStore:
             self.forget(key)
             return Restored(path, "already the original; manifest entry dropped", True)
         if state != "patched":
-            why = "no longer exists" if state == "missing" else "changed since it was patched"
+            why = {"missing": "no longer exists", "unreadable": "cannot be read"}.get(
+                state, "changed since it was patched"
+            )
             return Restored(
                 path,
                 f"{why} (expected sha256 {entry.patched_sha256[:12]}); not overwriting it. "
-                f"The original is at {os.path.join(self.directory, entry.backup)}",
+                f"The original is at {self.backup_path(entry)}",
                 False,
             )
-        with open(os.path.join(self.directory, entry.backup), "rb") as handle:
-            original = handle.read()
-        if sha256(original) != entry.original_sha256:
-            return Restored(path, f"backup {entry.backup} is corrupt; not restoring", False)
-        atomic_write(path, original, verify=False)
-        os.chmod(os.path.realpath(path), entry.mode)
+        problem = self.backup_problem(entry)
+        if problem:
+            return Restored(path, f"backup {entry.backup} is {problem}; not restoring", False)
+        original = read_regular(self.backup_path(entry))
+        try:
+            atomic_write(
+                path, original, verify=False, expected_sha256=entry.patched_sha256, mode=entry.mode
+            )
+        except FileChanged as exc:
+            return Restored(path, f"{exc}; not restoring", False)
+        except WriteError as exc:
+            return Restored(path, f"not restored: {exc}", False)
         stale = remove_stale_bytecode(path)
         self.forget(key)
         note = f" (could not remove stale bytecode: {'; '.join(stale)})" if stale else ""
         return Restored(path, f"restored from {entry.backup}{note}", True)
 
 
-def _write_plain(path: str, data: bytes) -> None:
+def write_plain(path: str, data: bytes) -> None:
     """Atomic write of a non-Python file (backup copy, manifest): created with the user's umask
     (mode 0o666 before it), never through a symbolic link (O_EXCL | O_NOFOLLOW)."""
     temp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
     try:
         with os.fdopen(os.open(temp, flags, 0o666), "wb") as handle:
             handle.write(data)

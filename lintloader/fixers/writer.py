@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import glob
+import hashlib
 import io
 import os
 import stat
@@ -28,6 +29,10 @@ INSTALLED_MARKERS = ("site-packages", "dist-packages")
 
 class WriteError(Exception):
     """A file that was not written, with the reason (reported; the run goes on)."""
+
+
+class FileChanged(WriteError):
+    """The file no longer holds the bytes that were analysed: someone saved it meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -78,24 +83,34 @@ def why_not_writable(path: str, roots: Roots, allow_installed: bool) -> str | No
     if not allow_installed and is_installed(path):
         return "is an installed package; use `lintloader fix --site-packages` (it keeps a backup)"
     real = os.path.realpath(path)
+    folder = os.path.dirname(real)
     try:
-        read_only = not os.stat(real).st_mode & 0o222  # no write bit: even root leaves it alone
+        # no write bit on the file or its directory: even root leaves it alone
+        read_only = not os.stat(real).st_mode & 0o222 or not os.stat(folder).st_mode & 0o222
     except OSError as exc:
         return f"cannot stat: {exc.strerror or exc}"
-    if read_only or not os.access(real, os.W_OK) or not os.access(os.path.dirname(real), os.W_OK):
+    if read_only or not os.access(real, os.W_OK) or not os.access(folder, os.W_OK):
         return "permission denied (read-only file or directory); skipped"
     return None
 
 
-def atomic_write(path: str, data: bytes, verify: bool = True) -> None:
-    """Replace ``path`` (the file a symlink points at, if it is one) with ``data``; with
-    ``verify``, only if ``data`` parses."""
+def atomic_write(
+    path: str,
+    data: bytes,
+    verify: bool = True,
+    expected_sha256: str | None = None,
+    mode: int | None = None,
+) -> None:
+    """Replace ``path`` (the file a symlink points at, if it is one) with ``data``, keeping its
+    owner, group and permission bits (or ``mode``); with ``verify``, only if ``data`` parses;
+    with ``expected_sha256``, only if the file still holds those bytes just before the replace
+    (else :class:`FileChanged`)."""
     problem = reparse_ok(data, path) if verify else None
     if problem:
         raise WriteError(f"the fixed file would not parse ({problem}); not written")
     real = os.path.realpath(path)
     try:
-        mode = stat.S_IMODE(os.stat(real).st_mode)
+        info = os.stat(real)
         fd, temp = tempfile.mkstemp(
             dir=os.path.dirname(real), prefix=f".{os.path.basename(real)}.", suffix=".tmp"
         )
@@ -106,11 +121,36 @@ def atomic_write(path: str, data: bytes, verify: bool = True) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp, mode)
+        keep_owner(temp, info)
+        os.chmod(temp, stat.S_IMODE(info.st_mode) if mode is None else mode)
+        if expected_sha256 is not None and digest_of(real) != expected_sha256:
+            raise FileChanged("changed on disk while lintloader worked on it; not written")
         os.replace(temp, real)
     except OSError as exc:
         _unlink_quietly(temp)
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    except WriteError:
+        _unlink_quietly(temp)
+        raise
+
+
+def keep_owner(temp: str, info: os.stat_result) -> None:
+    """Give ``temp`` the owner and group of the file it replaces, where this user may (root
+    may; others may keep their own file's group)."""
+    if not hasattr(os, "chown"):
+        return
+    created = os.stat(temp)
+    if (created.st_uid, created.st_gid) != (info.st_uid, info.st_gid):
+        with contextlib.suppress(PermissionError):
+            os.chown(temp, info.st_uid, info.st_gid)
+
+
+def digest_of(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
 
 
 def remove_stale_bytecode(path: str) -> list[str]:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from lintloader import __version__
-from lintloader.cache.files import default_cache_dir
+from lintloader.cache.files import cache_problem, default_cache_dir
 from lintloader.config import ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
@@ -54,9 +56,7 @@ def _check(paths: tuple[str, ...], config_start: str, use_cache: bool) -> dict[s
     """Findings by absolute path. jobs=1: flake8's workers are daemons, which may not fork."""
     config = load_config(find_pyproject(config_start))
     discovery = discover_paths(paths, config.exclude)
-    options = CheckOptions(
-        config=config, jobs=1, cache_dir=default_cache_dir() if use_cache else None
-    )
+    options = CheckOptions(config=config, jobs=1, cache_dir=_cache() if use_cache else None)
     result = run_check(discovery, options)
     absolute = {f.display: f.path for f in result.files}
     found: dict[str, list[Located]] = {}
@@ -64,6 +64,20 @@ def _check(paths: tuple[str, ...], config_start: str, use_cache: bool) -> dict[s
         path = os.path.abspath(absolute.get(finding.path, finding.path))
         found.setdefault(path, []).append(Located.of(finding))
     return found
+
+
+def _cache() -> Path | None:
+    """The cache directory, or None (with a warning) when it is unusable."""
+    directory = default_cache_dir()
+    problem = cache_problem(directory)
+    if problem is None:
+        return directory
+    print(
+        f"lintloader: warning: cache directory {directory} is unusable ({problem}); "
+        "going on without the cache",
+        file=sys.stderr,
+    )
+    return None
 
 
 @functools.lru_cache(maxsize=8)

@@ -183,4 +183,4 @@ def fingerprint(finding: Finding) -> str:
         first.action if first else "",
         f"{last.function}:{last.action}" if last else finding.message,
     ]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()

@@ -76,18 +76,19 @@ def _ask_interpreter(executable: str, wanted: list[str]) -> dict:
     import json
     import subprocess
 
+    from lintloader.scan.process_group import interpreter_timeout, run_grouped
+
     source = Path(site_query.__file__).read_text(encoding="utf-8")
+    timeout = interpreter_timeout()
     try:
-        result = subprocess.run(
-            [executable, "-I", "-S", "-c", source, json.dumps(wanted)],
-            capture_output=True,
-            timeout=120,
-            check=False,
-        )
+        result = run_grouped([executable, "-I", "-S", "-c", source, json.dumps(wanted)], timeout)
     except OSError as exc:
         raise DiscoveryError(f"--python {executable}: cannot run it ({exc.strerror})") from None
     except subprocess.TimeoutExpired:
-        raise DiscoveryError(f"--python {executable}: did not answer within 120 s") from None
+        raise DiscoveryError(
+            f"--python {executable}: did not answer within {timeout:g} s; stopped it and "
+            "its child processes"
+        ) from None
     try:
         answer = json.loads(result.stdout)
     except ValueError:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from lintloader.scan.escape import printable
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
 from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
@@ -49,13 +50,14 @@ def inside(absolute: str, anchor: str) -> str | None:
 
 
 def display_path(path: str, cwd: str, base: str | None = None) -> str:
-    """Relative to the working directory when inside it, else to ``base`` (a site dir)."""
+    """Relative to the working directory when inside it, else to ``base`` (a site dir);
+    undecodable bytes and control characters escaped (see :mod:`lintloader.scan.escape`)."""
     absolute = os.path.abspath(path)
     for anchor in (cwd, base):
         relative = inside(absolute, anchor) if anchor else None
         if relative is not None:
-            return relative
-    return absolute
+            return printable(relative)
+    return printable(absolute)
 
 
 def is_excluded(relative: str, patterns: Iterable[str]) -> bool:
@@ -184,13 +186,13 @@ def _git_listed(directory: str) -> set[str] | None:
     """Files git does not ignore below ``directory`` (tracked or not), or None outside git."""
     import subprocess  # imported when used: a warm --site-packages run never starts one
 
+    from lintloader.scan.process_group import run_grouped
+
     try:
-        result = subprocess.run(
+        result = run_grouped(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
-            cwd=directory,
-            capture_output=True,
             timeout=60,
-            check=False,
+            cwd=directory,
         )
     except (OSError, subprocess.SubprocessError):
         return None

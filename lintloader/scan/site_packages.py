@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from lintloader.cache.listings import Listing, ListingCache
+from lintloader.scan.escape import printable
 from lintloader.scan.interpreter import normalize_name, query_interpreter
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
 from lintloader.scan.paths import (
@@ -83,12 +84,14 @@ def _walked_site_files(
             continue
         package = ".".join(folders)
         prefix = package + "." if package else ""
-        shown = _display_folder(directory, cwd, folders)
+        shown = printable(_display_folder(directory, cwd, folders))
         for name, path in files:
             if path in seen:
                 continue
             seen.add(path)
-            if name == "__init__.py":
+            if not name.isprintable():  # an undecodable byte or a newline in the name
+                yield SourceFile(path, prefix + _stem(name), False, shown + printable(name))
+            elif name == "__init__.py":
                 yield SourceFile(path, package, True, shown + name)
             else:
                 yield SourceFile(path, prefix + _stem(name), False, shown + name)

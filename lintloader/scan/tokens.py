@@ -19,7 +19,7 @@ _WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 
 
 def whole_word(name: str | bytes) -> bytes:
-    raw = name.encode() if isinstance(name, str) else name
+    raw = name.encode("utf-8", "surrogateescape") if isinstance(name, str) else name
     return WORD_MARK + raw
 
 
@@ -52,12 +52,16 @@ def top_package(module: str) -> str:
 
 def package_scope(module: str) -> bytes:
     """The scope token of ``module``'s top-level package."""
-    return SCOPE_MARK + top_package(module).encode()
+    return SCOPE_MARK + top_package(module).encode("utf-8", "surrogateescape")
 
 
 def scope_package(token: bytes) -> str | None:
     """The package a scope token stands for; None for any other token."""
-    return token[len(SCOPE_MARK) :].decode() if token.startswith(SCOPE_MARK) else None
+    return (
+        token[len(SCOPE_MARK) :].decode("utf-8", "surrogateescape")
+        if token.startswith(SCOPE_MARK)
+        else None
+    )
 
 
 def index_token(token: bytes) -> bytes:

@@ -9,7 +9,8 @@ the same results.
 
 A child never writes to stdout or stderr and leaves with ``os._exit``, so no buffered output
 and no ``atexit`` handler of the parent runs twice. A child that fails, is killed or sends
-something unreadable is not trusted: its shard is run again in the parent.
+something unreadable is not trusted: its shard is run again in the parent. A child whose
+parent is killed dies with it (:mod:`lintloader.select.lifeline`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+from lintloader.select.lifeline import die_with_parent
 
 Shard = TypeVar("Shard")
 Result = TypeVar("Result")
@@ -44,6 +47,7 @@ def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> 
 
 
 def _start(function: Callable[[Shard], Result], shard: Shard) -> tuple[int, int]:
+    parent = os.getpid()
     read_end, write_end = os.pipe()
     try:
         pid = os.fork()
@@ -54,6 +58,7 @@ def _start(function: Callable[[Shard], Result], shard: Shard) -> tuple[int, int]
     if pid == 0:  # the child: work, send, leave
         status = 1
         try:
+            die_with_parent(parent)
             os.close(read_end)
             payload = pickle.dumps(function(shard), protocol=pickle.HIGHEST_PROTOCOL)
             view = memoryview(payload)

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from lintloader.cache.summaries import SummaryCache, summary_key
+from lintloader.cache.summaries import SummaryCache
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats
@@ -39,15 +39,15 @@ def summarize_files(
     done: dict[str, FileSummary] = {}
     todo: list[tuple[SourceFile, str | None]] = []
     for file in files:
-        key = summary_key(sources.digest(file.path), file.module, file.is_package)
-        hit = cache.get(key) if cache else None
+        key = cache.key(sources.digest(file.path), file.module, file.is_package) if cache else None
+        hit = cache.get(key) if cache and key else None
         if hit is not None:
             # the same bytes under the same module name elsewhere (another venv): only the
             # path differs, and nothing else in a summary depends on it
             done[file.path] = hit if hit.path == file.path else replace(hit, path=file.path)
             stats.count(cached=1)
         else:
-            todo.append((file, key if cache else None))
+            todo.append((file, key))
     # largest first, so that a big file does not start last and keep one worker busy alone
     todo.sort(key=lambda item: -sources.size(item[0].path))
     for (file, key), summary in zip(todo, _run(todo, sources, jobs), strict=True):
@@ -67,7 +67,12 @@ def _run(
         # imported here: multiprocessing costs a run that parses little ~10-20 ms to import
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        from lintloader.select.lifeline import die_with_parent
+
+        workers = min(jobs, len(work))
+        with ProcessPoolExecutor(
+            workers, initializer=die_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             yield from pool.map(_summarize, work, chunksize=1)
     else:
         yield from map(_summarize, work)
