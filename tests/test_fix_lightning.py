@@ -137,3 +137,15 @@ def test_revert_restores_every_file(patched: tuple[Env, dict[str, bytes], str]) 
     assert snapshot(env.site) == before
     manifest = json.loads((env.site / ".lintloader-backups" / "manifest.json").read_text())
     assert manifest["files"] == {}
+
+
+def test_fix_says_upgrading_is_better_before_it_patches(
+    patched: tuple[Env, dict[str, bytes], str],
+) -> None:
+    _, _, stderr = patched
+    advisory = (
+        "advisory: pytorch-lightning 1.5.0 is affected; fixed in 1.5.1 \u2014 upgrading is "
+        "better than patching: pip install 'pytorch-lightning>=1.5.1'"
+    )
+    assert stderr.count(advisory) == 1
+    assert stderr.index(advisory) < stderr.index("Fixed ")

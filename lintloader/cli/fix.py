@@ -112,11 +112,20 @@ def fix_command(
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
     displays = {f.path: f.display for f in discovery.files}
     report_notes(outcome, displays, show_diff)
+    report_advisories(outcome)
     if show_diff:
         sys.exit(print_diffs(outcome, displays))
     report = write_all(outcome, displays, discovery if scan.site_packages else None)
     click.echo(summary(outcome, report, unsafe_fixes), err=True)
     sys.exit(report.exit_code(bool(outcome.remaining)))
+
+
+def report_advisories(outcome: FixOutcome) -> None:
+    """Before patching a release known to ship the bug: upgrading is the better fix."""
+    findings = [a.finding for a in outcome.applied] + list(outcome.remaining)
+    messages = dict.fromkeys(f.advisory.message for f in findings if f.advisory)
+    for message in messages:
+        click.echo(f"advisory: {message}", err=True)
 
 
 @dataclass
