@@ -32,8 +32,11 @@ class Severity(enum.IntEnum):
 class Confidence(enum.IntEnum):
     """How sure the call graph is that an edge exists."""
 
-    LOW = 1  # receiver type unknown: matched a method by name only
-    HIGH = 2  # resolved through imports, ``self``/``super()``, known attribute types
+    LOW = 1  # receiver type unknown: matched a method by name only, among several classes
+    # receiver type unknown, but its name agrees with the only class hierarchy that defines
+    # the method (``epoch_itr.next_epoch_itr()``): a guess that may carry a warning
+    MEDIUM = 2
+    HIGH = 3  # resolved through imports, ``self``/``super()``, known attribute types
 
     @property
     def label(self) -> str:

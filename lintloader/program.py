@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from lintloader.analysis.receiver_names import agreement, is_distinctive
 from lintloader.findings import Confidence
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -22,6 +23,7 @@ from lintloader.summary.model import (
 )
 from lintloader.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 
+FOREIGN = "<foreign>"  # a type that names a class of unscanned code (see class_of_type)
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 _MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
 
@@ -83,6 +85,7 @@ class Program:
         self._renames: set[tuple[str, str]] = set()
         self._edges: dict[str, list[Edge]] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
+        self._guesses: dict[tuple[str, str], list[tuple[str, Confidence]]] = {}
         # what rules work out from the whole program, by name (loader_sites): forgotten on extend
         self.memo: dict[str, object] = {}
         self.extend(summaries)
@@ -94,7 +97,7 @@ class Program:
         for summary in summaries:
             if summary.ok:
                 self._add(summary)
-        self._edges, self._mro, self.memo = {}, {}, {}
+        self._edges, self._mro, self.memo, self._guesses = {}, {}, {}, {}
         for name in ("subclasses", "_scan_order", "_callers_by_name"):
             self.__dict__.pop(name, None)
 
@@ -262,17 +265,23 @@ class Program:
         return any(marker in name for name in names for marker in DATALOADER_ITER_MARKERS)
 
     def class_of_type(self, info: FunctionInfo, type_: Dotted) -> str | None:
-        symbol = self.resolve(info.file.module, type_)
-        return symbol.key if symbol is not None and symbol.kind == "class" else None
+        """The scanned class a recorded type names, :data:`FOREIGN` for a class of unscanned
+        code, None when the type says nothing (a factory function's result, a builtin)."""
+        return _typed(self.resolve(info.file.module, type_))
 
     def attribute_type(self, class_key: str, attribute: str) -> str | None:
         """The scanned class held in ``self.<attribute>`` of a ``class_key`` instance."""
+        held = self.attribute_class(class_key, attribute)
+        return None if held == FOREIGN else held
+
+    def attribute_class(self, class_key: str, attribute: str) -> str | None:
+        """Like :meth:`attribute_type`, but :data:`FOREIGN` when the attribute holds a class
+        of unscanned code."""
         for key in self.mro(class_key):
             info = self.classes[key]
             type_ = info.klass.attr_types.get(attribute)
             if type_:
-                symbol = self._resolve_in_scope(info.file, info.klass.qualname, type_)
-                return symbol.key if symbol is not None and symbol.kind == "class" else None
+                return _typed(self._resolve_in_scope(info.file, info.klass.qualname, type_))
         return None
 
     # -- call edges --------------------------------------------------------------------------
@@ -287,7 +296,8 @@ class Program:
         return self._edges[key]
 
     def edges_into(self, key: str, confidence: Confidence | None = None) -> list[Edge]:
-        """Edges into function ``key`` (of one confidence, if given), callers in scan order.
+        """Edges into function ``key`` (of at least ``confidence``, if given), callers in
+        scan order.
         Only the functions whose calls could name ``key`` are linked (see
         :meth:`_callers_by_name`), not every call of the program."""
         order = self._scan_order
@@ -295,7 +305,7 @@ class Program:
             edge
             for caller in sorted(self._candidate_callers(key), key=order.__getitem__)
             for edge in self.edges_from(caller)
-            if edge.callee == key and (confidence is None or edge.confidence is confidence)
+            if edge.callee == key and (confidence is None or edge.confidence >= confidence)
         ]
 
     @cached_property
@@ -344,27 +354,62 @@ class Program:
             return
         if call.is_reference or len(target) < 2:
             return
-        for key in self.methods_by_name.get(target[-1], ()):
-            yield key, Confidence.LOW
+        yield from self.guess(target[-2], target[-1])
+
+    def guess(self, receiver: str, method: str) -> list[tuple[str, Confidence]]:
+        """Methods ``receiver.method()`` may land in when nothing types ``receiver``: the
+        definitions of ``method`` in the classes the receiver's name agrees with best
+        (:mod:`lintloader.analysis.receiver_names`), or, for a distinctive method name, in the
+        one hierarchy that defines it. One hierarchy: MEDIUM (a guess that may carry a
+        warning); several: LOW. A receiver whose name agrees with none is left unlinked."""
+        memo = self._guesses
+        key = (receiver, method)
+        if key not in memo:
+            memo[key] = self._guess(receiver, method)
+        return memo[key]
+
+    def _guess(self, receiver: str, method: str) -> list[tuple[str, Confidence]]:
+        owners: dict[str, str] = {}  # class key -> its definition of the method
+        for key in self.methods_by_name.get(method, ()):
+            owner = self.functions[key].class_key
+            if owner is not None and owner in self.classes:
+                owners[owner] = key
+        scores = {owner: agreement(receiver, self._lineage_names(owner)) for owner in owners}
+        best = max(scores.values(), default=0)
+        if best > 0:
+            chosen = [owner for owner, score in scores.items() if score == best]
+        elif is_distinctive(method):
+            chosen = list(owners)
+        else:
+            return []
+        confidence = Confidence.MEDIUM if self._one_hierarchy(chosen) else Confidence.LOW
+        return [(owners[owner], confidence) for owner in chosen]
+
+    def _lineage_names(self, class_key: str) -> list[str]:
+        """The class's name and its ancestors' (scanned or not)."""
+        names = [self.classes[k].klass.name for k in self.mro(class_key)]
+        names += [path.rsplit(".", 1)[-1] for path in self.external_bases(class_key)]
+        return names
+
+    def _one_hierarchy(self, owners: list[str]) -> bool:
+        """One of the classes is an ancestor of (or is) every other one."""
+        return any(all(root in self.mro(other) for other in owners) for root in owners)
 
     def _resolve_call(self, info: FunctionInfo, target: Dotted) -> list[str] | None:
+        """The functions a call resolves to; ``[]`` when it is known to land outside the
+        scanned code (or nowhere), None when its receiver's type is unknown."""
         function, class_key = info.function, info.class_key
         head, rest = target[0], target[1:]
         if head == "super()" and class_key and len(rest) == 1:
             found = self.lookup_method(class_key, rest[0], skip_self=True)
             return [found] if found else []
-        receiver_class: str | None = None
-        if head == function.self_name and class_key:
-            receiver_class = class_key
-            if len(rest) == 2:
-                receiver_class = self.attribute_type(class_key, rest[0])
-                rest = rest[1:]
-        elif head in function.local_types:
-            receiver_class = self.class_of_type(info, function.local_types[head])
-        if receiver_class is not None and len(rest) == 1:
-            return self.dispatch(receiver_class, rest[0])
-        if head == function.self_name or head in function.local_types:
-            return None
+        if head == function.self_name and class_key and rest:
+            return self._dispatch_through(class_key, rest)
+        if head in function.local_types and rest:
+            typed = self.class_of_type(info, function.local_types[head])
+            if typed is None:  # a factory function's result, a builtin: unknown
+                return None
+            return self._dispatch_through(typed, rest) if typed != FOREIGN else []
         nested = symbol_key(info.file.module, f"{function.qualname}.<locals>.{head}")
         if not rest and nested in self.functions:
             return [nested]
@@ -377,6 +422,25 @@ class Program:
             init = self.lookup_method(symbol.key, "__init__")
             return [init] if init else []
         return [] if symbol.kind == "external" else None
+
+    def _dispatch_through(self, class_key: str, rest: Dotted) -> list[str] | None:
+        """``obj.a.b.method()`` with ``obj`` a ``class_key`` instance: follow the recorded
+        attribute types; an attribute nothing types makes the receiver unknown (None), one
+        typed as an unscanned class makes the call land outside the scanned code ([])."""
+        for attribute in rest[:-1]:
+            held = self.attribute_class(class_key, attribute)
+            if held is None:
+                return None
+            if held == FOREIGN:
+                return []
+            class_key = held
+        return self.dispatch(class_key, rest[-1])
+
+
+def _typed(symbol: Symbol | None) -> str | None:
+    if symbol is None or symbol.kind == "function":
+        return None
+    return symbol.key if symbol.kind == "class" else FOREIGN
 
 
 def _c3(head: str, parent_mros: list[tuple[str, ...]], parents: list[str]) -> tuple[str, ...]:

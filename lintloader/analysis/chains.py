@@ -11,11 +11,20 @@ from lintloader.rules.base import AnalysisContext
 
 
 def chain_severity(base: Severity, chain: Chain) -> Severity:
-    """A chain with a step matched by method name only, or a reset guarded by
-    ``persistent_workers``, is info: a lead for a reviewer, not a proven defect."""
+    """A chain with a step matched by method name among several classes, or a reset guarded
+    by ``persistent_workers``, is info: a lead for a reviewer, not a proven defect. A step
+    guessed from the receiver's name (one class hierarchy) caps it at warning."""
     if chain.guarded or chain.confidence is Confidence.LOW:
         return Severity.INFO
+    if chain.confidence is Confidence.MEDIUM:
+        return min(base, Severity.WARNING)
     return base
+
+
+_UNSURE = {
+    Confidence.LOW: " (unsure: a receiver's type was guessed by method name)",
+    Confidence.MEDIUM: " (a receiver's type was guessed from its name and the method's)",
+}
 
 
 def chain_fixes(chain: Chain) -> tuple[str, ...]:
@@ -40,11 +49,7 @@ def findings_for_roots(
             where = f"{hops[-1].path}:{hops[-1].line}"
             calls = len(best.edges)
             via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
-            unsure = (
-                " (unsure: a receiver's type was guessed by method name)"
-                if (best.confidence is Confidence.LOW)
-                else ""
-            )
+            unsure = _UNSURE.get(best.confidence, "")
             guard = " (only when persistent_workers is off)" if best.guarded else ""
             message = (
                 f"{describe}`{root.display_name}` resets a DataLoader iterator{via}: "

@@ -129,16 +129,17 @@ class Reachability:
         ]
 
     def chains_from(self, root: str) -> list[Chain]:
-        """The best chain to every sink ``root`` reaches: sure edges first, then any edge."""
+        """The best chain to every sink ``root`` reaches: sure edges first, then guesses of
+        one class hierarchy, then any edge."""
         if root not in self._chains:
             best: dict[SinkRef, Chain] = {}
-            for allow_low in (False, True):
-                for chain in self._bfs(root, allow_low):
+            for lowest in (Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW):
+                for chain in self._bfs(root, lowest):
                     best.setdefault(chain.sink, chain)
             self._chains[root] = sorted(best.values(), key=Chain.rank)
         return self._chains[root]
 
-    def _bfs(self, root: str, allow_low: bool) -> Iterable[Chain]:
+    def _bfs(self, root: str, lowest: Confidence) -> Iterable[Chain]:
         queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(root, ())])
         seen = {root}
         while queue:
@@ -150,7 +151,7 @@ class Reachability:
             for edge in self.program.edges_from(key):
                 if edge.callee in seen or edge.callee not in self.program.functions:
                     continue
-                if edge.confidence is Confidence.LOW and not allow_low:
+                if edge.confidence < lowest:
                     continue
                 seen.add(edge.callee)
                 queue.append((edge.callee, (*path, edge)))

@@ -30,7 +30,7 @@ def _finding(finding: Finding, context: ReportContext) -> str:
     last = len(finding.chain) - 1
     for index, hop in enumerate(finding.chain):
         arrow = "reset" if index == last else "calls"
-        unsure = " (matched by name)" if hop.confidence is Confidence.LOW else ""
+        unsure = _UNSURE.get(hop.confidence, "")
         lines.append(
             f"    {hop.place} {hop.function}: {arrow} "
             f"{style(hop.action, bold=index == last)}{unsure}\n"
@@ -39,6 +39,9 @@ def _finding(finding: Finding, context: ReportContext) -> str:
         lines.append(f"    also reaches {hop.place} {hop.action}\n")
     lines.append(advisory)
     return "".join(lines)
+
+
+_UNSURE = {Confidence.LOW: " (matched by name)", Confidence.MEDIUM: " (guessed by name)"}
 
 
 def _plain(text: str, **_: object) -> str:

@@ -43,7 +43,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
         for call in root.function.calls:
             if call.is_reference or not RESET_LIKE.match(call.target[-1]):
                 continue
-            if any(program.callees(root, call)):
+            if call.target[-1] in program.methods_by_name or any(program.callees(root, call)):
                 continue
             path = ctx.display(root.file.path)
             site = call.site
