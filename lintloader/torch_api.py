@@ -37,6 +37,11 @@ ITER_ROOTS = frozenset({"__iter__"})
 EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_start|on_run_start|on_advance_start)$")
 # Methods of a Lightning loop class that run once per epoch (or per step).
 LOOP_METHODS = frozenset({"reset", "advance", "run"})
+# A for/while loop whose header names one of these words runs once per epoch or per step: a
+# loop root (``for epoch in range(epochs)``, ``while step < max_steps``, ``for batch in loader``).
+STEP_LOOP_WORDS = frozenset(
+    {"epoch", "epochs", "step", "steps", "iteration", "iterations", "batch", "batches"}
+)
 # LightningModule hooks Lightning calls again on every reload.
 LIGHTNING_EPOCH_HOOKS = frozenset({"train_dataloader", "val_dataloader"})
 

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from lintloader.analysis.reachability import Chain, chain_hops, group_by_start, sink_hop
-from lintloader.findings import Confidence, Finding, Severity
+from lintloader.analysis.reachability import (
+    Chain,
+    LoopRoot,
+    chain_hops,
+    group_by_start,
+    sink_hop,
+)
+from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext
 
@@ -37,25 +43,18 @@ def findings_for_roots(
     base: Severity,
     roots: Iterable[FunctionInfo],
     describe: str,
+    per_root: bool = False,
 ) -> Iterator[Finding]:
-    """One finding per root line that starts a chain; other sinks it reaches go in ``also``."""
+    """One finding per root line that starts a chain (``per_root``: per root); the other
+    sinks it reaches go in ``also``."""
     program = ctx.program
     for root in roots:
         chains = ctx.reachability.chains_from(root.key)
-        for group in group_by_start(chains):
+        groups = [chains] if per_root and chains else group_by_start(chains)
+        for group in groups:
             best = group[0]
             hops = chain_hops(program, best, ctx.display)
-            sink = best.sink.sink
-            where = f"{hops[-1].path}:{hops[-1].line}"
-            calls = len(best.edges)
-            via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
-            unsure = _UNSURE.get(best.confidence, "")
-            guard = " (only when persistent_workers is off)" if best.guarded else ""
-            message = (
-                f"{describe}`{root.display_name}` resets a DataLoader iterator{via}: "
-                f"`{sink.site.text}` at {where} shuts down the worker pool every epoch"
-                f"{unsure}{guard}"
-            )
+            message = f"{describe}`{root.display_name}` " + _resets(best, hops)
             yield Finding(
                 code=code,
                 severity=chain_severity(base, best),
@@ -67,3 +66,46 @@ def findings_for_roots(
                 fixes=chain_fixes(best),
                 also=tuple(sink_hop(program, c.sink, ctx.display) for c in group[1:]),
             )
+
+
+def _resets(best: Chain, hops: tuple[Hop, ...], when: str = "every epoch") -> str:
+    """What the best chain does, from the root's name on."""
+    sink = best.sink.sink
+    where = f"{hops[-1].path}:{hops[-1].line}"
+    calls = len(best.edges)
+    via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
+    unsure = _UNSURE.get(best.confidence, "")
+    guard = " (only when persistent_workers is off)" if best.guarded else ""
+    return (
+        f"resets a DataLoader iterator{via}: `{sink.site.text}` at {where} shuts down the "
+        f"worker pool {when}{unsure}{guard}"
+    )
+
+
+def findings_for_loops(
+    ctx: AnalysisContext, code: str, base: Severity, roots: Iterable[LoopRoot]
+) -> Iterator[Finding]:
+    """One finding per epoch or step loop that reaches a reset, on the loop's line; its first
+    hop is the loop itself, other sinks it reaches go in ``also``."""
+    program = ctx.program
+    for root in roots:
+        chains = ctx.reachability.chains_from_loop(root)
+        if not chains:
+            continue
+        best = chains[0]
+        info = program.functions[root.function]
+        loop = info.function.loops[root.loop]
+        path = ctx.display(info.file.path)
+        action = f"loop `{loop.header}`"
+        start = Hop(path, loop.line, loop.column, info.display_name, action)
+        hops = (start, *chain_hops(program, best, ctx.display))
+        yield Finding(
+            code=code,
+            severity=chain_severity(base, best),
+            path=path,
+            line=loop.line,
+            column=loop.column,
+            message=f"{action} in `{info.display_name}` " + _resets(best, hops, "every iteration"),
+            chain=hops,
+            also=tuple(sink_hop(program, c.sink, ctx.display) for c in chains[1:]),
+        )

@@ -1,20 +1,31 @@
-"""Reachability from roots (``__iter__``, per-epoch hooks) to DataLoader iterator resets.
+"""Reachability from roots (``__iter__``, per-epoch hooks, epoch and step loops) to DataLoader
+iterator resets.
 
 Rules ask this module for chains; it knows nothing about severities or messages.
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from lintloader.findings import Confidence, Hop
 from lintloader.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import SinkSite
-from lintloader.torch_api import EPOCH_HOOKS, ITER_ROOTS, LOOP_METHODS, SINK_PRIORITY
+from lintloader.summary.model import LoopInfo, SinkSite
+from lintloader.torch_api import (
+    EPOCH_HOOKS,
+    ITER_ROOTS,
+    LOOP_METHODS,
+    SINK_PRIORITY,
+    STEP_LOOP_WORDS,
+    TEARDOWN_NAMES,
+)
 
 _MAX_CHAIN = 16
+_WORD = re.compile(r"[A-Z]?[a-z]+")
+_Start = tuple[str, tuple[Edge, ...]]  # a function to explore, and the edges that led there
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,32 @@ def is_epoch_root(program: Program, info: FunctionInfo) -> bool:
     return any(n.lstrip("_").endswith("Loop") for n in names)
 
 
+def is_step_loop(loop: LoopInfo) -> bool:
+    """A loop over epochs or steps: its header names one (``for epoch in range(epochs)``)."""
+    return any(word.lower() in STEP_LOOP_WORDS for word in _WORD.findall(loop.header))
+
+
+@dataclass(frozen=True)
+class LoopRoot:
+    """An epoch or step loop (``loop``: index into the function's loops) of a function that is
+    no other root: every call and reset in its body runs once per iteration."""
+
+    function: str
+    loop: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.function}#loop{self.loop}"
+
+
+def owning_step_loop(info: FunctionInfo, loop: int) -> int:
+    """The innermost epoch or step loop around a site whose innermost loop is ``loop``."""
+    loops = info.function.loops
+    while loop >= 0 and not is_step_loop(loops[loop]):
+        loop = loops[loop].parent
+    return loop
+
+
 def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:
     """A reset of ``self._iterator`` is the class's own attribute unless the class is a
     DataLoader (or, for ``_shutdown_workers``, a DataLoader iterator)."""
@@ -128,20 +165,65 @@ class Reachability:
             if not is_iter_root(i) and is_epoch_root(self.program, i)
         ]
 
+    def loop_roots(self) -> list[LoopRoot]:
+        """Epoch and step loops of functions that are no other root (nor a teardown)."""
+        found = []
+        for key, info in self.program.functions.items():
+            loops = info.function.loops
+            if not loops or self._is_function_root(info):
+                continue
+            if info.function.name.startswith(TEARDOWN_NAMES):
+                continue
+            found += [LoopRoot(key, i) for i, loop in enumerate(loops) if is_step_loop(loop)]
+        return found
+
+    def _is_function_root(self, info: FunctionInfo) -> bool:
+        return is_iter_root(info) or is_epoch_root(self.program, info)
+
     def chains_from(self, root: str) -> list[Chain]:
         """The best chain to every sink ``root`` reaches: sure edges first, then guesses of
         one class hierarchy, then any edge."""
         if root not in self._chains:
-            best: dict[SinkRef, Chain] = {}
-            for lowest in (Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW):
-                for chain in self._bfs(root, lowest):
-                    best.setdefault(chain.sink, chain)
-            self._chains[root] = sorted(best.values(), key=Chain.rank)
+            self._chains[root] = self._best(root, lambda lowest: [(root, ())], ())
         return self._chains[root]
 
-    def _bfs(self, root: str, lowest: Confidence) -> Iterable[Chain]:
-        queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(root, ())])
-        seen = {root}
+    def chains_from_loop(self, root: LoopRoot) -> list[Chain]:
+        """The best chain to every sink reached from the body of a loop root: resets written in
+        it, and those its calls reach (a call in a nested step loop belongs to that loop)."""
+        if root.key not in self._chains:
+            info = self.program.functions[root.function]
+            edges = [
+                edge
+                for edge in self.program.edges_from(root.function)
+                if owning_step_loop(info, edge.call.loop) == root.loop
+            ]
+
+            def starts(lowest: Confidence) -> list[_Start]:
+                return [(e.callee, (e,)) for e in edges if e.confidence >= lowest]
+
+            direct = [
+                Chain(root.function, (), ref)
+                for ref in self.sinks.get(root.function, ())
+                if owning_step_loop(info, ref.sink.loop) == root.loop
+            ]
+            self._chains[root.key] = self._best(root.function, starts, direct)
+        return self._chains[root.key]
+
+    def _best(
+        self,
+        root: str,
+        starts: Callable[[Confidence], list[_Start]],
+        direct: Iterable[Chain],
+    ) -> list[Chain]:
+        best: dict[SinkRef, Chain] = {chain.sink: chain for chain in direct}
+        for lowest in (Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW):
+            for chain in self._bfs(root, starts(lowest), lowest):
+                best.setdefault(chain.sink, chain)
+        return sorted(best.values(), key=Chain.rank)
+
+    def _bfs(self, root: str, starts: list[_Start], lowest: Confidence) -> Iterable[Chain]:
+        queue: deque[_Start] = deque(s for s in starts if s[0] in self.program.functions)
+        seen = {key for key, _ in queue} | {root}
         while queue:
             key, path = queue.popleft()
             for sink in self.sinks.get(key, ()):
@@ -157,12 +239,13 @@ class Reachability:
                 queue.append((edge.callee, (*path, edge)))
 
     def unreached(self) -> list[SinkRef]:
-        """Sinks that no ``__iter__`` or per-epoch root reaches."""
+        """Sinks that no ``__iter__``, per-epoch root or epoch loop reaches."""
         reached = {
             chain.sink
             for root in (*self.iter_roots(), *self.epoch_roots())
             for chain in self.chains_from(root.key)
         }
+        reached |= {c.sink for loop in self.loop_roots() for c in self.chains_from_loop(loop)}
         return [s for s in self.all_sinks() if s not in reached]
 
 

@@ -30,6 +30,8 @@ def _finding(finding: Finding, context: ReportContext) -> str:
     last = len(finding.chain) - 1
     for index, hop in enumerate(finding.chain):
         arrow = "reset" if index == last else "calls"
+        if hop.action.startswith("loop `"):  # a loop root: the action says what it is
+            arrow = "runs"
         unsure = _UNSURE.get(hop.confidence, "")
         lines.append(
             f"    {hop.place} {hop.function}: {arrow} "

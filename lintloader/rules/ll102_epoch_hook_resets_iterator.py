@@ -7,6 +7,9 @@ entry points are: `on_*_epoch_start` and `on_epoch_start` hooks, `on_run_start`,
 `*Loop` class in its hierarchy). `__iter__` is LL101's. Teardown-like functions (`teardown`,
 `close`, `shutdown`, `__del__`, `__exit__`, `on_*_end`) are never entry points.
 
+One finding per hook: the reset its best chain reaches is the finding's, every other reset the
+hook reaches is listed under "also reaches".
+
 ### Why is this bad?
 Each call runs once an epoch; a reset there kills the persistent worker pool every epoch, as
 LL101 explains.
@@ -40,7 +43,9 @@ from lintloader.torch_api import SINK_TOKENS
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     roots = ctx.reachability.epoch_roots()
-    yield from findings_for_roots(ctx, RULE.code, RULE.severity, roots, "per-epoch hook ")
+    yield from findings_for_roots(
+        ctx, RULE.code, RULE.severity, roots, "per-epoch hook ", per_root=True
+    )
 
 
 VALID = (

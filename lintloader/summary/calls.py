@@ -17,6 +17,7 @@ from lintloader.summary.model import (
     FileSummary,
     FunctionSummary,
     ImportBinding,
+    LoopInfo,
     SinkSite,
     Site,
 )
@@ -98,6 +99,7 @@ class Summarizer(Walker):
         self.scopes: list[_Scope] = [module_scope]
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.loops = 0
+        self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
 
     def visit(self, node: ast.AST) -> None:
@@ -143,12 +145,46 @@ class Summarizer(Walker):
         self.guards.pop()
         self.statements.pop()
 
-    def visit_For(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.loops += 1
-        self.generic_visit(node)
+        self.visit_all((node.target, node.iter))
+        header = f"for {self.parsed.segment(node.target)} in {self.parsed.segment(node.iter)}"
+        self._loop_body(node, header)
+        self.visit_all(node.orelse)
         self.loops -= 1
 
-    visit_AsyncFor = visit_While = visit_For
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node: ast.While) -> None:
+        self.loops += 1
+        self.visit(node.test)
+        self._loop_body(node, f"while {self.parsed.segment(node.test)}")
+        self.visit_all(node.orelse)
+        self.loops -= 1
+
+    def _loop_body(self, node: ast.For | ast.AsyncFor | ast.While, header: str) -> None:
+        """Record the loop on its function and visit its body inside it."""
+        loops = self.function.loops
+        first = node.body[0]
+        loops.append(
+            LoopInfo(
+                "while" if isinstance(node, ast.While) else "for",
+                node.lineno,
+                self.parsed.column(node),
+                node.end_lineno or node.lineno,
+                first.lineno,
+                self.parsed.column(first),
+                one_line(header),
+                parent=self.open_loops[-1] if self.open_loops else -1,
+            )
+        )
+        self.open_loops.append(len(loops) - 1)
+        self.visit_all(node.body)
+        self.open_loops.pop()
+
+    @property
+    def loop(self) -> int:
+        return self.open_loops[-1] if self.open_loops else -1
 
     # -- imports -----------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -215,10 +251,11 @@ class Summarizer(Walker):
         self.scopes.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
+        saved_open, self.open_loops = self.open_loops, []
         self.visit_all(node.body)
         self.scopes.pop()
         self.guards.pop()
-        self.loops = saved_loops
+        self.loops, self.open_loops = saved_loops, saved_open
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -264,7 +301,7 @@ class Summarizer(Walker):
         site = self._site(node)
         if text:
             site = dataclasses.replace(site, text=text)
-        self.function.sinks.append(SinkSite(kind, receiver, site, self.guarded))
+        self.function.sinks.append(SinkSite(kind, receiver, site, self.guarded, self.loop))
 
     def _sink_from_assignment(self, target: ast.expr, value: ast.expr) -> None:
         if isinstance(target, ast.Attribute) and target.attr == SINK_ATTRIBUTE:
@@ -315,13 +352,13 @@ class Summarizer(Walker):
         name = dotted(node.func)
         if self._sink_from_call(node, name):
             return
-        function, guarded, in_loop = self.function, self.guarded, self.loops > 0
+        function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
         if name:
-            function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop))
+            function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop, loop))
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         for _, _, value in call_arguments(node):
             reference = dotted(value)
             if reference and reference[0] != "super()":
                 site = self._site(value)
-                function.calls.append(CallSite(reference, site, True, guarded, in_loop))
+                function.calls.append(CallSite(reference, site, True, guarded, in_loop, loop))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 7  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 8  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ class CallSite:
     site: Site
     is_reference: bool = False
     persistent_guard: bool = False
-    in_loop: bool = False
+    in_loop: bool = False  # inside a loop's header or body
+    loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class SinkSite:
     receiver: Dotted | None
     site: Site
     persistent_guard: bool = False
+    loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
 
 
 @dataclass
@@ -75,6 +77,16 @@ class FunctionSummary:
     calls: list[CallSite] = field(default_factory=list)
     sinks: list[SinkSite] = field(default_factory=list)
     local_types: dict[str, Dotted] = field(default_factory=dict)
+    # its for/while loops (kind, position, header and enclosing loop; no DataLoader facts)
+    loops: list[LoopInfo] = field(default_factory=list)
+
+    def loop_chain(self, index: int) -> list[LoopInfo]:
+        """The loop at ``index`` and every loop around it, innermost first."""
+        chain = []
+        while index >= 0:
+            chain.append(self.loops[index])
+            index = self.loops[index].parent
+        return chain
 
     @property
     def self_name(self) -> str | None:

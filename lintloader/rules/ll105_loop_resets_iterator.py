@@ -1,0 +1,118 @@
+"""## loop-resets-dataloader-iterator (LL105)
+
+### What it does
+Finds a `for` or `while` loop over epochs or steps from whose body a DataLoader iterator reset
+is reachable, directly or through any chain of calls across functions, classes and modules. A
+loop is over epochs or steps when its header names one: `epoch(s)`, `step(s)`, `iteration(s)`,
+`batch(es)` (`for epoch in range(args.epochs)`, `while global_step < max_steps`,
+`for batch in loader`). The finding is reported on the loop's line; the chain's first hop is the
+loop, and every other reset the loop reaches is listed under "also reaches". Loops of an
+`__iter__` or of a per-epoch hook are LL101's and LL102's; loops in teardown functions are
+never roots. A call in a step loop nested in an epoch loop belongs to the step loop.
+
+### Why is this bad?
+The body of such a loop runs once per epoch (or per step): a reset there kills and respawns
+every worker of a `persistent_workers=True` DataLoader each time, exactly like a reset in a
+per-epoch hook (LL102).
+
+### Example
+```python
+def shutdown_loader_workers(loader):
+    loader._iterator._shutdown_workers()
+    loader._iterator = None
+
+for epoch in range(epochs):           # LL105 reported here
+    train_one_epoch(model, train_loader)
+    shutdown_loader_workers(train_loader)
+```
+Use instead: shut the workers down once, after the loop:
+```python
+for epoch in range(epochs):
+    train_one_epoch(model, train_loader)
+shutdown_loader_workers(train_loader)
+```
+
+### Fix safety
+No automatic fix: where the reset belongs (after the loop, in a `finally`, in a teardown)
+depends on the script.
+
+### Severity
+warning; info when a step of the chain was matched by method name among several classes, or
+when the reset only runs if `persistent_workers` is off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.analysis.chains import findings_for_loops
+from lintloader.analysis.reset_demand import reset_demand
+from lintloader.findings import Finding, Severity
+from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.torch_api import SINK_TOKENS
+
+
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    roots = ctx.reachability.loop_roots()
+    yield from findings_for_loops(ctx, RULE.code, RULE.severity, roots)
+
+
+VALID = (
+    # The shutdown runs once, after the epoch loop.
+    """
+def shutdown(loader):
+    loader._iterator = None
+
+def train(loader, epochs):
+    for epoch in range(epochs):
+        for batch in loader:
+            pass
+    shutdown(loader)
+""",
+    # A loop over loaders in a teardown is where resets belong.
+    """
+def teardown(loaders):
+    for loader in loaders:
+        loader._iterator = None
+""",
+    # A loop over something that is not epochs or steps.
+    """
+def close_all(loaders):
+    for loader in loaders:
+        loader._iterator = None
+""",
+)
+
+INVALID = (
+    """
+def shutdown(loader):
+    loader._iterator._shutdown_workers()
+    loader._iterator = None
+
+def train(loader, epochs):
+    for epoch in range(epochs):
+        for batch in loader:
+            pass
+        shutdown(loader)
+""",
+    """
+def train(loader, max_steps):
+    step = 0
+    while step < max_steps:
+        step += 1
+        del loader._iterator
+""",
+)
+
+RULE = Rule(
+    code="LL105",
+    name="loop-resets-dataloader-iterator",
+    severity=Severity.WARNING,
+    summary="an epoch or step loop reaches a DataLoader iterator reset",
+    doc=__doc__ or "",
+    check=check,
+    seed_tokens=SINK_TOKENS,
+    valid=VALID,
+    invalid=INVALID,
+    demand=reset_demand,
+)
