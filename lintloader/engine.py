@@ -153,7 +153,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         stats.cached = stored.summaries
         findings = list(stored.findings)
         return CheckResult(findings, None, {}, files, stats, stored.suppressed, stored.hidden)
-    result = analyze(files, problems, sources, cache, stats, options)
+    result = analyze(files, problems, sources, cache, stats, options, discovery.context)
     if replay_file and options.cache_dir and cache:
         entries = cache.stamps(cache.used)
         # the run worked out digests it needed: the next run's key will include them
@@ -174,9 +174,13 @@ def analyze(
     cache: SummaryCache | None,
     stats: ParseStats,
     options: CheckOptions,
+    context_dirs: list[str] | None = None,
 ) -> CheckResult:
-    """Select and summarize what the active rules need, link it and run the rules."""
+    """Select and summarize what the active rules need, link it and run the rules.
+    ``context_dirs``: where modules the files build on are looked up (scan/locate.py)."""
+    from lintloader.report.context_files import located_in_scanned
     from lintloader.rules.base import AnalysisContext
+    from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
     from lintloader.select.rounds import RoundTaker
@@ -185,14 +189,21 @@ def analyze(
     rules = active_rules(config)
     jobs = options.jobs or default_jobs()
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
-    summaries, program = select(files, sources, rules, taker.take)
+    locator = ModuleLocator(context_dirs) if context_dirs else None
+    locate = locator.find if locator else None
+    summaries, program = select(files, sources, rules, taker.take, locate=locate)
     sources.save()
     if stats.progress:
         stats.progress.close()
     displays = {f.path: f.display for f in files}
+    located = {p: f.display for p, f in (locator.found if locator else {}).items()}
+    context_shown = {shown for p, shown in located.items() if p not in displays}
+    displays = {**located, **displays}
     context = AnalysisContext(program, lambda path: displays.get(path, path))
     raw = [finding for rule in rules for finding in rule.check(context)]
     raw += problem_findings(problems, summaries.values(), displays)
+    if context_shown:
+        raw = list(located_in_scanned(raw, context_shown))
     findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
     findings = with_ranges(findings, summaries, displays)
     return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)

@@ -35,8 +35,12 @@ class Discovery:
     files: list[SourceFile] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)  # where a project config is looked up
+    # where modules the files build on, but that are not scanned, may be looked up by name
+    # (the site directories when only some distributions are scanned); see scan/locate.py
+    context: list[str] = field(default_factory=list)
 
     def extend(self, other: Discovery) -> None:
         self.files.extend(other.files)
         self.problems.extend(other.problems)
         self.roots.extend(other.roots)
+        self.context.extend(other.context)

@@ -40,6 +40,7 @@ def discover_site_packages(
         found.problems.append(FileProblem("<site-packages>", problem))
     seen: set[str] = set()
     if wanted:
+        found.context = list(sites)  # the distributions they build on (see scan/locate.py)
         for path in _files_of(wanted, answer):
             if path not in seen and os.path.isfile(path):
                 seen.add(path)

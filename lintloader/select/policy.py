@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from lintloader.analysis.override_demand import override_demand
 from lintloader.program import Program
 from lintloader.rules.base import Rule
 from lintloader.scan.model import SourceFile
@@ -31,6 +32,8 @@ MAX_ROUNDS = 12
 TokenGroup = tuple[bytes, ...]
 # Summarize the candidates that a round's query (None: none) or module names choose.
 Take = Callable[[list[SourceFile], "GroupQuery | None", frozenset[str]], dict[str, FileSummary]]
+# A module that is not among the files, found by dotted path (scan/locate.py), or None.
+Locate = Callable[[str], "SourceFile | None"]
 
 
 @dataclass
@@ -53,12 +56,16 @@ def select(
     rules: Iterable[Rule],
     take: Take,
     rounds: list[Round] | None = None,
+    locate: Locate | None = None,
 ) -> tuple[dict[str, FileSummary], Program]:
     """Summaries of every file the active rules need, found backwards from their seeds, and
     the program they link into.
-    ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates."""
+    ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates;
+    ``locate`` finds a wanted module that no file is (context: a scanned distribution's base
+    classes in another one), which then joins the candidates."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
+    files = list(files)
     by_module = {f.module: f for f in files}
     groups = seed_groups(rules)
     query = GroupQuery.build(groups)
@@ -67,14 +74,17 @@ def select(
     tried: set[TokenGroup] = set(groups)
     # rules that share a demand hook (LL101-LL104 do, and LL201, LL202, LL204) ask it once
     demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
+    if any(rule.code.startswith("LL2") for rule in rules):
+        demands.append(override_demand)  # bases across distributions (shape 6 of issue 14)
     program = Program(summaries.values())
     for _ in range(MAX_ROUNDS):
         asked = [demand(program) for demand in demands]
         fresh = {group for wanted in asked for group in wanted.token_groups} - tried
         tried |= fresh
-        modules = frozenset(
-            _longest_known(path, by_module) for wanted in asked for path in wanted.modules
-        )
+        paths = {path for wanted in asked for path in wanted.modules}
+        if locate is not None:
+            files += _located(paths, by_module, sources, locate)
+        modules = frozenset(_longest_known(path, by_module) for path in paths)
         query = GroupQuery.build(fresh)
         candidates = [f for f in files if f.path not in summaries]
         found = take(candidates, query if fresh else None, modules)
@@ -84,6 +94,23 @@ def select(
         summaries.update(found)
         program.extend(found.values())
     return summaries, program
+
+
+def _located(
+    paths: Iterable[str], by_module: dict[str, SourceFile], sources: SourceSet, locate: Locate
+) -> list[SourceFile]:
+    """Files for the wanted modules that no file is yet, found by ``locate`` (and admitted to
+    ``sources`` and ``by_module``). One that cannot be read is left out silently: it is
+    context, not a file the user asked to check."""
+    found = []
+    for path in sorted(paths):
+        if path in by_module:
+            continue
+        file = locate(path)
+        if file is not None and file.module not in by_module:
+            found += sources.load([file], [])
+            by_module[file.module] = file
+    return found
 
 
 def _longest_known(path: str, by_module: dict[str, SourceFile]) -> str:
