@@ -6,19 +6,18 @@ one of them (they mention its name and, for a method, its class's name or a subc
 the files defining bases of parsed classes, and the modules that parsed code imports a
 sink-reaching name through (re-exports). A file that reaches a sink only through an edge of
 unknown receiver type (matched by method name alone) is therefore not pulled in unless it names
-the class; such edges can never make an error-severity finding anyway.
+the class, or the method's name is distinctive enough (``next_epoch_itr``) to be guessed; such
+edges can never make an error-severity finding anyway.
 """
 
 from __future__ import annotations
 
 from lintloader.analysis.reachability import EPOCH_HOOKS, is_real_sink
+from lintloader.analysis.receiver_names import is_distinctive
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.rules.base import Demand, TokenGroup
-from lintloader.scan.tokens import (
-    function_groups,
-    method_group,
-)
+from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
 
 
 def reset_demand(program: Program) -> Demand:
@@ -34,10 +33,23 @@ def reset_demand(program: Program) -> Demand:
             continue
         if _is_dunder(name) and name != "__init__":
             continue  # called by syntax (next(), for, del, with), never by its name
-        for holder in {class_key, *program.subclasses.get(class_key, ())}:
+        for holder in _holders(program, class_key, name):
             klass = program.classes[holder]
             groups.add(method_group(name, klass.klass.name, klass.file.module))
+        if is_distinctive(name):  # callers that cannot type the receiver may guess it
+            groups.add((whole_word(name), package_scope(info.file.module)))
     return Demand(frozenset(groups), frozenset(_modules_to_follow(program, reaching)))
+
+
+def _holders(program: Program, class_key: str, name: str) -> set[str]:
+    """Classes whose instances' ``name()`` can land in ``class_key``'s: the class, its
+    subclasses, and the ancestors that define ``name`` too (a call typed as the base, in the
+    base's own package, dispatches to the override)."""
+    found = {class_key, *program.subclasses.get(class_key, ())}
+    for ancestor in program.mro(class_key)[1:]:
+        if name in program.classes[ancestor].klass.methods:
+            found.add(ancestor)
+    return found
 
 
 def _is_dunder(name: str) -> bool:
@@ -60,13 +72,13 @@ def demanding_sinks(program: Program) -> list[str]:
 
 
 def functions_reaching_sinks(program: Program) -> set[str]:
-    """Keys of functions with a demanding sink, and of every function with a sure edge into
-    one."""
+    """Keys of functions with a demanding sink, and of every function with a sure edge (or a
+    guess of one class hierarchy, which can make a warning) into one."""
     frontier = demanding_sinks(program)
     reaching = set(frontier)
     while frontier:
         key = frontier.pop()
-        for edge in program.edges_into(key, Confidence.HIGH):
+        for edge in program.edges_into(key, Confidence.MEDIUM):
             if edge.caller not in reaching:
                 reaching.add(edge.caller)
                 frontier.append(edge.caller)
