@@ -178,7 +178,7 @@ def analyze(
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules.
     ``context_dirs``: where modules the files build on are looked up (scan/locate.py)."""
-    from lintloader.report.context_files import located_in_scanned
+    from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.rules.base import AnalysisContext
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
@@ -201,6 +201,8 @@ def analyze(
     displays = {**located, **displays}
     context = AnalysisContext(program, lambda path: displays.get(path, path))
     raw = [finding for rule in rules for finding in rule.check(context)]
+    modules = {displays.get(p, p): s.module for p, s in summaries.items()}
+    raw = list(placed_at_overrides(raw, program, modules))
     raw += problem_findings(problems, summaries.values(), displays)
     if context_shown:
         raw = list(located_in_scanned(raw, context_shown))

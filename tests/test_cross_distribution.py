@@ -1,6 +1,7 @@
 """Issue 14, shape 6: package B subclasses package A's trainer and overrides the method A's epoch
 loop calls; ``check --site-packages B`` looks A's base class up as context, reaches the override
-from A's loop, and reports the finding in B (never in A, which was not asked for)."""
+from A's loop, and reports the finding in B (never in A, which was not asked for); with both
+given, the finding is in B too (the chain enters B through the override)."""
 
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ def test_a_alone_and_both_together(tmp_path: Path) -> None:
     python = venv_with(tmp_path, {"basetrain": "basetrain", "evalplug": "evalplug"})
     assert [f for f in check(python, tmp_path, "basetrain") if f["code"] == "LL202"] == []
     (both,) = check(python, tmp_path, "basetrain", "evalplug")
-    assert both["path"].endswith("site-packages/basetrain/trainer.py")  # A's loop call
-    assert both["chain"][-1]["path"].endswith("site-packages/evalplug/trainers.py")
+    assert both["path"].endswith("site-packages/evalplug/trainers.py")  # the override
+    assert both["chain"][0]["path"].endswith("site-packages/basetrain/trainer.py")
 
 
 def test_without_a_installed_there_is_nothing_to_reach(tmp_path: Path) -> None:
