@@ -105,6 +105,8 @@ def findings_for_loops(
             path=path,
             line=loop.line,
             column=loop.column,
+            end_line=loop.header_end[0],
+            end_column=loop.header_end[1],
             message=f"{action} in `{info.display_name}` " + _resets(best, hops, "every iteration"),
             chain=hops,
             also=tuple(sink_hop(program, c.sink, ctx.display) for c in chains[1:]),

@@ -149,7 +149,7 @@ class Summarizer(Walker):
         self.loops += 1
         self.visit_all((node.target, node.iter))
         header = f"for {self.parsed.segment(node.target)} in {self.parsed.segment(node.iter)}"
-        self._loop_body(node, header)
+        self._loop_body(node, header, node.iter)
         self.visit_all(node.orelse)
         self.loops -= 1
 
@@ -158,12 +158,15 @@ class Summarizer(Walker):
     def visit_While(self, node: ast.While) -> None:
         self.loops += 1
         self.visit(node.test)
-        self._loop_body(node, f"while {self.parsed.segment(node.test)}")
+        self._loop_body(node, f"while {self.parsed.segment(node.test)}", node.test)
         self.visit_all(node.orelse)
         self.loops -= 1
 
-    def _loop_body(self, node: ast.For | ast.AsyncFor | ast.While, header: str) -> None:
-        """Record the loop on its function and visit its body inside it."""
+    def _loop_body(
+        self, node: ast.For | ast.AsyncFor | ast.While, header: str, last: ast.expr
+    ) -> None:
+        """Record the loop on its function and visit its body inside it (``last``: the
+        header's last expression)."""
         loops = self.function.loops
         first = node.body[0]
         loops.append(
@@ -176,6 +179,7 @@ class Summarizer(Walker):
                 self.parsed.column(first),
                 one_line(header),
                 parent=self.open_loops[-1] if self.open_loops else -1,
+                header_end=(last.end_lineno or node.lineno, self.parsed.end_column(last)),
             )
         )
         self.open_loops.append(len(loops) - 1)

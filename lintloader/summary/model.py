@@ -158,6 +158,8 @@ class LoopInfo:
     iterable: Dotted | None = None
     assigned: frozenset[str] = frozenset()
     parent: int = -1  # index of the enclosing loop in the same function, -1 for none
+    # where the header's iterable (or test) ends: a finding on the loop spans the header
+    header_end: tuple[int, int] = (0, 0)
 
     def contains(self, line: int, column: int) -> bool:
         return (line, column) >= (self.body_line, self.body_column) and line <= self.end_line
