@@ -180,6 +180,10 @@ class Reachability:
     def _is_function_root(self, info: FunctionInfo) -> bool:
         return is_iter_root(info) or is_epoch_root(self.program, info)
 
+    def _is_root_key(self, key: str) -> bool:
+        info = self.program.functions.get(key)
+        return info is not None and self._is_function_root(info)
+
     def chains_from(self, root: str) -> list[Chain]:
         """The best chain to every sink ``root`` reaches: sure edges first, then guesses of
         one class hierarchy, then any edge."""
@@ -199,7 +203,12 @@ class Reachability:
             ]
 
             def starts(lowest: Confidence) -> list[_Start]:
-                return [(e.callee, (e,)) for e in edges if e.confidence >= lowest]
+                # a call of another root (a hook, an __iter__) is that root's finding
+                return [
+                    (e.callee, (e,))
+                    for e in edges
+                    if e.confidence >= lowest and not self._is_root_key(e.callee)
+                ]
 
             direct = [
                 Chain(root.function, (), ref)
