@@ -13,7 +13,7 @@ class Node:
     place: str  # path:line (path:cell N:line in a notebook)
     function: str
     action: str
-    guessed: bool = False  # the edge into this node was matched by method name only
+    guessed: bool = False  # the edge into this node was guessed by method name (not typed)
 
 
 def chain_nodes(finding: Finding) -> list[Node]:
@@ -36,4 +36,4 @@ def _place_of(path: str, cell: int, line: int) -> str:
 
 
 def _guessed(hop: Hop) -> bool:
-    return hop.confidence.label == "low"
+    return hop.confidence.label != "high"
