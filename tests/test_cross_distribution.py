@@ -46,10 +46,17 @@ def check(python: Path, cwd: Path, *dists: str) -> list[dict]:
     return json.loads(result.stdout)
 
 
+def by_code(findings: list[dict]) -> dict[str, dict]:
+    assert len({f["code"] for f in findings}) == len(findings), findings
+    return {f["code"]: f for f in findings}
+
+
 def test_override_in_b_is_reached_from_a_loop_and_reported_in_b(tmp_path: Path) -> None:
     python = venv_with(tmp_path, {"basetrain": "basetrain", "evalplug": "evalplug"})
-    (finding,) = check(python, tmp_path, "evalplug")
-    assert finding["code"] == "LL202"
+    found = by_code(check(python, tmp_path, "evalplug"))
+    assert set(found) == {"LL101", "LL103", "LL202"}
+    assert all("site-packages/evalplug/" in f["path"] for f in found.values())
+    finding = found["LL202"]
     assert finding["severity"] == "warning"
     assert finding["path"].endswith("site-packages/evalplug/trainers.py")
     assert finding["line"] == 10  # PluginTrainer.get_eval_dataloader's DataLoader(...)
@@ -57,14 +64,22 @@ def test_override_in_b_is_reached_from_a_loop_and_reported_in_b(tmp_path: Path) 
     assert functions == ["Trainer.train", "Trainer.evaluate", "PluginTrainer.get_eval_dataloader"]
     assert finding["chain"][0]["path"].endswith("site-packages/basetrain/trainer.py")
     assert finding["fixes"] == []  # its fixers would edit A's file
+    reset = found["LL101"]
+    assert reset["severity"] == "error"
+    assert reset["path"].endswith("site-packages/evalplug/fetchers.py") and reset["line"] == 10
+    assert [h["function"] for h in reset["chain"]] == [
+        "Fetcher.__iter__",
+        "RestartingFetcher.prepare",
+    ]
 
 
 def test_a_alone_and_both_together(tmp_path: Path) -> None:
     python = venv_with(tmp_path, {"basetrain": "basetrain", "evalplug": "evalplug"})
-    assert [f for f in check(python, tmp_path, "basetrain") if f["code"] == "LL202"] == []
-    (both,) = check(python, tmp_path, "basetrain", "evalplug")
-    assert both["path"].endswith("site-packages/evalplug/trainers.py")  # the override
-    assert both["chain"][0]["path"].endswith("site-packages/basetrain/trainer.py")
+    assert check(python, tmp_path, "basetrain") == []
+    both = by_code(check(python, tmp_path, "basetrain", "evalplug"))
+    assert both["LL202"]["path"].endswith("site-packages/evalplug/trainers.py")  # the override
+    assert both["LL202"]["chain"][0]["path"].endswith("site-packages/basetrain/trainer.py")
+    assert both["LL101"]["path"].endswith("site-packages/evalplug/fetchers.py")
 
 
 def test_without_a_installed_there_is_nothing_to_reach(tmp_path: Path) -> None:
