@@ -5,10 +5,11 @@ distribution (B) built on another's (A):
 
 - an override: A's loop calls ``self.get_eval_dataloader()`` and B's subclass overrides it to
   build a DataLoader every time. The chain enters B through dispatch to the override, not
-  through a call A's code wrote to B: the defect is B's, so the finding moves to the first hop
-  in the override (the chain still starts in A's loop);
+  through a call A's code wrote to B: the defect is B's, so the finding moves to the chain's
+  last hop in B, the construction or reset that B's code does (the chain still starts in A's
+  loop);
 - context files (:mod:`lintloader.scan.locate`): with ``--site-packages B``, A's modules are
-  parsed only because B builds on them. A finding located in one moves to the first hop of its
+  parsed only because B builds on them. A finding located in one moves to the last hop of its
   chain in a scanned file; one with no such hop is dropped.
 
 A moved finding offers no fix: the fixers edit the function its chain starts in.
@@ -37,7 +38,7 @@ def located_in_scanned(findings: Iterable[Finding], context: set[str]) -> Iterat
         if finding.path not in context:
             yield finding
             continue
-        hop = next((h for h in finding.chain if h.path not in context), None)
+        hop = next((h for h in reversed(finding.chain) if h.path not in context), None)
         if hop is not None:
             yield moved_to(finding, hop)
 
@@ -45,11 +46,20 @@ def located_in_scanned(findings: Iterable[Finding], context: set[str]) -> Iterat
 def placed_at_overrides(
     findings: Iterable[Finding], program: Program, modules: dict[str, str]
 ) -> Iterator[Finding]:
-    """``findings`` whose chain enters an override in another distribution, moved there
-    (``modules``: display path -> module name of every linked file)."""
+    """``findings`` whose chain enters an override in another distribution, moved to its last
+    hop in that distribution (``modules``: display path -> module name of every linked file)."""
     for finding in findings:
         index = _override_entry(finding.chain, program, modules)
-        yield finding if index is None else moved_to(finding, finding.chain[index])
+        if index is None:
+            yield finding
+            continue
+        entered = top_package(modules[finding.chain[index].path])
+        last = max(
+            i
+            for i, hop in enumerate(finding.chain)
+            if top_package(modules.get(hop.path, "")) == entered
+        )
+        yield moved_to(finding, finding.chain[last])
 
 
 def _override_entry(
