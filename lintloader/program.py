@@ -23,7 +23,10 @@ from lintloader.summary.model import (
 )
 from lintloader.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 
-FOREIGN = "<foreign>"  # a type that names a class of unscanned code (see class_of_type)
+# Prefix of a type that names a class of unscanned code: "<foreign>torch.utils.data.Dataset".
+FOREIGN = "<foreign>"
+# Types that say nothing about an object's class: any class can be one.
+_PROTOCOL_MODULES = ("typing.", "typing_extensions.", "collections.abc.", "abc.", "builtins.")
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 _MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
 
@@ -98,7 +101,7 @@ class Program:
             if summary.ok:
                 self._add(summary)
         self._edges, self._mro, self.memo, self._guesses = {}, {}, {}, {}
-        for name in ("subclasses", "_scan_order", "_callers_by_name"):
+        for name in ("subclasses", "_scan_order", "_callers_by_name", "_external_subclasses"):
             self.__dict__.pop(name, None)
 
     def _add(self, summary: FileSummary) -> None:
@@ -265,18 +268,19 @@ class Program:
         return any(marker in name for name in names for marker in DATALOADER_ITER_MARKERS)
 
     def class_of_type(self, info: FunctionInfo, type_: Dotted) -> str | None:
-        """The scanned class a recorded type names, :data:`FOREIGN` for a class of unscanned
-        code, None when the type says nothing (a factory function's result, a builtin)."""
+        """The scanned class a recorded type names, :data:`FOREIGN` and its path for a class of
+        unscanned code, None when the type says nothing (a factory function's result, a
+        builtin, a protocol such as ``Iterable``)."""
         return _typed(self.resolve(info.file.module, type_))
 
     def attribute_type(self, class_key: str, attribute: str) -> str | None:
         """The scanned class held in ``self.<attribute>`` of a ``class_key`` instance."""
         held = self.attribute_class(class_key, attribute)
-        return None if held == FOREIGN else held
+        return None if held is None or held.startswith(FOREIGN) else held
 
     def attribute_class(self, class_key: str, attribute: str) -> str | None:
-        """Like :meth:`attribute_type`, but :data:`FOREIGN` when the attribute holds a class
-        of unscanned code."""
+        """Like :meth:`attribute_type`, but :data:`FOREIGN` and its path when the attribute
+        holds a class of unscanned code."""
         for key in self.mro(class_key):
             info = self.classes[key]
             type_ = info.klass.attr_types.get(attribute)
@@ -409,7 +413,7 @@ class Program:
             typed = self.class_of_type(info, function.local_types[head])
             if typed is None:  # a factory function's result, a builtin: unknown
                 return None
-            return self._dispatch_through(typed, rest) if typed != FOREIGN else []
+            return self._dispatch_through(typed, rest)
         nested = symbol_key(info.file.module, f"{function.qualname}.<locals>.{head}")
         if not rest and nested in self.functions:
             return [nested]
@@ -423,24 +427,43 @@ class Program:
             return [init] if init else []
         return [] if symbol.kind == "external" else None
 
-    def _dispatch_through(self, class_key: str, rest: Dotted) -> list[str] | None:
-        """``obj.a.b.method()`` with ``obj`` a ``class_key`` instance: follow the recorded
-        attribute types; an attribute nothing types makes the receiver unknown (None), one
-        typed as an unscanned class makes the call land outside the scanned code ([])."""
+    def _dispatch_through(self, type_: str, rest: Dotted) -> list[str] | None:
+        """``obj.a.b.method()`` with ``obj`` of type ``type_``: follow the recorded attribute
+        types; an attribute nothing types (or one of an unscanned class) makes the receiver
+        unknown (None). A receiver of an unscanned class lands in the scanned subclasses of it
+        that define the method, or outside the scanned code ([])."""
         for attribute in rest[:-1]:
-            held = self.attribute_class(class_key, attribute)
+            held = None if type_.startswith(FOREIGN) else self.attribute_class(type_, attribute)
             if held is None:
                 return None
-            if held == FOREIGN:
-                return []
-            class_key = held
-        return self.dispatch(class_key, rest[-1])
+            type_ = held
+        if type_.startswith(FOREIGN):
+            return self._external_dispatch(type_[len(FOREIGN) :], rest[-1])
+        return self.dispatch(type_, rest[-1])
+
+    def _external_dispatch(self, path: str, name: str) -> list[str]:
+        """Methods ``name`` of the scanned subclasses of the unscanned class ``path``."""
+        found = (self.lookup_method(key, name) for key in self._external_subclasses.get(path, ()))
+        return sorted({key for key in found if key is not None})
+
+    @cached_property
+    def _external_subclasses(self) -> dict[str, set[str]]:
+        """Scanned classes by the dotted path of every unscanned class they derive from."""
+        index: dict[str, set[str]] = {}
+        for key in self.classes:
+            for path in self.external_bases(key):
+                index.setdefault(path, set()).add(key)
+        return index
 
 
 def _typed(symbol: Symbol | None) -> str | None:
-    if symbol is None or symbol.kind == "function":
+    if symbol is None or symbol.kind in ("function", "module"):
         return None
-    return symbol.key if symbol.kind == "class" else FOREIGN
+    if symbol.kind == "class":
+        return symbol.key
+    if symbol.key.startswith(_PROTOCOL_MODULES) or symbol.key == "object":
+        return None
+    return FOREIGN + symbol.key
 
 
 def _c3(head: str, parent_mros: list[tuple[str, ...]], parents: list[str]) -> tuple[str, ...]:
