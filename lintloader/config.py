@@ -3,7 +3,7 @@
 Keys: ``select``, ``extend-select``, ``ignore``, ``extend-ignore``, ``exclude``,
 ``extend-exclude``, ``min-severity``, ``per-file-ignores`` (``{"glob" = ["LL101"]}``),
 ``max-file-size`` (MB; larger files are LL000, 0: no limit). Codes match by prefix (``LL1``
-selects LL101-LL104); a selector that matches no rule is an error, as in ruff.
+selects LL101-LL105); a selector that matches no rule is an error, as in ruff.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The demand of the reset rules (LL101-LL104): which files to parse next to follow the chains
+"""The demand of the reset rules (LL101-LL105): which files to parse next to follow the chains
 that reach a DataLoader iterator reset, found backwards from the sinks.
 
 Each round: find every function that reaches a demanding sink; ask for the files that could call
@@ -21,7 +21,7 @@ from lintloader.scan.tokens import function_groups, method_group, package_scope,
 
 
 def reset_demand(program: Program) -> Demand:
-    """The files and modules the reset chains need next (the hook of LL101-LL104)."""
+    """The files and modules the reset chains need next (the hook of LL101-LL105)."""
     reaching = functions_reaching_sinks(program)
     groups: set[TokenGroup] = set()
     for key in reaching:

@@ -10,7 +10,7 @@ handful of files matter. Selection works backwards from the sinks:
 3. parse the files that match (:mod:`lintloader.select.query`);
 4. repeat 2-3 until nothing new is found.
 
-The hooks live with what they serve: the reset chase of LL101-LL104 in
+The hooks live with what they serve: the reset chase of LL101-LL105 in
 :mod:`lintloader.analysis.reset_demand`, the DataLoader chase of LL2xx in
 :mod:`lintloader.analysis.loaders`; with ``--select LL2`` no reset is chased.
 """
@@ -72,7 +72,7 @@ def select(
     summaries = take(list(files), query, frozenset())
     rounds.append(Round(len(groups), len(query.tokens), 0, len(summaries)))
     tried: set[TokenGroup] = set(groups)
-    # rules that share a demand hook (LL101-LL104 do, and LL201, LL202, LL204) ask it once
+    # rules that share a demand hook (LL101-LL105 do, and LL201, LL202, LL204) ask it once
     demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
     if any(rule.code.startswith("LL2") for rule in rules):
         demands.append(override_demand)  # bases across distributions (shape 6 of issue 14)
