@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 8  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 14  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 @dataclass(frozen=True)
