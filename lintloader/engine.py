@@ -143,7 +143,10 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     stats = ParseStats(progress=progress)
     if progress:
         progress.update(found=len(files))
-    replay_file = sources.index_file if options.replay and not options.sources else None
+    # A run that looks modules up outside its files (--site-packages B: A's base classes) is
+    # never replayed: its key covers the scanned files only, not the context it parsed.
+    replayable = options.replay and not options.sources and not discovery.context
+    replay_file = sources.index_file if replayable else None
     key = replay_key(files, sources, problems, options.config) if replay_file else ""
     stored = load_replay(replay_file, key, cache) if replay_file and cache else None
     if stored is not None:

@@ -85,3 +85,18 @@ def test_a_alone_and_both_together(tmp_path: Path) -> None:
 def test_without_a_installed_there_is_nothing_to_reach(tmp_path: Path) -> None:
     python = venv_with(tmp_path, {"evalplug": "evalplug"})
     assert [f for f in check(python, tmp_path, "evalplug") if f["severity"] != "info"] == []
+
+
+def test_a_changed_base_is_seen_by_a_warm_run(tmp_path: Path) -> None:
+    """B's files are unchanged, A's base class now caches its loader: a warm run must not
+    replay the old finding (the replay key covers the scanned files, not the context)."""
+    python = venv_with(tmp_path, {"basetrain": "basetrain", "evalplug": "evalplug"})
+    cache = tmp_path / "cache"
+    args = ("check", "--site-packages", "evalplug", "--python", str(python))
+    args += ("--cache-dir", str(cache), "--output-format", "json")
+    first = json.loads(run_cli(*args, cwd=tmp_path).stdout)
+    assert {f["code"] for f in first} >= {"LL101", "LL202"}
+    site = next((tmp_path / "venv").rglob("site-packages/basetrain/fetching.py"))
+    site.write_text(site.read_text().replace("self.prepare()\n", "pass\n"))
+    second = json.loads(run_cli(*args, cwd=tmp_path).stdout)
+    assert "LL101" not in {f["code"] for f in second}
