@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from lintloader.analysis.receiver_names import agreement, is_distinctive
+from lintloader.analysis.receiver_names import agreement, is_distinctive, words
 from lintloader.findings import Confidence
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -363,9 +363,11 @@ class Program:
     def guess(self, receiver: str, method: str) -> list[tuple[str, Confidence]]:
         """Methods ``receiver.method()`` may land in when nothing types ``receiver``: the
         definitions of ``method`` in the classes the receiver's name agrees with best
-        (:mod:`lintloader.analysis.receiver_names`), or, for a distinctive method name, in the
-        one hierarchy that defines it. One hierarchy: MEDIUM (a guess that may carry a
-        warning); several: LOW. A receiver whose name agrees with none is left unlinked."""
+        (:mod:`lintloader.analysis.receiver_names`), or, for a distinctive method name called
+        on a receiver whose name says nothing (``x``, ``obj``), in the classes that define it.
+        One hierarchy: MEDIUM (a guess that may carry a warning); several: LOW. A receiver
+        whose name agrees with none of them is left unlinked: its name says it is another
+        kind of object."""
         memo = self._guesses
         key = (receiver, method)
         if key not in memo:
@@ -382,10 +384,10 @@ class Program:
         best = max(scores.values(), default=0)
         if best > 0:
             chosen = [owner for owner, score in scores.items() if score == best]
-        elif is_distinctive(method):
-            chosen = list(owners)
+        elif is_distinctive(method) and not words(receiver):
+            chosen = list(owners)  # `x.next_epoch_itr()`: the name says nothing either way
         else:
-            return []
+            return []  # `self.model.load_state_dict()`: the name says it is something else
         confidence = Confidence.MEDIUM if self._one_hierarchy(chosen) else Confidence.LOW
         return [(owners[owner], confidence) for owner in chosen]
 

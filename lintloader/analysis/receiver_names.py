@@ -56,5 +56,6 @@ def agreement(receiver: str, class_names: Iterable[str]) -> int:
 
 def is_distinctive(method: str) -> bool:
     """A method name specific enough to identify its class on its own (``next_epoch_itr``):
-    two or more words. ``reset``, ``run``, ``close`` are every other class's."""
+    two or more words. ``reset``, ``run``, ``close`` are every other class's. (Used only for a
+    receiver whose own name says nothing, ``x`` or ``obj``.)"""
     return len(words(method)) >= 2 and not method.startswith("__")
