@@ -49,6 +49,8 @@ class Hop:
 
     ``line`` and ``column`` are 1-based; ``function`` is the qualified name of the function the
     step is in (``AbstractDataFetcher.__iter__``); ``action`` is the source of the call or sink.
+    ``verb`` says what happens there (``loop``, ``calls``, ``builds``); empty for a reset chain,
+    whose hops are calls down to the reset.
     """
 
     path: str
@@ -58,6 +60,7 @@ class Hop:
     action: str
     confidence: Confidence = Confidence.HIGH
     cell: int = 0  # in a notebook: the cell (1-based), and ``line`` is the line in that cell
+    verb: str = ""
 
     @property
     def place(self) -> str:

@@ -97,7 +97,7 @@ def findings_for_loops(
         loop = info.function.loops[root.loop]
         path = ctx.display(info.file.path)
         action = f"loop `{loop.header}`"
-        start = Hop(path, loop.line, loop.column, info.display_name, action)
+        start = Hop(path, loop.line, loop.column, info.display_name, loop.header, verb="loop")
         hops = (start, *chain_hops(program, best, ctx.display))
         yield Finding(
             code=code,

@@ -29,16 +29,14 @@ def _finding(finding: Finding, context: ReportContext) -> str:
     lines = [head]
     last = len(finding.chain) - 1
     for index, hop in enumerate(finding.chain):
-        arrow = "reset" if index == last else "calls"
-        if hop.action.startswith("loop `"):  # a loop root: the action says what it is
-            arrow = "runs"
+        arrow = hop.verb or ("reset" if index == last else "calls")
         unsure = _UNSURE.get(hop.confidence, "")
         lines.append(
             f"    {hop.place} {hop.function}: {arrow} "
             f"{style(hop.action, bold=index == last)}{unsure}\n"
         )
     for hop in finding.also:
-        lines.append(f"    also reaches {hop.place} {hop.action}\n")
+        lines.append(f"    {hop.verb or 'also reaches'} {hop.place} {hop.action}\n")
     lines.append(advisory)
     return "".join(lines)
 
