@@ -117,7 +117,7 @@ def fix_command(
         sys.exit(print_diffs(outcome, displays))
     report = write_all(outcome, displays, discovery if scan.site_packages else None)
     click.echo(summary(outcome, report, unsafe_fixes), err=True)
-    sys.exit(report.exit_code(bool(outcome.remaining)))
+    sys.exit(report.exit_code(bool(outcome.remaining or outcome.incomplete)))
 
 
 def report_advisories(outcome: FixOutcome) -> None:
@@ -145,11 +145,13 @@ class WriteReport:
 
 def summary(outcome: FixOutcome, report: WriteReport, unsafe_fixes: bool) -> str:
     done = set(report.written)
-    fixed = sum(1 for a in outcome.applied if set(a.paths) <= done)
+    fixed = sum(1 for a in outcome.fixed if set(a.paths) <= done)
+    partly = sum(1 for a in outcome.incomplete if set(a.paths) <= done)
     written, left = len(report.written), len(outcome.remaining)
     line = (
         f"Fixed {fixed} finding{'s' * (fixed != 1)} in {written} file{'s' * (written != 1)}; "
-        f"{left} fixable finding{'s' * (left != 1)} left"
+        + (f"{partly} changed but not fixed; " if partly else "")
+        + f"{left} fixable finding{'s' * (left != 1)} left"
         f"{'' if unsafe_fixes or not left else ' (--unsafe-fixes may fix more)'}"
     )
     for count, what in ((len(report.failed), "NOT WRITTEN"), (len(report.changed), "changed")):
@@ -196,8 +198,17 @@ def report_notes(outcome: FixOutcome, displays: dict[str, str], dry_run: bool = 
     for applied in outcome.applied:
         f = applied.finding
         files = ", ".join(displays.get(p, p) for p in applied.paths)
+        name = applied.strategy.name
+        if applied.complete:
+            click.echo(f"{f.path}:{f.line}: {f.code} {done} {name} ({files})", err=True)
+            continue
+        left = applied.residual[0]
+        changed = "would be changed" if dry_run else "changed"
         click.echo(
-            f"{f.path}:{f.line}: {f.code} {done} {applied.strategy.name} ({files})", err=True
+            f"{f.path}:{f.line}: {f.code} {changed} by {name} ({files}) but not fixed: "
+            f"{left.code} [{left.severity.label}] at {left.path}:{left.line} still says "
+            "the worker pool is rebuilt",
+            err=True,
         )
 
 
@@ -207,7 +218,9 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
         display = displays.get(path, path)
         emit(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
     count = len(changed)
-    click.echo(f"Would fix {len(outcome.applied)} findings in {count} files.", err=True)
+    fixed, partly = len(outcome.fixed), len(outcome.incomplete)
+    more = f" (and change {partly} without fixing them)" if partly else ""
+    click.echo(f"Would fix {fixed} findings in {count} files{more}.", err=True)
     return EXIT_FINDINGS if changed else EXIT_CLEAN
 
 

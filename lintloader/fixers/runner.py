@@ -1,5 +1,7 @@
 """Fix rounds, all in memory: check -> apply one fix per file -> re-check the edited sources ->
-... until nothing changes. Nothing here writes a file; the command hands the result to the
+... until nothing changes; then one more check of the result with every rule at every severity,
+so that a fix after which its loader still starts a new pool is not called fixed
+(:mod:`lintloader.fixers.residual`). Nothing here writes a file; the command hands the result to the
 writer (or prints the diff).
 
 Each round tries the safe strategies of every finding first; unsafe ones (``--unsafe-fixes``)
@@ -15,9 +17,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
-from lintloader.findings import Finding
+from lintloader.findings import Finding, Severity
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
+from lintloader.fixers.residual import Key, keys_of, residual
 from lintloader.scan.model import Discovery
 
 MAX_ROUNDS = 8
@@ -30,6 +33,13 @@ class Applied:
     finding: Finding
     strategy: FixStrategy
     paths: tuple[str, ...]
+    keys: frozenset[Key] = frozenset()  # the loaders (or chain root) the finding is about
+    # findings on the same loader or chain that still say the pool is rebuilt after every fix
+    residual: tuple[Finding, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.residual
 
 
 @dataclass(frozen=True)
@@ -54,25 +64,39 @@ class FixOutcome:
     def changed(self) -> dict[str, bytes]:
         return {p: data for p, data in self.sources.items() if data != self.originals.get(p)}
 
+    @property
+    def fixed(self) -> list[Applied]:
+        """The fixes after which nothing on their loader or chain says the pool is rebuilt."""
+        return [a for a in self.applied if a.complete]
+
+    @property
+    def incomplete(self) -> list[Applied]:
+        return [a for a in self.applied if not a.complete]
+
 
 class Sources(Mapping[str, bytes]):
-    """Current bytes per path: the edited ones, else what is on disk (read once)."""
+    """Every file's bytes as the round's check saw them: edited in an earlier round, else what
+    is on disk (read once). A fix made earlier in the same round is not visible here: the
+    round's positions would not match it (the runner retries such a finding next round)."""
 
     def __init__(self, outcome: FixOutcome) -> None:
         self.outcome = outcome
+        self.snapshot = dict(outcome.sources)
 
     def __getitem__(self, path: str) -> bytes:
-        if path not in self.outcome.sources:
+        if path in self.snapshot:
+            return self.snapshot[path]
+        if path not in self.outcome.originals:
             data = read_source(path) or b""  # a notebook: its code cells as Python
-            self.outcome.originals.setdefault(path, data)
-            self.outcome.sources[path] = data
-        return self.outcome.sources[path]
+            self.outcome.originals[path] = data
+            self.outcome.sources.setdefault(path, data)
+        return self.outcome.originals[path]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.outcome.sources)
+        return iter(self.snapshot)
 
     def __len__(self) -> int:
-        return len(self.outcome.sources)
+        return len(self.snapshot)
 
 
 def fixable(findings: list[Finding]) -> list[Finding]:
@@ -90,7 +114,6 @@ def fix_in_memory(
     """Fix rounds in memory. ``restrict`` narrows each round's findings (e.g. to the files a
     pre-commit hook was given while the whole project is indexed)."""
     outcome = FixOutcome(originals=dict(options.sources), sources=dict(options.sources))
-    sources = Sources(outcome)
     tried: set[tuple[str, ...]] = set()
 
     def check() -> CheckResult:  # bytes given in options (stdin) count as on disk
@@ -102,21 +125,43 @@ def fix_in_memory(
     for _ in range(MAX_ROUNDS):
         result = check()
         outcome.rounds += 1
-        request_for = _requests(result, sources)
+        request_for = _requests(result, Sources(outcome))
         findings = fixable(result.findings)
         made = _round(findings, request_for, registry, False, guard, outcome, tried)
         if not made and unsafe:
             made = _round(findings, request_for, registry, True, guard, outcome, tried)
         if not made:
             outcome.remaining = findings
-            return outcome
+            return _rechecked(outcome, discovery, options)
     outcome.remaining = fixable(check().findings)
+    return _rechecked(outcome, discovery, options)
+
+
+def _rechecked(outcome: FixOutcome, discovery: Discovery, options: CheckOptions) -> FixOutcome:
+    """Check the fixed sources with every rule at every severity; attach to each fix the
+    findings that still say its loader's (or chain's) pool is rebuilt."""
+    if not outcome.applied:
+        return outcome
+    config = replace(
+        options.config, select=("LL",), ignore=(), per_file_ignores=(), min_severity=Severity.INFO
+    )
+    sources = {**options.sources, **outcome.changed}
+    result = run_check(discovery, replace(options, config=config, sources=sources))
+    displays = {f.display: f.path for f in result.files}
+    outcome.applied = [
+        replace(a, residual=residual(a.keys, result.findings, result.program, displays))
+        for a in outcome.applied
+    ]
     return outcome
 
 
 def _requests(result: CheckResult, sources: Sources) -> Callable[[Finding], FixRequest]:
     displays = {f.display: f.path for f in result.files}
     return lambda finding: FixRequest(finding, result.program, sources, displays)
+
+
+def _keys(request: FixRequest) -> frozenset[Key]:
+    return keys_of(request.finding, request.program, request.displays)
 
 
 def _round(
@@ -183,7 +228,7 @@ def _try(
             return False
     touched.update(edits)
     outcome.sources.update(edits)
-    outcome.applied.append(Applied(finding, strategy, tuple(sorted(edits))))
+    outcome.applied.append(Applied(finding, strategy, tuple(sorted(edits)), _keys(request)))
     return True
 
 

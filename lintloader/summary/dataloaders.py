@@ -41,6 +41,7 @@ from lintloader.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
 from lintloader.torch_api import TRAINER_KEYWORDS as _TRAINER_KEYWORDS
 
 RETURNED: Dotted = ("<return>",)
+UNPACKED: Dotted = ("<unpack>",)  # assigned to a tuple or list of targets: ``x, y = ...``
 # Calls recorded as candidate DataLoader constructions: a keyword only a DataLoader-like call
 # takes, a name that looks like a loader, or a local alias of an imported ``DataLoader``.
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "cycle"})
@@ -329,7 +330,8 @@ class _LoaderVisitor(Walker):
         for target in node.targets:
             self._note_assigned(target)
         if len(node.targets) == 1:
-            bound = dotted(node.targets[0])
+            target = node.targets[0]
+            bound = UNPACKED if isinstance(target, (ast.Tuple, ast.List)) else dotted(target)
             if bound:
                 self._bind(node.value, bound)
         self.generic_visit(node)

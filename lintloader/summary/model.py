@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 14  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 19  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,8 @@ class CallContext:
 @dataclass(frozen=True)
 class LoaderCall:
     """A call that may construct a DataLoader. ``bound_to``: the dotted target it is assigned to
-    (``("self", "loader")``), ``RETURNED`` when returned, None otherwise."""
+    (``("self", "loader")``), ``RETURNED`` when returned, ``UNPACKED`` when assigned to a tuple
+    of targets, None otherwise."""
 
     target: Dotted
     site: Site

@@ -121,6 +121,15 @@ class Edit:
         return module.visit(_Editor(self))
 
 
+def comment_lines(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """The lines above a statement that move with it: from its first comment on (blank lines
+    before that stay behind)."""
+    kept = list(lines)
+    while kept and kept[0].comment is None:
+        kept.pop(0)
+    return kept
+
+
 def pass_line() -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Pass()])
 

@@ -69,23 +69,34 @@ class Target:
         return {self.path: data}
 
 
-def target_call(request: FixRequest) -> Target:
+def target_call(request: FixRequest, source: bytes | None = None) -> Target:
+    """The call a finding points at (in ``source`` when given: the file after an earlier edit
+    that kept its positions)."""
     finding = request.finding
     path = request.displays.get(finding.path, finding.path)
-    source = request.sources.get(path)
+    return call_at(request, path, finding.line, finding.column, source)
+
+
+def call_at(
+    request: FixRequest, path: str, line: int, column: int, source: bytes | None = None
+) -> Target:
+    """The call that starts at ``path:line:column`` (1-based, as findings and hops count)."""
+    display = next((d for d, p in request.displays.items() if p == path), path)
     if source is None:
-        raise FixError(f"{finding.path}: source not available")
+        source = request.sources.get(path)
+    if source is None:
+        raise FixError(f"{display}: source not available")
     wrapper = MetadataWrapper(parse_module(source))
     positions = wrapper.resolve(PositionProvider)
     parents = dict(wrapper.resolve(ParentNodeProvider))
     for node, where in positions.items():
         if (
             isinstance(node, cst.Call)
-            and where.start.line == finding.line
-            and where.start.column + 1 == finding.column
+            and where.start.line == line
+            and where.start.column + 1 == column
         ):
             return Target(path, wrapper.module, node, parents)
-    raise FixError(f"{finding.path}:{finding.line}:{finding.column}: no call there")
+    raise FixError(f"{display}:{line}:{column}: no call there")
 
 
 def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:

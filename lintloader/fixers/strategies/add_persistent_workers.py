@@ -1,33 +1,25 @@
-"""add-persistent-workers (unsafe), for LL204: add ``persistent_workers=True`` to the DataLoader
-call (or turn a literal ``persistent_workers=False`` into ``True``). Unsafe: workers then keep
-their copy of the dataset between epochs."""
+"""add-persistent-workers (unsafe), for LL204: the DataLoader call gets ``persistent_workers=True``
+when its ``num_workers`` is certainly positive, ``persistent_workers=<num_workers> > 0`` when it
+may be 0 (a literal ``persistent_workers=False`` is replaced the same way). Unsafe: workers then
+keep their copy of the dataset between epochs."""
 
 from __future__ import annotations
 
-import libcst as cst
-
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.loader_calls import keyword_arg, target_call
+from lintloader.fixers.edit.loader_calls import target_call
+from lintloader.fixers.edit.persistence import made_persistent, site_at
 
 
 def apply(request: FixRequest) -> Edits | None:
     target = target_call(request)
-    call = target.call
-    existing = keyword_arg(call, "persistent_workers")
-    if existing is not None:
-        if not (isinstance(existing.value, cst.Name) and existing.value.value == "False"):
-            raise FixError("`persistent_workers` is already set to an expression")
-        new_call = call.deep_replace(existing, existing.with_changes(value=cst.Name("True")))
-    else:
-        if any(a.star == "**" for a in call.args):
-            raise FixError("the call passes `**kwargs`, which may set persistent_workers")
-        added = cst.Arg(
-            value=cst.Name("True"),
-            keyword=cst.Name("persistent_workers"),
-            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-        )
-        new_call = call.with_changes(args=[*call.args, added])
-    return target.result(target.module.deep_replace(call, new_call))
+    finding = request.finding
+    site = site_at(request.program, target.path, finding.line, finding.column)
+    if site is None:
+        raise FixError("the call is not a DataLoader construction the analysis knows")
+    new_call = made_persistent(target.call, site.workers)
+    if new_call is target.call:
+        return None
+    return target.result(target.module.deep_replace(target.call, new_call))
 
 
 STRATEGY = FixStrategy(

@@ -9,35 +9,22 @@ import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.loader_calls import keyword_arg, target_call
-from lintloader.torch_api import NUM_WORKERS_POSITION as _NUM_WORKERS_POSITION
-
-_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
+from lintloader.fixers.edit.persistence import has_workers_expression, is_true, workers_arg
 
 
 def guard_value(call: cst.Call) -> cst.BaseExpression:
-    workers = keyword_arg(call, "num_workers")
-    if workers is None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        if len(positional) > _NUM_WORKERS_POSITION:
-            workers = positional[_NUM_WORKERS_POSITION]
+    workers = workers_arg(call)
     if workers is None or (
         isinstance(workers.value, cst.Integer) and workers.value.evaluated_value == 0
     ):
         return cst.Name("False")
-    value = workers.value
-    if not isinstance(value, _ATOMS):
-        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.Comparison(
-        value.deep_clone(), [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("0"))]
-    )
+    return has_workers_expression(call)
 
 
 def apply(request: FixRequest) -> Edits | None:
     target = target_call(request)
     persistent = keyword_arg(target.call, "persistent_workers")
-    if persistent is None or not (
-        isinstance(persistent.value, cst.Name) and persistent.value.value == "True"
-    ):
+    if persistent is None or not is_true(persistent):
         raise FixError("`persistent_workers=True` not found in the call")
     new_arg = persistent.with_changes(value=guard_value(target.call))
     return target.result(target.module.deep_replace(persistent, new_arg))

@@ -31,6 +31,7 @@ from lintloader.fixers.edit.cst_edit import (
     Located,
     Statement,
     body_of,
+    comment_lines,
     locate,
     top_statement_at,
     walk_statements,
@@ -240,10 +241,7 @@ def new_teardown(module: cst.Module, owner: FunctionInfo, moved: list[Statement]
 
 def _fresh(statement: Statement) -> Statement:
     """A moved statement keeps its comments but not the blank lines above it."""
-    lines = list(getattr(statement, "leading_lines", ()))
-    while lines and lines[0].comment is None:
-        lines.pop(0)
-    return statement.with_changes(leading_lines=lines)
+    return statement.with_changes(leading_lines=comment_lines(statement.leading_lines))
 
 
 STRATEGY = FixStrategy(

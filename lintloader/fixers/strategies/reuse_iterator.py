@@ -1,13 +1,20 @@
-"""reuse-iterator (unsafe), for LL203: ``name = next(iter(loader))`` in a loop body becomes one
-iterator created before the loop, re-created only on ``StopIteration``. Unsafe: the loop now
-walks through the data instead of taking the first batch again every step."""
+"""reuse-iterator (unsafe), for LL203: ``target = next(iter(loader))`` in a loop body (``target``
+a name or a tuple such as ``x, y``) becomes one iterator created before the loop, re-created only
+on ``StopIteration``; the loader's construction gets persistent workers (as hoist-dataloader
+does), so re-creating the iterator after a pass reuses the pool instead of starting a new one.
+
+Refused, with the reason, when the loader's construction is not known (a parameter typed as a
+DataLoader: its ``persistent_workers`` cannot be checked) or cannot be made persistent. Unsafe:
+the loop now walks through the data instead of taking the first batch again every step.
+"""
 
 from __future__ import annotations
 
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.loader_calls import insert_before, target_call
+from lintloader.fixers.edit.loader_calls import call_at, insert_before, target_call
+from lintloader.fixers.edit.persistence import made_persistent, site_at
 
 
 def _iterator_name(module: cst.Module, source: cst.BaseExpression) -> str:
@@ -22,7 +29,9 @@ def _iterator_name(module: cst.Module, source: cst.BaseExpression) -> str:
 
 
 def apply(request: FixRequest) -> Edits | None:
-    target = target_call(request)
+    finding = request.finding
+    edits = persistent_loader(request)
+    target = target_call(request, edits.get(request.displays.get(finding.path, finding.path)))
     call = target.call
     inner = call.args[0].value if len(call.args) == 1 else None
     if not (
@@ -37,7 +46,7 @@ def apply(request: FixRequest) -> Edits | None:
     statement = target.statement()
     assignment = target.assignment(statement)
     if assignment is None:
-        raise FixError("not a plain `name = next(iter(loader))` statement")
+        raise FixError("not a plain `target = next(iter(loader))` statement")
     loop = target.loop_of(statement)
     block = target.block_of(loop)
     module = target.module
@@ -55,14 +64,37 @@ def apply(request: FixRequest) -> Edits | None:
     retry = retry.with_changes(leading_lines=statement.leading_lines)
     new_loop = loop.deep_replace(statement, retry)
     new_block = insert_before(block, loop, [create]).deep_replace(loop, new_loop)
-    if isinstance(block, cst.Module):
-        return target.result(new_block)  # type: ignore[arg-type]
-    return target.result(module.deep_replace(block, new_block))
+    if not isinstance(block, cst.Module):
+        new_block = module.deep_replace(block, new_block)
+    return {**edits, **target.result(new_block)}  # type: ignore[arg-type]
+
+
+def persistent_loader(request: FixRequest) -> Edits:
+    """The edit that gives the loader's construction persistent workers (none when it has
+    them); refuses when the construction is unknown or cannot be changed."""
+    chain = request.finding.chain
+    why = "re-creating the iterator after each pass would start a new worker pool"
+    if len(chain) < 2:
+        raise FixError(f"the DataLoader is built where the analysis cannot see it: {why}")
+    built = chain[0]
+    path = request.path_of(built)
+    site = site_at(request.program, path, built.line, built.column)
+    if site is None:
+        raise FixError(f"no DataLoader construction at {built.path}:{built.line}: {why}")
+    target = call_at(request, path, built.line, built.column)
+    try:
+        new_call = made_persistent(target.call, site.workers)
+    except FixError as exc:
+        raise FixError(f"the loader cannot be made persistent ({exc}): {why}") from None
+    if new_call is target.call:
+        return {}
+    return target.result(target.module.deep_replace(target.call, new_call))
 
 
 STRATEGY = FixStrategy(
     name="reuse-iterator",
     safe=False,
-    description="create the iterator once before the loop; re-create it on StopIteration (LL203)",
+    description="create the iterator once before the loop; re-create it on StopIteration; "
+    "make the loader persistent (LL203)",
     apply=apply,
 )

@@ -1,0 +1,104 @@
+"""Making a DataLoader call keep its worker pool: what ``persistent_workers`` becomes, shared by
+the LL2xx strategies that move or reuse a loader (hoist-dataloader, reuse-iterator) and by
+add-persistent-workers.
+
+The value follows what the analysis knows about ``num_workers`` (:class:`Workers`, the same
+facts LL201 and LL204 read): ``True`` when it is certainly positive (a literal ``4``,
+``max(1, n)``), ``<num_workers expression> > 0`` when it may be 0 (``args.workers``), so the
+edit never introduces LL201's ``ValueError``. A call whose ``num_workers`` or
+``persistent_workers`` cannot be seen (``**kwargs``, an expression) is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from lintloader.analysis.loaders import LoaderSite, Workers, loader_sites
+from lintloader.fixers.base import FixError
+from lintloader.fixers.edit.loader_calls import keyword_arg
+from lintloader.program import Program
+from lintloader.torch_api import NUM_WORKERS_POSITION
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
+
+
+def site_at(program: Program, path: str, line: int, column: int) -> LoaderSite | None:
+    """The DataLoader construction the analysis found at ``path:line:column`` (1-based)."""
+    for site in loader_sites(program):
+        where = site.call.site
+        if site.info.file.path == path and (where.line, where.column) == (line, column):
+            return site
+    return None
+
+
+def workers_arg(call: cst.Call) -> cst.Arg | None:
+    """The ``num_workers`` argument, by keyword or by position."""
+    found = keyword_arg(call, "num_workers")
+    if found is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > NUM_WORKERS_POSITION:
+            found = positional[NUM_WORKERS_POSITION]
+    return found
+
+
+def has_workers_expression(call: cst.Call) -> cst.BaseExpression:
+    """``<num_workers> > 0`` (parenthesized when it is not an atom)."""
+    workers = workers_arg(call)
+    if workers is None:
+        raise FixError("`num_workers` is not an argument of the call")
+    value = workers.value
+    if not isinstance(value, _ATOMS):
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Comparison(
+        value.deep_clone(), [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("0"))]
+    )
+
+
+def persistent_value(call: cst.Call, workers: Workers) -> cst.BaseExpression:
+    """What ``persistent_workers`` must be for the loader to keep a pool it has."""
+    if workers is Workers.ZERO:
+        raise FixError("the loader has no workers (`num_workers` is 0 or missing)")
+    if workers is Workers.POSITIVE:
+        return cst.Name("True")
+    if workers_arg(call) is None:
+        raise FixError("`num_workers` comes from `**kwargs` or a subclass: cannot test it")
+    return has_workers_expression(call)
+
+
+def is_true(arg: cst.Arg) -> bool:
+    return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+
+
+def made_persistent(call: cst.Call, workers: Workers) -> cst.Call:
+    """``call`` with ``persistent_workers`` on: added, or a literal ``False`` replaced; the call
+    itself when it is already ``True``."""
+    existing = keyword_arg(call, "persistent_workers")
+    if existing is not None and is_true(existing):
+        return call
+    value = persistent_value(call, workers)
+    if existing is not None:
+        if not (isinstance(existing.value, cst.Name) and existing.value.value == "False"):
+            code = cst.Module([]).code_for_node(existing.value)
+            raise FixError(f"`persistent_workers={code}` is an expression: not overriding it")
+        return call.deep_replace(existing, existing.with_changes(value=value))
+    if any(a.star == "**" for a in call.args):
+        raise FixError("the call passes `**kwargs`, which may set persistent_workers")
+    added = cst.Arg(
+        value=value,
+        keyword=cst.Name("persistent_workers"),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
+    return call.with_changes(args=appended(list(call.args), added))
+
+
+def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
+    """``args`` plus ``added`` at the end, laid out like the call: with a trailing comma, the
+    new argument takes the last one's comma (and line break) and the last one takes the comma
+    that separates the others."""
+    if not args or not isinstance(args[-1].comma, cst.Comma):
+        return [*args, added]
+    last = args[-1]
+    between = args[-2].comma if len(args) > 1 else cst.MaybeSentinel.DEFAULT
+    if not isinstance(between, cst.Comma):
+        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [*args[:-1], last.with_changes(comma=between), added.with_changes(comma=last.comma)]
