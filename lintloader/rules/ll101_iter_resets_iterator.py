@@ -44,13 +44,14 @@ workers down in `teardown()`:
 `relocate` (safe): moves the statements of the root class's method that lead to the reset into
 the class's teardown method (`teardown`, `close`, `shutdown`, `__del__`), after its call to that
 method. State resets stay where they are. It applies when the class has a teardown method, or
-when it can add one.
+when it can add one. The moved reset is then listed as LL103 (info): out of scope.
 `remove-call` (unsafe, `--unsafe-fixes`): deletes the call in `__iter__` that starts the chain.
 The callee usually also resets per-iteration state (counters, `done` flags); without it a second
 iteration of the same object sees stale state (Lightning 1.5.0 then yields one batch), which
 loses data: worse than the bug.
 `remove-sink` (unsafe): deletes a reset written directly in `__iter__`; unsafe unless the loader
 is known to use persistent workers.
+After each, no reset stays reachable from `__iter__` through that chain (docs/fixes.md).
 
 ### Severity
 error. Info when a step of the chain was matched by method name only (the receiver's type is

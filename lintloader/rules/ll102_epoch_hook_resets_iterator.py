@@ -23,7 +23,8 @@ class FitLoop(Loop):
 Use instead: reset the iterator in `teardown()`.
 
 ### Fix safety
-Same strategies as LL101 (`relocate` safe, `remove-call` unsafe).
+Same strategies as LL101 (`relocate` safe, `remove-call` and `remove-sink` unsafe): no reset
+stays reachable from the hook; a relocated reset is listed as LL103 (info) in teardown.
 
 ### Severity
 warning; info when a step was matched by method name only or when the reset only runs if

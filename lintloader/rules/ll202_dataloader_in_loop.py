@@ -29,9 +29,12 @@ for epoch in range(epochs):
 
 ### Fix safety
 `hoist-dataloader` (unsafe): moves the assignment `name = DataLoader(...)` out of the loop, to
-just before it, when no argument reads a name the loop binds or assigns. Unsafe because the
-arguments may still depend on state the loop mutates (a dataset object changed in place, a
-sampler seeded per epoch).
+just before it (with the comment lines above it), when no argument reads a name the loop binds
+or assigns, and makes the loader persistent when the loop uses it again: `persistent_workers=True`
+when `num_workers > 0` is certain, `persistent_workers=<num_workers> > 0` otherwise. One pool
+for the whole loop. Refused, with the reason, when that cannot be written (`**kwargs`, an
+expression already given). Unsafe because the arguments may still depend on state the loop
+mutates (a dataset object changed in place, a sampler seeded per epoch).
 
 ### Severity
 warning. Info when the construction is behind a one-shot check (`if loader is None:`, a

@@ -30,9 +30,12 @@ for step in range(steps):
 ```
 
 ### Fix safety
-`reuse-iterator` (unsafe): rewrites `name = next(iter(loader))` in a loop body as above. Unsafe
-because the loop now walks through the data instead of taking the first batch again each step
-(different batches: usually what was meant, but a change of behaviour).
+`reuse-iterator` (unsafe): rewrites `name = next(iter(loader))` (or `x, y = next(iter(loader))`)
+in a loop body as above, and makes the loader's construction persistent, so re-creating the
+iterator after a pass reuses the pool; refused when the construction is unknown (a parameter
+typed as a DataLoader). Unsafe because the loop now walks through the data instead of taking the
+first batch again each step (different batches: usually what was meant, but a change of
+behaviour).
 
 ### Severity
 warning; info when the loader has `persistent_workers=True` (the pool survives, but each

@@ -24,7 +24,8 @@ loader = DataLoader(dataset, batch_size=64, num_workers=8, persistent_workers=Tr
 ```
 
 ### Fix safety
-`add-persistent-workers` (unsafe): adds `persistent_workers=True` to the call. Unsafe because
+`add-persistent-workers` (unsafe): adds `persistent_workers=True` to the call
+(`persistent_workers=<num_workers> > 0` when `num_workers` may be 0). Unsafe because
 workers then keep their state between epochs: a dataset that changes between epochs in the main
 process (curriculum, resampling) is no longer seen by the workers, and the worker pool holds
 its memory while other loaders run.

@@ -249,4 +249,5 @@ STRATEGY = FixStrategy(
     safe=True,
     description="move the statements that reset the iterator into the class's teardown method",
     apply=apply,
+    leaves=("LL103",),
 )

@@ -32,4 +32,5 @@ STRATEGY = FixStrategy(
     safe=False,
     description="delete the call in __iter__ that starts the chain (may leave stale state)",
     apply=apply,
+    leaves=("LL103",),
 )

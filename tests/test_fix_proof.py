@@ -1,0 +1,373 @@
+"""A fix ends the respawn it is named for (issue 19), for every strategy in the fixer registry:
+
+* clean re-check: every fixture a strategy fixes (``fixtures/rules/<CODE>/fix_before.py``,
+  ``fixtures/fix/*.in.py``) is fixed through the real ``lintloader fix``, then
+  ``lintloader check --min-severity info`` finds nothing on it but the codes the strategy
+  documents as out of scope (``FixStrategy.leaves``, described in docs/fixes.md);
+* runtime proof: the fixed fixture runs 3 epochs with real DataLoader worker processes and the
+  pool starts once (LL1xx fixes through ``lintloader verify --dataloader``, which also checks that
+  every epoch sees every sample; LL2xx fixes through tests/pool_harness.py, which logs the PID of
+  every worker that loads a sample); the unfixed fixture is the control.
+
+A strategy added to ``lintloader/fixers/strategies/`` without a fixture it fixes, a runtime case
+here, or a section in docs/fixes.md fails these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from lintloader.fixers.registry import all_strategies
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
+DOCS = REPO / "docs" / "fixes.md"
+STRATEGIES = {s.name: s for s in all_strategies()}
+FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
+REPORTED = re.compile(r": (?P<code>LL\d{3}) (?P<status>fixed|changed) by (?P<strategy>[\w-]+) ")
+
+
+def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lintloader", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+FIX_ARGS = ("fix", "--no-cache", "--unsafe-fixes", "--min-severity", "info")
+
+
+@dataclass
+class Fixed:
+    source: Path
+    folder: Path
+    stderr: str
+    reported: list[tuple[str, str, str]] = field(default_factory=list)  # code, status, strategy
+    findings: list[dict] = field(default_factory=list)  # check --min-severity info afterwards
+
+    @property
+    def strategies(self) -> set[str]:
+        return {strategy for _, _, strategy in self.reported}
+
+
+def reported(stderr: str, display: str) -> list[tuple[str, str, str]]:
+    """What ``fix`` said it did to the file shown as ``display``."""
+    found = []
+    for line in stderr.splitlines():
+        match = REPORTED.search(line)
+        if match and line.startswith(f"{display}:"):
+            found.append((match["code"], match["status"], match["strategy"]))
+    return found
+
+
+def fix_copy(source: Path, folder: Path) -> Fixed:
+    folder.mkdir(parents=True)
+    shutil.copy(source, folder / "mod.py")
+    done = lintloader(*FIX_ARGS, "mod.py", cwd=folder)
+    assert done.returncode in (0, 1), done.stderr
+    return Fixed(source, folder, done.stderr, reported(done.stderr, "mod.py"))
+
+
+@pytest.fixture(scope="module")
+def fixed_inputs(tmp_path_factory: pytest.TempPathFactory) -> list[Fixed]:
+    """Every fixture fixed in one ``fix`` run (each in its own folder), then checked at info
+    in one ``check`` run."""
+    root = tmp_path_factory.mktemp("fixed")
+    names = [f"c{number}" for number in range(len(FIX_INPUTS))]
+    for name, source in zip(names, FIX_INPUTS, strict=True):
+        (root / name).mkdir()
+        shutil.copy(source, root / name / "mod.py")
+    done = lintloader(*FIX_ARGS, *names, cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    check = lintloader(
+        "check", "--no-cache", "--min-severity", "info", "--output-format", "json", *names,
+        cwd=root,
+    )  # fmt: skip
+    assert check.returncode in (0, 1), check.stderr
+    findings = json.loads(check.stdout)
+    assert {f["path"] for f in findings} <= {f"{name}/mod.py" for name in names}
+    results = []
+    for name, source in zip(names, FIX_INPUTS, strict=True):
+        display = f"{name}/mod.py"
+        fixed = Fixed(source, root / name, done.stderr, reported(done.stderr, display))
+        fixed.findings = [f for f in findings if f["path"] == display]
+        results.append(fixed)
+    return results
+
+
+def label(source: Path) -> str:
+    return str(source.relative_to(FIXTURES))
+
+
+# -- clean re-check ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_fix_leaves_only_documented_findings(name: str, fixed_inputs: list[Fixed]) -> None:
+    cases = [f for f in fixed_inputs if name in f.strategies]
+    assert cases, f"no fixture in fixtures/rules/*/fix_before.py or fixtures/fix/ uses {name}"
+    for case in cases:
+        where = label(case.source)
+        assert all(status == "fixed" for _, status, _ in case.reported), (where, case.stderr)
+        allowed = {code for s in case.strategies for code in STRATEGIES[s].leaves}
+        left = [f"{f['code']} {f['line']}: {f['message']}" for f in case.findings]
+        assert [x for x in left if x.split()[0] not in allowed] == [], where
+
+
+def test_the_documented_leftovers_are_info() -> None:
+    """What a fix may leave is an inventory, never a finding above info."""
+    from lintloader.rules.registry import rules_by_code
+
+    rules = rules_by_code()
+    for strategy in STRATEGIES.values():
+        for code in strategy.leaves:
+            assert rules[code].severity.label == "info", (strategy.name, code)
+
+
+def test_docs_say_what_each_strategy_guarantees() -> None:
+    text = DOCS.read_text()
+    sections = dict(re.findall(r"^## `([\w-]+)`\n(.*?)(?=^## |\Z)", text, re.M | re.S))
+    assert set(sections) == set(STRATEGIES), "docs/fixes.md: one `## `name`` section each"
+    for name, body in sections.items():
+        assert "**Guarantees**" in body and "**Out of scope**" in body, name
+        for code in STRATEGIES[name].leaves:
+            assert code in body, f"{name} leaves {code}; docs/fixes.md must say so"
+
+
+def test_summary_never_says_fixed_while_the_loader_still_respawns(tmp_path: Path) -> None:
+    """A hoist that works for LL202 while Lightning still reloads the (now persistent) loader
+    every epoch (LL205, info): the edit is made, but it is not called fixed."""
+    source = (
+        "from lightning.pytorch import Trainer\n"
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def train(dataset, epochs):\n"
+        "    trainer = Trainer(reload_dataloaders_every_n_epochs=1)\n"
+        "    for epoch in range(epochs):\n"
+        "        loader = DataLoader(dataset, num_workers=2)\n"
+        "        for batch in loader:\n"
+        "            pass\n"
+        "    return trainer\n"
+    )
+    (tmp_path / "mod.py").write_text(source)
+    done = lintloader("fix", "--no-cache", "--unsafe-fixes", "mod.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "LL202 changed by hoist-dataloader (mod.py) but not fixed: LL205 [info]" in done.stderr
+    assert "fixed by" not in done.stderr
+    assert "Fixed 0 findings in 1 file; 1 changed but not fixed" in done.stderr
+    assert "persistent_workers=True" in (tmp_path / "mod.py").read_text()
+
+
+def test_hoist_refuses_when_it_cannot_make_the_loader_persistent(tmp_path: Path) -> None:
+    source = (
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def train(dataset, epochs, options):\n"
+        "    for epoch in range(epochs):\n"
+        "        loader = DataLoader(dataset, num_workers=2, **options)\n"
+        "        for batch in loader:\n"
+        "            pass\n"
+    )
+    (tmp_path / "mod.py").write_text(source)
+    done = lintloader("fix", "--no-cache", "--unsafe-fixes", "mod.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "hoist-dataloader not applied: the loop iterates the hoisted loader again" in done.stderr
+    assert "`**kwargs`" in done.stderr
+    assert (tmp_path / "mod.py").read_text() == source
+
+
+def test_reuse_iterator_refuses_a_loader_it_cannot_see(tmp_path: Path) -> None:
+    source = (
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def steps(loader: DataLoader, n):\n"
+        "    for _ in range(n):\n"
+        "        inputs, targets = next(iter(loader))\n"
+    )
+    (tmp_path / "mod.py").write_text(source)
+    done = lintloader("fix", "--no-cache", "--unsafe-fixes", "mod.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "reuse-iterator not applied: the DataLoader is built where the analysis" in done.stderr
+    assert (tmp_path / "mod.py").read_text() == source
+
+
+# -- runtime proof -----------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Harness:
+    """An LL2xx fixture run by tests/pool_harness.py: ``function(dataset, **kwargs)``."""
+
+    fixture: str
+    function: str
+    kwargs: dict
+    pairs: bool = False
+    control: str = "respawns"  # what the unfixed fixture does: "respawns" or an exception name
+    pids: int = 2  # worker processes a pool that starts once leaves
+
+
+@dataclass(frozen=True)
+class Verify:
+    """An LL1xx fixture probed by ``lintloader verify --dataloader``: ``glue`` builds what the
+    probe iterates once per epoch from the fixed module ``mod`` and a persistent ``loader``."""
+
+    fixture: str
+    glue: str
+    control: bool = True  # the first case of a strategy also runs unfixed and must FAIL
+
+
+RUNTIME: dict[str, list[Harness | Verify]] = {
+    "persistent-workers-guard": [
+        Harness("rules/LL201/fix_before.py", "train", {"workers": 2, "epochs": 3}, control="Value"),
+        Harness("rules/LL201/fix_before.py", "train", {"workers": 0}, control="Value", pids=0),
+    ],
+    "hoist-dataloader": [Harness("rules/LL202/fix_before.py", "train", {"epochs": 3})],
+    # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
+    "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],
+    "add-persistent-workers": [Harness("rules/LL204/fix_before.py", "train", {"epochs": 3})],
+    "relocate": [
+        Verify("rules/LL101/fix_before.py", "mod.Fetcher(loader)"),
+        Verify("rules/LL102/fix_before.py", "EpochHook(mod.RestartCallback(loader), loader)"),
+        Verify("fix/relocate_close.in.py", "Started(mod.Fetcher(loader))"),
+        # fix/relocate_fetcher.in.py: fixed and iterated with real workers in test_fix_verify.py
+        Verify("fix/relocate_new_teardown.in.py", "set_up(mod.Feeder(), loader)"),
+    ],
+    "remove-call": [Verify("fix/remove_call.in.py", "mod.Fetcher(loader)")],
+    # no control: unfixed, its `del loader._iterator` makes a real DataLoader's next iter()
+    # raise AttributeError, so there is no respawn to watch
+    "remove-sink": [Verify("fix/remove_sink.in.py", "mod.Fetcher(loader)", control=False)],
+}
+
+FACTORY = """
+from torch.utils.data import DataLoader
+
+import mod
+from lintloader.runtime.dataset import ProbeDataset
+
+
+class EpochHook:
+    '''Calls a callback's per-epoch hook, then runs the epoch (as a Trainer would).'''
+
+    def __init__(self, callback, loader):
+        self.callback = callback
+        self.loader = loader
+
+    def __iter__(self):
+        self.callback.on_train_epoch_start(None, None)
+        return iter(self.loader)
+
+
+class Started:
+    '''A fetcher whose __iter__ prepares ``it`` (the loader's iterator) and returns itself.'''
+
+    def __init__(self, fetcher):
+        self.fetcher = fetcher
+
+    def __iter__(self):
+        self.fetcher.__iter__()  # returns the fetcher, which is no iterator itself
+        return self.fetcher.it
+
+
+def set_up(feeder, loader):
+    feeder.setup(loader)
+    return feeder
+
+
+def make():
+    loader = DataLoader(ProbeDataset(8), batch_size=2, num_workers=2, persistent_workers=True)
+    return {glue}
+"""
+
+
+def test_every_strategy_has_a_runtime_proof() -> None:
+    assert set(RUNTIME) == set(STRATEGIES)
+
+
+def prepared(case: Harness | Verify, folder: Path, fix: bool) -> Path:
+    source = FIXTURES / case.fixture
+    if not fix:
+        folder.mkdir(parents=True)
+        shutil.copy(source, folder / "mod.py")
+        return folder / "mod.py"
+    fixed = fix_copy(source, folder)
+    assert fixed.reported and all(s == "fixed" for _, s, _ in fixed.reported), fixed.stderr
+    return folder / "mod.py"
+
+
+def harness(cases: list[tuple[Path, Harness]], log_dir: Path) -> list[dict]:
+    spec = [
+        {"path": str(path), "function": c.function, "kwargs": c.kwargs, "pairs": c.pairs}
+        for path, c in cases
+    ]
+    done = subprocess.run(
+        [sys.executable, str(HARNESS), str(log_dir), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def verify(folder: Path, glue: str) -> tuple[int, dict]:
+    (folder / "probe_factory.py").write_text(FACTORY.replace("{glue}", glue))
+    done = lintloader(
+        "verify", "--dataloader", "probe_factory.py:make", "--epochs", "3",
+        "--worker-init-delay", "0", "--json", cwd=folder,
+    )  # fmt: skip
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def harness_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Harness, tuple[dict, dict]]:
+    """Every harness case, fixed and unfixed, run in one harness process (one torch import):
+    case -> (result after the fix, result before it)."""
+    pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
+    root = tmp_path_factory.mktemp("harness")
+    runs = [c for cases in RUNTIME.values() for c in cases if isinstance(c, Harness)]
+    after = [prepared(c, root / f"fixed{i}", True) for i, c in enumerate(runs)]
+    before = [prepared(c, root / f"before{i}", False) for i, c in enumerate(runs)]
+    (root / "logs").mkdir()
+    pairs = [*zip(after, runs, strict=True), *zip(before, runs, strict=True)]
+    results = harness(pairs, root / "logs")
+    outcomes = zip(results[: len(runs)], results[len(runs) :], strict=True)
+    return dict(zip(runs, outcomes, strict=True))
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME))
+def test_fixed_fixture_starts_one_pool(name: str, tmp_path: Path, request) -> None:
+    pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
+    cases = RUNTIME[name]
+    for case in (c for c in cases if isinstance(c, Harness)):
+        after, before = request.getfixturevalue("harness_runs")[case]
+        assert after["error"] is None, (case, after)
+        assert len(after["pids"]) == case.pids, (case, after)  # one pool, for all epochs
+        assert after["worker_ids"] == list(range(case.pids)), (case, after)
+        if case.control == "respawns":
+            assert before["error"] is None and len(before["pids"]) > case.pids, before
+        else:
+            assert (before["error"] or "").startswith(case.control), before
+    for number, case in enumerate(c for c in cases if isinstance(c, Verify)):
+        folder = tmp_path / f"verify{number}"
+        prepared(case, folder, True)
+        code, result = verify(folder, case.glue)
+        assert (code, result["verdict"]) == (0, "PASS"), result
+        (loader,) = result["loaders"]
+        epochs = loader["epochs"]
+        assert len(epochs) == 3
+        assert sum(e["workers_started"] for e in epochs) == 2  # the pool started once
+        for epoch in epochs:  # and every epoch saw every sample
+            assert epoch["unique_samples"] == epoch["expected_samples"] == 8, epoch
+        if number == 0 and case.control:  # unfixed, it respawns under the same probe
+            control = tmp_path / "control"
+            prepared(case, control, False)
+            code, result = verify(control, case.glue)
+            assert (code, result["verdict"]) == (1, "FAIL"), result
