@@ -135,6 +135,15 @@ def test_the_documented_leftovers_are_info() -> None:
             assert rules[code].severity.label == "info", (strategy.name, code)
 
 
+def test_every_rule_says_whether_its_findings_mean_a_rebuilt_pool() -> None:
+    """The re-check after a fix reads this to decide "fixed": a new rule must be classified."""
+    from lintloader.fixers.residual import NOT_REBUILT, REBUILT
+    from lintloader.rules.registry import rules_by_code
+
+    assert not REBUILT & set(NOT_REBUILT)
+    assert REBUILT | set(NOT_REBUILT) == set(rules_by_code())
+
+
 def test_docs_say_what_each_strategy_guarantees() -> None:
     text = DOCS.read_text()
     sections = dict(re.findall(r"^## `([\w-]+)`\n(.*?)(?=^## |\Z)", text, re.M | re.S))
