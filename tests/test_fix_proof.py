@@ -208,6 +208,27 @@ def test_reuse_iterator_refuses_a_loader_it_cannot_see(tmp_path: Path) -> None:
     assert (tmp_path / "mod.py").read_text() == source
 
 
+def test_two_fixes_in_one_file_each_read_the_positions_they_were_found_at(tmp_path: Path) -> None:
+    """The first fix adds lines above the second finding; the second is applied in the next
+    round, from that round's positions, instead of being refused as 'no call there'."""
+    body = (
+        "    loader = DataLoader(data, batch_size=4, num_workers=2)\n"
+        "    for step in range(steps):\n"
+        "        inputs, targets = next(iter(loader))\n"
+    )
+    source = "from torch.utils.data import DataLoader\n"
+    for name in ("first", "second"):
+        source += f"\n\ndef {name}(data, steps):\n{body}"
+    (tmp_path / "mod.py").write_text(source)
+    done = lintloader("fix", "--no-cache", "--unsafe-fixes", "mod.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "not applied" not in done.stderr
+    assert done.stderr.count("LL203 fixed by reuse-iterator") == 2
+    fixed = (tmp_path / "mod.py").read_text()
+    assert fixed.count("persistent_workers=True") == 2
+    assert fixed.count("except StopIteration:") == 2
+
+
 # -- runtime proof -----------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Harness:

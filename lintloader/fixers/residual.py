@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintloader.analysis.loaders import loader_sites
 from lintloader.findings import Finding, Severity
+from lintloader.fixers.edit.persistence import site_at
 from lintloader.program import Program
 
 Key = tuple[str, ...]
@@ -38,12 +38,9 @@ def says_rebuilt(finding: Finding) -> bool:
 
 def keys_of(finding: Finding, program: Program, displays: Mapping[str, str]) -> frozenset[Key]:
     """The loaders a finding is about (see the module docstring), else its chain's root."""
-    places = {}
-    for site in loader_sites(program):
-        places[(site.info.file.path, site.call.site.line, site.call.site.column)] = site
     keys: set[Key] = set()
     for hop in finding.chain:
-        found = places.get((displays.get(hop.path, hop.path), hop.line, hop.column))
+        found = site_at(program, displays.get(hop.path, hop.path), hop.line, hop.column)
         if found is not None:
             bound = found.call.bound_to or ("@line", str(found.call.site.line))
             keys.add(("loader", hop.path, found.info.function.qualname, *bound))

@@ -24,11 +24,13 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
 
 def site_at(program: Program, path: str, line: int, column: int) -> LoaderSite | None:
     """The DataLoader construction the analysis found at ``path:line:column`` (1-based)."""
-    for site in loader_sites(program):
-        where = site.call.site
-        if site.info.file.path == path and (where.line, where.column) == (line, column):
-            return site
-    return None
+    places = program.memo.get("loader_places")
+    if places is None:  # worked out once per program: the re-check after a fix asks a lot
+        places = program.memo["loader_places"] = {
+            (s.info.file.path, s.call.site.line, s.call.site.column): s
+            for s in loader_sites(program)
+        }
+    return places.get((path, line, column))  # type: ignore[attr-defined]
 
 
 def workers_arg(call: cst.Call) -> cst.Arg | None:
