@@ -1,8 +1,9 @@
 """``lintloader fix``: apply (or show) the fixes; patch installed packages with a backup; revert.
 
 Exit codes: with ``--diff``, 1 when there is a diff, else 0. Otherwise 0 when no fixable finding
-is left, 1 when some are (not fixable safely, refused, or skipped), 2 for errors and for a
-``--revert`` that refused to overwrite a changed file.
+is left, 1 when some are (not fixable safely, refused, or skipped) or when a fix was made but
+its loader still starts new worker pools ("changed but not fixed", docs/fixes.md), 2 for errors
+and for a ``--revert`` that refused to overwrite a changed file.
 """
 
 from __future__ import annotations
