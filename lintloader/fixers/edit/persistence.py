@@ -56,13 +56,16 @@ def has_workers_expression(call: cst.Call) -> cst.BaseExpression:
     )
 
 
-def persistent_value(call: cst.Call, workers: Workers) -> cst.BaseExpression:
+def persistent_value(call: cst.Call, site: LoaderSite) -> cst.BaseExpression:
     """What ``persistent_workers`` must be for the loader to keep a pool it has."""
+    workers = site.workers
     if workers is Workers.ZERO:
         raise FixError("the loader has no workers (`num_workers` is 0 or missing)")
     if workers is Workers.POSITIVE:
         return cst.Name("True")
-    if workers_arg(call) is None:
+    # a scanned subclass may order its parameters differently: only a keyword counts there
+    found = keyword_arg(call, "num_workers") if site.subclass else workers_arg(call)
+    if found is None:
         raise FixError("`num_workers` comes from `**kwargs` or a subclass: cannot test it")
     return has_workers_expression(call)
 
@@ -71,13 +74,13 @@ def is_true(arg: cst.Arg) -> bool:
     return isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
 
-def made_persistent(call: cst.Call, workers: Workers) -> cst.Call:
+def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
     """``call`` with ``persistent_workers`` on: added, or a literal ``False`` replaced; the call
     itself when it is already ``True``."""
     existing = keyword_arg(call, "persistent_workers")
     if existing is not None and is_true(existing):
         return call
-    value = persistent_value(call, workers)
+    value = persistent_value(call, site)
     if existing is not None:
         if not (isinstance(existing.value, cst.Name) and existing.value.value == "False"):
             code = cst.Module([]).code_for_node(existing.value)

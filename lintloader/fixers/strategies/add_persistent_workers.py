@@ -16,7 +16,7 @@ def apply(request: FixRequest) -> Edits | None:
     site = site_at(request.program, target.path, finding.line, finding.column)
     if site is None:
         raise FixError("the call is not a DataLoader construction the analysis knows")
-    new_call = made_persistent(target.call, site.workers)
+    new_call = made_persistent(target.call, site)
     if new_call is target.call:
         return None
     return target.result(target.module.deep_replace(target.call, new_call))

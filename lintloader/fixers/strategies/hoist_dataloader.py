@@ -48,7 +48,7 @@ def persistent_call(request: FixRequest, target: Target) -> cst.Call:
     if site is None:
         raise FixError("the call is not a DataLoader construction the analysis knows")
     try:
-        return made_persistent(target.call, site.workers)
+        return made_persistent(target.call, site)
     except FixError as exc:
         raise FixError(
             f"the loop iterates the hoisted loader again, which needs persistent workers: {exc}"

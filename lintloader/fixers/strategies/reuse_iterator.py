@@ -83,7 +83,7 @@ def persistent_loader(request: FixRequest) -> Edits:
         raise FixError(f"no DataLoader construction at {built.path}:{built.line}: {why}")
     target = call_at(request, path, built.line, built.column)
     try:
-        new_call = made_persistent(target.call, site.workers)
+        new_call = made_persistent(target.call, site)
     except FixError as exc:
         raise FixError(f"the loader cannot be made persistent ({exc}): {why}") from None
     if new_call is target.call:
