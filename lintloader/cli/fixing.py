@@ -59,9 +59,12 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
     """``--show-fixes``: what was fixed, per file and code (as ruff prints it)."""
     counts = Counter(
         (displays.get(path, path), applied.finding.code, applied.strategy.name)
-        for applied in outcome.applied
+        for applied in outcome.fixed  # not those after which the loader still respawns
         for path in applied.paths[:1]
     )
+    partly = len(outcome.incomplete)
+    if partly:
+        click.echo(f"Changed {partly} without fixing them (see above).", err=True)
     if not counts:
         click.echo("No fixes applied.", err=True)
         return
