@@ -45,7 +45,7 @@ def test_fix_applies_safe_fixes_and_notes_what_is_left(project: Path) -> None:
         FIXTURES / "rules" / "LL101" / "fix_after.py"
     ).read_bytes()
     assert "Fixed 1 finding:\n- fetch.py:\n    1 \u00d7 LL101 (relocate)" in done.stderr
-    assert "note: train.py:7:18: LL202 not fixed: only unsafe fixes (hoist-dataloader)" in (
+    assert "note: train.py:8:18: LL202 not fixed: only unsafe fixes (hoist-dataloader)" in (
         done.stderr
     )
     assert "LL202" in done.stdout and "LL101" not in done.stdout
