@@ -12,6 +12,7 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from lintloader.scan.escape import printable
@@ -80,6 +81,24 @@ def name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
     return lambda name: match(os.path.normcase(name)) is not None
 
 
+@dataclass(frozen=True)
+class Excluder:
+    """:func:`is_excluded` for a walk that checks each path as it goes down: the components
+    above a path were checked on the way, so only its last component and the whole path are
+    matched, each against all patterns at once."""
+
+    name: Callable[[str], bool]
+    whole: Callable[[str], bool]
+
+    @classmethod
+    def of(cls, patterns: Iterable[str]) -> Excluder:
+        matcher = name_matcher(patterns)
+        return cls(matcher, matcher)
+
+    def __call__(self, relative: str, name: str) -> bool:
+        return self.name(name) or self.whole(relative)
+
+
 def module_name_for(path: str) -> tuple[str, bool]:
     """Dotted module name from the package structure (``__init__.py`` files above the file)."""
     absolute = Path(os.path.abspath(path))
@@ -90,6 +109,33 @@ def module_name_for(path: str) -> tuple[str, bool]:
         parts.insert(0, directory.name)
         directory = directory.parent
     return ".".join(parts) or absolute.stem, is_package
+
+
+class ModuleNamer:
+    """:func:`module_name_for` over many files: whether a directory is a package (and the
+    package path above it) is looked up once per directory, not once per file in it."""
+
+    def __init__(self) -> None:
+        self._prefixes: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, path: str) -> tuple[str, bool]:
+        directory, name = os.path.split(os.path.abspath(path))
+        is_package = name == "__init__.py"
+        dot = name.rfind(".")
+        stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
+        parts = self._prefix(directory) + (() if is_package else (stem,))
+        return ".".join(parts) or stem, is_package
+
+    def _prefix(self, directory: str) -> tuple[str, ...]:
+        known = self._prefixes.get(directory)
+        if known is None:
+            parent = os.path.dirname(directory)
+            is_package = parent != directory and os.path.isfile(
+                os.path.join(directory, "__init__.py")
+            )
+            known = (*self._prefix(parent), os.path.basename(directory)) if is_package else ()
+            self._prefixes[directory] = known
+        return known
 
 
 def module_name_in_site(path: str, site_dir: str) -> tuple[str, bool]:
@@ -110,6 +156,7 @@ def discover_paths(
     patterns = (*DEFAULT_EXCLUDES, *excludes)
     found = Discovery()
     seen: set[str] = set()
+    module_name = ModuleNamer()
     for raw in paths:
         path = os.path.join(cwd, raw) if not os.path.isabs(raw) else raw
         if not os.path.lexists(path):
@@ -120,7 +167,7 @@ def discover_paths(
             if key in seen:
                 continue
             seen.add(key)
-            module, is_package = module_name_for(candidate)
+            module, is_package = module_name(candidate)
             found.files.append(SourceFile(key, module, is_package, display_path(key, cwd)))
     found.files = distinct_scripts(found.files)
     return found
@@ -145,6 +192,9 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
 
 
 def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> Iterator[str]:
+    """The files to scan below ``path``, in ``os.walk`` order (a directory's files sorted, then
+    its subdirectories, sorted, each in turn). One ``scandir`` per directory: the file type
+    comes with the listing, so a regular file costs no ``stat`` here."""
     if os.path.islink(path) and not os.path.exists(path):
         found.problems.append(FileProblem(display_path(path, cwd), link_problem(path)))
         return
@@ -152,24 +202,48 @@ def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> I
         yield path  # an explicitly named file is scanned whatever its suffix
         return
     listed = _git_listed(path)
-    for directory, dirnames, filenames in os.walk(path, followlinks=False):
-        relative_dir = os.path.relpath(directory, path).replace(os.sep, "/")
-        relative_dir = "" if relative_dir == "." else relative_dir + "/"
-        dirnames[:] = sorted(d for d in dirnames if not is_excluded(relative_dir + d, patterns))
-        for name in sorted(filenames):
-            if not name.endswith((".py", NOTEBOOK_SUFFIX)):
+    excluded = Excluder.of(patterns)
+    pending = [(path, "")]  # (directory, its path relative to ``path`` with a trailing '/')
+    while pending:
+        directory, relative_dir = pending.pop()
+        files, folders = _listing(directory)
+        for entry in files:
+            name = entry.name
+            if not name.endswith((".py", NOTEBOOK_SUFFIX)) or excluded(relative_dir + name, name):
                 continue
-            full = os.path.join(directory, name)
-            relative = relative_dir + name
-            if is_excluded(relative, patterns):
-                continue
+            full = entry.path
             if listed is not None and os.path.abspath(full) not in listed:
                 continue
-            if os.path.islink(full) and not os.path.exists(full):
+            if entry.is_symlink() and not os.path.exists(full):
                 found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
                 continue
-            if os.path.isfile(full):
+            if entry.is_file():
                 yield full
+        inner = [
+            (entry.path, f"{relative_dir}{entry.name}/")
+            for entry in folders
+            if not excluded(relative_dir + entry.name, entry.name) and not entry.is_symlink()
+        ]
+        pending.extend(reversed(inner))
+
+
+def _listing(directory: str) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]]:
+    """A directory's (files, subdirectories), each sorted by name, as ``os.walk`` splits them
+    (a link to a directory counts as one); an unreadable directory lists nothing."""
+    files, folders = [], []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                (folders if is_dir else files).append(entry)
+    except OSError:
+        return [], []
+    files.sort(key=lambda entry: entry.name)
+    folders.sort(key=lambda entry: entry.name)
+    return files, folders
 
 
 def link_problem(path: str) -> str:
