@@ -4,10 +4,18 @@ A :class:`SourceSet` answers three questions for the rest of the pipeline: a fil
 digest of those bytes (the summary cache key) and whether it contains a token (demand
 selection). With a stat index from an earlier run, an unchanged file answers the last two from
 the index without being read at all.
+
+Bytes are held only while something needs them: a ``.py`` file the index does not know is
+stat'ed when it is loaded and read when it is first searched (in a forked child, on a cold
+scan), and :meth:`SourceSet.forget` drops the bytes of files whose token answers are known, so
+that memory follows the few files that are parsed, not the many that are scanned. A file is
+read again if a later round needs it; its digest, when worked out, comes from the same bytes as
+its summary (bytes whose digest is known are never dropped).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import time
@@ -40,6 +48,7 @@ class SourceSet:
         self._index_path = index_path(cache_dir, roots) if cache_dir else None
         self.index = load_index(self._index_path) if self._index_path else StatIndex()
         self._contents: dict[str, bytes] = {}
+        self._deferred: set[str] = set()  # stat'ed, counted in read_count, not read yet
         self._rows: dict[str, int] = {}  # admitted path -> its row in the index
         self.read_count = 0
         self._changed = False  # anything the index did not know yet
@@ -67,7 +76,7 @@ class SourceSet:
                     stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
                     row = fresh(path, stamp)
                     if row is None:
-                        row = self._admit_read(path, stamp)
+                        row = self._admit_read(path, stamp, status.st_mode)
             except OSError as exc:
                 problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
                 continue
@@ -82,11 +91,24 @@ class SourceSet:
         self._contents[path] = data
         return self.index.record(path, (-1, -1, -1, -1), content_digest(data), None)
 
-    def _admit_read(self, path: str, stamp: tuple[int, int, int, int]) -> int | None:
-        """Read a file the index does not vouch for (None: it is a directory now). Its digest
+    def _admit_read(self, path: str, stamp: tuple[int, int, int, int], mode: int) -> int | None:
+        """Admit a file the index does not vouch for (None: it is a directory now). Its digest
         waits until something needs it (:meth:`digest`), unless its stamp cannot be trusted
         (then the digest is what identifies its content) or the index knew a digest for it
-        (the replay key identified the file by it: unchanged bytes must keep that key)."""
+        (the replay key identified the file by it: unchanged bytes must keep that key); such a
+        file, and a notebook (converted, and reported if it cannot be), is read now. A plain
+        ``.py`` file is read when it is first needed (see the module docstring): its stamp is
+        judged as of now, which is before the read."""
+        now = time.time_ns()
+        if path.endswith(".py") and not is_racy(stamp, now) and not self.index.has_digest(path):
+            if not stat.S_ISREG(mode):
+                raise OSError(errno.EINVAL, "not a regular file")
+            if not os.access(path, os.R_OK):
+                raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+            self._changed = True
+            self._deferred.add(path)
+            self.read_count += 1
+            return self.index.record(path, stamp, "", now)
         data = self._read(path)
         if data is None:
             return None
@@ -104,13 +126,38 @@ class SourceSet:
         return data
 
     def __getitem__(self, path: str) -> bytes:
-        """A file's bytes (read now if the index had spared reading it)."""
+        """A file's bytes (read now if the index had spared reading it, if its reading was
+        deferred, or if they were forgotten; a file that cannot be read any more reads as
+        empty)."""
         data = self._contents.get(path)
         if data is None:
-            data = self._reader(path) or b""
+            try:
+                data = self._reader(path) or b""
+            except OSError:
+                data = b""
             self._contents[path] = data
-            self.read_count += 1
+            if path in self._deferred:
+                self._deferred.discard(path)
+            else:
+                self.read_count += 1
         return data
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop the bytes of ``paths`` (read again if needed), except bytes given instead of a
+        file's and bytes whose digest is known (a summary made later must come from them)."""
+        contents, overrides, rows, digests = (
+            self._contents,
+            self._overrides,
+            self._rows,
+            self.index.digests,
+        )
+        for path in paths:
+            if path in contents and path not in overrides and not digests[rows[path]]:
+                del contents[path]
+
+    def held(self) -> set[str]:
+        """The paths whose bytes are in memory now."""
+        return set(self._contents)
 
     def digest(self, path: str) -> str:
         """The sha256 of a file's bytes (worked out now if it was never needed before)."""

@@ -29,6 +29,8 @@ from lintloader.summary.model import FileSummary
 
 # Forking pays when a round must search thousands of files whose bytes were read this run.
 SHARD_MIN_FILES = 2_000
+# Files searched between two releases of the bytes of those not chosen (what a search holds).
+CHUNK_FILES = 256
 
 
 @dataclass
@@ -63,7 +65,7 @@ class RoundTaker:
             assert query is not None
             found = self._take_sharded(candidates, query, modules)
         else:
-            chosen = chosen_by(query, modules, self.sources, candidates)
+            chosen = self._choose(candidates, query, modules)
             found = self.summarize(chosen, self.stats, self.jobs)
         return {f.path: found[f.path] for f in candidates if f.path in found}
 
@@ -96,12 +98,27 @@ class RoundTaker:
         """Run in a child (or here, if forking failed): search, then summarize, one process."""
         stats = ParseStats()
         used_before = set(self.cache.used) if self.cache is not None else set()
-        chosen = chosen_by(query, modules, self.sources, shard)
+        chosen = self._choose(shard, query, modules)
         summaries = self.summarize(chosen, stats, jobs=1)
         used = (self.cache.used - used_before) if self.cache is not None else set()
         answers = self.sources.token_answers(f.path for f in shard)
         table_size = len(self.sources.index.tokens)
         return ShardResult(summaries, answers, table_size, stats.parsed, stats.cached, used)
+
+    def _choose(
+        self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
+    ) -> list[SourceFile]:
+        """:func:`chosen_by`, a chunk of files at a time, the bytes of the files not chosen
+        released after each chunk: their token answers are known (a later round that needs
+        one of them reads it again)."""
+        chosen: list[SourceFile] = []
+        for start in range(0, len(candidates), CHUNK_FILES):
+            chunk = candidates[start : start + CHUNK_FILES]
+            picked = chosen_by(query, modules, self.sources, chunk)
+            taken = {f.path for f in picked}
+            self.sources.forget(f.path for f in chunk if f.path not in taken)
+            chosen += picked
+        return chosen
 
     def summarize(
         self, batch: Sequence[SourceFile], stats: ParseStats, jobs: int
