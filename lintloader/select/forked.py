@@ -10,13 +10,16 @@ the same results.
 A child never writes to stdout or stderr and leaves with ``os._exit``, so no buffered output
 and no ``atexit`` handler of the parent runs twice. A child that fails, is killed or sends
 something unreadable is not trusted: its shard is run again in the parent. A child whose
-parent is killed dies with it (:mod:`lintloader.select.lifeline`).
+parent is killed dies with it (:mod:`lintloader.select.lifeline`); if the parent is interrupted
+(Ctrl-C), the children still running are killed and reaped before it goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -38,12 +41,33 @@ def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> 
     """``[function(shard) for shard in shards]``, the shards after the first in children."""
     if len(shards) < 2 or not can_fork():
         return [function(shard) for shard in shards]
-    children = [_start(function, shard) for shard in shards[1:]]
-    results = [function(shards[0])]
-    for (pid, read_end), shard in zip(children, shards[1:], strict=True):
-        result = _collect(pid, read_end)
-        results.append(function(shard) if result is None else result[0])
+    children: list[tuple[int, int]] = []
+    collected = 0
+    try:
+        children += (_start(function, shard) for shard in shards[1:])
+        results = [function(shards[0])]
+        for (pid, read_end), shard in zip(children, shards[1:], strict=True):
+            result = _collect(pid, read_end)
+            collected += 1
+            results.append(function(shard) if result is None else result[0])
+    except BaseException:  # KeyboardInterrupt above all: leave no child behind
+        _stop(children[collected:])
+        raise
     return results
+
+
+def _stop(children: Sequence[tuple[int, int]]) -> None:
+    """Kill and reap children whose results are no longer wanted (one already gone, or whose
+    pipe is already closed, is skipped at that step)."""
+    for pid, read_end in children:
+        if pid < 0:
+            continue
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.close(read_end)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def _start(function: Callable[[Shard], Result], shard: Shard) -> tuple[int, int]:

@@ -73,6 +73,10 @@ def _run(
         with ProcessPoolExecutor(
             workers, initializer=die_with_parent, initargs=(os.getpid(),)
         ) as pool:
-            yield from pool.map(_summarize, work, chunksize=1)
+            try:
+                yield from pool.map(_summarize, work, chunksize=1)
+            except BaseException:  # interrupted: drop the queued files, do not parse them
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     else:
         yield from map(_summarize, work)
