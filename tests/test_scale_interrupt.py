@@ -1,5 +1,6 @@
-"""Ctrl-C during a big check: exit 130, one line on stderr, no traceback, and no worker process
-left behind (a real ``lintloader check`` in a subprocess, a real SIGINT)."""
+"""Huge roots: progress while the tree is walked, and Ctrl-C during a big check: exit 130, one
+line on stderr, no traceback, and no worker process left behind (a real ``lintloader check`` in
+a subprocess, a real SIGINT)."""
 
 from __future__ import annotations
 
@@ -117,3 +118,15 @@ def test_interrupt_before_any_worker_exits_130(tmp_path: Path) -> None:
     )
     assert done.returncode == 130, done.stderr
     assert done.stderr.strip() == "lintloader: interrupted"
+
+
+def test_discovery_reports_each_file_found_as_it_walks(tmp_path: Path) -> None:
+    """What the progress line of a huge root shows while the tree is walked."""
+    from lintloader.scan.paths import discover_paths
+
+    for name in ("a.py", "b.py", "sub/c.py", "sub/deeper/d.py", "skip.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    seen: list[int] = []
+    found = discover_paths([str(tmp_path)], on_found=seen.append)
+    assert seen == [1, 2, 3, 4] and len(found.files) == 4

@@ -29,6 +29,7 @@ from lintloader.findings import PARSE_ERROR_CODE, Severity
 from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.site_packages import discover_site_packages
+from lintloader.select.progress import Progress
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
@@ -200,7 +201,14 @@ def discover(
     with collector_paused():  # thousands of small records, no cycles (see engine.py)
         if site_packages:
             return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
-        return discover_paths(paths, exclude)
+        progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
+        try:
+            return discover_paths(
+                paths, exclude, on_found=progress.found_so_far if progress else None
+            )
+        finally:
+            if progress:
+                progress.close()
 
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:

@@ -150,8 +150,13 @@ def module_name_in_site(path: str, site_dir: str) -> tuple[str, bool]:
 
 # -- source trees ------------------------------------------------------------------------------
 def discover_paths(
-    paths: Iterable[str], excludes: Iterable[str] = (), cwd: str | None = None
+    paths: Iterable[str],
+    excludes: Iterable[str] = (),
+    cwd: str | None = None,
+    on_found: Callable[[int], None] | None = None,
 ) -> Discovery:
+    """The files to scan below ``paths``; ``on_found(count)`` is told of each file found (a
+    progress line: a root such as ``/`` takes minutes to walk)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     patterns = (*DEFAULT_EXCLUDES, *excludes)
     found = Discovery()
@@ -169,6 +174,8 @@ def discover_paths(
             seen.add(key)
             module, is_package = module_name(candidate)
             found.files.append(SourceFile(key, module, is_package, display_path(key, cwd)))
+            if on_found is not None:
+                on_found(len(found.files))
     found.files = distinct_scripts(found.files)
     return found
 

@@ -35,6 +35,10 @@ class Progress:
             self._drawn_at = now
             self._draw()
 
+    def found_so_far(self, count: int) -> None:
+        """While the tree is walked: ``lintloader: 120000 files found``."""
+        self.update(found=count)
+
     def _draw(self) -> None:
         line = (
             f"lintloader: {self.found} files found, {self.parsed} parsed, {self.cached} from cache"
