@@ -4,7 +4,10 @@ flake8 hands a plugin one file at a time, but a chain may cross files. So, by de
 (``--lintloader-scope=project``), the plugin finds the file's project root (the nearest directory
 with pyproject.toml, setup.cfg, setup.py or .git), runs one project-wide check there per flake8
 process (demand-driven parsing, summaries read from and written to lintloader's on-disk cache,
-so later runs reuse them), and reports the findings located in the file being checked. Without
+so later runs reuse them), and reports the findings located in the file being checked. flake8's
+worker processes share that check through the cache: the first to ask analyzes the project
+while holding a lock file there, the others wait for it and replay its findings (checked
+against every file's stat stamp, as ``lintloader check`` replays). Without
 a project root, or with ``--lintloader-scope=file``, each file is analyzed alone: chains that
 leave the file are then not seen (the documented limit).
 
@@ -15,7 +18,9 @@ Columns: lintloader's are 1-based and flake8 adds 1 to what a plugin yields, so 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
+import hashlib
 import os
 import sys
 import tempfile
@@ -52,11 +57,14 @@ class Located:
         return cls(finding.line, max(finding.column - 1, 0), f"{finding.code} {message}")
 
 
-def _check(paths: tuple[str, ...], config_start: str, use_cache: bool) -> dict[str, list[Located]]:
+def _check(
+    paths: tuple[str, ...], config_start: str, use_cache: bool, replay: bool = False
+) -> dict[str, list[Located]]:
     """Findings by absolute path. jobs=1: flake8's workers are daemons, which may not fork."""
     config = load_config(find_pyproject(config_start))
     discovery = discover_paths(paths, config.exclude)
-    options = CheckOptions(config=config, jobs=1, cache_dir=_cache() if use_cache else None)
+    cache = _cache() if use_cache else None
+    options = CheckOptions(config=config, jobs=1, cache_dir=cache, replay=replay and bool(cache))
     result = run_check(discovery, options)
     absolute = {f.display: f.path for f in result.files}
     found: dict[str, list[Located]] = {}
@@ -82,8 +90,36 @@ def _cache() -> Path | None:
 
 @functools.lru_cache(maxsize=8)
 def project_findings(root: str) -> dict[str, list[Located]]:
-    """One project-wide check per root and per process (one flake8 run)."""
-    return _check((root,), root, use_cache=True)
+    """One project-wide check per root and per process (one flake8 run), analyzed by one
+    process and replayed by the others (see the module docstring)."""
+    with project_lock(default_cache_dir(), root):
+        return _check((root,), root, use_cache=True, replay=True)
+
+
+@contextlib.contextmanager
+def project_lock(cache_dir: Path, root: str) -> Iterator[None]:
+    """Hold ``<cache>/flake8-locks/<root's hash>.lock`` (an advisory lock, released if its
+    holder dies); without ``fcntl`` or a writable cache, go on unlocked."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each process analyzes the project itself
+        yield
+        return
+    folder = cache_dir / "flake8-locks"
+    name = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(
+            folder / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
 
 
 def file_findings(path: str) -> list[Located]:
