@@ -112,14 +112,15 @@ def module_name_for(path: str) -> tuple[str, bool]:
 
 
 class ModuleNamer:
-    """:func:`module_name_for` over many files: whether a directory is a package (and the
-    package path above it) is looked up once per directory, not once per file in it."""
+    """:func:`module_name_for` over many files, given as normalized absolute paths: whether a
+    directory is a package (and the package path above it) is looked up once per directory,
+    not once per file in it."""
 
     def __init__(self) -> None:
         self._prefixes: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, path: str) -> tuple[str, bool]:
-        directory, name = os.path.split(os.path.abspath(path))
+        directory, name = os.path.split(path)
         is_package = name == "__init__.py"
         dot = name.rfind(".")
         stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
@@ -172,8 +173,10 @@ def discover_paths(
             if key in seen:
                 continue
             seen.add(key)
-            module, is_package = module_name(candidate)
-            found.files.append(SourceFile(key, module, is_package, display_path(key, cwd)))
+            module, is_package = module_name(key)
+            relative = inside(key, cwd)  # display_path, for a path known to be absolute
+            display = key if relative is None else relative
+            found.files.append(SourceFile(key, module, is_package, display))
             if on_found is not None:
                 on_found(len(found.files))
     found.files = distinct_scripts(found.files)
@@ -210,7 +213,9 @@ def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> I
         return
     listed = _git_listed(path)
     excluded = Excluder.of(patterns)
-    pending = [(path, "")]  # (directory, its path relative to ``path`` with a trailing '/')
+    # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
+    # absolute path: the paths below it come out normalized and absolute
+    pending = [(os.path.abspath(path), "")]
     while pending:
         directory, relative_dir = pending.pop()
         files, folders = _listing(directory)
@@ -219,7 +224,7 @@ def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> I
             if not name.endswith((".py", NOTEBOOK_SUFFIX)) or excluded(relative_dir + name, name):
                 continue
             full = entry.path
-            if listed is not None and os.path.abspath(full) not in listed:
+            if listed is not None and full not in listed:
                 continue
             if entry.is_symlink() and not os.path.exists(full):
                 found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
@@ -281,4 +286,5 @@ def _git_listed(directory: str) -> set[str] | None:
         return None
     root = os.path.abspath(directory)
     names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return {os.path.abspath(os.path.join(root, n)) for n in names if n}
+    # git lists normalized paths relative to ``directory``: joining them keeps them normalized
+    return {os.path.join(root, n) for n in names if n}
