@@ -59,8 +59,11 @@ def by_path(findings: list[dict], path: str) -> list[dict]:
 def assert_run_went_on(result: subprocess.CompletedProcess[str], findings: list[dict]) -> None:
     assert [f["code"] for f in by_path(findings, "good.py")] == ["LL101"]
     assert result.returncode == 1
-    # stderr is the one summary line: no warning, no traceback, nothing printed per file
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    # stderr is the summary (and its "[*] N fixable" line): no warning, no traceback, nothing
+    # printed per file
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("Found ") and len(lines) <= 2, result.stderr
+    assert all(line.startswith("[*] ") for line in lines[1:]), result.stderr
 
 
 UNANALYZABLE = {

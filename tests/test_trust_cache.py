@@ -162,7 +162,7 @@ def check_with(copy: Path, root: Path, cache: Path) -> str:
         check=True,
     )
     assert which.stdout.startswith(f"{copy}/lintloader/")  # the copy ran, not the checkout
-    return result.stderr.strip().splitlines()[-1]
+    return next(line for line in result.stderr.splitlines() if line.startswith("Found "))
 
 
 def test_summaries_follow_the_analyzer_code_not_only_its_version(
