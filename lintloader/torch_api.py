@@ -23,6 +23,22 @@ DATALOADER_ITER_MARKERS = ("DataLoaderIter",)
 NUM_WORKERS_POSITION = 5
 # Keywords only a DataLoader-like call takes: a call with one is a candidate construction.
 LOADER_KEYWORDS = frozenset({"num_workers", "persistent_workers"})
+# Calls that start a DataLoader's worker pool themselves: the multi-process iterator, and
+# ``DataLoader._get_iterator`` (which ``DataLoader.__iter__`` only calls once when the workers
+# persist).
+POOL_ITERATOR_CLASS = "_MultiProcessingDataLoaderIter"
+POOL_ITERATOR_PATHS = frozenset(
+    {
+        f"torch.utils.data.dataloader.{POOL_ITERATOR_CLASS}",
+        f"torch.utils.data.{POOL_ITERATOR_CLASS}",
+    }
+)
+GET_ITERATOR_METHOD = "_get_iterator"
+POOL_FACTORIES = frozenset({POOL_ITERATOR_CLASS, GET_ITERATOR_METHOD})
+# Calls that return at least 1 (``num_workers=os.cpu_count()`` is never 0).
+CPU_COUNT_CALLS = frozenset(
+    {("os", "cpu_count"), ("cpu_count",), ("multiprocessing", "cpu_count"), ("mp", "cpu_count")}
+)
 
 # -- resets (sinks): what throws a worker pool away ---------------------------------------------
 SINK_ATTRIBUTE = "_iterator"  # ``loader._iterator = None`` / ``del`` / ``setattr`` / ``delattr``
@@ -50,6 +66,9 @@ TEARDOWN_NAMES = ("teardown", "close", "shutdown", "__del__", "__exit__")
 LIFECYCLE_NAMES = frozenset({"setup", "__enter__", "start", "open", "connect"})
 # Functions that do the per-epoch work itself: moving their statements would move the work.
 WORK_NAMES = frozenset({"__init__", "__iter__", "__next__", "__call__", "run", "advance", "main"})
+# Methods that run once per pass over a loader, or per batch: a DataLoader built there is
+# built again every epoch (as a root of LL202, next to the per-epoch hooks).
+CONSTRUCTION_ROOTS = frozenset({"__iter__", "__next__"})
 # Functions passed to these run at exit, collection or on a signal: never per epoch.
 DEFERRED_REGISTRATIONS = frozenset(
     {("atexit", "register"), ("weakref", "finalize"), ("signal", "signal")}
@@ -89,7 +108,10 @@ LOADER_TOKENS = (
     (_LOADER + b" (",),
     (_LOADER + b" as ",),
     (b"= " + _LOADER,),
+    (b"=" + _LOADER,),  # `loader_cls=DataLoader`: a class passed as a value
 )
+# Files that start a worker pool by hand (LL202's ``__iter__`` roots).
+POOL_TOKENS = ((POOL_ITERATOR_CLASS.encode() + b"(",), (GET_ITERATOR_METHOD.encode() + b"(",))
 # A file mentioning none of these gets no DataLoader facts (the second visitor is skipped).
 LOADER_FACT_TOKENS = (
     b"oader",

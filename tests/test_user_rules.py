@@ -257,7 +257,11 @@ def test_ll202_follows_calls_into_a_file_that_never_names_dataloader(tmp_path: P
         ("proj/train.py", 5, "warning")
     ]
     chain = findings[0]["chain"]
-    assert [(h["path"], h["line"]) for h in chain] == [("proj/train.py", 5), ("proj/data.py", 4)]
+    assert [(h["path"], h["line"], h["verb"]) for h in chain] == [
+        ("proj/train.py", 4, "loop"),
+        ("proj/train.py", 5, "calls"),
+        ("proj/data.py", 4, "builds"),
+    ]
 
 
 def test_ll202_ignores_calls_matched_by_method_name_only() -> None:

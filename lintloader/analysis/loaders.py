@@ -31,7 +31,10 @@ from lintloader.torch_api import (
     DATALOADER_STAR_SOURCES as _STAR_SOURCES,
 )
 from lintloader.torch_api import (
+    GET_ITERATOR_METHOD,
     NUM_WORKERS_POSITION,
+    POOL_ITERATOR_CLASS,
+    POOL_ITERATOR_PATHS,
     TRAINER_PATHS,
 )
 from lintloader.torch_api import (
@@ -49,12 +52,15 @@ class Workers(enum.Enum):
 
 @dataclass(frozen=True)
 class LoaderSite:
-    """A DataLoader construction: the call, its function and the function's facts."""
+    """A DataLoader construction: the call, its function and the function's facts. ``pool``:
+    not a DataLoader but a worker pool started by hand (``_MultiProcessingDataLoaderIter(self)``,
+    ``self._get_iterator()`` in a DataLoader subclass)."""
 
     info: FunctionInfo
     facts: FunctionFacts
     call: LoaderCall
     subclass: bool  # a scanned subclass: its signature may differ from DataLoader's
+    pool: bool = False
 
     @property
     def key(self) -> str:
@@ -87,8 +93,11 @@ class LoaderSite:
 
     @property
     def persistent_true(self) -> bool:
+        """``persistent_workers=True``, or a parameter that defaults to True."""
         found = self.persistent
-        return found is not None and found.is_literal and found.literal is True
+        if found is None or found.literal is not True:
+            return False
+        return found.is_literal or found.from_default
 
     @property
     def persistent_off(self) -> bool:
@@ -144,6 +153,38 @@ def _loader_sites(program: Program) -> Iterator[LoaderSite]:
                 yield LoaderSite(info, facts, call, subclass=resolved is None)
 
 
+def pool_sites(program: Program) -> list[LoaderSite]:
+    """Worker pools started by hand outside torch: ``_MultiProcessingDataLoaderIter(...)`` and
+    ``self._get_iterator()`` in a DataLoader subclass (torch's own ``__iter__`` only calls it
+    once when the workers persist). Only LL202 asks: these are no DataLoader to configure."""
+    found = program.memo.get("pool_sites")
+    if found is None:
+        found = program.memo["pool_sites"] = list(_pool_sites(program))
+    return found  # type: ignore[return-value]
+
+
+def _pool_sites(program: Program) -> Iterator[LoaderSite]:
+    for info, facts in functions_with_facts(program):
+        if info.file.module.startswith("torch."):
+            continue  # torch's own DataLoader is the implementation, not a use
+        for call in facts.loader_calls:
+            if call.target[-1] == POOL_ITERATOR_CLASS:
+                symbol = program.resolve(info.file.module, call.target)
+                if symbol is not None and symbol.key in POOL_ITERATOR_PATHS:
+                    yield LoaderSite(info, facts, call, subclass=True, pool=True)
+            elif _own_get_iterator(program, info, call):
+                yield LoaderSite(info, facts, call, subclass=True, pool=True)
+
+
+def _own_get_iterator(program: Program, info: FunctionInfo, call: LoaderCall) -> bool:
+    self_name, class_key = info.function.self_name, info.class_key
+    if call.target != (self_name, GET_ITERATOR_METHOD) or class_key is None:
+        return False
+    if any(c.persistent for c in call.context.conditions):
+        return False  # torch's own shape: a fresh pool only when the workers do not persist
+    return program.is_dataloader_class(class_key)
+
+
 def is_trainer(program: Program, info: FunctionInfo, call: TrainerCall) -> bool:
     symbol = program.resolve(info.file.module, call.target)
     if symbol is None:
@@ -183,7 +224,13 @@ def depends_on_loop(facts: FunctionFacts, index: int, names: frozenset[str]) -> 
     return bool(names & loop.assigned)
 
 
-def hop(display: Callable[[str], str], info: FunctionInfo, site: Site, action: str = "") -> Hop:
+def hop(
+    display: Callable[[str], str],
+    info: FunctionInfo,
+    site: Site,
+    action: str = "",
+    verb: str = "",
+) -> Hop:
     return Hop(
         display(info.file.path),
         site.line,
@@ -191,6 +238,7 @@ def hop(display: Callable[[str], str], info: FunctionInfo, site: Site, action: s
         info.display_name,
         action or site.text,
         Confidence.HIGH,
+        verb=verb,
     )
 
 
@@ -231,7 +279,7 @@ def returned(site: LoaderSite) -> bool:
 
 # How many call levels above a DataLoader construction demand-driven parsing looks for a loop
 # or an epoch hook. Deeper chains are still reported when their files are parsed anyway.
-DEMAND_DEPTH = 1
+DEMAND_DEPTH = 3
 
 
 def constructors_reaching(program: Program) -> set[str]:

@@ -115,7 +115,7 @@ def result(finding: Finding, root: str, index: dict[str, int]) -> dict[str, Any]
             {
                 "id": number,
                 **location(hop.path, hop.line, hop.column, root),
-                "message": {"text": f"also reaches {hop.action} in {hop.function}"},
+                "message": {"text": f"{hop.verb or 'also reaches'} {hop.action} in {hop.function}"},
             }
             for number, hop in enumerate(finding.also, start=1)
         ]

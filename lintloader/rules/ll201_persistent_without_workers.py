@@ -34,6 +34,10 @@ raises when it has none.
 ### Severity
 error for a literal 0 or a missing `num_workers`; warning for an expression that can be 0;
 info when `num_workers` may come from `**kwargs` or the class is a DataLoader subclass.
+Keywords passed through a dict count as written in the call when the same function builds
+that dict (`cfg = {...}`, `dict(...)`, `kwargs["persistent_workers"] = ...`), and so does a
+parameter that defaults to `True` (`persistent_workers=persistent_workers`).
+`num_workers=os.cpu_count()` (or `max(1, n)`) is never 0.
 A call inside an `if` that tests the `num_workers` expression is not reported.
 """
 
@@ -54,6 +58,8 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             continue
         severity, why = _severity(site)
         call = site.call
+        persistent = site.persistent
+        written = persistent is not None and not persistent.via and persistent.is_literal
         yield Finding(
             code=RULE.code,
             severity=severity,
@@ -62,12 +68,26 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             column=call.site.column,
             end_line=call.site.end_line,
             message=(
-                f"`persistent_workers=True` with {why}: DataLoader raises `ValueError: "
+                f"{_persistent_text(site)} with {why}: DataLoader raises `ValueError: "
                 "persistent_workers option needs num_workers > 0`"
             ),
-            chain=(hop(ctx.display, site.info, call.site),),
-            fixes=(FIX,),
+            chain=(hop(ctx.display, site.info, call.site, verb="builds"),),
+            fixes=(FIX,) if written else (),
         )
+
+
+def _persistent_text(site: LoaderSite) -> str:
+    """How ``persistent_workers=True`` reaches the call: written, a parameter's default, a dict."""
+    argument = site.persistent
+    assert argument is not None
+    text = "`persistent_workers=True`"
+    if argument.from_default:
+        text = f"`persistent_workers={argument.text}` (a parameter that defaults to True)"
+    if argument.via:
+        text += (
+            " (passed in `**dict(...)`)" if argument.via == "dict" else f" (in `**{argument.via}`)"
+        )
+    return text
 
 
 def _severity(site: LoaderSite) -> tuple[Severity, str]:
@@ -77,7 +97,8 @@ def _severity(site: LoaderSite) -> tuple[Severity, str]:
         return Severity.ERROR, what
     if argument is None:
         return Severity.INFO, "`num_workers` unknown here (subclass or `**kwargs`)"
-    return Severity.WARNING, f"`num_workers={argument.text}`, which can be 0"
+    where = f" (in `**{argument.via}`)" if argument.via and argument.via != "dict" else ""
+    return Severity.WARNING, f"`num_workers={argument.text}`{where}, which can be 0"
 
 
 def _checked(site: LoaderSite) -> bool:

@@ -45,39 +45,49 @@ name only are never followed.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
     depends_on_loop,
-    facts_of,
     hop,
     loader_demand,
     loader_sites,
     once_guarded,
     persistent_guarded,
+    pool_sites,
 )
-from lintloader.analysis.reachability import is_epoch_root
-from lintloader.findings import Confidence, Finding, Hop, Severity
-from lintloader.program import Edge
+from lintloader.analysis.repetition import Place, places
+from lintloader.findings import Finding, Hop, Severity
+from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.summary.model import Site
-from lintloader.torch_api import LOADER_TOKENS
+from lintloader.summary.model import LoopInfo, Site
+from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 
 FIX = "hoist-dataloader"
-_MAX_DEPTH = 6
+PERSISTENT_NOTE = " (only when persistent_workers is off)"
+DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     sites = [s for s in loader_sites(program) if s.workers is not Workers.ZERO]
-    for site in sites:
+    for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
             yield _in_loop(ctx, site)
         elif not once_guarded(site.facts, site.call.context):
-            yield from _per_call(ctx, site)
+            finding = _repeated(ctx, site)
+            if finding is not None:
+                yield finding
+
+
+def _what(site: LoaderSite) -> str:
+    return "starts a new worker pool" if site.pool else "builds a DataLoader with workers"
+
+
+def _build_hop(ctx: AnalysisContext, site: LoaderSite) -> Hop:
+    return hop(ctx.display, site.info, site.call.site, verb="starts" if site.pool else "builds")
 
 
 def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
@@ -87,7 +97,12 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     once = once_guarded(facts, call.context)
     persistent = persistent_guarded(facts, call.context)
     note = _note(dependent, once, persistent)
-    hoistable = not (dependent or once) and call.bound_to is not None and len(call.bound_to) == 1
+    hoistable = (
+        not (dependent or once or site.pool)
+        and call.bound_to is not None
+        and len(call.bound_to) == 1
+    )
+    what = "a worker pool started" if site.pool else "DataLoader with workers built"
     return Finding(
         code=RULE.code,
         severity=Severity.INFO if note else RULE.severity,
@@ -96,91 +111,78 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         column=call.site.column,
         end_line=call.site.end_line,
         message=(
-            f"DataLoader with workers built inside `{loop.header}` (line {loop.line}): every "
+            f"{what} inside `{loop.header}` (line {loop.line}): every "
             f"iteration starts a new worker pool{note}"
         ),
-        chain=(
-            hop(ctx.display, site.info, _loop_site(loop.line, loop.column, loop.header)),
-            hop(ctx.display, site.info, call.site),
-        ),
+        chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
         fixes=(FIX,) if hoistable else (),
     )
 
 
 def _note(dependent: bool, once: bool, persistent: bool) -> str:
     if persistent:
-        return " (only when persistent_workers is off)"
+        return PERSISTENT_NOTE
     if once:
         return " (behind a one-shot check: probably built once)"
     if dependent:
-        return " (its arguments change with the loop: a new loader may be intended)"
+        return DEPENDENT_NOTE
     return ""
 
 
-def _loop_site(line: int, column: int, text: str) -> Site:
-    return Site(line, column, text, line, line)
+def _loop_hop(ctx: AnalysisContext, info: FunctionInfo, loop: LoopInfo) -> Hop:
+    site = Site(loop.line, loop.column, loop.header, loop.line, loop.line)
+    return hop(ctx.display, info, site, verb="loop")
 
 
-def _per_call(ctx: AnalysisContext, site: LoaderSite) -> Iterator[Finding]:
-    """Walk sure call edges upwards from the constructing function; stop at the first call
-    that sits in a loop body or in a per-epoch hook."""
-    program = ctx.program
-    queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
-    seen = {site.key}
-    if is_epoch_root(program, site.info):
-        yield _finding(ctx, site, (), f"per-epoch hook `{site.info.display_name}`")
-        return
-    while queue:
-        key, path = queue.popleft()
-        for edge in program.edges_into(key, Confidence.HIGH):
-            if edge.caller in seen or len(path) >= _MAX_DEPTH:
-                continue
-            seen.add(edge.caller)
-            caller = program.functions[edge.caller]
-            chain = (edge, *path)
-            facts = facts_of(caller)
-            loop = -1
-            if facts is not None:
-                loop = facts.innermost_loop_at(edge.call.site.line, edge.call.site.column)
-            if facts is not None and loop >= 0:
-                header = facts.loops[loop].header
-                yield _finding(ctx, site, chain, f"`{header}` in `{caller.display_name}`")
-            elif facts is None and edge.call.in_loop:  # a file without loader facts
-                yield _finding(ctx, site, chain, f"a loop in `{caller.display_name}`")
-            elif is_epoch_root(program, caller):
-                yield _finding(ctx, site, chain, f"per-epoch hook `{caller.display_name}`")
-            elif not (facts and facts.cached):
-                queue.append((edge.caller, chain))
-
-
-def _finding(
-    ctx: AnalysisContext, site: LoaderSite, edges: tuple[Edge, ...], where: str
-) -> Finding:
-    program = ctx.program
-    hops: list[Hop] = []
-    for edge in edges:
-        caller = program.functions[edge.caller]
-        hops.append(hop(ctx.display, caller, edge.call.site))
-    hops.append(hop(ctx.display, site.info, site.call.site))
-    first = hops[0]
-    persistent = persistent_guarded(site.facts, site.call.context) or any(
-        e.call.persistent_guard for e in edges
-    )
-    calls = len(edges)
+def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
+    """A construction outside any loop of its function, run repeatedly by its callers: anchored
+    on the place that runs it most often, the other places listed as "also reached from"."""
+    found = places(ctx.program, site)
+    if not found:
+        return None
+    best = found[0]
+    hops = _place_hops(ctx, best)
+    hops.append(_build_hop(ctx, site))
+    first = next((h for h in hops if h.verb != "loop"), hops[0])
+    persistent = persistent_guarded(site.facts, site.call.context) or best.persistent_guard
+    note = PERSISTENT_NOTE if persistent else DEPENDENT_NOTE if best.dependent else ""
+    calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
+    build = hops[-1]
+    effect = "every call starts a new worker pool"
+    if best.kind == "iter":
+        effect = "again on every pass over it, whatever `persistent_workers` says"
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if persistent else RULE.severity,
+        severity=Severity.INFO if note else RULE.severity,
         path=first.path,
         line=first.line,
         column=first.column,
         message=(
-            f"{where} builds a DataLoader with workers{via} (`{site.call.site.text}` at "
-            f"{hops[-1].path}:{hops[-1].line}): every call starts a new worker pool"
-            + (" (only when persistent_workers is off)" if persistent else "")
+            f"{best.describe()} {_what(site)}{via} (`{site.call.site.text}` at "
+            f"{build.path}:{build.line}): {effect}{note}"
         ),
         chain=tuple(hops),
+        also=tuple(_also_hop(ctx, place) for place in found[1:]),
     )
+
+
+def _place_hops(ctx: AnalysisContext, place: Place) -> list[Hop]:
+    hops: list[Hop] = []
+    if place.loop is not None:
+        hops.append(_loop_hop(ctx, place.caller, place.loop))
+    for edge in place.edges:
+        caller = ctx.program.functions[edge.caller]
+        hops.append(hop(ctx.display, caller, edge.call.site, verb="calls"))
+    return hops
+
+
+def _also_hop(ctx: AnalysisContext, place: Place) -> Hop:
+    site = place.edges[0].call.site if place.edges else None
+    info = place.caller
+    line, column = (site.line, site.column) if site else (info.function.line, 1)
+    where = place.describe() + (f": {site.text}" if site else "")
+    return hop(ctx.display, info, Site(line, column, where), verb="also reached from")
 
 
 VALID = (
@@ -241,7 +243,7 @@ RULE = Rule(
     summary="a DataLoader with workers is constructed in a loop or once per epoch",
     doc=__doc__ or "",
     check=check,
-    seed_tokens=LOADER_TOKENS,
+    seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS),
     fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,

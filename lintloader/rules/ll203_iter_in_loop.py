@@ -39,8 +39,10 @@ behaviour).
 
 ### Severity
 warning; info when the loader has `persistent_workers=True` (the pool survives, but each
-`iter()` still restarts the epoch and throws away prefetched batches). Not reported inside an
-`except StopIteration:` handler or behind a one-shot check.
+`iter()` still restarts the epoch and throws away prefetched batches), and info when the call
+only runs every N-th pass (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
+batch, not one per step). Not reported inside an `except StopIteration:` handler or behind a
+one-shot check.
 """
 
 from __future__ import annotations
@@ -89,6 +91,16 @@ def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
     return stop or once_guarded(facts, call.context)
 
 
+def _periodic(facts: FunctionFacts, call: IterCall) -> str:
+    """The test of an ``if`` inside the loop that lets the call run only every N-th pass
+    (``epoch % 10 == 0``), or empty."""
+    depth = loop_depth(facts, call.context.loop)
+    for condition in call.context.conditions:
+        if condition.loop_depth >= depth and not condition.negated and "%" in condition.text:
+            return condition.text
+    return ""
+
+
 def _per_epoch(facts: FunctionFacts, index: int) -> bool:
     inner = any(loop.parent == index for loop in facts.loops)
     return inner or facts.loops[index].epoch_like
@@ -103,15 +115,21 @@ def _finding(
 ) -> Finding:
     loop = facts.loops[call.context.loop]
     persistent = loader is not None and loader.persistent_true
+    periodic = _periodic(facts, call)
     name = ".".join(call.argument or ())
     effect = (
         "restarts the epoch and drops prefetched batches every step (persistent workers survive)"
         if persistent
         else "starts a new worker pool every step"
     )
-    chain = [hop(ctx.display, info, call.site)]
+    if periodic:
+        effect = (
+            f"runs only when `{periodic}`: an occasional fresh iterator (a sample batch), "
+            "which starts a worker pool each time it runs"
+        )
+    chain = [hop(ctx.display, info, call.site, verb="iterates")]
     if loader is not None:
-        chain.insert(0, hop(ctx.display, loader.info, loader.call.site))
+        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
     fixable = (
         call.in_next
         and call.bound_to is not None
@@ -120,7 +138,7 @@ def _finding(
     )
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if persistent else RULE.severity,
+        severity=Severity.INFO if persistent or periodic else RULE.severity,
         path=ctx.display(info.file.path),
         line=call.site.line,
         column=call.site.column,

@@ -36,8 +36,10 @@ from lintloader.summary.model import (
 )
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
+from lintloader.torch_api import CPU_COUNT_CALLS as _CPU_COUNTS
 from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
 from lintloader.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
+from lintloader.torch_api import POOL_FACTORIES as _POOL_FACTORIES
 from lintloader.torch_api import TRAINER_KEYWORDS as _TRAINER_KEYWORDS
 
 RETURNED: Dotted = ("<return>",)
@@ -73,12 +75,26 @@ def _literal(node: ast.expr) -> tuple[bool, int | bool | None]:
 
 
 def _lower_bound(node: ast.expr) -> int | None:
+    """A proven minimum: a literal, ``max(1, n)``, ``os.cpu_count()`` (at least 1), ``min`` of
+    bounded values, ``len(os.sched_getaffinity(0))``."""
     is_literal, value = _literal(node)
     if is_literal:
         return int(value) if isinstance(value, int) else None
-    if isinstance(node, ast.Call) and dotted(node.func) in (("max",), ("builtins", "max")):
-        bounds = [b for b in (_lower_bound(a) for a in node.args if not _starred(a)) if b]
-        return max(bounds) if bounds else None
+    if not isinstance(node, ast.Call):
+        return None
+    func = dotted(node.func)
+    if func in _CPU_COUNTS:
+        return 1
+    arguments = [a for a in node.args if not _starred(a)]
+    if func == ("len",) and arguments and isinstance(arguments[0], ast.Call):
+        inner = dotted(arguments[0].func)
+        return 1 if inner and inner[-1] == "sched_getaffinity" else None
+    bounds = [_lower_bound(a) for a in arguments]
+    if func in (("max",), ("builtins", "max")):
+        known = [b for b in bounds if b]
+        return max(known) if known else None
+    if func in (("min",), ("builtins", "min")) and bounds and None not in bounds:
+        return min(b for b in bounds if b is not None)
     return None
 
 
@@ -125,14 +141,19 @@ def _iterated(node: ast.expr) -> Dotted | None:
 
 
 def _once_like(test: ast.expr) -> bool:
-    """``x is None``, ``x is not None``, ``not x``, ``hasattr(...)``, a bare flag."""
+    """``x is None``, ``x is not None``, ``not x``, ``hasattr(...)``, a bare flag, a cache
+    lookup (``key not in self._cache``); ``a and b`` when one side is one of these."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _once_like(test.operand)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_once_like(value) for value in test.values)
     if isinstance(test, (ast.Name, ast.Attribute)):
         return True
     if isinstance(test, ast.Call):
         return dotted(test.func) in (("hasattr",), ("getattr",))
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            return True
         right = test.comparators[0]
         none = isinstance(right, ast.Constant) and right.value is None
         return none and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
@@ -140,7 +161,93 @@ def _once_like(test: ast.expr) -> bool:
 
 
 def _returns_only(body: list[ast.stmt]) -> bool:
-    return len(body) == 1 and isinstance(body[0], ast.Return)
+    """The body only returns something kept (``return self._loader``), not a constant."""
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return False
+    value = body[0].value
+    return value is not None and not isinstance(value, ast.Constant)
+
+
+def _constructor_like(name: Dotted | None, aliases: set[str]) -> bool:
+    """A dotted name that may be a DataLoader class passed as a value (the linker decides)."""
+    return bool(name) and name[0] != "self" and (name[-1] in aliases or "Loader" in name[-1])
+
+
+def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
+    """Every parameter that has a default, with it."""
+    arguments = node.args
+    positional = (*arguments.posonlyargs, *arguments.args)
+    with_default = positional[len(positional) - len(arguments.defaults) :]
+    pairs = list(zip(with_default, arguments.defaults, strict=True))
+    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    return pairs + [(p, d) for p, d in keyword_only if d is not None]
+
+
+def _constructor_params(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, aliases: set[str]
+) -> dict[str, Dotted]:
+    """Parameters whose default is a class that may be a DataLoader (``loader_cls=DataLoader``)."""
+    found: dict[str, Dotted] = {}
+    for param, default in _defaults(node):
+        name = dotted(default)
+        if name and _constructor_like(name, aliases):
+            found[param.arg] = name
+    return found
+
+
+def _literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int | bool | None]:
+    found: dict[str, int | bool | None] = {}
+    for param, default in _defaults(node):
+        is_literal, value = _literal(default)
+        if is_literal:
+            found[param.arg] = value
+    return found
+
+
+def _class_constructors(node: ast.ClassDef, aliases: set[str]) -> dict[str, Dotted]:
+    """``self.<attr>`` that a method sets to a possible DataLoader class, directly
+    (``self.loader_cls = DataLoader``) or from a parameter defaulting to one."""
+    found: dict[str, Dotted] = {}
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        params = _constructor_params(method, aliases)
+        for statement in method.body:
+            if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                continue
+            target, value = dotted(statement.targets[0]), dotted(statement.value)
+            if not target or len(target) != 2 or target[0] != self_name or not value:
+                continue
+            if value in ((p,) for p in params):
+                found[target[1]] = params[value[0]]
+            elif _constructor_like(value, aliases):
+                found[target[1]] = value
+    return found
+
+
+def _dict_entries(node: ast.expr) -> tuple[list[tuple[str, ast.expr]], bool] | None:
+    """Keys and values of ``{"k": v}`` / ``dict(k=v)``, and whether every key is known."""
+    if isinstance(node, ast.Dict):
+        entries, complete = [], True
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                entries.append((key.value, value))
+            else:
+                complete = False  # `**other` or a computed key
+        return entries, complete
+    if isinstance(node, ast.Call) and dotted(node.func) == ("dict",) and not node.args:
+        entries = [(k.arg, k.value) for k in node.keywords if k.arg]
+        return entries, all(k.arg for k in node.keywords)
+    return None
+
+
+@dataclass
+class _DictFlow:
+    """What a function has put into a dict by name so far (for ``**name`` at a call)."""
+
+    entries: list[tuple[str, ast.expr]]
+    complete: bool
 
 
 def _decorator_name(decorator: ast.expr) -> str:
@@ -159,6 +266,9 @@ class _FunctionState:
     conditions: list[_Pending] = field(default_factory=list)
     assigned: list[set[str]] = field(default_factory=list)  # per open loop
     cached: bool = False
+    defaults: dict[str, int | bool | None] = field(default_factory=dict)  # literal defaults
+    constructors: dict[str, Dotted] = field(default_factory=dict)  # local name -> class
+    dicts: dict[str, _DictFlow] = field(default_factory=dict)
 
 
 class _LoaderVisitor(Walker):
@@ -170,6 +280,8 @@ class _LoaderVisitor(Walker):
         self.bindings: dict[int, Dotted] = {}  # id(call node) -> where its value goes
         self.aliases: set[str] = set()
         self.handled: set[int] = set()
+        self.once: set[int] = set()  # calls whose value is kept once (`cache.setdefault(k, ...)`)
+        self.class_constructors: list[dict[str, Dotted]] = []
 
     # -- scaffolding ---------------------------------------------------------------------------
     def _state(self, qualname: str, cached: bool) -> _FunctionState:
@@ -190,24 +302,52 @@ class _LoaderVisitor(Walker):
         column, end_column = self.parsed.column(node), self.parsed.end_column(node)
         return Site(line, column, text, end, 0, end_column)
 
-    def _context(self) -> CallContext:
+    def _context(self, node: ast.AST | None = None) -> CallContext:
         state = self.state
         loop = state.open_loops[-1] if state.open_loops else -1
         conditions = tuple(self._condition(p) for p in state.conditions)
-        return CallContext(loop, conditions, state.cached)
+        return CallContext(loop, conditions, state.cached or id(node) in self.once)
+
+    def _argument(self, keyword: str | None, star: str, value: ast.expr, via: str = "") -> Argument:
+        is_literal, literal = _literal(value)
+        from_default = False
+        if isinstance(value, ast.Name) and value.id in self.state.defaults:
+            literal, from_default = self.state.defaults[value.id], True
+        return Argument(
+            keyword,
+            one_line(self.parsed.segment(value)),
+            is_literal,
+            literal,
+            _lower_bound(value),
+            _names(value),
+            star,
+            from_default,
+            via,
+        )
 
     def _arguments(self, node: ast.Call) -> tuple[Argument, ...]:
-        return tuple(
-            Argument(
-                keyword,
-                one_line(self.parsed.segment(value)),
-                *_literal(value),
-                _lower_bound(value),
-                _names(value),
-                star,
-            )
-            for keyword, star, value in call_arguments(node)
-        )
+        found: list[Argument] = []
+        for keyword, star, value in call_arguments(node):
+            flow = self._flow(value) if star == "**" else None
+            if flow is None:
+                found.append(self._argument(keyword, star, value))
+                continue
+            via, entries, complete = flow
+            found.extend(self._argument(key, "", item, via) for key, item in entries)
+            if not complete:
+                found.append(self._argument(keyword, star, value))
+        return tuple(found)
+
+    def _flow(self, value: ast.expr) -> tuple[str, list[tuple[str, ast.expr]], bool] | None:
+        """What ``**value`` passes, when the function built it: a dict literal, ``dict(...)``,
+        or a name the function filled (``cfg = {...}``, ``kwargs["k"] = v``)."""
+        literal = _dict_entries(value)
+        if literal is not None:
+            return "dict", *literal
+        if isinstance(value, ast.Name) and value.id in self.state.dicts:
+            flow = self.state.dicts[value.id]
+            return value.id, list(flow.entries), flow.complete
+        return None
 
     # -- scopes --------------------------------------------------------------------------------
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -219,15 +359,25 @@ class _LoaderVisitor(Walker):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.visit_all((*node.decorator_list, *node.bases, *node.keywords))
         self.scopes.append(("class", self._qualname(node.name)))
+        self.class_constructors.append(_class_constructors(node, self.aliases))
         self.visit_all(node.body)
+        self.class_constructors.pop()
         self.scopes.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.visit_signature(node)
+        in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
         qualname = self._qualname(node.name)
         self.scopes.append(("function", qualname))
         cached = any(_decorator_name(d) in _CACHE_DECORATORS for d in node.decorator_list)
-        self.states.append(self._state(qualname, cached))
+        state = self._state(qualname, cached)
+        state.defaults = _literal_defaults(node)
+        state.constructors = _constructor_params(node, self.aliases)
+        if in_class and self.class_constructors and node.args.args:
+            self_name = node.args.args[0].arg
+            for attribute, name in self.class_constructors[-1].items():
+                state.constructors[f"{self_name}.{attribute}"] = name
+        self.states.append(state)
         self.visit_all(node.body)
         self.scopes.pop()
         self.states.pop()
@@ -334,7 +484,41 @@ class _LoaderVisitor(Walker):
             bound = UNPACKED if isinstance(target, (ast.Tuple, ast.List)) else dotted(target)
             if bound:
                 self._bind(node.value, bound)
+                self._track_value(bound, node.value)
+            elif isinstance(target, ast.Subscript):
+                self._track_item(target, node.value)
         self.generic_visit(node)
+
+    def _track_value(self, bound: Dotted, value: ast.expr) -> None:
+        """Follow dicts (for ``**name``) and classes (``loader_cls = DataLoader``) by name."""
+        state = self.state
+        if len(bound) != 1:
+            return
+        name = bound[0]
+        state.dicts.pop(name, None)
+        state.constructors.pop(name, None)
+        entries = _dict_entries(value)
+        if entries is not None:
+            state.dicts[name] = _DictFlow(*entries)
+            return
+        source = dotted(value)
+        if source and ".".join(source) in state.constructors:
+            state.constructors[name] = state.constructors[".".join(source)]
+        elif source and _constructor_like(source, self.aliases):
+            state.constructors[name] = source
+
+    def _track_item(self, target: ast.Subscript, value: ast.expr) -> None:
+        """``kwargs["persistent_workers"] = value``: a parameter dict gains a known key."""
+        key = target.slice
+        if not isinstance(target.value, ast.Name):
+            return
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return
+        flow = self.state.dicts.get(target.value.id)
+        if flow is None:  # a `**kwargs` parameter or a dict from elsewhere: other keys unknown
+            flow = self.state.dicts[target.value.id] = _DictFlow([], False)
+        flow.entries = [(k, v) for k, v in flow.entries if k != key.value]
+        flow.entries.append((key.value, value))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_assigned(node.target)
@@ -375,6 +559,10 @@ class _LoaderVisitor(Walker):
         self.generic_visit(node)
 
     def _record_call(self, node: ast.Call, name: Dotted) -> None:
+        if name[-1] == "setdefault" and len(node.args) == 2 and isinstance(node.args[1], ast.Call):
+            self.once.add(id(node.args[1]))  # `cache.setdefault(key, DataLoader(...))`
+        if name[-1] == "update" and len(name) == 2 and name[0] in self.state.dicts:
+            self._track_update(self.state.dicts[name[0]], node)
         if name == ("iter",) and node.args:
             self._record_iter(node, in_next=False)
         elif name == ("next",) and node.args and isinstance(node.args[0], ast.Call):
@@ -386,16 +574,35 @@ class _LoaderVisitor(Walker):
             self.state.facts.trainer_calls.append(
                 TrainerCall(name, self._site(node), self._arguments(node), self._context())
             )
-        if keywords & _LOADER_KEYWORDS or "loader" in name[-1].lower() or name[0] in self.aliases:
+        constructor = self.state.constructors.get(".".join(name))
+        if (
+            constructor
+            or keywords & _LOADER_KEYWORDS
+            or "loader" in name[-1].lower()
+            or name[0] in self.aliases
+            or name[-1] in _POOL_FACTORIES
+        ):
             self.state.facts.loader_calls.append(
                 LoaderCall(
-                    name,
+                    constructor or name,
                     self._site(node),
                     self._arguments(node),
-                    self._context(),
+                    self._context(node),
                     self.bindings.get(id(node)),
                 )
             )
+
+    def _track_update(self, flow: _DictFlow, node: ast.Call) -> None:
+        """``cfg.update(k=v)`` / ``cfg.update({"k": v})``."""
+        added = _dict_entries(node.args[0]) if len(node.args) == 1 else ([], not node.args)
+        if added is None:
+            flow.complete = False
+            return
+        entries, complete = added
+        entries = entries + [(k.arg, k.value) for k in node.keywords if k.arg]
+        keys = {key for key, _ in entries}
+        flow.entries = [(k, v) for k, v in flow.entries if k not in keys] + entries
+        flow.complete = flow.complete and complete and all(k.arg for k in node.keywords)
 
     def _record_iter(self, node: ast.Call, in_next: bool, site_node: ast.AST | None = None) -> None:
         if id(node) in self.handled:  # the iter() inside next(iter(x)), already recorded

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 19  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 22  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,10 @@ class Argument:
 
     ``literal`` holds the value of a literal (int, bool, None) when ``is_literal``; ``lower_bound``
     is a proven minimum for an int expression (``max(1, n)`` -> 1), ``names`` the dotted names the
-    expression reads (``("args.workers", "args")``).
+    expression reads (``("args.workers", "args")``). ``from_default``: the expression is a
+    parameter and ``literal`` is that parameter's literal default (``persistent=True``).
+    ``via``: the argument is not written in the call but reaches it through ``**via``, a dict
+    the same function fills (``kwargs["num_workers"] = n``; ``dict(...)`` written inline: ``dict``).
     """
 
     keyword: str | None
@@ -123,6 +126,8 @@ class Argument:
     lower_bound: int | None = None
     names: tuple[str, ...] = ()
     star: str = ""
+    from_default: bool = False
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,7 @@ class LoaderCall:
 
     @property
     def has_star_kwargs(self) -> bool:
+        """Some keyword may come from a ``**mapping`` whose keys are not all known."""
         return any(a.star == "**" for a in self.arguments)
 
     @property

@@ -1,0 +1,211 @@
+"""Where a DataLoader construction runs again and again: every loop and root that reaches it.
+
+A construction outside any loop runs once per call of its function. Walking sure call edges
+upwards finds each place that makes such a call repeatedly: a call inside a ``for``/``while``
+body, a per-epoch hook, an ``__iter__`` or ``__next__`` (one pass over a loader, one batch).
+All of them are collected, not only the nearest: a call before the training loop
+(``if eval_on_start: self.evaluate()``) must not hide the same call inside it. LL202 anchors
+its finding on the place that runs most often and lists the others.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import deque
+from dataclasses import dataclass
+
+from lintloader.analysis.loaders import LoaderSite, facts_of
+from lintloader.analysis.reachability import is_epoch_root
+from lintloader.findings import Confidence
+from lintloader.program import Edge, FunctionInfo, Program
+from lintloader.summary.model import CallSite, LoopInfo
+from lintloader.torch_api import CONSTRUCTION_ROOTS
+
+MAX_CALLS = 6  # call edges followed upwards from a construction
+MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
+
+# How often a loop runs, guessed from its header (higher: more often).
+_FEW = re.compile(r"\.(items|keys|values)\(\)|dataset|split|fold|task|metric|name|eval|_sets?\b")
+_MANY = re.compile(r"\b(step|steps|batch|batches|iteration|iterations|it|itr|iter)\b|while ")
+_EPOCH = re.compile(r"epoch")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place that runs a construction repeatedly: ``caller`` holds the loop (or is the
+    root), ``edges`` are the calls from there down to the constructing function."""
+
+    caller: FunctionInfo
+    edges: tuple[Edge, ...]
+    loop: LoopInfo | None  # None: a root (hook, ``__iter__``) or a loop of an unfaceted file
+    kind: str  # "loop", "hook", "iter"
+    dependent: bool  # the call in the loop passes something the loop changes
+
+    @property
+    def frequency(self) -> int:
+        if self.kind == "iter":
+            return 3
+        if self.kind == "hook" or self.loop is None:
+            return 2
+        return loop_frequency(self.loop)
+
+    @property
+    def persistent_guard(self) -> bool:
+        return any(e.call.persistent_guard for e in self.edges)
+
+    def rank(self) -> tuple[int, int, int, int]:
+        """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""
+        qualified = int(self.dependent or self.persistent_guard)
+        return (qualified, -self.frequency, len(self.edges), self.line)
+
+    @property
+    def line(self) -> int:
+        return self.edges[0].call.site.line if self.edges else 0
+
+    def describe(self) -> str:
+        name = self.caller.display_name
+        if self.kind == "iter":
+            return f"`{name}`"
+        if self.kind == "hook":
+            return f"per-epoch hook `{name}`"
+        if self.loop is None:
+            return f"a loop in `{name}`"
+        return f"`{self.loop.header}` in `{name}`"
+
+
+def loop_frequency(loop: LoopInfo) -> int:
+    """1: a loop over a few named things (eval sets, splits); 2: unknown; 3: epochs;
+    4: steps or batches."""
+    header = loop.header.lower()
+    if _MANY.search(header) or loop.kind == "while":
+        return 4
+    if _EPOCH.search(header):
+        return 3
+    return 1 if _FEW.search(header) else 2
+
+
+def is_construction_root(info: FunctionInfo) -> bool:
+    function = info.function
+    return function.name in CONSTRUCTION_ROOTS and function.class_qualname is not None
+
+
+def places(program: Program, site: LoaderSite) -> list[Place]:
+    """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once)."""
+    start = site.info
+    if is_construction_root(start):
+        return [Place(start, (), None, "iter", False)]
+    if is_epoch_root(program, start):
+        return [Place(start, (), None, "hook", False)]
+    found: dict[tuple[str, int, int], Place] = {}
+    queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
+    seen = {site.key}
+    while queue and len(found) < MAX_PLACES:
+        key, path = queue.popleft()
+        if len(path) >= MAX_CALLS:
+            continue
+        for edge in program.edges_into(key, Confidence.HIGH):
+            place, climb = _place(program, site, edge, (edge, *path))
+            mark = (edge.caller, edge.call.site.line, edge.call.site.column)
+            if place is not None:
+                found.setdefault(mark, place)
+            if climb and edge.caller not in seen:
+                seen.add(edge.caller)
+                queue.append((edge.caller, (edge, *path)))
+    return sorted(found.values(), key=Place.rank)
+
+
+def _place(
+    program: Program, target: LoaderSite, edge: Edge, chain: tuple[Edge, ...]
+) -> tuple[Place | None, bool]:
+    """The place ``edge`` makes (if its call repeats), and whether to keep climbing above."""
+    caller = program.functions[edge.caller]
+    facts = facts_of(caller)
+    site = edge.call.site
+    if facts is not None:
+        index = facts.innermost_loop_at(site.line, site.column)
+        if index >= 0:
+            dependent = _loop_value_reaches(program, target, chain, facts.loops[index].assigned)
+            return Place(caller, chain, facts.loops[index], "loop", dependent), True
+    elif edge.call.in_loop:  # a file without loader facts: the loop is known, not its header
+        return Place(caller, chain, None, "loop", False), True
+    if is_construction_root(caller):
+        return Place(caller, chain, None, "iter", False), False
+    if is_epoch_root(program, caller):
+        return Place(caller, chain, None, "hook", False), False
+    return None, not (facts is not None and facts.cached)
+
+
+def _loop_value_reaches(
+    program: Program, target: LoaderSite, chain: tuple[Edge, ...], assigned: frozenset[str]
+) -> bool:
+    """Whether a value the loop changes (a name its innermost body binds or assigns: a value an
+    outer loop changes stays the same for every inner pass) can reach the DataLoader's
+    arguments through the calls of ``chain``: ``load_data(files)`` where the loop sets
+    ``files``, ``load_data`` passes it on (or derives a local from it), and so on down."""
+    tainted: set[str] = set(assigned)
+    for edge in chain:
+        caller = program.functions[edge.caller]
+        callee = program.functions[edge.callee]
+        tainted = _passed(edge.call, caller, callee, _derived(caller, tainted))
+        if not tainted:
+            return False
+    tainted = _derived(target.info, tainted)
+    return any(_hit(name, tainted, target.info) for name in target.call.names)
+
+
+_LOCAL = "<local>"  # any name that is not a parameter or self (it may hold a derived value)
+_ANY = "<any>"  # any parameter (the call passed ``*args``/``**kwargs`` or its text was cut)
+
+
+def _hit(name: str, tainted: set[str], info: FunctionInfo) -> bool:
+    parts = name.split(".")
+    if any(".".join(parts[:cut]) in tainted for cut in range(1, len(parts) + 1)):
+        return True
+    function = info.function
+    is_param = parts[0] in function.params
+    if _ANY in tainted and is_param and parts[0] != function.self_name:
+        return True
+    return _LOCAL in tainted and not is_param and parts[0] != function.self_name
+
+
+def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
+    """The arguments of a call (its source text after the callee) read a tainted name."""
+    _, _, arguments = text.partition("(")
+    return any(_hit(name, tainted, info) for name in _IDENTIFIER.findall(arguments))
+
+
+def _derived(info: FunctionInfo, tainted: set[str]) -> set[str]:
+    """``tainted`` plus, when some call of the function reads one of them, any local name
+    (a local may hold what that call returned: ``ds = FileDataset(files)``)."""
+    if any(_reads(call.site.text, tainted, info) for call in info.function.calls):
+        return tainted | {_LOCAL}
+    return tainted
+
+
+def _passed(
+    call: CallSite, caller: FunctionInfo, callee: FunctionInfo, tainted: set[str]
+) -> set[str]:
+    """The callee's parameters that receive a tainted value at ``call``."""
+    params = callee.function.params
+    offset = 1 if callee.function.self_name else 0
+    every = {*params[offset:], _ANY}
+    try:
+        node = ast.parse(call.site.text, mode="eval").body
+    except SyntaxError:  # cut at the text limit: any argument may carry it
+        return every if _reads(call.site.text, tainted, caller) else set()
+    if not isinstance(node, ast.Call):
+        return set()
+    found: set[str] = set()
+    for index, argument in enumerate(node.args):
+        if not _reads(f"({ast.unparse(argument)})", tainted, caller):
+            continue
+        if isinstance(argument, ast.Starred) or offset + index >= len(params):
+            found |= every
+        else:
+            found.add(params[offset + index])
+    for keyword in node.keywords:
+        if _reads(f"({ast.unparse(keyword.value)})", tainted, caller):
+            found |= {keyword.arg} if keyword.arg else every
+    return found
