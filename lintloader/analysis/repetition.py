@@ -44,7 +44,14 @@ class Place:
     dependent: bool  # the call in the loop passes something the loop changes
 
     @property
+    def setup(self) -> bool:
+        """A loop in a set-up function (one loader per model chunk or split, built once)."""
+        return self.kind == "loop" and is_setup(self.caller)
+
+    @property
     def frequency(self) -> int:
+        if self.setup:
+            return 0
         if self.kind == "iter":
             return 3
         if self.kind == "hook" or self.loop is None:
@@ -57,7 +64,7 @@ class Place:
 
     def rank(self) -> tuple[int, int, int, int]:
         """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""
-        qualified = int(self.dependent or self.persistent_guard)
+        qualified = int(self.dependent or self.persistent_guard or self.setup)
         return (qualified, -self.frequency, len(self.edges), self.line)
 
     @property
@@ -73,6 +80,14 @@ class Place:
         if self.loop is None:
             return f"a loop in `{name}`"
         return f"`{self.loop.header}` in `{name}`"
+
+
+def is_setup(info: FunctionInfo) -> bool:
+    """A function that runs once to set things up: a loop there builds one loader per item."""
+    return bool(_SETUP.match(info.function.name))
+
+
+_SETUP = re.compile(r"^_*(__init__|setup|set_up|init|initiali[sz]e|build|prepare|create)(_|$)")
 
 
 def loop_frequency(loop: LoopInfo) -> int:
@@ -155,7 +170,6 @@ def _loop_value_reaches(
     return any(_hit(name, tainted, target.info) for name in target.call.names)
 
 
-_LOCAL = "<local>"  # any name that is not a parameter or self (it may hold a derived value)
 _ANY = "<any>"  # any parameter (the call passed ``*args``/``**kwargs`` or its text was cut)
 
 
@@ -164,10 +178,7 @@ def _hit(name: str, tainted: set[str], info: FunctionInfo) -> bool:
     if any(".".join(parts[:cut]) in tainted for cut in range(1, len(parts) + 1)):
         return True
     function = info.function
-    is_param = parts[0] in function.params
-    if _ANY in tainted and is_param and parts[0] != function.self_name:
-        return True
-    return _LOCAL in tainted and not is_param and parts[0] != function.self_name
+    return _ANY in tainted and parts[0] in function.params and parts[0] != function.self_name
 
 
 def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
@@ -177,11 +188,21 @@ def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
 
 
 def _derived(info: FunctionInfo, tainted: set[str]) -> set[str]:
-    """``tainted`` plus, when some call of the function reads one of them, any local name
-    (a local may hold what that call returned: ``ds = FileDataset(files)``)."""
-    if any(_reads(call.site.text, tainted, info) for call in info.function.calls):
-        return tainted | {_LOCAL}
-    return tainted
+    """``tainted`` plus the locals assigned from a call that reads one of them
+    (``ds = FileDataset(files)``), to a fixed point."""
+    function = info.function
+    derived = set(tainted)
+    for _ in range(3):
+        callees = {
+            call.target
+            for call in function.calls
+            if not call.is_reference and _reads(call.site.text, derived, info)
+        }
+        fresh = {n for n, t in function.local_types.items() if t in callees} - derived
+        if not fresh:
+            break
+        derived |= fresh
+    return derived
 
 
 def _passed(

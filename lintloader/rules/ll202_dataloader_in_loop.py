@@ -2,10 +2,22 @@
 
 ### What it does
 Finds a `DataLoader` with workers (`num_workers` not 0) that is constructed inside a loop body,
-or in a function that runs once per iteration of a loop or once per epoch: it is reached, through
-sure call edges, from a call inside a `for`/`while` body or from a per-epoch hook
-(`on_*_epoch_start`, a Lightning-style loop's `run`/`advance`/`reset`). The finding is reported
-where the loop (or hook) makes the call, with the chain down to the construction.
+or in a function that runs once per iteration of a loop, once per epoch or once per pass over
+a loader: it is reached, through sure call edges, from a call inside a `for`/`while` body, from
+a per-epoch hook (`on_*_epoch_start`, a Lightning-style loop's `run`/`advance`/`reset`) or from
+an `__iter__`/`__next__`. The finding is reported where the loop (or hook) makes the call, with
+the chain down to the construction.
+
+Every loop that reaches the construction counts, not only the nearest: a call made once before
+the training loop (`if args.eval_on_start: self.evaluate()`) does not hide the same call inside
+it. The finding is anchored on the loop that runs most often (a step or batch loop, then an
+epoch loop, before a loop over a few evaluation sets or splits); the other loops are listed as
+"also reached from".
+
+Also a construction: a DataLoader class passed as a value (`iterator_train=DataLoader` kept in
+`self.iterator_train` and called later, `loader_cls = DataLoader`), and a worker pool started
+by hand in a DataLoader subclass or wrapper (`_MultiProcessingDataLoaderIter(self)`, or
+`self._get_iterator()` outside torch's `persistent_workers` branch).
 
 ### Why is this bad?
 Every new DataLoader starts a new pool of worker processes the first time it is iterated:
@@ -37,10 +49,15 @@ expression already given). Unsafe because the arguments may still depend on stat
 mutates (a dataset object changed in place, a sampler seeded per epoch).
 
 ### Severity
-warning. Info when the construction is behind a one-shot check (`if loader is None:`, a
-cached function), only runs when `persistent_workers` is off, or when its arguments change
-with the loop (a per-fold dataset: a new loader may be intended). Calls matched by method
-name only are never followed.
+warning. Info when the construction is behind a one-shot check in the loop (`if loader is
+None:`), only runs when `persistent_workers` is off, or when its arguments change with the loop
+(a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
+through locals and calls (`files = glob(split)`, `load_data(files)`), and when the loop is in
+a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
+loader per item, built once). A function that builds
+its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
+`self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Calls
+matched by method name only are never followed.
 """
 
 from __future__ import annotations
@@ -58,7 +75,7 @@ from lintloader.analysis.loaders import (
     persistent_guarded,
     pool_sites,
 )
-from lintloader.analysis.repetition import Place, places
+from lintloader.analysis.repetition import Place, is_setup, places
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
@@ -68,6 +85,7 @@ from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 FIX = "hoist-dataloader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
+SETUP_NOTE = " (a loop in a set-up function: probably one loader per item, built once)"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -96,7 +114,7 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     dependent = depends_on_loop(facts, call.context.loop, call.names)
     once = once_guarded(facts, call.context)
     persistent = persistent_guarded(facts, call.context)
-    note = _note(dependent, once, persistent)
+    note = _note(dependent, once, persistent) or (SETUP_NOTE if is_setup(site.info) else "")
     hoistable = (
         not (dependent or once or site.pool)
         and call.bound_to is not None
@@ -146,6 +164,8 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     first = next((h for h in hops if h.verb != "loop"), hops[0])
     persistent = persistent_guarded(site.facts, site.call.context) or best.persistent_guard
     note = PERSISTENT_NOTE if persistent else DEPENDENT_NOTE if best.dependent else ""
+    if not note and best.setup:
+        note = SETUP_NOTE
     calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
     build = hops[-1]

@@ -48,7 +48,7 @@ from lintloader.analysis.loaders import (
     loader_sites,
     returned,
 )
-from lintloader.findings import Finding, Severity
+from lintloader.findings import Finding, Hop, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.summary.model import Site
@@ -86,9 +86,23 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                 "DataLoader with workers is used every epoch without `persistent_workers=True`:"
                 f" a new worker pool starts each epoch ({where.text})"
             ),
-            chain=(hop(ctx.display, site.info, call.site), hop(ctx.display, user, where)),
+            chain=(
+                hop(ctx.display, site.info, call.site, verb="builds"),
+                _use_hop(ctx, user, where),
+            ),
             fixes=(FIX,),
         )
+
+
+def _use_hop(ctx: AnalysisContext, user: FunctionInfo, where: Site) -> Hop:
+    """``loop for batch in loader`` for a loop; the hook's sentence for a Lightning hook."""
+    if where.text.endswith(_EVERY_EPOCH):
+        header = where.text[: -len(_EVERY_EPOCH)].strip("`")
+        return hop(ctx.display, user, where, action=header, verb="loop")
+    return hop(ctx.display, user, where, verb="returns")
+
+
+_EVERY_EPOCH = " runs every epoch"
 
 
 def _epoch_uses(
@@ -108,7 +122,7 @@ def _epoch_uses(
                 continue
             loader = loader_bound_to(sites, info, loop.iterable)
             if loader is not None:
-                text = f"`{loop.header}` runs every epoch"
+                text = f"`{loop.header}`{_EVERY_EPOCH}"
                 site = Site(loop.line, loop.column, text, loop.line, loop.line)
                 found.setdefault(id(loader), (info, site))
     return found

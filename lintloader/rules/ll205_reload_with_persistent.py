@@ -68,8 +68,8 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                     f"{ctx.display(loader.info.file.path)}:{loader.call.site.line})"
                 ),
                 chain=(
-                    hop(ctx.display, info, call.site),
-                    hop(ctx.display, loader.info, loader.call.site),
+                    hop(ctx.display, info, call.site, verb="configures"),
+                    hop(ctx.display, loader.info, loader.call.site, verb="builds"),
                 ),
             )
 
