@@ -57,9 +57,13 @@ def flowchart(finding: Finding) -> list[str]:
     for number in range(1, len(nodes)):
         arrow = "-. matched by name .->" if nodes[number].guessed else "-->"
         lines.append(f"    n{number - 1} {arrow} n{number}")
-    for number, node in enumerate(also_nodes(finding), start=len(nodes)):
+    also = zip(also_nodes(finding), finding.also, strict=True)
+    for number, (node, hop) in enumerate(also, start=len(nodes)):
         lines.append(f'    n{number}["{_label(node)}"]')
-        lines.append(f"    n0 -. also reaches .-> n{number}")
+        if hop.verb:  # LL202: another loop that also reaches the same construction
+            lines.append(f"    n{number} -. also reaches .-> n{len(nodes) - 1}")
+        else:
+            lines.append(f"    n0 -. also reaches .-> n{number}")
     lines.append(f"    class n{len(nodes) - 1} sink")
     lines.append("    classDef sink fill:#fdd,stroke:#c00")
     return lines
