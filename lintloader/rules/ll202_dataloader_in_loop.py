@@ -236,6 +236,22 @@ from mylib import DataLoader
 for epoch in range(3):
     loader = DataLoader(range(8), num_workers=2)
 """,
+    # Built once per key and kept.
+    """
+from torch.utils.data import DataLoader
+
+class Loaders:
+    def __init__(self):
+        self.cache = {}
+
+    def get(self, key):
+        return self.cache.setdefault(key, DataLoader(range(8), num_workers=2))
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for batch in self.get("train"):
+                pass
+""",
 )
 
 INVALID = (
@@ -263,6 +279,17 @@ import torch
 class Model:
     def on_train_epoch_start(self):
         self.loader = torch.utils.data.DataLoader(range(8), num_workers=4)
+""",
+    # `__iter__` builds a new loader, and so a new worker pool, on every pass.
+    """
+from torch.utils.data import DataLoader
+
+class Wrapper:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __iter__(self):
+        return iter(DataLoader(self.dataset, num_workers=2, persistent_workers=True))
 """,
 )
 
