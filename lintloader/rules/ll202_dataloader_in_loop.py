@@ -6,8 +6,8 @@ or in a function that runs once per iteration of a loop, once per epoch or once 
 a loader: it is reached, through sure call edges, from a call inside a `for`/`while` body, from
 a per-epoch hook (`on_*_epoch_start`, a Lightning-style loop's `run`/`advance`/`reset`) or from
 an `__iter__`/`__next__`. The finding is reported where the loop (or hook) makes the call, with
-the chain down to the construction; when that loop is in another top-level package (a trainer
-from another distribution calling an override), it is reported at the construction.
+the chain down to the construction (a chain that enters an override in another distribution
+is placed in that distribution: see `analysis/placement.py`).
 
 Every loop that reaches the construction counts, not only the nearest: a call made once before
 the training loop (`if args.eval_on_start: self.evaluate()`) does not hide the same call inside
@@ -163,8 +163,6 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     hops = _place_hops(ctx, best)
     hops.append(_build_hop(ctx, site))
     first = next((h for h in hops if h.verb != "loop"), hops[0])
-    if _other_package(best.caller, site.info):
-        first = hops[-1]  # the loop is in another distribution: report where the user can act
     persistent = persistent_guarded(site.facts, site.call.context) or best.persistent_guard
     note = PERSISTENT_NOTE if persistent else DEPENDENT_NOTE if best.dependent else ""
     if not note and best.setup:
@@ -188,13 +186,6 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
         chain=tuple(hops),
         also=tuple(_also_hop(ctx, place) for place in found[1:]),
     )
-
-
-def _other_package(loop: FunctionInfo, construction: FunctionInfo) -> bool:
-    """Both are in packages, and not the same top-level one (scripts side by side are one
-    project)."""
-    a, b = loop.file.module, construction.file.module
-    return "." in a and "." in b and a.split(".", 1)[0] != b.split(".", 1)[0]
 
 
 def _place_hops(ctx: AnalysisContext, place: Place) -> list[Hop]:
