@@ -19,7 +19,7 @@ from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
 from lintloader.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, LoopInfo
+from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_CALLS = 6  # call edges followed upwards from a construction
@@ -149,7 +149,14 @@ def _place(
         return Place(caller, chain, None, "iter", False), False
     if is_epoch_root(program, caller):
         return Place(caller, chain, None, "hook", False), False
-    return None, not (facts is not None and facts.cached)
+    return None, not (facts is not None and _kept(facts, edge))
+
+
+def _kept(facts: FunctionFacts, edge: Edge) -> bool:
+    """The caller keeps what the call builds: a cached function, or the call comes after an
+    early return of the kept value (``if key in self._cache: return self._cache[key]``)."""
+    after = facts.cached_after
+    return facts.cached or (after > 0 and edge.call.site.line > after)
 
 
 def _loop_value_reaches(

@@ -161,11 +161,21 @@ def _once_like(test: ast.expr) -> bool:
 
 
 def _returns_only(body: list[ast.stmt]) -> bool:
-    """The body only returns something kept (``return self._loader``), not a constant."""
+    """The body only returns something kept (``return self._loader``,
+    ``return self._cache[key]``, ``return prepare(self._loader)``), not a new object or a
+    constant (``return DataLoader([])``, ``return None``)."""
     if len(body) != 1 or not isinstance(body[0], ast.Return):
         return False
     value = body[0].value
-    return value is not None and not isinstance(value, ast.Constant)
+    return value is not None and _kept_value(value)
+
+
+def _kept_value(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    if isinstance(node, ast.Call):
+        return any(_kept_value(a) for a in node.args if not _starred(a))
+    return False
 
 
 def _constructor_like(name: Dotted | None, aliases: set[str]) -> bool:
@@ -457,6 +467,7 @@ class _LoaderVisitor(Walker):
         state = self.state
         if not state.open_loops and _once_like(node.test) and _returns_only(node.body):
             state.cached = True  # `if self._loader is not None: return self._loader`
+            state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
         self._push("if", node.test, False)
         self.visit_all(node.body)

@@ -243,6 +243,9 @@ class FunctionFacts:
     trainer_calls: list[TrainerCall] = field(default_factory=list)
     returns: list[Dotted] = field(default_factory=list)
     cached: bool = False
+    # Line of an early return of a kept value (`if key in self._cache: return self._cache[key]`):
+    # what the function calls after it runs once per key, not on every call. 0: none.
+    cached_after: int = 0
 
     def innermost_loop_at(self, line: int, column: int) -> int:
         """Index of the innermost loop whose body holds ``line:column``, -1 if none."""
