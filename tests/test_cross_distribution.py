@@ -61,7 +61,13 @@ def test_override_in_b_is_reached_from_a_loop_and_reported_in_b(tmp_path: Path) 
     assert finding["path"].endswith("site-packages/evalplug/trainers.py")
     assert finding["line"] == 10  # PluginTrainer.get_eval_dataloader's DataLoader(...)
     functions = [hop["function"] for hop in finding["chain"]]
-    assert functions == ["Trainer.train", "Trainer.evaluate", "PluginTrainer.get_eval_dataloader"]
+    assert functions == [
+        "Trainer.train",  # the loop header
+        "Trainer.train",  # the call in it
+        "Trainer.evaluate",
+        "PluginTrainer.get_eval_dataloader",
+    ]
+    assert [hop["verb"] for hop in finding["chain"]] == ["loop", "calls", "calls", "builds"]
     assert finding["chain"][0]["path"].endswith("site-packages/basetrain/trainer.py")
     assert finding["fixes"] == []  # its fixers would edit A's file
     reset = found["LL101"]
