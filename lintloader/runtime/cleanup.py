@@ -16,7 +16,7 @@ def shutdown_workers(loaders: Iterable[Any]) -> None:
     """Shut down the worker pools of ``loaders`` and of every other live multi-process
     DataLoader iterator in this process (an iterator a user's fetcher still holds, or one
     Lightning kept), then reap what is left of our children."""
-    with _sigint_ignored():
+    with sigint_ignored():
         for loader in loaders:
             _shutdown_iterator(getattr(loader, "_iterator", None))
             with contextlib.suppress(AttributeError, TypeError):
@@ -60,8 +60,10 @@ def _live_multiprocessing_iterators() -> list[Any]:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """A second Ctrl-C must not abort the shutdown half-way."""
+def sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored in this process while the block runs (in the main thread; elsewhere
+    signals cannot be set): a second Ctrl-C must not abort a shutdown half-way, and a traced
+    command, in the same process group, receives it while this process waits to report."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
+from lintloader.runtime.cleanup import sigint_ignored
 from lintloader.runtime.trace.inject import prepare
 from lintloader.runtime.trace.report import TraceReport, build_report
 
@@ -28,24 +26,10 @@ def run_traced(command: Sequence[str], max_passes: int | None = None) -> TraceRe
             report = TraceReport(tuple(command), None, 0.0, max_passes=max_passes)
             report.notes.append(f"cannot start {command[0]!r}: {exc.strerror or exc}")
             return report
-        with _interrupts_left_to_the_command():
+        with sigint_ignored():  # Ctrl-C reaches the command; this process reports
             code = child.wait()
         wall = time.perf_counter() - begin
         exit_code = 128 - code if code < 0 else code  # killed by signal N: 128 + N, as a shell
         return build_report(injection.run_dir, tuple(command), exit_code, wall, cwd, max_passes)
     finally:
         injection.remove()
-
-
-@contextlib.contextmanager
-def _interrupts_left_to_the_command() -> Iterator[None]:
-    """Ctrl-C reaches the command (same process group); this process waits for it to end
-    and still reports."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
