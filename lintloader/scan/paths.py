@@ -175,7 +175,7 @@ def discover_paths(
             seen.add(key)
             module, is_package = module_name(key)
             relative = inside(key, cwd)  # display_path, for a path known to be absolute
-            display = key if relative is None else relative
+            display = printable(key if relative is None else relative)
             found.files.append(SourceFile(key, module, is_package, display))
             if on_found is not None:
                 on_found(len(found.files))
