@@ -8,7 +8,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from lintloader.summary.helpers import call_arguments, dotted, one_line, qualname_in
+from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
     MODULE_SCOPE,
     CallSite,
@@ -17,7 +17,6 @@ from lintloader.summary.model import (
     FileSummary,
     FunctionSummary,
     ImportBinding,
-    LoopInfo,
     SinkSite,
     Site,
 )
@@ -168,16 +167,11 @@ class Summarizer(Walker):
         """Record the loop on its function and visit its body inside it (``last``: the
         header's last expression)."""
         loops = self.function.loops
-        first = node.body[0]
         loops.append(
-            LoopInfo(
-                "while" if isinstance(node, ast.While) else "for",
-                node.lineno,
-                self.parsed.column(node),
-                node.end_lineno or node.lineno,
-                first.lineno,
-                self.parsed.column(first),
-                one_line(header),
+            loop_info(
+                self.parsed,
+                node,
+                header,
                 parent=self.open_loops[-1] if self.open_loops else -1,
                 header_end=(last.end_lineno or node.lineno, self.parsed.end_column(last)),
             )

@@ -19,7 +19,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from lintloader.summary.helpers import Scope, call_arguments, dotted, one_line, qualname_in
+from lintloader.summary.helpers import (
+    Scope,
+    call_arguments,
+    dotted,
+    loop_info,
+    one_line,
+    qualname_in,
+)
 from lintloader.summary.model import (
     MODULE_SCOPE,
     Argument,
@@ -30,7 +37,6 @@ from lintloader.summary.model import (
     IterCall,
     LoaderCall,
     LoaderFacts,
-    LoopInfo,
     Site,
     TrainerCall,
 )
@@ -420,19 +426,13 @@ class _LoaderVisitor(Walker):
         iterable: Dotted | None,
     ) -> None:
         state = self.state
-        first = node.body[0]
-        loop = LoopInfo(
-            "while" if isinstance(node, ast.While) else "for",
-            node.lineno,
-            self.parsed.column(node),
-            node.end_lineno or node.lineno,
-            first.lineno,
-            self.parsed.column(first),
-            one_line(header),
-            targets,
-            iterable,
-            frozenset(),
-            state.open_loops[-1] if state.open_loops else -1,
+        loop = loop_info(
+            self.parsed,
+            node,
+            header,
+            targets=targets,
+            iterable=iterable,
+            parent=state.open_loops[-1] if state.open_loops else -1,
         )
         state.facts.loops.append(loop)
         state.open_loops.append(len(state.facts.loops) - 1)

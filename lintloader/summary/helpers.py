@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from typing import Any
 
-from lintloader.summary.model import Dotted
+from lintloader.summary.model import Dotted, LoopInfo
+from lintloader.summary.source_text import ParsedSource
 
 TEXT_LIMIT = 120  # longest source text a summary keeps for one site
 
@@ -55,3 +57,21 @@ def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
     if node.keywords and node.args:  # `f(a=1, *b)` is legal: keep the order they were written
         found.sort(key=lambda item: (item[2].lineno, item[2].col_offset))
     return found
+
+
+def loop_info(
+    parsed: ParsedSource, node: ast.For | ast.AsyncFor | ast.While, header: str, **facts: Any
+) -> LoopInfo:
+    """A loop's kind, position, body start and header, as both summary visitors record it;
+    ``facts``: the rest of what the caller knows (targets, enclosing loop, ...)."""
+    first = node.body[0]
+    return LoopInfo(
+        "while" if isinstance(node, ast.While) else "for",
+        node.lineno,
+        parsed.column(node),
+        node.end_lineno or node.lineno,
+        first.lineno,
+        parsed.column(first),
+        one_line(header),
+        **facts,
+    )

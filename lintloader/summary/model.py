@@ -82,11 +82,7 @@ class FunctionSummary:
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
         """The loop at ``index`` and every loop around it, innermost first."""
-        chain = []
-        while index >= 0:
-            chain.append(self.loops[index])
-            index = self.loops[index].parent
-        return chain
+        return loop_chain(self.loops, index)
 
     @property
     def self_name(self) -> str | None:
@@ -263,11 +259,7 @@ class FunctionFacts:
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
         """The loop at ``index`` and every loop around it, innermost first."""
-        chain = []
-        while index >= 0:
-            chain.append(self.loops[index])
-            index = self.loops[index].parent
-        return chain
+        return loop_chain(self.loops, index)
 
 
 @dataclass
@@ -298,3 +290,12 @@ class FileSummary:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+def loop_chain(loops: list[LoopInfo], index: int) -> list[LoopInfo]:
+    """``loops[index]`` and every loop around it (``parent`` links), innermost first."""
+    chain = []
+    while index >= 0:
+        chain.append(loops[index])
+        index = loops[index].parent
+    return chain
