@@ -12,6 +12,7 @@ import libcst as cst
 
 from lintloader.fixers.base import Edits, FixRequest, FixStrategy
 from lintloader.fixers.edit.statements import remove_statement_at
+from lintloader.torch_api import SHUTDOWN_METHOD, SINK_ATTRIBUTE
 
 
 def is_reset(small: cst.BaseSmallStatement, module: cst.Module) -> bool:
@@ -29,14 +30,14 @@ def is_reset(small: cst.BaseSmallStatement, module: cst.Module) -> bool:
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         function = small.value.func
         if isinstance(function, cst.Attribute):
-            return function.attr.value == "_shutdown_workers" and not small.value.args
+            return function.attr.value == SHUTDOWN_METHOD and not small.value.args
         if isinstance(function, cst.Name) and function.value == "setattr":
-            return "_iterator" in code and len(small.value.args) == 3
+            return SINK_ATTRIBUTE in code and len(small.value.args) == 3
     return False
 
 
 def _is_iterator_attribute(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and node.attr.value == "_iterator"
+    return isinstance(node, cst.Attribute) and node.attr.value == SINK_ATTRIBUTE
 
 
 def apply(request: FixRequest) -> Edits | None:
