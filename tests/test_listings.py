@@ -4,6 +4,7 @@ instead of listing them finds exactly what a fresh walk finds, and notices every
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from test_fast_paths import odd_site, reference_site_files
 from lintloader.cache.statindex import RACY_NS
 from lintloader.scan import site_packages
 from lintloader.scan.model import Discovery
+from lintloader.scan.paths import discover_paths
 from lintloader.scan.site_packages import discover_site_packages
 
 
@@ -82,3 +84,109 @@ def test_a_new_link_in_a_remembered_directory_is_seen(site: Path, tmp_path: Path
     age(site)
     walk(site, cache)
     assert str(sub) not in stored_listings(cache)  # holds a link now: never remembered
+
+
+# -- source trees ------------------------------------------------------------------------------
+def git(root: Path, *args: str) -> None:
+    command = ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args]
+    subprocess.run(command, cwd=root, check=True, capture_output=True)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A git project with what a tree walk must get right: packages, a notebook, excluded and
+    ignored folders, tracked and untracked files, links to a file, to a folder and to nothing."""
+    root = tmp_path / "tree"
+    for name in ("pkg/__init__.py", "pkg/a.py", "pkg/sub/b.py", "build/x.py", "ignored/skip.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("X = 1\n")
+    (root / "nb.ipynb").write_text("{}")
+    (root / "data.txt").write_text("not python\n")
+    (root / ".gitignore").write_text("ignored/\n*_ignored.py\n")
+    (root / "pkg" / "link.py").symlink_to(root / "pkg" / "a.py")
+    (root / "pkg" / "gone.py").symlink_to(root / "pkg" / "missing.py")
+    (root / "build" / "gone.py").symlink_to(root / "build" / "missing.py")
+    (root / "pkg" / "dirlink").symlink_to(root / "pkg" / "sub")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "x")
+    (root / "pkg" / "sub" / "untracked.py").write_text("Y = 2\n")
+    (root / "pkg" / "sub" / "also_ignored.py").write_text("Z = 3\n")
+    age(root)
+    return root
+
+
+def walk_tree(root: Path, cache: Path | None, path: Path | None = None) -> Discovery:
+    return discover_paths([str(path or root)], (), cwd=str(root), cache_dir=cache)
+
+
+def assert_walks_agree(root: Path, cache: Path, path: Path | None = None) -> Discovery:
+    fresh = walk_tree(root, None, path)
+    for _ in range(2):  # the first may list and remember, the second reuses
+        remembered = walk_tree(root, cache, path)
+        assert remembered.files == fresh.files
+        assert remembered.problems == fresh.problems
+    return fresh
+
+
+def tree_listings(cache: Path) -> dict:
+    from lintloader.cache.files import read_pickle
+
+    stored = [read_pickle(entry) for entry in cache.glob("listings-*/*.pickle")]
+    return next(listings for scope, listings in stored if scope.endswith("\0tree"))
+
+
+def test_a_warm_tree_walk_finds_what_a_fresh_walk_finds(tree: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    found = assert_walks_agree(tree, cache)
+    names = sorted(f.display for f in found.files)
+    assert names == [
+        "nb.ipynb",
+        "pkg/__init__.py",
+        "pkg/a.py",
+        "pkg/link.py",
+        "pkg/sub/b.py",
+        "pkg/sub/untracked.py",
+    ]
+    assert [p.display for p in found.problems] == ["pkg/gone.py"]  # not the excluded one
+    remembered = tree_listings(cache)
+    assert str(tree / "pkg" / "sub") in remembered
+    assert str(tree / "pkg") not in remembered  # it holds links: listed on every run
+    sub = assert_walks_agree(tree, cache, tree / "pkg" / "sub")  # git asked from below
+    assert sorted(f.display for f in sub.files) == ["pkg/sub/b.py", "pkg/sub/untracked.py"]
+
+
+def test_tree_changes_and_ignore_rules_are_noticed(tree: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert_walks_agree(tree, cache)
+    sub = tree / "pkg" / "sub"
+    (sub / "new.py").write_text("N = 1\n")
+    (sub / "b.py").rename(sub / "renamed.py")
+    (tree / "ignored" / "more.py").write_text("M = 1\n")
+    found = assert_walks_agree(tree, cache)
+    assert {"pkg/sub/new.py", "pkg/sub/renamed.py"} <= {f.display for f in found.files}
+    age(tree)
+    assert_walks_agree(tree, cache)
+    (tree / ".gitignore").write_text("ignored/\n*_ignored.py\nnew.py\n")  # no folder changes
+    found = assert_walks_agree(tree, cache)
+    assert "pkg/sub/new.py" not in {f.display for f in found.files}
+
+
+def test_a_crafted_tree_listing_adds_no_file(tree: Path, tmp_path: Path) -> None:
+    from lintloader.cache.files import read_pickle, write_pickle
+    from lintloader.cache.listings import Listing
+
+    cache = tmp_path / "cache"
+    assert_walks_agree(tree, cache)
+    (entry,) = [
+        path for path in cache.glob("listings-*/*.pickle") if read_pickle(path)[0].endswith("tree")
+    ]
+    scope, listings = read_pickle(entry)
+    sub = str(tree / "pkg" / "sub")
+    outside = tmp_path / "outside.py"
+    outside.write_text("SECRET = 1\n")
+    for files in ([("outside.py", str(outside))], [("../outside.py", f"{sub}/../outside.py")]):
+        listings[sub] = Listing(listings[sub].mtime_ns, listings[sub].subdirs, files)
+        write_pickle(cache, entry, (scope, listings))
+        found = assert_walks_agree(tree, cache)
+        assert "outside" not in " ".join(f.path for f in found.files)

@@ -1,4 +1,4 @@
-"""Directory listings remembered between runs of a site-packages scan.
+"""Directory listings remembered between runs of a walk (a site-packages, or a source tree).
 
 Adding, removing or renaming an entry changes its directory's mtime, so a directory whose mtime
 is what it was when it was listed still holds the same entries: a warm run stats each directory
@@ -31,18 +31,45 @@ Entries = list[tuple[str, str]]  # sorted (name, path)
 
 @dataclass(frozen=True)
 class Listing:
-    """What a walk needs of one directory: its subdirectories (not links) and its ``.py``
-    regular files (not links), each sorted by name."""
+    """What a walk needs of one directory: its subdirectories (not links) and the files it
+    scans (``.py`` regular files in a site; in a source tree, notebooks too, through links),
+    each sorted by name. ``broken``: the paths among ``files`` that are links which do not
+    resolve (a listing with a link in it is never remembered)."""
 
     mtime_ns: int
     subdirs: Entries
     files: Entries
+    broken: frozenset[str] = frozenset()
+
+    def lists_only(self, directory: str) -> bool:
+        """Whether every entry is a child of ``directory`` named as it says (a listing read
+        from disk is not trusted: it must not add a file from elsewhere to a walk)."""
+        prefix = os.path.join(directory, "")
+        lists = (self.subdirs, self.files)
+        return (
+            all(isinstance(entries, list) for entries in lists)
+            and all(_is_child(entry, prefix) for entries in lists for entry in entries)
+            and isinstance(self.broken, frozenset)
+        )
+
+
+def _is_child(entry: object, prefix: str) -> bool:
+    if not isinstance(entry, tuple) or len(entry) != 2:
+        return False
+    name, path = entry
+    return (
+        isinstance(name, str)
+        and path == prefix + name
+        and os.sep not in name
+        and name not in ("", ".", "..")
+    )
 
 
 @dataclass
 class ListingCache:
-    """Listings by directory path for the walk of one site directory; ``path`` None: none are
-    remembered (no cache directory)."""
+    """Listings by directory path for the walk of one site directory or source tree (``site``
+    names it, and tells the two kinds of walk apart); ``path`` None: none are remembered (no
+    cache directory)."""
 
     site: str = ""
     path: Path | None = None
@@ -65,7 +92,7 @@ class ListingCache:
     def get(self, directory: str) -> Listing | None:
         """The remembered listing of ``directory`` if it is certainly still right."""
         known = self.known.get(directory)
-        if known is None:
+        if not isinstance(known, Listing) or not known.lists_only(directory):
             return None
         try:
             mtime = os.stat(directory).st_mtime_ns

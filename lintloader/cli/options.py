@@ -204,7 +204,10 @@ def discover(
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
         try:
             return discover_paths(
-                paths, exclude, on_found=progress.found_so_far if progress else None
+                paths,
+                exclude,
+                on_found=progress.found_so_far if progress else None,
+                cache_dir=cache_dir,
             )
         finally:
             if progress:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lintloader.cache.listings import Listing, ListingCache
 from lintloader.scan.escape import printable
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
 from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
@@ -120,7 +121,10 @@ class ModuleNamer:
         self._prefixes: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, path: str) -> tuple[str, bool]:
-        directory, name = os.path.split(path)
+        return self.named(*os.path.split(path))
+
+    def named(self, directory: str, name: str) -> tuple[str, bool]:
+        """The module name of the file ``name`` in the normalized absolute ``directory``."""
         is_package = name == "__init__.py"
         dot = name.rfind(".")
         stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
@@ -155,9 +159,11 @@ def discover_paths(
     excludes: Iterable[str] = (),
     cwd: str | None = None,
     on_found: Callable[[int], None] | None = None,
+    cache_dir: Path | None = None,
 ) -> Discovery:
     """The files to scan below ``paths``; ``on_found(count)`` is told of each file found (a
-    progress line: a root such as ``/`` takes minutes to walk)."""
+    progress line: a root such as ``/`` takes minutes to walk); directory listings are
+    remembered under ``cache_dir`` (None: not remembered)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     patterns = (*DEFAULT_EXCLUDES, *excludes)
     found = Discovery()
@@ -168,17 +174,18 @@ def discover_paths(
         if not os.path.lexists(path):
             raise DiscoveryError(f"{raw}: no such file or directory")
         found.roots.append(os.path.abspath(path))
-        for candidate in _walk(path, patterns, found, cwd):
-            key = os.path.abspath(candidate)
-            if key in seen:
-                continue
-            seen.add(key)
-            module, is_package = module_name(key)
-            relative = inside(key, cwd)  # display_path, for a path known to be absolute
-            display = printable(key if relative is None else relative)
-            found.files.append(SourceFile(key, module, is_package, display))
-            if on_found is not None:
-                on_found(len(found.files))
+        for directory, entries in _walk(path, patterns, found, cwd, cache_dir):
+            relative = inside(directory, cwd)  # display_path, for a path known to be absolute
+            shown = os.path.join(directory if relative is None else relative, "")
+            shown = "" if shown == "./" else shown
+            for name, key in entries:
+                if key in seen:
+                    continue
+                seen.add(key)
+                module, is_package = module_name.named(directory, name)
+                found.files.append(SourceFile(key, module, is_package, printable(shown + name)))
+                if on_found is not None:
+                    on_found(len(found.files))
     found.files = distinct_scripts(found.files)
     return found
 
@@ -201,42 +208,76 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     return renamed
 
 
-def _walk(path: str, patterns: tuple[str, ...], found: Discovery, cwd: str) -> Iterator[str]:
-    """The files to scan below ``path``, in ``os.walk`` order (a directory's files sorted, then
+def _walk(
+    path: str, patterns: tuple[str, ...], found: Discovery, cwd: str, cache_dir: Path | None
+) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """The files to scan below ``path``, a directory at a time: its normalized absolute path
+    and the (name, path) of its files, in ``os.walk`` order (a directory's files sorted, then
     its subdirectories, sorted, each in turn). One ``scandir`` per directory: the file type
-    comes with the listing, so a regular file costs no ``stat`` here."""
+    comes with the listing, so a regular file costs no ``stat`` here; a directory unchanged
+    since an earlier walk is not listed again (``cache/listings.py``)."""
     if os.path.islink(path) and not os.path.exists(path):
         found.problems.append(FileProblem(display_path(path, cwd), link_problem(path)))
         return
     if not os.path.isdir(path):
-        yield path  # an explicitly named file is scanned whatever its suffix
+        named = os.path.abspath(path)  # an explicitly named file is scanned whatever its suffix
+        yield os.path.dirname(named), [(os.path.basename(named), named)]
         return
     listed = _git_listed(path)
     excluded = Excluder.of(patterns)
+    root = os.path.abspath(path)
+    listings = ListingCache.load(cache_dir, f"{root}\0tree")  # not a site's listings
     # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
     # absolute path: the paths below it come out normalized and absolute
-    pending = [(os.path.abspath(path), "")]
+    pending = [(root, "")]
     while pending:
         directory, relative_dir = pending.pop()
-        files, folders = _listing(directory)
-        for entry in files:
-            name = entry.name
-            if not name.endswith((".py", NOTEBOOK_SUFFIX)) or excluded(relative_dir + name, name):
-                continue
-            full = entry.path
-            if listed is not None and full not in listed:
-                continue
-            if entry.is_symlink() and not os.path.exists(full):
-                found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
-                continue
-            if entry.is_file():
-                yield full
+        listing = listings.get(directory) or _list_tree_directory(directory, listings)
+        wanted = [
+            (name, full)
+            for name, full in listing.files
+            if not excluded(relative_dir + name, name) and (listed is None or full in listed)
+        ]
+        linked = [(name, full) for name, full in wanted if full in listing.broken]
+        for _, full in linked:
+            found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
+        yield directory, [entry for entry in wanted if entry[1] not in listing.broken]
         inner = [
-            (entry.path, f"{relative_dir}{entry.name}/")
-            for entry in folders
-            if not excluded(relative_dir + entry.name, entry.name) and not entry.is_symlink()
+            (full, f"{relative_dir}{name}/")
+            for name, full in listing.subdirs
+            if not excluded(relative_dir + name, name)
         ]
         pending.extend(reversed(inner))
+    listings.save()
+
+
+def _list_tree_directory(directory: str, listings: ListingCache) -> Listing:
+    """List ``directory`` for :func:`_walk`: its subdirectories that are not links, and its
+    ``.py`` and notebook files that are regular files (through a link too) or links that do
+    not resolve (in ``broken``: each is a problem, if the walk wants it). A listing with a link
+    in it is not remembered."""
+    try:
+        mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
+    except OSError:
+        mtime = None
+    entries, folders = _listing(directory)
+    linked = any(entry.is_symlink() for entry in folders)
+    files, broken = [], []
+    for entry in entries:
+        if not entry.name.endswith((".py", NOTEBOOK_SUFFIX)):
+            continue
+        if entry.is_symlink():
+            linked = True
+            if not os.path.exists(entry.path):
+                broken.append(entry.path)
+                files.append((entry.name, entry.path))
+                continue
+        if entry.is_file():
+            files.append((entry.name, entry.path))
+    subdirs = [(entry.name, entry.path) for entry in folders if not entry.is_symlink()]
+    listing = Listing(mtime or 0, subdirs, files, frozenset(broken))
+    listings.put(directory, mtime, None if linked else listing)
+    return listing
 
 
 def _listing(directory: str) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]]:
@@ -269,14 +310,26 @@ def link_problem(path: str) -> str:
 
 
 def _git_listed(directory: str) -> set[str] | None:
-    """Files git does not ignore below ``directory`` (tracked or not), or None outside git."""
+    """The ``.py`` and notebook files git does not ignore below ``directory`` (tracked or not),
+    or None outside git. Only those are asked for: a project's other files (data, docs) are
+    most of what git would list, and the walk looks up no other name."""
     import subprocess  # imported when used: a warm --site-packages run never starts one
 
     from lintloader.scan.process_group import run_grouped
 
+    suffixes = ("*.py", f"*{NOTEBOOK_SUFFIX}")  # a wildcard matches across '/' in git
     try:
         result = run_grouped(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            [
+                "git",
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+                "--",
+                *suffixes,
+            ],
             timeout=60,
             cwd=directory,
         )
@@ -284,7 +337,7 @@ def _git_listed(directory: str) -> set[str] | None:
         return None
     if result.returncode != 0:
         return None
-    root = os.path.abspath(directory)
+    root = os.path.abspath(directory).rstrip(os.sep) + os.sep
     names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
-    # git lists normalized paths relative to ``directory``: joining them keeps them normalized
-    return {os.path.join(root, n) for n in names if n}
+    # git lists normalized paths relative to ``directory``: joined, they stay normalized
+    return {root + name for name in names if name}
