@@ -11,12 +11,11 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintloader.analysis.ranges import with_ranges
-from lintloader.cache.replay import Replay, load_replay, replay_key, save_replay
+from lintloader.cache.replay import Replay, load_replay, replay_keys, save_replay
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
@@ -24,11 +23,12 @@ from lintloader.scan.model import Discovery, FileProblem, SourceFile
 from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats, Progress
-from lintloader.suppression import filter_findings
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.program import Program
     from lintloader.rules.base import Rule
+    from lintloader.select.revisit import Summarize
+    from lintloader.select.trail import Round
     from lintloader.summary.model import FileSummary
 
 
@@ -146,28 +146,91 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     # A run that looks modules up outside its files (--site-packages B: A's base classes) is
     # never replayed: its key covers the scanned files only, not the context it parsed.
     replayable = options.replay and not options.sources and not discovery.context
-    replay_file = sources.index_file if replayable else None
-    key = replay_key(files, sources, problems, options.config) if replay_file else ""
-    stored = load_replay(replay_file, key, cache) if replay_file and cache else None
-    if stored is not None:
-        sources.save()
-        if progress:
-            progress.close()
-        stats.cached = stored.summaries
-        findings = list(stored.findings)
-        return CheckResult(findings, None, {}, files, stats, stored.suppressed, stored.hidden)
-    result = analyze(files, problems, sources, cache, stats, options, discovery.context)
-    if replay_file and options.cache_dir and cache:
-        entries = cache.stamps(cache.used)
-        # the run worked out digests it needed: the next run's key will include them
-        key = replay_key(files, sources, problems, options.config)
-        if entries is not None:
-            summaries = stats.parsed + stats.cached
-            replay = Replay(
-                key, tuple(result.findings), result.suppressed, summaries, entries, result.hidden
-            )
-            save_replay(options.cache_dir, replay_file, replay)
+    replay_file = sources.index_file if replayable and cache else None
+    if replay_file is None or cache is None:
+        return analyze(files, problems, sources, cache, stats, options, discovery.context)
+    shape, key = replay_keys(files, sources, problems, options.config)
+    stored = load_replay(replay_file, cache)
+    if stored is not None and stored.shape == shape:
+        replayed = _replayed(stored, key, files, problems, sources, cache, stats, options)
+        if replayed is not None:
+            if progress:
+                progress.close()
+            return replayed
+    rounds: list[Round] = []
+    result = analyze(files, problems, sources, cache, stats, options, discovery.context, rounds)
+    taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
+    summaries = stats.parsed + stats.cached
+    stored = Replay(
+        "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
+        rounds=tuple(rounds), taken=taken,
+    )  # fmt: skip
+    _store(stored, cache.used, files, problems, sources, cache, options)
     return result
+
+
+def _replayed(
+    stored: Replay,
+    key: str,
+    files: list[SourceFile],
+    problems: list[FileProblem],
+    sources: SourceSet,
+    cache: SummaryCache,
+    stats: ParseStats,
+    options: CheckOptions,
+) -> CheckResult | None:
+    """The stored run's result if it still holds: nothing changed (the key is equal), or only
+    the content of a few files, in ways its findings do not depend on (``select/revisit.py``,
+    after which the run is stored again under its new key)."""
+    if stored.key != key:
+        from lintloader.select.revisit import revisit
+
+        parsed = ParseStats()  # counted only if the stored run holds (else analyzed again)
+        summarize = _one_file_summarizer(sources, cache, parsed, options)
+        revisited = revisit(stored, files, sources, cache, summarize)
+        if revisited is None:
+            return None
+        stats.count(parsed=parsed.parsed)
+        stored = replace(stored, taken=revisited.taken)
+        _store(stored, revisited.entry_keys, files, problems, sources, cache, options)
+    sources.save()
+    stats.cached = stored.summaries - stats.parsed
+    findings = list(stored.findings)
+    return CheckResult(findings, None, {}, files, stats, stored.suppressed, stored.hidden)
+
+
+def _one_file_summarizer(
+    sources: SourceSet, cache: SummaryCache, stats: ParseStats, options: CheckOptions
+) -> Summarize:
+    """Summarize one file as a selection round would (the parser is imported when called)."""
+
+    def summarize(file: SourceFile) -> FileSummary:
+        from lintloader.select.rounds import RoundTaker
+
+        taker = RoundTaker(sources, cache, stats, 1, options.config.max_file_size)
+        return taker.summarize([file], stats, jobs=1)[file.path]
+
+    return summarize
+
+
+def _store(
+    stored: Replay,
+    entry_keys: Iterable[str],
+    files: list[SourceFile],
+    problems: list[FileProblem],
+    sources: SourceSet,
+    cache: SummaryCache,
+    options: CheckOptions,
+) -> None:
+    """Store a run for the next one to replay, keyed as the files are now (the run worked out
+    digests it needed, which the next run's key will include)."""
+    entries = cache.stamps(entry_keys)
+    if entries is None or options.cache_dir is None or sources.index_file is None:
+        return
+    shape, key = replay_keys(files, sources, problems, options.config)
+    contents = tuple(sources.content_ids(file.path for file in files))
+    stored = replace(stored, key=key, shape=shape, entries=entries, contents=contents)
+    save_replay(options.cache_dir, sources.index_file, stored)
 
 
 def analyze(
@@ -178,15 +241,19 @@ def analyze(
     stats: ParseStats,
     options: CheckOptions,
     context_dirs: list[str] | None = None,
+    rounds: list[Round] | None = None,
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules.
-    ``context_dirs``: where modules the files build on are looked up (scan/locate.py)."""
+    ``context_dirs``: where modules the files build on are looked up (scan/locate.py);
+    ``rounds`` receives the selection's trail (select/trail.py)."""
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
+    from lintloader.analysis.ranges import with_ranges
     from lintloader.rules.base import AnalysisContext
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
     from lintloader.select.rounds import RoundTaker
+    from lintloader.suppression import filter_findings
 
     config = options.config
     rules = active_rules(config)
@@ -194,7 +261,7 @@ def analyze(
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
     locator = ModuleLocator(context_dirs) if context_dirs else None
     locate = locator.find if locator else None
-    summaries, program = select(files, sources, rules, taker.take, locate=locate)
+    summaries, program = select(files, sources, rules, taker.take, rounds, locate)
     sources.save()
     if stats.progress:
         stats.progress.close()

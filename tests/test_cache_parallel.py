@@ -291,9 +291,9 @@ def test_digests_are_worked_out_only_when_needed_and_the_next_run_replays(tmp_pa
     second = run_check(discovery, options)
     assert second.linked is None  # replayed
     assert second.findings == first.findings
-    (root / "unrelated.py").write_text("VALUE = 22\n")  # a new stamp: analyzed again
-    third = run_check(discovery, options)
-    assert third.linked is not None and third.stats.parsed == 0
+    (root / "unrelated.py").write_text("VALUE = 22\n")  # a new stamp: searched again, and
+    third = run_check(discovery, options)  # still not wanted: the stored run holds
+    assert third.linked is None and third.stats.parsed == 0
     assert third.findings == first.findings
 
 

@@ -17,7 +17,8 @@ from lintloader.rules.registry import all_rules
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
 from lintloader.select.forked import can_fork
-from lintloader.select.policy import Round, select
+from lintloader.select.policy import select
+from lintloader.select.trail import Round
 from lintloader.select.progress import ParseStats
 from lintloader.select.rounds import CHUNK_FILES, RoundTaker
 

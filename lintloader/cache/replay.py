@@ -9,6 +9,11 @@ must still be the very file it read or wrote: same size and mtime, not a link). 
 into one key; the stored run is replayed only when the key is equal and the entries are intact.
 One replay file per set of scan roots, next to the index.
 
+A second key, the *shape*, leaves the files' content out. When only the content of a few files
+changed (the shape is equal), the stored run also keeps what a later run needs to tell whether
+its findings still hold: each file's content identity, the selection trail and the digests of
+the files it summarized (``select/revisit.py`` decides).
+
 A replay is the whole of a warm run, so this module and everything it imports stay clear of the
 analysis: no summary, rule or parser module is imported until something must be analyzed.
 """
@@ -37,52 +42,80 @@ class Replay:
     summaries: int  # summaries the stored run parsed or loaded (now reported as "from cache")
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
     hidden: int = 0  # findings below the severity threshold
+    shape: str = ""  # the key without the files' content (see the module docstring)
+    contents: tuple[object, ...] = ()  # each file's content identity, in the files' order
+    rounds: tuple[object, ...] = ()  # the selection trail (select/trail.py)
+    taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
 
 
-def replay_key(
+def replay_keys(
     files: Sequence[SourceFile],
     sources: SourceSet,
     problems: Iterable[FileProblem],
     config: Config,
-) -> str:
-    """The hash of everything a check depends on. The active rules need no place of their own:
-    they follow from the configuration and lintloader's code, which are in it."""
+) -> tuple[str, str]:
+    """(shape, key): the hash of everything a check depends on but the files' content, and of
+    everything. The active rules need no place of their own: they follow from the
+    configuration and lintloader's code, which are in both."""
     problems = list(problems)
-    digest = hashlib.sha256(f"{code_stamp()}\n{config!r}\n{len(problems)} problems\n".encode())
+    shape = hashlib.sha256(f"{code_stamp()}\n{config!r}\n{len(problems)} problems\n".encode())
     for problem in problems:
-        digest.update(f"{problem!r}\n".encode())
+        shape.update(f"{problem!r}\n".encode())
     # Column by column (this runs for every file of a site-packages on every run): each column
     # is its values joined by NUL, which never occurs in a path, preceded by its length.
     paths = [file.path for file in files]
-    digests, stamps = sources.content_columns(paths)
     columns = (
         paths,
         [file.module for file in files],
         ["1" if file.is_package else "0" for file in files],
         [file.display for file in files],
-        digests,
     )
-    digest.update(f"{len(files)} files\n".encode())
+    shape.update(f"{len(files)} files\n".encode())
     for column in columns:
-        data = "\0".join(column).encode("utf-8", "surrogatepass")  # undecodable names
-        digest.update(f"{len(data)}\n".encode())
-        digest.update(data)
-    digest.update(stamps)
-    return digest.hexdigest()
+        _update(shape, column)
+    digests, stamps = sources.content_columns(paths)
+    key = hashlib.sha256(shape.digest())
+    _update(key, digests)
+    key.update(stamps)
+    return shape.hexdigest(), key.hexdigest()
+
+
+def _update(digest: hashlib._Hash, column: list[str]) -> None:
+    data = "\0".join(column).encode("utf-8", "surrogatepass")  # undecodable names
+    digest.update(f"{len(data)}\n".encode())
+    digest.update(data)
 
 
 def replay_path(index_file: Path) -> Path:
     return index_file.with_suffix(".replay")
 
 
-def load_replay(index_file: Path, key: str, cache: SummaryCache) -> Replay | None:
-    """The stored run, if its key is ``key`` and the summary cache entries it was derived from
-    are untouched (a removed, rewritten or linked entry means: run again, and repair it)."""
+def load_replay(index_file: Path, cache: SummaryCache) -> Replay | None:
+    """The stored run, if the summary cache entries it was derived from are untouched (a
+    removed, rewritten or linked entry means: run again, and repair it)."""
     stored = read_pickle(replay_path(index_file))
-    if not isinstance(stored, Replay) or stored.key != key:
+    if not isinstance(stored, Replay) or not _well_formed(stored):
         return None
     keys = [entry[0] for entry in stored.entries]
     return stored if cache.stamps(keys) == stored.entries else None
+
+
+def _well_formed(stored: Replay) -> bool:
+    """Whether a stored run read from disk has fields of the types this version writes (the
+    trail is checked where it is used)."""
+    return (
+        isinstance(stored.key, str)
+        and isinstance(stored.shape, str)
+        and isinstance(stored.entries, tuple)
+        and all(isinstance(entry, tuple) and len(entry) == 3 for entry in stored.entries)
+        and isinstance(stored.contents, tuple)
+        and isinstance(stored.rounds, tuple)
+        and isinstance(stored.taken, tuple)
+        and all(
+            isinstance(item, tuple) and len(item) == 2 and all(isinstance(v, str) for v in item)
+            for item in stored.taken
+        )
+    )
 
 
 def save_replay(cache_dir: Path, index_file: Path, replay: Replay) -> None:

@@ -178,6 +178,14 @@ class SourceSet:
         unhashed = (stamps[row] for row, digest in zip(rows, known, strict=True) if not digest)
         return known, array("q", chain.from_iterable(unhashed)).tobytes()
 
+    def content_ids(self, paths: Iterable[str]) -> list[str | tuple[int, int, int, int]]:
+        """What identifies each file's content, as :meth:`content_columns` does, one value per
+        file: its digest where known, else its stat stamp. Two runs that give a file the same
+        value saw the same bytes (a digest that is not known yet, or a stamp that replaced a
+        digest, only makes a file look changed)."""
+        rows, digests, stamps = self._rows, self.index.digests, self.index.stamps
+        return [digests[row] or stamps[row] for row in map(rows.__getitem__, paths)]
+
     def size(self, path: str) -> int:
         data = self._contents.get(path)
         return len(data) if data is not None else self.index.stamps[self._rows[path]][0]

@@ -18,7 +18,6 @@ The hooks live with what they serve: the reset chase of LL101-LL105 in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from lintloader.analysis.override_demand import override_demand
 from lintloader.program import Program
@@ -26,6 +25,7 @@ from lintloader.rules.base import Rule
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.query import GroupQuery
+from lintloader.select.trail import Round
 from lintloader.summary.model import FileSummary
 
 MAX_ROUNDS = 12
@@ -34,16 +34,6 @@ TokenGroup = tuple[bytes, ...]
 Take = Callable[[list[SourceFile], "GroupQuery | None", frozenset[str]], dict[str, FileSummary]]
 # A module that is not among the files, found by dotted path (scan/locate.py), or None.
 Locate = Callable[[str], "SourceFile | None"]
-
-
-@dataclass
-class Round:
-    """What one selection round asked for and took (for diagnostics and the benchmark)."""
-
-    groups: int
-    tokens: int
-    modules: int
-    chosen: int
 
 
 def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
@@ -62,7 +52,8 @@ def select(
     the program they link into.
     ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates;
     ``locate`` finds a wanted module that no file is (context: a scanned distribution's base
-    classes in another one), which then joins the candidates."""
+    classes in another one), which then joins the candidates; ``rounds`` receives what each
+    round asked for and took (the trail a later run revisits, see ``select/trail.py``)."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     files = list(files)
@@ -70,7 +61,7 @@ def select(
     groups = seed_groups(rules)
     query = GroupQuery.build(groups)
     summaries = take(list(files), query, frozenset())
-    rounds.append(Round(len(groups), len(query.tokens), 0, len(summaries)))
+    rounds.append(Round(tuple(sorted(groups)), frozenset(), tuple(summaries)))
     tried: set[TokenGroup] = set(groups)
     # rules that share a demand hook (LL101-LL105 do, and LL201, LL202, LL204) ask it once
     demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
@@ -88,7 +79,7 @@ def select(
         query = GroupQuery.build(fresh)
         candidates = [f for f in files if f.path not in summaries]
         found = take(candidates, query if fresh else None, modules)
-        rounds.append(Round(len(fresh), len(query.tokens), len(modules), len(found)))
+        rounds.append(Round(tuple(sorted(fresh)) if fresh else None, modules, tuple(found)))
         if not found:
             break
         summaries.update(found)

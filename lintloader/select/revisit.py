@@ -1,0 +1,87 @@
+"""Replaying a stored run after a few files changed (a one-file commit in a large project).
+
+A stored run's findings depend on the files' content only through the answers its selection
+rounds got (``select/trail.py``) and the summaries of the files it took. So when the run's shape
+is unchanged (the same files, module names, configuration and code) and only some files'
+content changed, its findings still hold if each changed file
+
+* is first taken by the same round as before, asked as it is now (by no round, for a file
+  that was not taken), and
+* if it was taken, summarizes to what it summarized to before (a comment or a blank line at
+  its end changes no summary; a line inserted above a function does).
+
+Each changed file then costs a byte search, and a parse if it was taken, instead of the whole
+selection, linking and analysis. Anything else (no file or more than :data:`MAX_CHANGED` files
+changed, one answers differently, its summary differs, a stored summary is gone) means: analyze
+as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from lintloader.cache.replay import Replay
+from lintloader.cache.summaries import SummaryCache
+from lintloader.scan.model import SourceFile
+from lintloader.scan.sources import SourceSet
+from lintloader.select.trail import Round, first_taking_round, is_trail
+
+if TYPE_CHECKING:
+    from lintloader.summary.model import FileSummary
+
+# More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
+MAX_CHANGED = 32
+
+Summarize = Callable[[SourceFile], "FileSummary"]
+
+
+@dataclass(frozen=True)
+class Revisited:
+    """What a replay after changes needs to store itself again."""
+
+    taken: tuple[tuple[str, str], ...]  # (path, content digest) of each summarized file
+    entry_keys: frozenset[str]  # the summary cache entries its findings now rest on
+
+
+def revisit(
+    stored: Replay,
+    files: Sequence[SourceFile],
+    sources: SourceSet,
+    cache: SummaryCache,
+    summarize: Summarize,
+) -> Revisited | None:
+    """Whether ``stored`` (whose shape is this run's) still holds for ``files`` as they are
+    now; None when it may not (see the module docstring)."""
+    if not is_trail(stored.rounds):
+        return None
+    rounds: Sequence[Round] = stored.rounds  # type: ignore[assignment]
+    now = sources.content_ids(file.path for file in files)
+    if len(now) != len(stored.contents):
+        return None
+    changed = [f for f, new, old in zip(files, now, stored.contents, strict=True) if new != old]
+    if not changed or len(changed) > MAX_CHANGED:
+        return None
+    queries = [round_.query() for round_ in rounds]
+    taken_by = {path: number for number, round_ in enumerate(rounds) for path in round_.taken}
+    digests = dict(stored.taken)
+    keys = {entry[0] for entry in stored.entries}
+    for file in changed:
+        number = first_taking_round(rounds, queries, sources, file)
+        if number != taken_by.get(file.path):
+            return None
+        if number is None:
+            continue
+        old_key = _summary_key(cache, digests.get(file.path), file)
+        before = cache.get(old_key) if old_key else None
+        if before is None or replace(before, path=file.path) != summarize(file):
+            return None
+        digests[file.path] = sources.digest(file.path)
+        keys.discard(old_key)
+        keys.add(cache.key(digests[file.path], file.module, file.is_package))
+    return Revisited(tuple(digests.items()), frozenset(keys))
+
+
+def _summary_key(cache: SummaryCache, digest: str | None, file: SourceFile) -> str | None:
+    return cache.key(digest, file.module, file.is_package) if digest else None

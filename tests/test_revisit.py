@@ -1,0 +1,204 @@
+"""A stored run replayed after a few files changed (``select/revisit.py``): it is replayed only
+when its findings certainly still hold, and every other change is analyzed again. The findings
+after any series of edits are those of a run without a cache."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+from conftest import FIXTURES, run_cli
+
+from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.replay import Replay
+from lintloader.engine import CheckOptions, CheckResult, run_check
+from lintloader.findings import Finding
+from lintloader.scan.paths import discover_paths
+from lintloader.select.revisit import MAX_CHANGED
+
+EPOCH_REBUILD = """
+
+def train_{n}(dataset):
+    for epoch in range(3):
+        loader = DataLoader(dataset, num_workers=2)
+        for batch in loader:
+            pass
+"""
+FILLERS = 6
+
+
+def make_project(root: Path) -> Path:
+    """Every ``check`` fixture (chains across files, overrides, guards), plus plain modules
+    that hold no token any rule asks for."""
+    for fixture in sorted((FIXTURES / "check").iterdir()):
+        shutil.copytree(fixture, root / fixture.name)
+    plain = root / "plain"
+    plain.mkdir()
+    for n in range(FILLERS):
+        (plain / f"util_{n}.py").write_text(f"def helper_{n}(x):\n    return x + {n}\n")
+    return root
+
+
+def check(root: Path, cache: Path | None) -> CheckResult:
+    options = CheckOptions(cache_dir=cache, jobs=1, replay=cache is not None)
+    return run_check(discover_paths([str(root)], ()), options)
+
+
+def found(result: CheckResult) -> list[tuple[str, str, int]]:
+    return [(f.code, Path(f.path).name, f.line) for f in result.findings]
+
+
+def ll101_lines(findings: list[Finding], name: str) -> list[int]:
+    return [f.line for f in findings if f.code == "LL101" and Path(f.path).name == name]
+
+
+def stored_run(cache: Path) -> tuple[Path, Replay]:
+    (path,) = cache.glob("index-*/*.replay")
+    stored = read_pickle(path)
+    assert isinstance(stored, Replay)
+    return path, stored
+
+
+def test_an_edit_no_round_asks_about_is_replayed_without_a_parse(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    assert first.linked is not None and ll101_lines(first.findings, "fetching.py")
+    util = root / "plain" / "util_0.py"
+    util.write_text(util.read_text() + "\n\ndef more(y):\n    return y * 2\n")
+    second = check(root, cache)
+    assert second.linked is None  # not analyzed again
+    assert second.stats.parsed == 0
+    assert found(second) == found(first) == found(check(root, None))
+
+
+def test_a_comment_in_a_taken_file_is_replayed_after_one_parse(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    fetching.write_text(fetching.read_text() + "\n# a comment at the end changes no summary\n")
+    second = check(root, cache)
+    assert second.linked is None
+    assert second.stats.parsed == 1  # the changed file, to compare its summary
+    assert found(second) == found(first)
+    third = check(root, cache)  # and the run was stored again under its new key
+    assert third.linked is None and third.stats.parsed == 0
+    assert found(third) == found(first)
+
+
+def test_a_line_inserted_above_a_finding_is_analyzed_and_the_finding_moves(
+    tmp_path: Path,
+) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    before = ll101_lines(first.findings, "fetching.py")
+    fetching.write_text("# a new first line\n" + fetching.read_text())
+    second = check(root, cache)
+    assert second.linked is not None  # its summary changed: analyzed again
+    assert ll101_lines(second.findings, "fetching.py") == [line + 1 for line in before]
+    assert found(second) == found(check(root, None))
+
+
+def test_a_file_that_gains_what_a_rule_looks_for_is_analyzed(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    util = root / "plain" / "util_1.py"
+    util.write_text(
+        "from torch.utils.data import DataLoader\n" + util.read_text() + EPOCH_REBUILD.format(n=1)
+    )
+    second = check(root, cache)
+    assert second.linked is not None
+    new = [f for f in found(second) if f[1] == "util_1.py"]
+    assert new and not [f for f in found(first) if f[1] == "util_1.py"]
+    assert found(second) == found(check(root, None))
+
+
+def test_a_token_in_a_comment_asks_again_and_the_findings_stay(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    util = root / "plain" / "util_2.py"
+    util.write_text(util.read_text() + "# _shutdown_workers DataLoader._iterator\n")
+    second = check(root, cache)
+    assert second.linked is not None  # a round now takes it: analyzed, not replayed
+    assert found(second) == found(first)
+
+
+def test_many_changed_files_are_analyzed(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    extra = [root / "plain" / f"extra_{n}.py" for n in range(MAX_CHANGED + 1)]
+    for path in extra:
+        path.write_text("A = 1\n")
+    check(root, cache)  # a new file: another shape, analyzed and stored
+    for n, path in enumerate(extra):
+        path.write_text(f"A = {n + 2}\n")
+    again = check(root, cache)
+    assert again.linked is not None
+    assert found(again) == found(check(root, None))
+
+
+def test_a_stored_run_with_a_crafted_trail_is_analyzed_again(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    path, stored = stored_run(cache)
+    for rounds in (("not a round",), ((None, frozenset(), ("x",)),), 7):
+        write_pickle(cache, path, replace(stored, rounds=rounds))
+        util = root / "plain" / "util_3.py"
+        util.write_text(util.read_text() + "# edited\n")
+        again = check(root, cache)
+        assert again.linked is not None
+        assert found(again) == found(first)
+
+
+def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache(
+    tmp_path: Path,
+) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    files = sorted(root.rglob("*.py"))
+    originals = {path: path.read_text() for path in files}
+    edits = (
+        lambda text, n: text + f"\n# comment {n}\n",
+        lambda text, n: f"# line {n}\n" + text,
+        lambda text, n: text + "\n# DataLoader _iterator\n",
+        lambda text, n: (
+            "from torch.utils.data import DataLoader\n" + text + EPOCH_REBUILD.format(n=n)
+        ),
+        lambda text, n: text.replace("_iterator", "_it"),
+        lambda text, n: text.replace("persistent_workers=True", "persistent_workers=False"),
+    )
+    rng = random.Random(20261203)
+    replayed = analyzed = 0
+    check(root, cache)
+    for step in range(30):
+        for path in rng.sample(files, rng.choice((1, 1, 1, 2))):
+            if rng.random() < 0.2:
+                path.write_text(originals[path])
+            else:
+                path.write_text(rng.choice(edits)(path.read_text(), step))
+        cached = check(root, cache)
+        assert found(cached) == found(check(root, None)), f"step {step}"
+        replayed += cached.linked is None
+        analyzed += cached.linked is not None
+    assert replayed >= 5 and analyzed >= 5  # both ways were taken
+
+
+def test_a_one_file_commit_in_a_git_project_through_the_cli(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    for command in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+    ):
+        subprocess.run(command, cwd=root, check=True)  # fmt: skip
+    cache = str(tmp_path / "cache")
+    fetching = Path("lightning150/minilight/utilities/fetching.py")
+    hook = ["check", "--project-root=auto", "--cache-dir", cache, str(fetching)]
+    assert run_cli(*hook, cwd=root).returncode == 1
+    (root / fetching).write_text((root / fetching).read_text() + "\n# commit\n")
+    warm = run_cli(*hook, cwd=root)
+    cold = run_cli("check", "--project-root=auto", "--no-cache", str(fetching), cwd=root)
+    assert warm.returncode == cold.returncode == 1
+    assert warm.stdout == cold.stdout and "LL101" in warm.stdout
+    assert "(1 parsed," in warm.stderr, warm.stderr
