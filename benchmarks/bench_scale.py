@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -39,6 +40,8 @@ from bench_site_packages import (
 
 SIZES = (1, 2, 4)
 PROJECT_PACKAGE = "pytorch_lightning"  # a package of a few hundred files, made a git project
+# with the largest packages of the dev venv beside it: a project of about 5,400 files
+PRECOMMIT_PACKAGES = (PROJECT_PACKAGE, "torch", "sympy", "networkx", "numpy", "fontTools")
 
 
 def build_tree(site: Path, work: Path, copies: int) -> Path:
@@ -99,10 +102,13 @@ def measure_sizes(tool: Path, site: Path, work: Path, repeats: int) -> dict[str,
     return rows
 
 
-def git_project(site: Path, work: Path) -> Path:
-    project = work / "project"
+def git_project(site: Path, work: Path, name: str, packages: tuple[str, ...]) -> Path:
+    """A git project (one commit) made of copies of the site's ``packages`` found there."""
+    project = work / name
     if not (project / ".git").exists():
-        shutil.copytree(site / PROJECT_PACKAGE, project / PROJECT_PACKAGE)
+        for package in packages:
+            if (site / package).is_dir():
+                shutil.copytree(site / package, project / package)
         (project / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
         for command in (
             ["git", "init", "-q"],
@@ -113,32 +119,71 @@ def git_project(site: Path, work: Path) -> Path:
     return project
 
 
-def measure_project(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
-    project = git_project(site, work)
+def measure_flake8(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
+    """flake8 with the LL plugin against flake8 alone, paired, on a package made a project."""
+    project = git_project(site, work, "project", (PROJECT_PACKAGE,))
     flake8 = str(Path(tool).parent / "flake8")
     alone = [flake8, "--select", "E,F", "--exit-zero", PROJECT_PACKAGE]
     plugin = [flake8, "--select", "E,F,LL", "--exit-zero", PROJECT_PACKAGE]
     pairs = [(run_measured(alone, project), run_measured(plugin, project)) for _ in range(repeats)]
-    changed = project / PROJECT_PACKAGE / "utilities" / "combined_loader.py"
-    original = changed.read_bytes()
-    cache = work / "cache-project"
-    hook = [str(tool), "check", "--project-root=auto", "--cache-dir", str(cache), "--exit-zero",
-            str(changed.relative_to(project))]  # fmt: skip
-    run_measured(hook, project)  # the first commit fills the cache
-    commits = []
-    try:
-        for repeat in range(repeats):
-            rewrite(changed, original + f"\n# commit {repeat}\n".encode())
-            commits.append(run_measured(hook, project))
-    finally:
-        rewrite(changed, original)
     return {
         "project_files": len(py_files(project)),
         "flake8_s": statistics.median(a.wall_s for a, _ in pairs),
         "flake8_with_ll_s": statistics.median(p.wall_s for _, p in pairs),
         "flake8_plugin_ratio": statistics.median(p.wall_s / a.wall_s for a, p in pairs),
-        "precommit_one_file_warm_s": median(commits, "wall_s"),
     }
+
+
+def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
+    """What the pre-commit hook runs after a commit touching one file of a 5,000-file project:
+    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for three
+    kinds of commit, each paired with ``ruff check --no-cache FILE``:
+
+    * ``outside``: a file no rule asks about (most files of a project);
+    * ``taken_comment``: a comment added at the end of a file on a chain (its summary stays);
+    * ``taken_shift``: a line inserted at the top of that file (its summary changes, every
+      line below moves: the run is analyzed again).
+    """
+    project = git_project(site, work, "project-5k", PRECOMMIT_PACKAGES)
+    taken = project / PROJECT_PACKAGE / "utilities" / "combined_loader.py"
+    outside = next(p for p in py_files(project / "sympy" / "core") if p.stat().st_size > 2000)
+    added = "\n\ndef added_{}(x):\n    return x\n"
+    edits = {
+        "outside": (outside, lambda data, n: data + added.format(n).encode()),
+        "taken_comment": (taken, lambda data, n: data + f"\n# commit {n}\n".encode()),
+        "taken_shift": (taken, lambda data, n: f"# commit {n}\n".encode() + data),
+    }
+    cache = work / "cache-project-5k"
+    results: dict[str, object] = {"project_files": len(py_files(project))}
+    for case, (changed, edit) in edits.items():
+        relative = str(changed.relative_to(project))
+        hook = [str(tool), "check", "--project-root=auto", "--cache-dir", str(cache),
+                "--exit-zero", relative]  # fmt: skip
+        ruff = [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F", "--exit-zero",
+                relative]  # fmt: skip
+        original = changed.read_bytes()
+        run_measured(hook, project)  # the commit before: fills the cache
+        pairs = []
+        try:
+            for repeat in range(repeats):
+                rewrite(changed, edit(original, repeat))
+                pairs.append((run_measured(hook, project), run_measured(ruff, project)))
+        finally:
+            rewrite(changed, original)
+        results[case] = {
+            "file": relative,
+            "lintloader_s": statistics.median(ours.wall_s for ours, _ in pairs),
+            "ruff_one_file_s": statistics.median(theirs.wall_s for _, theirs in pairs),
+            "runs_s": [round(ours.wall_s, 3) for ours, _ in pairs],
+            "parsed": [_parsed(ours.stderr) for ours, _ in pairs],
+        }
+    return results
+
+
+def _parsed(stderr: str) -> int:
+    """How many files a run parsed, from its summary line."""
+    found = re.search(r"\((\d+) parsed", stderr)
+    return int(found.group(1)) if found else -1
 
 
 def main() -> int:
@@ -147,17 +192,20 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/lintloader-scale"))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--only", choices=("sizes", "flake8", "precommit"), help="measure one part only"
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     tool = install_tool(args.work)
     subprocess.run([str(tool.parent / "pip"), "install", "-q", "flake8"], check=True)
     site = purelib(args.python.absolute())
     print(f"site-packages: {site} ({len(py_files(site))} .py files); {os.cpu_count()} CPUs")
-    summary = {
-        "cpus": os.cpu_count(),
-        "sizes": measure_sizes(tool, site, args.work, args.repeats),
-        "project": measure_project(tool, site, args.work, args.repeats),
-    }
+    parts = {"sizes": measure_sizes, "flake8": measure_flake8, "precommit": measure_precommit}
+    summary: dict[str, object] = {"cpus": os.cpu_count(), "load": os.getloadavg()[0]}
+    for name, measure in parts.items():
+        if args.only in (None, name):
+            summary[name] = measure(tool, site, args.work, args.repeats)
     print(json.dumps(summary, indent=2))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
