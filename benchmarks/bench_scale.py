@@ -151,7 +151,8 @@ def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[
     edits = {
         "outside": (outside, lambda data, n: data + added.format(n).encode()),
         "taken_comment": (taken, lambda data, n: data + f"\n# commit {n}\n".encode()),
-        "taken_shift": (taken, lambda data, n: f"# commit {n}\n".encode() + data),
+        # one more line each time: every line below moves since the commit before
+        "taken_shift": (taken, lambda data, n: b"# commit\n" * (n + 1) + data),
     }
     cache = work / "cache-project-5k"
     results: dict[str, object] = {"project_files": len(py_files(project))}
