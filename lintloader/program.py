@@ -89,6 +89,8 @@ class Program:
         self._edges: dict[str, list[Edge]] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
         self._guesses: dict[tuple[str, str], list[tuple[str, Confidence]]] = {}
+        self._resolved: dict[tuple[str, Dotted], Symbol | None] = {}  # resolve() at depth 0
+        self._bases: dict[str, list[Symbol]] = {}
         # what rules work out from the whole program, by name (loader_sites): forgotten on extend
         self.memo: dict[str, object] = {}
         self.extend(summaries)
@@ -101,6 +103,7 @@ class Program:
             if summary.ok:
                 self._add(summary)
         self._edges, self._mro, self.memo, self._guesses = {}, {}, {}, {}
+        self._resolved, self._bases = {}, {}
         for name in ("subclasses", "_scan_order", "_callers_by_name", "_external_subclasses"):
             self.__dict__.pop(name, None)
 
@@ -127,7 +130,16 @@ class Program:
 
     # -- name resolution ---------------------------------------------------------------------
     def resolve(self, module: str, name: Dotted, depth: int = 0) -> Symbol | None:
-        """Resolve a dotted name as written in ``module`` (at module scope)."""
+        """Resolve a dotted name as written in ``module`` (at module scope). Answers from the
+        top (depth 0) are remembered until more files are linked in."""
+        if depth == 0:
+            key = (module, name)
+            if key not in self._resolved:
+                self._resolved[key] = self._resolve(module, name, 0)
+            return self._resolved[key]
+        return self._resolve(module, name, depth)
+
+    def _resolve(self, module: str, name: Dotted, depth: int) -> Symbol | None:
         if depth > _MAX_DEPTH or not name:
             return None
         head, rest = name[0], name[1:]
@@ -192,13 +204,16 @@ class Program:
 
     # -- class hierarchy ---------------------------------------------------------------------
     def bases(self, class_key: str) -> list[Symbol]:
-        info = self.classes[class_key]
-        found = []
-        for base in info.klass.bases:
-            symbol = self._resolve_in_scope(info.file, info.klass.qualname, base)
-            if symbol is not None:
-                found.append(symbol)
-        return found
+        found = self._bases.get(class_key)
+        if found is None:
+            info = self.classes[class_key]
+            found = self._bases[class_key] = [
+                symbol
+                for base in info.klass.bases
+                if (symbol := self._resolve_in_scope(info.file, info.klass.qualname, base))
+                is not None
+            ]
+        return list(found)
 
     def _resolve_in_scope(self, file: FileSummary, qualname: str, name: Dotted) -> Symbol | None:
         # A class nested in another class or function can name its siblings directly.
