@@ -4,6 +4,7 @@ same answers as one process, and a failing child's shard redone by the parent.""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from lintloader.select.forked import can_fork, map_forked
 from lintloader.select.policy import select
 from lintloader.select.progress import ParseStats
 from lintloader.select.rounds import RoundTaker
+from lintloader.summary.summarize import summarize_source
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
 
@@ -90,6 +92,25 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
     assert total == serial_stats.parsed + serial_stats.cached == len(serial)
     assert sharded_used == serial_used
     assert len(list((tmp_path / "b").rglob("*.pickle"))) == len(serial_used)
+
+
+@pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
+def test_copies_of_a_package_are_parsed_once_and_summarized_as_each_alone(
+    tmp_path: Path, jobs: int
+) -> None:
+    root = tmp_path / "tree"
+    copies = ("env_a", "env_b", "env_c")
+    for copy in copies:  # three environments holding the same fixtures
+        shutil.copytree(FIXTURES / "check", root / copy)
+    summaries, _, stats, _ = run_select(root, jobs, tmp_path / "cache")
+    per_copy = [[p for p in summaries if f"{os.sep}{copy}{os.sep}" in p] for copy in copies]
+    assert len(per_copy[0]) > 10 and len({len(paths) for paths in per_copy}) == 1
+    distinct = {(Path(p).read_bytes(), s.module, s.is_package) for p, s in summaries.items()}
+    assert stats.parsed == len(distinct) < len(summaries)  # a copy is not parsed again
+    assert stats.cached == len(summaries) - len(distinct)
+    for path, summary in summaries.items():  # what the file alone summarizes to, at its path
+        assert summary == summarize_source(Path(path).read_bytes(), path, summary.module,
+                                           summary.is_package)  # fmt: skip
 
 
 def test_no_fork_while_another_thread_runs() -> None:

@@ -35,27 +35,38 @@ def summarize_files(
     jobs: int,
     stats: ParseStats,
 ) -> dict[str, FileSummary]:
-    """Summaries keyed by path; identical whatever ``jobs`` is and whether the cache is used."""
+    """Summaries keyed by path; identical whatever ``jobs`` is and whether the cache is used.
+    Files with the same bytes under the same module name (copies of one package in several
+    environments) are parsed once: only the path differs between their summaries, and nothing
+    else in a summary depends on it. A copy counts as taken from the cache."""
     done: dict[str, FileSummary] = {}
-    todo: list[tuple[SourceFile, str | None]] = []
+    todo: dict[tuple[str, str, bool], list[tuple[SourceFile, str | None]]] = {}
     for file in files:
-        key = cache.key(sources.digest(file.path), file.module, file.is_package) if cache else None
+        digest = sources.digest(file.path)
+        key = cache.key(digest, file.module, file.is_package) if cache else None
         hit = cache.get(key) if cache and key else None
         if hit is not None:
-            # the same bytes under the same module name elsewhere (another venv): only the
-            # path differs, and nothing else in a summary depends on it
-            done[file.path] = hit if hit.path == file.path else replace(hit, path=file.path)
+            done[file.path] = _at(hit, file.path)
             stats.count(cached=1)
         else:
-            todo.append((file, key))
+            todo.setdefault((digest, file.module, file.is_package), []).append((file, key))
     # largest first, so that a big file does not start last and keep one worker busy alone
-    todo.sort(key=lambda item: -sources.size(item[0].path))
-    for (file, key), summary in zip(todo, _run(todo, sources, jobs), strict=True):
-        done[file.path] = summary
-        stats.count(parsed=1)
+    firsts = sorted(
+        (copies[0] for copies in todo.values()), key=lambda item: -sources.size(item[0].path)
+    )
+    for (file, key), summary in zip(firsts, _run(firsts, sources, jobs), strict=True):
+        copies = todo[(sources.digest(file.path), file.module, file.is_package)]
+        for copy, _ in copies:
+            done[copy.path] = _at(summary, copy.path)
+        stats.count(parsed=1, cached=len(copies) - 1)
         if cache and key:
             cache.put(key, summary)
     return {f.path: done[f.path] for f in files if f.path in done}
+
+
+def _at(summary: FileSummary, path: str) -> FileSummary:
+    """``summary`` for the same bytes and module name at ``path``."""
+    return summary if summary.path == path else replace(summary, path=path)
 
 
 def _run(

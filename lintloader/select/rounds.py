@@ -14,6 +14,7 @@ are the same.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -73,7 +74,11 @@ class RoundTaker:
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> dict[str, FileSummary]:
         self.sources.register(query.searched)  # children must agree on the token bits
-        shards = [candidates[index :: self.jobs] for index in range(self.jobs)]
+        shards: list[list[SourceFile]] = [[] for _ in range(self.jobs)]
+        for file in candidates:  # copies of a module in one shard: parsed once (parse.py)
+            shards[zlib.crc32(file.module.encode("utf-8", "surrogateescape")) % self.jobs].append(
+                file
+            )
         found: dict[str, FileSummary] = {}
         for result in map_forked(lambda shard: self._shard(shard, query, modules), shards):
             self.sources.learn(result.answers, result.table_size)
