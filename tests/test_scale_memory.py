@@ -18,9 +18,9 @@ from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
 from lintloader.select.forked import can_fork
 from lintloader.select.policy import select
-from lintloader.select.trail import Round
 from lintloader.select.progress import ParseStats
 from lintloader.select.rounds import CHUNK_FILES, RoundTaker
+from lintloader.select.trail import Round
 
 FILLERS = CHUNK_FILES + 40  # more than one chunk: bytes are released during the first round
 

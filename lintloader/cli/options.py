@@ -28,7 +28,6 @@ from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import PARSE_ERROR_CODE, Severity
 from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.scan.paths import discover_paths
-from lintloader.scan.site_packages import discover_site_packages
 from lintloader.select.progress import Progress
 
 if TYPE_CHECKING:
@@ -199,7 +198,9 @@ def discover(
     if not site_packages and not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
     with collector_paused():  # thousands of small records, no cycles (see engine.py)
-        if site_packages:
+        if site_packages:  # imported when used: a project's check never asks an interpreter
+            from lintloader.scan.site_packages import discover_site_packages
+
             return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
         try:

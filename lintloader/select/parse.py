@@ -38,7 +38,8 @@ def summarize_files(
     """Summaries keyed by path; identical whatever ``jobs`` is and whether the cache is used.
     Files with the same bytes under the same module name (copies of one package in several
     environments) are parsed once: only the path differs between their summaries, and nothing
-    else in a summary depends on it. A copy counts as taken from the cache."""
+    else in a summary depends on it. A copy counts as parsed (its summary was made in this run,
+    not read from the cache)."""
     done: dict[str, FileSummary] = {}
     todo: dict[tuple[str, str, bool], list[tuple[SourceFile, str | None]]] = {}
     for file in files:
@@ -58,7 +59,7 @@ def summarize_files(
         copies = todo[(sources.digest(file.path), file.module, file.is_package)]
         for copy, _ in copies:
             done[copy.path] = _at(summary, copy.path)
-        stats.count(parsed=1, cached=len(copies) - 1)
+        stats.count(parsed=len(copies))
         if cache and key:
             cache.put(key, summary)
     return {f.path: done[f.path] for f in files if f.path in done}
