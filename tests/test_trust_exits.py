@@ -73,6 +73,68 @@ def test_ctrl_c_exits_130_and_leaves_no_process(tmp_path: Path, command: str) ->
     assert wait_gone(int(pid_file.read_text()))
 
 
+def fake_git(tmp_path: Path, listing: str | None) -> tuple[dict[str, str], Path]:
+    """A ``git`` first on PATH that starts a child of its own (whose PID it writes to a file)
+    and then prints ``listing`` (NUL-separated names) and exits, or, with None, never
+    answers."""
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    pid_file = tmp_path / "git-child.pid"
+    then = "wait" if listing is None else f"printf '{listing}'"
+    child = "sleep 300 >/dev/null 2>&1 &"  # not holding git's output open
+    (folder / "git").write_text(f"#!/bin/sh\n{child}\necho $! > {pid_file}\n{then}\n")
+    (folder / "git").chmod(0o755)
+    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}, pid_file
+
+
+@posix_only
+def test_ctrl_c_while_git_lists_the_project_exits_130_and_leaves_no_process(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "proj").mkdir()
+    root = project(tmp_path / "proj")
+    env, pid_file = fake_git(tmp_path, None)
+    process = subprocess.Popen(
+        [*CLI, "check", ".", "--no-cache"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert wait_gone(int(pid_file.read_text()))
+
+
+@posix_only
+def test_git_s_answer_filters_the_walk_and_nothing_it_started_outlives_the_run(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "proj").mkdir()
+    root = project(tmp_path / "proj")
+    (root / "ignored.py").write_bytes(ORIGINAL)  # git does not list it: not scanned
+    env, pid_file = fake_git(tmp_path, "mod.py\\0")
+    result = subprocess.run(
+        [*CLI, "check", ".", "--no-cache", "--output-format", "concise"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "mod.py" in result.stdout and "ignored.py" not in result.stdout
+    assert "in 1 file" in result.stderr, result.stderr
+    assert wait_gone(int(pid_file.read_text()), 5)
+
+
 # ------------------------------------------------------------------ a hung --python interpreter
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lintloader.cache.listings import Listing, ListingCache
 from lintloader.scan.escape import printable
+from lintloader.scan.git_files import GitFiles
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
 from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
@@ -223,32 +224,70 @@ def _walk(
         named = os.path.abspath(path)  # an explicitly named file is scanned whatever its suffix
         yield os.path.dirname(named), [(os.path.basename(named), named)]
         return
-    listed = _git_listed(path)
+    git = GitFiles(path)  # runs while the walk goes on (scan/git_files.py)
+    try:
+        yield from _walk_tree(path, patterns, found, cwd, cache_dir, git)
+    finally:
+        git.close()
+
+
+def _walk_tree(
+    path: str,
+    patterns: tuple[str, ...],
+    found: Discovery,
+    cwd: str,
+    cache_dir: Path | None,
+    git: GitFiles,
+) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """:func:`_walk` below a directory. Directories walked before git has answered wait for
+    its answer (a few tens of milliseconds); after that, each is filtered as it is walked."""
     excluded = Excluder.of(patterns)
     root = os.path.abspath(path)
     listings = ListingCache.load(cache_dir, f"{root}\0tree")  # not a site's listings
+    asking: GitFiles | None = git
+    listed: set[str] | None = None
+    waiting: list[tuple[str, str, Listing]] = []
     # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
     # absolute path: the paths below it come out normalized and absolute
     pending = [(root, "")]
     while pending:
         directory, relative_dir = pending.pop()
         listing = listings.get(directory) or _list_tree_directory(directory, listings)
-        wanted = [
-            (name, full)
-            for name, full in listing.files
-            if not excluded(relative_dir + name, name) and (listed is None or full in listed)
-        ]
-        linked = [(name, full) for name, full in wanted if full in listing.broken]
-        for _, full in linked:
-            found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
-        yield directory, [entry for entry in wanted if entry[1] not in listing.broken]
+        waiting.append((directory, relative_dir, listing))
         inner = [
             (full, f"{relative_dir}{name}/")
             for name, full in listing.subdirs
             if not excluded(relative_dir + name, name)
         ]
         pending.extend(reversed(inner))
+        if asking is not None and (asking.ready or not pending):
+            listed, asking = asking.result(), None
+        if asking is None:
+            for folder, relative, held in waiting:
+                yield folder, _wanted(held, relative, excluded, listed, found, cwd)
+            waiting.clear()
     listings.save()
+
+
+def _wanted(
+    listing: Listing,
+    relative_dir: str,
+    excluded: Excluder,
+    listed: set[str] | None,
+    found: Discovery,
+    cwd: str,
+) -> list[tuple[str, str]]:
+    """The (name, path) of a listed directory's files that the walk scans: not excluded, and
+    listed by git (inside a work tree); a link among them that does not resolve is a problem."""
+    wanted = [
+        (name, full)
+        for name, full in listing.files
+        if not excluded(relative_dir + name, name) and (listed is None or full in listed)
+    ]
+    for _, full in wanted:
+        if full in listing.broken:
+            found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
+    return [entry for entry in wanted if entry[1] not in listing.broken]
 
 
 def _list_tree_directory(directory: str, listings: ListingCache) -> Listing:
@@ -307,37 +346,3 @@ def link_problem(path: str) -> str:
         if exc.errno == errno.ELOOP:
             return "symbolic link loop"
     return f"broken symbolic link (target {os.readlink(path)!r} does not exist)"
-
-
-def _git_listed(directory: str) -> set[str] | None:
-    """The ``.py`` and notebook files git does not ignore below ``directory`` (tracked or not),
-    or None outside git. Only those are asked for: a project's other files (data, docs) are
-    most of what git would list, and the walk looks up no other name."""
-    import subprocess  # imported when used: a warm --site-packages run never starts one
-
-    from lintloader.scan.process_group import run_grouped
-
-    suffixes = ("*.py", f"*{NOTEBOOK_SUFFIX}")  # a wildcard matches across '/' in git
-    try:
-        result = run_grouped(
-            [
-                "git",
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-                "--",
-                *suffixes,
-            ],
-            timeout=60,
-            cwd=directory,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if result.returncode != 0:
-        return None
-    root = os.path.abspath(directory).rstrip(os.sep) + os.sep
-    names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
-    # git lists normalized paths relative to ``directory``: joined, they stay normalized
-    return {root + name for name in names if name}

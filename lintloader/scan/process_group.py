@@ -29,15 +29,28 @@ def run_grouped(
 ) -> subprocess.CompletedProcess[bytes]:
     """``subprocess.run(argv, capture_output=True, timeout=timeout)`` in a new session;
     ``subprocess.TimeoutExpired`` after the whole group was killed."""
-    posix = os.name == "posix"
-    process = subprocess.Popen(
+    return finish_grouped(start_grouped(argv, cwd), timeout)
+
+
+def start_grouped(argv: Sequence[str], cwd: str | None = None) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a new session, its output captured; :func:`finish_grouped` waits for
+    it (the caller works meanwhile, and must finish it or kill its group)."""
+    return subprocess.Popen(
         list(argv),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        start_new_session=posix,
+        start_new_session=os.name == "posix",
     )
+
+
+def finish_grouped(
+    process: subprocess.Popen[bytes], timeout: float
+) -> subprocess.CompletedProcess[bytes]:
+    """Wait for a process :func:`start_grouped` started; on a timeout, an interrupt or any
+    other exception, and after it ends, its whole group is killed."""
+    posix = os.name == "posix"
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except BaseException:
