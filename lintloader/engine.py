@@ -15,7 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintloader.cache.replay import Replay, load_replay, replay_keys, save_replay
+from lintloader.cache.replay import (
+    Replay,
+    content_key,
+    load_replay,
+    replay_keys,
+    save_replay,
+)
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
@@ -152,7 +158,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     shape, key = replay_keys(files, sources, problems, options.config)
     stored = load_replay(replay_file, cache)
     if stored is not None and stored.shape == shape:
-        replayed = _replayed(stored, key, files, problems, sources, cache, stats, options)
+        replayed = _replayed(stored, key, files, sources, cache, stats, options)
         if replayed is not None:
             if progress:
                 progress.close()
@@ -165,7 +171,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
         rounds=tuple(rounds), taken=taken,
     )  # fmt: skip
-    _store(stored, cache.used, files, problems, sources, cache, options)
+    _store(stored, cache.used, files, sources, cache, options)
     return result
 
 
@@ -173,7 +179,6 @@ def _replayed(
     stored: Replay,
     key: str,
     files: list[SourceFile],
-    problems: list[FileProblem],
     sources: SourceSet,
     cache: SummaryCache,
     stats: ParseStats,
@@ -192,7 +197,7 @@ def _replayed(
             return None
         stats.count(parsed=parsed.parsed)
         stored = replace(stored, taken=revisited.taken)
-        _store(stored, revisited.entry_keys, files, problems, sources, cache, options)
+        _store(stored, revisited.entry_keys, files, sources, cache, options)
     sources.save()
     stats.cached = stored.summaries - stats.parsed
     findings = list(stored.findings)
@@ -217,19 +222,19 @@ def _store(
     stored: Replay,
     entry_keys: Iterable[str],
     files: list[SourceFile],
-    problems: list[FileProblem],
     sources: SourceSet,
     cache: SummaryCache,
     options: CheckOptions,
 ) -> None:
-    """Store a run for the next one to replay, keyed as the files are now (the run worked out
-    digests it needed, which the next run's key will include)."""
+    """Store a run (of ``stored.shape``) for the next one to replay, keyed as the files are
+    now: the run worked out digests it needed, which the next run's key will include."""
     entries = cache.stamps(entry_keys)
     if entries is None or options.cache_dir is None or sources.index_file is None:
         return
-    shape, key = replay_keys(files, sources, problems, options.config)
-    contents = tuple(sources.content_ids(file.path for file in files))
-    stored = replace(stored, key=key, shape=shape, entries=entries, contents=contents)
+    paths = [file.path for file in files]
+    key = content_key(stored.shape, paths, sources)
+    contents = tuple(sources.content_ids(paths))
+    stored = replace(stored, key=key, entries=entries, contents=contents)
     save_replay(options.cache_dir, sources.index_file, stored)
 
 

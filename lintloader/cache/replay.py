@@ -73,11 +73,17 @@ def replay_keys(
     shape.update(f"{len(files)} files\n".encode())
     for column in columns:
         _update(shape, column)
+    return shape.hexdigest(), content_key(shape.hexdigest(), paths, sources)
+
+
+def content_key(shape: str, paths: list[str], sources: SourceSet) -> str:
+    """The key of a run of this ``shape`` over ``paths`` as their content is now (what is
+    known of it: digests, else stat stamps)."""
     digests, stamps = sources.content_columns(paths)
-    key = hashlib.sha256(shape.digest())
+    key = hashlib.sha256(bytes.fromhex(shape))
     _update(key, digests)
     key.update(stamps)
-    return shape.hexdigest(), key.hexdigest()
+    return key.hexdigest()
 
 
 def _update(digest: hashlib._Hash, column: list[str]) -> None:
