@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
+# A shell starts a background job (`.ci/run &`, nohup) with SIGINT ignored, and an ignored signal
+# stays ignored in every child: the Ctrl-C tests would then interrupt nothing. A handler (unlike
+# SIG_IGN) is reset when a child starts, so the commands the tests run get Python's default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
