@@ -8,7 +8,6 @@ selects LL101-LL105); a selector that matches no rule is an error, as in ruff.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import sys
@@ -90,6 +89,8 @@ def _selects(selector: str, known: Collection[str]) -> bool:
 
 
 def _unknown(where: str, selector: str, known: Collection[str]) -> str:
+    import difflib  # only for a selector that is not known
+
     close = difflib.get_close_matches(selector, sorted(known), n=3, cutoff=0.5)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return f"{where}: {selector!r} matches no rule{hint} (`lintloader rule --all` lists them)"

@@ -25,8 +25,7 @@ from lintloader.cache.replay import (
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.scan.model import Discovery, FileProblem, SourceFile
-from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.progress import ParseStats, Progress
 

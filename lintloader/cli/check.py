@@ -33,7 +33,7 @@ from lintloader.engine import CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import ReportContext
 from lintloader.report.formats import FORMATS, render
-from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+from lintloader.scan.model import NOTEBOOK_SUFFIX
 
 
 class CheckDone(SystemExit):

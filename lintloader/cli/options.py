@@ -7,7 +7,6 @@ import contextlib
 import functools
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -92,6 +91,8 @@ def guarded(command: F) -> F:
         except Exception as exc:
             scan = kwargs.get("scan")
             if kwargs.get("verbose") or (scan is not None and scan.verbose):
+                import traceback  # only with --verbose
+
                 traceback.print_exc()
             raise Failure(f"internal error: {type(exc).__name__}: {exc}") from None
 

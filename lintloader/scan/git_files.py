@@ -15,7 +15,7 @@ import signal
 import subprocess
 import threading
 
-from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.scan.process_group import start_grouped
 
 TIMEOUT_S = 60.0

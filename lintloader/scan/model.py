@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are scanned (scan/notebooks.py)
+
 
 class DiscoveryError(Exception):
     """An operational error that stops the run (exit code 2): a missing path, a bad --python."""

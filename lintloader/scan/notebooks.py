@@ -19,11 +19,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from lintloader.scan.model import NOTEBOOK_SUFFIX
+
 if TYPE_CHECKING:
     from lintloader.findings import Finding, Hop
     from lintloader.scan.model import SourceFile
 
-SUFFIX = ".ipynb"
+SUFFIX = NOTEBOOK_SUFFIX
 MARKER = "# %% lintloader cell "
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")

@@ -18,8 +18,13 @@ from pathlib import Path
 from lintloader.cache.listings import Listing, ListingCache
 from lintloader.scan.escape import printable
 from lintloader.scan.git_files import GitFiles
-from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
-from lintloader.scan.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+from lintloader.scan.model import (
+    NOTEBOOK_SUFFIX,
+    Discovery,
+    DiscoveryError,
+    FileProblem,
+    SourceFile,
+)
 
 DEFAULT_EXCLUDES = (
     ".git",
