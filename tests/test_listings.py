@@ -190,3 +190,22 @@ def test_a_crafted_tree_listing_adds_no_file(tree: Path, tmp_path: Path) -> None
         write_pickle(cache, entry, (scope, listings))
         found = assert_walks_agree(tree, cache)
         assert "outside" not in " ".join(f.path for f in found.files)
+
+
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0,
+    reason="runs as root (or not on POSIX): chmod 000 does not stop root from reading",
+)
+def test_an_unreadable_tree_directory_is_not_remembered_as_empty(
+    tree: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    sub = tree / "pkg" / "sub"
+    sub.chmod(0)
+    try:
+        found = assert_walks_agree(tree, cache)
+        assert not [f for f in found.files if f.display.startswith("pkg/sub/")]
+    finally:
+        sub.chmod(0o755)  # readable again, its mtime unchanged: it must be listed now
+    found = assert_walks_agree(tree, cache)
+    assert "pkg/sub/b.py" in {f.display for f in found.files}

@@ -257,7 +257,11 @@ def _walk_tree(
     pending = [(root, "")]
     while pending:
         directory, relative_dir = pending.pop()
-        listing = listings.get(directory) or _list_tree_directory(directory, listings)
+        listing = (
+            listings.get(directory)
+            or list_directory(directory, (".py", NOTEBOOK_SUFFIX), listings)
+            or Listing(0, [], [])  # unreadable (or vanished): nothing in it, as os.walk does
+        )
         waiting.append((directory, relative_dir, listing))
         inner = [
             (full, f"{relative_dir}{name}/")
@@ -295,39 +299,21 @@ def _wanted(
     return [entry for entry in wanted if entry[1] not in listing.broken]
 
 
-def _list_tree_directory(directory: str, listings: ListingCache) -> Listing:
-    """List ``directory`` for :func:`_walk`: its subdirectories that are not links, and its
-    ``.py`` and notebook files that are regular files (through a link too) or links that do
-    not resolve (in ``broken``: each is a problem, if the walk wants it). A listing with a link
-    in it is not remembered."""
+def list_directory(
+    directory: str, suffixes: tuple[str, ...], listings: ListingCache
+) -> Listing | None:
+    """List ``directory`` for a walk and give the listing to ``listings``: its subdirectories
+    that are not links, sorted, and its files ending in one of ``suffixes``, sorted, that are
+    regular files (through a link too) or links that do not resolve (also in ``broken``: each
+    is a problem where the walk wants the file). None for a directory that cannot be listed.
+    File types come with the listing: only links cost a ``stat``."""
     try:
         mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
     except OSError:
         mtime = None
-    entries, folders = _listing(directory)
-    linked = any(entry.is_symlink() for entry in folders)
-    files, broken = [], []
-    for entry in entries:
-        if not entry.name.endswith((".py", NOTEBOOK_SUFFIX)):
-            continue
-        if entry.is_symlink():
-            linked = True
-            if not os.path.exists(entry.path):
-                broken.append(entry.path)
-                files.append((entry.name, entry.path))
-                continue
-        if entry.is_file():
-            files.append((entry.name, entry.path))
-    subdirs = [(entry.name, entry.path) for entry in folders if not entry.is_symlink()]
-    listing = Listing(mtime or 0, subdirs, files, frozenset(broken))
-    listings.put(directory, mtime, None if linked else listing)
-    return listing
-
-
-def _listing(directory: str) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]]:
-    """A directory's (files, subdirectories), each sorted by name, as ``os.walk`` splits them
-    (a link to a directory counts as one); an unreadable directory lists nothing."""
-    files, folders = [], []
+    subdirs: list[tuple[str, str]] = []
+    candidates: list[os.DirEntry[str]] = []
+    linked = False
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -335,12 +321,28 @@ def _listing(directory: str) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[s
                     is_dir = entry.is_dir()
                 except OSError:
                     is_dir = False
-                (folders if is_dir else files).append(entry)
+                if is_dir:
+                    linked = linked or entry.is_symlink()
+                    if not entry.is_symlink():
+                        subdirs.append((entry.name, entry.path))
+                elif entry.name.endswith(suffixes):
+                    candidates.append(entry)
+                    linked = linked or entry.is_symlink()
     except OSError:
-        return [], []
-    files.sort(key=lambda entry: entry.name)
-    folders.sort(key=lambda entry: entry.name)
-    return files, folders
+        return None
+    candidates.sort(key=lambda entry: entry.name)
+    broken = {e.path for e in candidates if e.is_symlink() and not os.path.exists(e.path)}
+    files = [(e.name, e.path) for e in candidates if e.path in broken or _is_file(e)]
+    listing = Listing(mtime or 0, sorted(subdirs), files, frozenset(broken))
+    listings.put(directory, mtime, None if linked else listing)
+    return listing
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def link_problem(path: str) -> str:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from lintloader.cache.listings import Listing, ListingCache
+from lintloader.cache.listings import ListingCache
 from lintloader.scan.escape import printable
 from lintloader.scan.interpreter import normalize_name, query_interpreter
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
@@ -15,6 +15,7 @@ from lintloader.scan.paths import (
     display_path,
     inside,
     link_problem,
+    list_directory,
     module_name_in_site,
     name_matcher,
 )
@@ -139,58 +140,15 @@ def _walk_site(
     stack: list[tuple[str, tuple[str, ...]]] = [(site, ())]
     while stack:
         directory, folders = stack.pop()
-        listing = listings.get(directory) or _list_directory(directory, found, listings)
+        listing = listings.get(directory) or list_directory(directory, (".py",), listings)
         if listing is None:
             continue  # unreadable (or vanished) directory: skipped, as os.walk does
-        yield directory, folders, listing.files
+        for _, path in listing.files:
+            if path in listing.broken:
+                found.problems.append(FileProblem(path, link_problem(path)))
+        yield directory, folders, [f for f in listing.files if f[1] not in listing.broken]
         subdirs = [(name, path) for name, path in listing.subdirs if not excluded(name)]
         stack.extend((path, (*folders, name)) for name, path in reversed(subdirs))
-
-
-def _list_directory(directory: str, found: Discovery, listings: ListingCache) -> Listing | None:
-    """List ``directory``: file types come from the listing, only links cost a ``stat``."""
-    try:
-        mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
-    except OSError:
-        mtime = None
-    subdirs: list[tuple[str, str]] = []
-    candidates: list[tuple[str, os.DirEntry[str]]] = []
-    linked = False
-    try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                name = entry.name
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                if is_dir:
-                    if entry.is_symlink():
-                        linked = True
-                    else:
-                        subdirs.append((name, entry.path))
-                elif name.endswith(".py"):
-                    candidates.append((name, entry))
-                    linked = linked or entry.is_symlink()
-    except OSError:
-        return None
-    candidates.sort(key=lambda candidate: candidate[0])
-    files = [(n, e.path) for n, e in candidates if _is_source_entry(e, found)]
-    listing = Listing(mtime or 0, sorted(subdirs), files)
-    listings.put(directory, mtime, None if linked else listing)
-    return listing
-
-
-def _is_source_entry(entry: os.DirEntry[str], found: Discovery) -> bool:
-    """Whether a listed ``.py`` entry is a regular file (through a link); a link that does not
-    resolve is recorded as a problem."""
-    if entry.is_symlink() and not os.path.exists(entry.path):
-        found.problems.append(FileProblem(entry.path, link_problem(entry.path)))
-        return False
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
 
 
 def _site_of(path: str, sites: list[str]) -> str:
