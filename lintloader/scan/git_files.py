@@ -9,14 +9,12 @@ is in, on a timeout, or when the walk is interrupted or abandoned.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import threading
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
-from lintloader.scan.process_group import start_grouped
+from lintloader.scan.process_group import kill_group, start_grouped
 
 TIMEOUT_S = 60.0
 # A wildcard matches across '/' in a git pathspec: every .py file and notebook below the
@@ -69,9 +67,5 @@ class GitFiles:
         thread that drains its output, which ends with git's pipes."""
         if self._process is None:
             return
-        with contextlib.suppress(OSError):
-            if os.name == "posix":
-                os.killpg(self._process.pid, signal.SIGKILL)
-            else:
-                self._process.kill()
+        kill_group(self._process)
         self._reader.join(TIMEOUT_S)

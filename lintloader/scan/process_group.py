@@ -29,12 +29,22 @@ def run_grouped(
 ) -> subprocess.CompletedProcess[bytes]:
     """``subprocess.run(argv, capture_output=True, timeout=timeout)`` in a new session;
     ``subprocess.TimeoutExpired`` after the whole group was killed."""
-    return finish_grouped(start_grouped(argv, cwd), timeout)
+    process = start_grouped(argv, cwd)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException:
+        kill_group(process)
+        with contextlib.suppress(OSError, ValueError):
+            process.communicate()  # reap it
+        raise
+    finally:
+        kill_group(process)  # whatever the child left behind in its group goes with it
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def start_grouped(argv: Sequence[str], cwd: str | None = None) -> subprocess.Popen[bytes]:
-    """Start ``argv`` in a new session, its output captured; :func:`finish_grouped` waits for
-    it (the caller works meanwhile, and must finish it or kill its group)."""
+    """Start ``argv`` in a new session (a process group of its own), its output captured. The
+    caller waits for it and then kills the group with :func:`kill_group`."""
     return subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -45,29 +55,11 @@ def start_grouped(argv: Sequence[str], cwd: str | None = None) -> subprocess.Pop
     )
 
 
-def finish_grouped(
-    process: subprocess.Popen[bytes], timeout: float
-) -> subprocess.CompletedProcess[bytes]:
-    """Wait for a process :func:`start_grouped` started; on a timeout, an interrupt or any
-    other exception, and after it ends, its whole group is killed."""
-    posix = os.name == "posix"
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except BaseException:
-        kill_group(process, posix)
-        raise
-    finally:
-        if posix:  # whatever the child left behind in its group goes with it
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGKILL)
-    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-
-
-def kill_group(process: subprocess.Popen[bytes], posix: bool) -> None:
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process group :func:`start_grouped` made (elsewhere than POSIX: the process);
+    one that has ended already is no error."""
     with contextlib.suppress(OSError):
-        if posix:
+        if os.name == "posix":
             os.killpg(process.pid, signal.SIGKILL)
         else:
             process.kill()
-    with contextlib.suppress(OSError, ValueError):
-        process.communicate()
