@@ -52,14 +52,13 @@ def summarize_files(
         else:
             todo.setdefault((digest, file.module, file.is_package), []).append((file, key))
     # largest first, so that a big file does not start last and keep one worker busy alone
-    firsts = sorted(
-        (copies[0] for copies in todo.values()), key=lambda item: -sources.size(item[0].path)
-    )
-    for (file, key), summary in zip(firsts, _run(firsts, sources, jobs), strict=True):
-        copies = todo[(sources.digest(file.path), file.module, file.is_package)]
+    groups = sorted(todo.values(), key=lambda copies: -sources.size(copies[0][0].path))
+    firsts = [copies[0] for copies in groups]
+    for copies, summary in zip(groups, _run(firsts, sources, jobs), strict=True):
         for copy, _ in copies:
             done[copy.path] = _at(summary, copy.path)
         stats.count(parsed=len(copies))
+        key = copies[0][1]
         if cache and key:
             cache.put(key, summary)
     return {f.path: done[f.path] for f in files if f.path in done}
