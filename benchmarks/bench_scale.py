@@ -17,7 +17,6 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -34,6 +33,7 @@ from bench_site_packages import (
     install_tool,
     purelib,
     py_files,
+    report,
     rewrite,
     run_measured,
 )
@@ -211,9 +211,7 @@ def main() -> int:
     for name, measure in parts.items():
         if args.only in (None, name):
             summary[name] = measure(tool, site, args.work, args.repeats)
-    print(json.dumps(summary, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    report(summary, args.json)
     return 0
 
 

@@ -141,6 +141,14 @@ def rewrite(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
+def report(summary: dict[str, object], json_path: Path | None) -> None:
+    """Print a benchmark's results as JSON, and write them to ``json_path`` too if given."""
+    text = json.dumps(summary, indent=2)
+    print(text)
+    if json_path:
+        json_path.write_text(text + "\n")
+
+
 def install_tool(work: Path) -> Path:
     """lintloader installed from this checkout the way pre-commit and ``pip install .`` do it
     (a regular install in its own venv, with the constraints file), not the dev venv's
@@ -293,9 +301,7 @@ def main() -> int:
             summary["torchfix_over_lintloader_cold"] = (
                 measured["extrapolated_s"] / summary["cold_median_s"]
             )
-    print(json.dumps(summary, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    report(summary, args.json)
     return 0
 
 

@@ -16,7 +16,6 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
@@ -35,6 +34,7 @@ from bench_site_packages import (
     build_copy,
     lintloader,
     purelib,
+    report,
     rewrite,
     run_measured,
 )
@@ -116,9 +116,7 @@ def main() -> int:
         **{f"{kind}_median_ratio_head_to_base": statistics.median(ratios[kind]) for kind in KINDS},
         "same_findings": outputs["base"] == outputs["head"] and len(outputs["base"]) == 1,
     }
-    print(json.dumps(summary, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    report(summary, args.json)
     return 0
 
 
