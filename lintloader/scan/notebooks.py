@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from lintloader.findings import Finding, Hop
     from lintloader.scan.model import SourceFile
 
-SUFFIX = NOTEBOOK_SUFFIX
 MARKER = "# %% lintloader cell "
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")
@@ -35,7 +34,7 @@ EXTRA_HINT = "pip install 'lintloader[notebooks]'"
 
 
 def is_notebook(path: str) -> bool:
-    return path.endswith(SUFFIX)
+    return path.endswith(NOTEBOOK_SUFFIX)
 
 
 class NotebookError(OSError):
