@@ -119,15 +119,12 @@ def module_name_for(path: str) -> tuple[str, bool]:
 
 
 class ModuleNamer:
-    """:func:`module_name_for` over many files, given as normalized absolute paths: whether a
-    directory is a package (and the package path above it) is looked up once per directory,
-    not once per file in it."""
+    """:func:`module_name_for` over many files, each given as a normalized absolute directory
+    and a name: whether a directory is a package (and the package path above it) is looked up
+    once per directory, not once per file in it."""
 
     def __init__(self) -> None:
         self._prefixes: dict[str, tuple[str, ...]] = {}
-
-    def __call__(self, path: str) -> tuple[str, bool]:
-        return self.named(*os.path.split(path))
 
     def named(self, directory: str, name: str) -> tuple[str, bool]:
         """The module name of the file ``name`` in the normalized absolute ``directory``."""
