@@ -89,7 +89,7 @@ def test_table_and_json_carry_the_evidence() -> None:
 
 # --- real workers, in this process -------------------------------------------------------
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
 
 def tensor_loader(persistent: bool, drop_last: bool = False) -> torch.utils.data.DataLoader:
