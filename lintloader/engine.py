@@ -32,7 +32,7 @@ from lintloader.select.progress import ParseStats, Progress
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.program import Program
     from lintloader.rules.base import Rule
-    from lintloader.select.revisit import Summarize
+    from lintloader.select.revisit import Revisited, Summarize
     from lintloader.select.trail import Round
     from lintloader.summary.model import FileSummary
 
@@ -56,6 +56,9 @@ class CheckResult:
     stats: ParseStats
     suppressed: int = 0
     hidden: int = 0  # findings below the severity threshold
+    # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
+    # (a stored selection linked again and checked) or "replayed" (stored findings reused)
+    route: str = "analyzed"
 
     @property
     def files_found(self) -> int:
@@ -157,7 +160,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     shape, key = replay_keys(files, sources, problems, options.config)
     stored = load_replay(replay_file, cache)
     if stored is not None and stored.shape == shape:
-        replayed = _replayed(stored, key, files, sources, cache, stats, options)
+        replayed = _replayed(stored, key, files, problems, sources, cache, stats, options)
         if replayed is not None:
             if progress:
                 progress.close()
@@ -178,6 +181,7 @@ def _replayed(
     stored: Replay,
     key: str,
     files: list[SourceFile],
+    problems: list[FileProblem],
     sources: SourceSet,
     cache: SummaryCache,
     stats: ParseStats,
@@ -185,7 +189,8 @@ def _replayed(
 ) -> CheckResult | None:
     """The stored run's result if it still holds: nothing changed (the key is equal), or only
     the content of a few files, in ways its findings do not depend on (``select/revisit.py``,
-    after which the run is stored again under its new key)."""
+    after which the run is stored again under its new key). When only the lines of a taken
+    file moved, the stored selection still holds and only the rules run again."""
     if stored.key != key:
         from lintloader.select.revisit import revisit
 
@@ -195,12 +200,46 @@ def _replayed(
         if revisited is None:
             return None
         stats.count(parsed=parsed.parsed)
+        if revisited.moved:
+            return _relinked(stored, revisited, files, problems, sources, cache, stats, options)
         stored = replace(stored, taken=revisited.taken)
         _store(stored, revisited.entry_keys, files, sources, cache, options)
     sources.save()
     stats.cached = stored.summaries - stats.parsed
     findings = list(stored.findings)
-    return CheckResult(findings, None, {}, files, stats, stored.suppressed, stored.hidden)
+    return CheckResult(
+        findings, None, {}, files, stats, stored.suppressed, stored.hidden, route="replayed"
+    )
+
+
+def _relinked(
+    stored: Replay,
+    revisited: Revisited,
+    files: list[SourceFile],
+    problems: list[FileProblem],
+    sources: SourceSet,
+    cache: SummaryCache,
+    stats: ParseStats,
+    options: CheckOptions,
+) -> CheckResult | None:
+    """The stored run's selection, summarized as the files are now, linked and checked by the
+    rules (no demand round: ``select/revisit.py`` showed each round would ask and take what
+    it did), then stored again. None when a stored summary is gone."""
+    from lintloader.program import Program
+    from lintloader.select.revisit import summaries_again
+
+    summaries = summaries_again(stored.rounds, revisited, files, cache)
+    if summaries is None:
+        return None
+    sources.save()
+    stats.cached = len(summaries) - stats.parsed
+    result = conclude(files, problems, summaries, Program(summaries.values()), stats, options)
+    again = Replay(
+        "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
+        stored.shape, rounds=stored.rounds, taken=revisited.taken,
+    )  # fmt: skip
+    _store(again, revisited.entry_keys, files, sources, cache, options)
+    return replace(result, route="relinked")
 
 
 def _one_file_summarizer(
@@ -250,14 +289,10 @@ def analyze(
     """Select and summarize what the active rules need, link it and run the rules.
     ``context_dirs``: where modules the files build on are looked up (scan/locate.py);
     ``rounds`` receives the selection's trail (select/trail.py)."""
-    from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
-    from lintloader.analysis.ranges import with_ranges
-    from lintloader.rules.base import AnalysisContext
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
     from lintloader.select.rounds import RoundTaker
-    from lintloader.suppression import filter_findings
 
     config = options.config
     rules = active_rules(config)
@@ -269,12 +304,34 @@ def analyze(
     sources.save()
     if stats.progress:
         stats.progress.close()
-    displays = {f.path: f.display for f in files}
     located = {p: f.display for p, f in (locator.found if locator else {}).items()}
+    return conclude(files, problems, summaries, program, stats, options, located)
+
+
+def conclude(
+    files: list[SourceFile],
+    problems: list[FileProblem],
+    summaries: dict[str, FileSummary],
+    program: Program,
+    stats: ParseStats,
+    options: CheckOptions,
+    located: dict[str, str] | None = None,
+) -> CheckResult:
+    """Run the active rules on the linked ``program`` of the selected ``summaries`` and filter
+    what they find. ``located``: display paths of context files (modules looked up outside
+    the scanned files), whose findings are placed in the scanned ones."""
+    from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
+    from lintloader.analysis.ranges import with_ranges
+    from lintloader.rules.base import AnalysisContext
+    from lintloader.suppression import filter_findings
+
+    config = options.config
+    displays = {f.path: f.display for f in files}
+    located = located or {}
     context_shown = {shown for p, shown in located.items() if p not in displays}
     displays = {**located, **displays}
     context = AnalysisContext(program, lambda path: displays.get(path, path))
-    raw = [finding for rule in rules for finding in rule.check(context)]
+    raw = [finding for rule in active_rules(config) for finding in rule.check(context)]
     modules = {displays.get(p, p): s.module for p, s in summaries.items()}
     raw = list(placed_at_overrides(raw, program, modules))
     raw += problem_findings(problems, summaries.values(), displays)

@@ -88,7 +88,7 @@ def test_a_comment_in_a_taken_file_is_replayed_after_one_parse(tmp_path: Path) -
     assert found(third) == found(first)
 
 
-def test_a_line_inserted_above_a_finding_is_analyzed_and_the_finding_moves(
+def test_a_line_inserted_above_a_finding_relinks_and_the_finding_moves(
     tmp_path: Path,
 ) -> None:
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
@@ -97,8 +97,26 @@ def test_a_line_inserted_above_a_finding_is_analyzed_and_the_finding_moves(
     before = ll101_lines(first.findings, "fetching.py")
     fetching.write_text("# a new first line\n" + fetching.read_text())
     second = check(root, cache)
-    assert second.linked is not None  # its summary changed: analyzed again
+    # its summary only moved: the stored selection is linked again and the rules run
+    assert second.route == "relinked" and second.linked is not None
+    assert second.stats.parsed == 1 and second.stats.cached == first.stats.parsed - 1
     assert ll101_lines(second.findings, "fetching.py") == [line + 1 for line in before]
+    assert found(second) == found(check(root, None))
+    third = check(root, cache)  # stored again under its new key
+    assert third.route == "replayed" and found(third) == found(second)
+
+
+def test_a_call_moved_into_a_loop_is_selected_again(tmp_path: Path) -> None:
+    """Not only lines moved: the summary says something else, so selection runs again."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    text, call = fetching.read_text(), "self.dataloader_iter = iter(self.dataloader)\n"
+    assert f"        {call}" in text
+    looped = f"        for _ in (1, 2):\n            {call}"
+    fetching.write_text(text.replace(f"        {call}", looped))
+    second = check(root, cache)
+    assert second.route == "analyzed"
     assert found(second) == found(check(root, None))
 
 
@@ -167,11 +185,13 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
         ),
         lambda text, n: text.replace("_iterator", "_it"),
         lambda text, n: text.replace("persistent_workers=True", "persistent_workers=False"),
+        lambda text, n: _blank_line_inserted(text, n),
+        lambda text, n: _blank_line_inserted(text, n),
     )
     rng = random.Random(20261203)
-    replayed = analyzed = 0
+    routes: list[str] = []
     check(root, cache)
-    for step in range(30):
+    for step in range(40):
         for path in rng.sample(files, rng.choice((1, 1, 1, 2))):
             if rng.random() < 0.2:
                 path.write_text(originals[path])
@@ -179,9 +199,17 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
                 path.write_text(rng.choice(edits)(path.read_text(), step))
         cached = check(root, cache)
         assert found(cached) == found(check(root, None)), f"step {step}"
-        replayed += cached.linked is None
-        analyzed += cached.linked is not None
-    assert replayed >= 5 and analyzed >= 5  # both ways were taken
+        routes.append(cached.route)
+    for route in ("replayed", "relinked", "analyzed"):  # every way was taken
+        assert routes.count(route) >= 5, routes
+
+
+def _blank_line_inserted(text: str, n: int) -> str:
+    """A blank line after the ``n``-th line (counted around the file): every line below
+    moves, and no statement changes."""
+    lines = text.splitlines(keepends=True)
+    at = 1 + n % max(len(lines), 1)
+    return "".join(lines[:at]) + "\n" + "".join(lines[at:])
 
 
 def test_a_one_file_commit_in_a_git_project_through_the_cli(tmp_path: Path) -> None:

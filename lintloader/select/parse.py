@@ -47,7 +47,7 @@ def summarize_files(
         key = cache.key(digest, file.module, file.is_package) if cache else None
         hit = cache.get(key) if cache and key else None
         if hit is not None:
-            done[file.path] = _at(hit, file.path)
+            done[file.path] = at_path(hit, file.path)
             stats.count(cached=1)
         else:
             todo.setdefault((digest, file.module, file.is_package), []).append((file, key))
@@ -56,7 +56,7 @@ def summarize_files(
     firsts = [copies[0] for copies in groups]
     for copies, summary in zip(groups, _run(firsts, sources, jobs), strict=True):
         for copy, _ in copies:
-            done[copy.path] = _at(summary, copy.path)
+            done[copy.path] = at_path(summary, copy.path)
         stats.count(parsed=len(copies))
         key = copies[0][1]
         if cache and key:
@@ -64,7 +64,7 @@ def summarize_files(
     return {f.path: done[f.path] for f in files if f.path in done}
 
 
-def _at(summary: FileSummary, path: str) -> FileSummary:
+def at_path(summary: FileSummary, path: str) -> FileSummary:
     """``summary`` for the same bytes and module name at ``path``."""
     return summary if summary.path == path else replace(summary, path=path)
 

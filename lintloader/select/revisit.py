@@ -11,15 +11,20 @@ content changed, its findings still hold if each changed file
   its end changes no summary; a line inserted above a function does).
 
 Each changed file then costs a byte search, and a parse if it was taken, instead of the whole
-selection, linking and analysis. Anything else (no file or more than :data:`MAX_CHANGED` files
-changed, one answers differently, its summary differs, a stored summary is gone) means: analyze
-as usual.
+selection, linking and analysis.
+
+A taken file whose summary differs only in its line numbers (lines inserted or removed around
+what it records, see ``summary/moves.py``) leaves every round's question and answer as they
+were, so the selection still holds: the stored trail's files are linked again and the rules
+run, without a demand round (the findings print the new lines). Anything else (no file or more
+than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs in more
+than its lines, a stored summary is gone) means: analyze as usual.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from lintloader.cache.replay import Replay
@@ -27,6 +32,7 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.trail import Round, first_taking_round, is_trail
+from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
     from lintloader.summary.model import FileSummary
@@ -43,6 +49,9 @@ class Revisited:
 
     taken: tuple[tuple[str, str], ...]  # (path, content digest) of each summarized file
     entry_keys: frozenset[str]  # the summary cache entries its findings now rest on
+    # taken files whose summary moved (path -> new summary): the selection holds, but the
+    # rules must run again; empty when the stored findings hold as they are
+    moved: dict[str, FileSummary] = field(default_factory=dict)
 
 
 def revisit(
@@ -67,6 +76,7 @@ def revisit(
     taken_by = {path: number for number, round_ in enumerate(rounds) for path in round_.taken}
     digests = dict(stored.taken)
     keys = {entry[0] for entry in stored.entries}
+    moved: dict[str, FileSummary] = {}
     for file in changed:
         number = first_taking_round(rounds, queries, sources, file)
         if number != taken_by.get(file.path):
@@ -75,13 +85,46 @@ def revisit(
             continue
         old_key = _summary_key(cache, digests.get(file.path), file)
         before = cache.get(old_key) if old_key else None
-        if before is None or replace(before, path=file.path) != summarize(file):
+        if before is None:
             return None
+        before, after = replace(before, path=file.path), summarize(file)
+        if before != after:
+            if not moved_only(before, after):
+                return None
+            moved[file.path] = after
         digests[file.path] = sources.digest(file.path)
         keys.discard(old_key)
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
-    return Revisited(tuple(digests.items()), frozenset(keys))
+    return Revisited(tuple(digests.items()), frozenset(keys), moved)
 
 
 def _summary_key(cache: SummaryCache, digest: str | None, file: SourceFile) -> str | None:
     return cache.key(digest, file.module, file.is_package) if digest else None
+
+
+def summaries_again(
+    rounds: Sequence[object],
+    revisited: Revisited,
+    files: Sequence[SourceFile],
+    cache: SummaryCache,
+) -> dict[str, FileSummary] | None:
+    """The summaries of the files the stored ``rounds`` took, in the order selection linked
+    them, as the files are now: the moved ones as ``revisit`` made them, the others from the
+    cache. None when one is gone from the cache (or not among ``files``)."""
+    from lintloader.select.parse import at_path
+
+    by_path = {file.path: file for file in files}
+    digests = dict(revisited.taken)
+    found: dict[str, FileSummary] = {}
+    for round_ in rounds:
+        for path in round_.taken:  # type: ignore[attr-defined]  # a checked trail
+            file, digest = by_path.get(path), digests.get(path)
+            if file is None or digest is None:
+                return None
+            summary = revisited.moved.get(path) or cache.get(
+                cache.key(digest, file.module, file.is_package)
+            )
+            if summary is None:
+                return None
+            found[path] = at_path(summary, path)
+    return found

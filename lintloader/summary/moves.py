@@ -1,0 +1,111 @@
+"""Whether a file's new summary is its old one with lines moved, and nothing else changed.
+
+Lines inserted or removed around what a summary records (a comment above a function, a blank
+line, an import that names nothing a rule reads) change every line number below them, so the
+summary differs, but not what it says: the same calls, sinks, loops and conditions, in the same
+order, with the same text and columns. The linker and the demand hooks of selection compare
+positions only with each other, within one file (is this call inside that loop's body? after
+that early return?); they never do arithmetic on a line. So when one strictly increasing map
+takes every old line number to the new one, every such comparison answers as before, and the
+selection asks and takes what it did before (``select/revisit.py`` relies on this). The rules
+still run again: their findings print the new lines.
+
+Fields are recognized by name. A position field not named in :data:`LINE_FIELDS` (or a column)
+must be equal, which only ever makes the comparison stricter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable
+
+# Fields holding a 1-based line number (0 where a field means "none": it stays 0).
+LINE_FIELDS = frozenset(
+    {"line", "end_line", "statement_line", "body_line", "error_line", "cached_after"}
+)
+LINE_COLUMN_FIELDS = frozenset({"header_end"})  # (line, column) pairs
+LINE_KEYED_FIELDS = frozenset({"noqa"})  # dicts keyed by line number
+
+
+class _Differs(Exception):
+    """The summaries differ in more than line numbers."""
+
+
+def moved_only(before: object, after: object) -> bool:
+    """Whether ``after`` equals ``before`` once each line number of ``before`` is replaced by
+    the image of one strictly increasing map (with 0 kept for 0)."""
+    pairs: list[tuple[int, int]] = []
+    try:
+        _walk(before, after, pairs)
+    except _Differs:
+        return False
+    return _increasing(pairs)
+
+
+def _walk(before: object, after: object, pairs: list[tuple[int, int]]) -> None:
+    if type(before) is not type(after):
+        raise _Differs
+    if dataclasses.is_dataclass(before):
+        for field in dataclasses.fields(before):
+            _field(field.name, getattr(before, field.name), getattr(after, field.name), pairs)
+    elif isinstance(before, (list, tuple)):
+        _sequence(before, after, pairs)  # type: ignore[arg-type]
+    elif isinstance(before, dict):
+        assert isinstance(after, dict)
+        if before.keys() != after.keys():
+            raise _Differs
+        for key, value in before.items():
+            _walk(value, after[key], pairs)
+    elif before != after:  # str, int, bool, None, frozensets of names
+        raise _Differs
+
+
+def _field(name: str, before: object, after: object, pairs: list[tuple[int, int]]) -> None:
+    if name in LINE_FIELDS:
+        _line(before, after, pairs)
+    elif name in LINE_COLUMN_FIELDS:
+        if not (isinstance(before, tuple) and isinstance(after, tuple)):
+            raise _Differs
+        if len(before) != 2 or len(after) != 2 or before[1] != after[1]:
+            raise _Differs
+        _line(before[0], after[0], pairs)
+    elif name in LINE_KEYED_FIELDS:
+        if not (isinstance(before, dict) and isinstance(after, dict)):
+            raise _Differs
+        old, new = sorted(before.items()), sorted(after.items())
+        if len(old) != len(new):
+            raise _Differs
+        for (old_line, old_value), (new_line, new_value) in zip(old, new, strict=True):
+            _line(old_line, new_line, pairs)
+            _walk(old_value, new_value, pairs)
+    else:
+        _walk(before, after, pairs)
+
+
+def _sequence(
+    before: Iterable[object], after: Iterable[object], pairs: list[tuple[int, int]]
+) -> None:
+    old, new = list(before), list(after)
+    if len(old) != len(new):
+        raise _Differs
+    for item, other in zip(old, new, strict=True):
+        _walk(item, other, pairs)
+
+
+def _line(before: object, after: object, pairs: list[tuple[int, int]]) -> None:
+    if type(before) is not int or type(after) is not int:
+        raise _Differs
+    if (before == 0) != (after == 0):
+        raise _Differs
+    pairs.append((before, after))
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> bool:
+    """Whether the pairs are one function, and strictly increasing."""
+    mapped: dict[int, int] = {}
+    for old, new in pairs:
+        if mapped.setdefault(old, new) != new:
+            return False
+    images = [mapped[old] for old in sorted(mapped)]
+    return all(a < b for a, b in itertools.pairwise(images))
