@@ -4,7 +4,6 @@ classes, functions, call sites, function references and DataLoader iterator rese
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -298,7 +297,7 @@ class Summarizer(Walker):
     def _add_sink(self, kind: str, receiver: Dotted | None, node: ast.AST, text: str = "") -> None:
         site = self._site(node)
         if text:
-            site = dataclasses.replace(site, text=text)
+            site = site._replace(text=text)
         self.function.sinks.append(SinkSite(kind, receiver, site, self.guarded, self.loop))
 
     def _sink_from_assignment(self, target: ast.expr, value: ast.expr) -> None:

@@ -17,7 +17,7 @@ Nothing here resolves names: that is the linker's job (``lintloader/program.py``
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from lintloader.summary.helpers import (
     Scope,
@@ -445,7 +445,7 @@ class _LoaderVisitor(Walker):
         if state.assigned:
             state.assigned[-1] |= assigned
         loop = state.facts.loops[index]
-        state.facts.loops[index] = replace(loop, assigned=frozenset(assigned))
+        state.facts.loops[index] = loop._replace(assigned=frozenset(assigned))
 
     # -- conditions (kept as nodes; turned into text only for a call that gets recorded) -------
     def _condition(self, pending: _Pending) -> Condition:

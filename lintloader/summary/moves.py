@@ -49,6 +49,10 @@ def _walk(before: object, after: object, pairs: list[tuple[int, int]]) -> None:
     if dataclasses.is_dataclass(before):
         for field in dataclasses.fields(before):
             _field(field.name, getattr(before, field.name), getattr(after, field.name), pairs)
+    elif isinstance(before, tuple) and hasattr(before, "_fields"):  # a NamedTuple record
+        assert isinstance(after, tuple)
+        for name, old, new in zip(before._fields, before, after, strict=True):
+            _field(name, old, new, pairs)
     elif isinstance(before, (list, tuple)):
         _sequence(before, after, pairs)  # type: ignore[arg-type]
     elif isinstance(before, dict):
