@@ -22,7 +22,7 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from lintloader.select.lifeline import die_with_parent
@@ -44,7 +44,9 @@ def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> 
     children: list[tuple[int, int]] = []
     collected = 0
     try:
-        children += (_start(function, shard) for shard in shards[1:])
+        for shard in shards[1:]:
+            with _interrupts_held() as mask:  # a Ctrl-C held back arrives once it is listed
+                children.append(_start(function, shard, mask))
         results = [function(shards[0])]
         for (pid, read_end), shard in zip(children, shards[1:], strict=True):
             result = _collect(pid, read_end)
@@ -70,7 +72,23 @@ def _stop(children: Sequence[tuple[int, int]]) -> None:
             os.waitpid(pid, 0)
 
 
-def _start(function: Callable[[Shard], Result], shard: Shard) -> tuple[int, int]:
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[set[signal.Signals]]:
+    """SIGINT blocked (held pending) inside; yields the signal mask to restore."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _start(
+    function: Callable[[Shard], Result], shard: Shard, mask: set[signal.Signals]
+) -> tuple[int, int]:
+    """Fork a child for ``shard``, with SIGINT held (``mask``: the mask to restore). Ctrl-C is
+    the parent's to handle (it kills its children): the child ignores SIGINT before it lets
+    the signal through, so that a Ctrl-C arriving while Python runs its after-fork hooks in
+    the child cannot print a traceback from them."""
     parent = os.getpid()
     read_end, write_end = os.pipe()
     try:
@@ -82,6 +100,8 @@ def _start(function: Callable[[Shard], Result], shard: Shard) -> tuple[int, int]
     if pid == 0:  # the child: work, send, leave
         status = 1
         try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             die_with_parent(parent)
             os.close(read_end)
             payload = pickle.dumps(function(shard), protocol=pickle.HIGHEST_PROTOCOL)
