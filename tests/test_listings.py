@@ -209,3 +209,100 @@ def test_an_unreadable_tree_directory_is_not_remembered_as_empty(
         sub.chmod(0o755)  # readable again, its mtime unchanged: it must be listed now
     found = assert_walks_agree(tree, cache)
     assert "pkg/sub/b.py" in {f.display for f in found.files}
+
+
+# -- what a walk made of each directory (cache/named_files.py) --------------------------------
+def named_entries(cache: Path) -> tuple[Path, str, dict]:
+    from lintloader.cache.files import read_pickle
+
+    (entry,) = cache.glob("listings-*/*.named")
+    key, known = read_pickle(entry)
+    return entry, key, known
+
+
+def test_a_warm_walk_names_remembered_directories_from_the_cache(
+    tree: Path, tmp_path: Path
+) -> None:
+    from lintloader.cache.files import write_pickle
+
+    cache = tmp_path / "cache"
+    assert_walks_agree(tree, cache)
+    entry, key, known = named_entries(cache)
+    sub = str(tree / "pkg" / "sub")
+    assert sub in known and str(tree / "pkg") not in known  # links: worked out every run
+    # what is stored is what the next walk serves: a renamed module shows it was used
+    index, module, is_package, display = known[sub].files[0]
+    known[sub] = known[sub]._replace(files=((index, "stored.name", is_package, display),))
+    write_pickle(cache, entry, (key, known))
+    served = {f.path: f.module for f in walk_tree(tree, cache).files}
+    assert served[str(tree / "pkg" / "sub" / "b.py")] == "stored.name"
+
+
+def test_what_names_a_remembered_directory_is_noticed(tree: Path, tmp_path: Path) -> None:
+    """The package path above an unchanged directory, the excludes, git's answer."""
+    cache = tmp_path / "cache"
+    assert_walks_agree(tree, cache)
+    modules = {f.display: f.module for f in walk_tree(tree, cache).files}
+    assert modules["pkg/sub/b.py"] == "b"  # pkg/sub holds no __init__.py
+    (tree / "pkg" / "sub" / "__init__.py").write_text("")
+    found = assert_walks_agree(tree, cache)
+    assert {f.display: f.module for f in found.files}["pkg/sub/b.py"] == "pkg.sub.b"
+    age(tree)
+    assert_walks_agree(tree, cache)
+    (tree / "pkg" / "sub" / "__init__.py").unlink()  # and the other way
+    assert {f.display: f.module for f in assert_walks_agree(tree, cache).files}[
+        "pkg/sub/b.py"
+    ] == "b"
+    excluded = discover_paths([str(tree)], ("sub",), cwd=str(tree), cache_dir=cache)
+    assert not [f for f in excluded.files if "/sub/" in f.path]
+    # git's answer changes, no directory of the walk does (.gitignore is edited in place)
+    (tree / ".gitignore").write_text("ignored/\n*_ignored.py\nuntracked.py\n")
+    assert "pkg/sub/untracked.py" not in {f.display for f in assert_walks_agree(tree, cache).files}
+
+
+def test_a_package_made_above_a_directory_renames_its_modules(tmp_path: Path) -> None:
+    """Its own listing did not change, the package path above it did: inside the walk (a
+    parent directory gains ``__init__.py``) or above the walk's root."""
+    outer = tmp_path / "outer"
+    root = outer / "proj"
+    (root / "pkg" / "deep").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "pkg" / "deep" / "__init__.py").write_text("")
+    (root / "pkg" / "deep" / "mod.py").write_text("X = 1\n")
+    age(outer)
+    cache = tmp_path / "cache"
+
+    def module() -> str:
+        found = assert_walks_agree(root, cache)
+        return {f.display: f.module for f in found.files}["pkg/deep/mod.py"]
+
+    assert module() == "deep.mod"
+    (root / "pkg" / "__init__.py").write_text("")
+    assert module() == "proj.pkg.deep.mod"
+    age(outer)
+    assert module() == "proj.pkg.deep.mod"
+    (outer / "__init__.py").write_text("")  # outside the walk: no listing of it changes
+    assert module() == "outer.proj.pkg.deep.mod"
+
+
+@pytest.mark.parametrize(
+    "crafted",
+    [
+        (99, "pkg.sub.b", False, "pkg/sub/b.py"),  # an index past the listing
+        (-1, "pkg.sub.b", False, "pkg/sub/b.py"),
+        (0, "pkg.sub.b", False, "pkg/sub/b.py\n\x1b[2J"),  # a display that forges output
+        (0, None, False, "pkg/sub/b.py"),
+        "not an entry",
+    ],
+)
+def test_a_crafted_named_entry_is_ignored(tree: Path, tmp_path: Path, crafted: object) -> None:
+    from lintloader.cache.files import write_pickle
+
+    cache = tmp_path / "cache"
+    fresh = assert_walks_agree(tree, cache)
+    entry, key, known = named_entries(cache)
+    sub = str(tree / "pkg" / "sub")
+    known[sub] = known[sub]._replace(files=(crafted,))
+    write_pickle(cache, entry, (key, known))
+    again = walk_tree(tree, cache)
+    assert again.files == fresh.files

@@ -29,6 +29,7 @@ class GitFiles:
     def __init__(self, directory: str) -> None:
         self._root = os.path.abspath(directory).rstrip(os.sep) + os.sep
         self._output: tuple[bytes, bytes] | None = None
+        self.answer: bytes | None = None  # git's output, once result() has it
         self._process: subprocess.Popen[bytes] | None = None
         argv = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
         try:
@@ -58,7 +59,8 @@ class GitFiles:
         self.close()
         if self._output is None or self._process.returncode != 0:
             return None
-        names = self._output[0].decode("utf-8", "surrogateescape").split("\0")
+        self.answer = self._output[0]
+        names = self.answer.decode("utf-8", "surrogateescape").split("\0")
         # git lists normalized paths relative to the directory: joined, they stay normalized
         return {self._root + name for name in names if name}
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintloader.cache.listings import Listing, ListingCache
+from lintloader.cache.named_files import NamedFiles, walk_key
 from lintloader.scan.escape import printable
 from lintloader.scan.git_files import GitFiles
 from lintloader.scan.model import (
@@ -131,17 +132,18 @@ class ModuleNamer:
         is_package = name == "__init__.py"
         dot = name.rfind(".")
         stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
-        parts = self._prefix(directory) + (() if is_package else (stem,))
+        parts = self.prefix(directory) + (() if is_package else (stem,))
         return ".".join(parts) or stem, is_package
 
-    def _prefix(self, directory: str) -> tuple[str, ...]:
+    def prefix(self, directory: str) -> tuple[str, ...]:
+        """The package path of the normalized absolute ``directory`` (empty: no package)."""
         known = self._prefixes.get(directory)
         if known is None:
             parent = os.path.dirname(directory)
             is_package = parent != directory and os.path.isfile(
                 os.path.join(directory, "__init__.py")
             )
-            known = (*self._prefix(parent), os.path.basename(directory)) if is_package else ()
+            known = (*self.prefix(parent), os.path.basename(directory)) if is_package else ()
             self._prefixes[directory] = known
         return known
 
@@ -177,20 +179,30 @@ def discover_paths(
         if not os.path.lexists(path):
             raise DiscoveryError(f"{raw}: no such file or directory")
         found.roots.append(os.path.abspath(path))
-        for directory, entries in _walk(path, patterns, found, cwd, cache_dir):
-            relative = inside(directory, cwd)  # display_path, for a path known to be absolute
-            shown = os.path.join(directory if relative is None else relative, "")
-            shown = "" if shown == "./" else shown
-            for name, key in entries:
-                if key in seen:
+        for files in _walk(path, patterns, found, cwd, cache_dir, module_name):
+            for file in files:
+                if file.path in seen:
                     continue
-                seen.add(key)
-                module, is_package = module_name.named(directory, name)
-                found.files.append(SourceFile(key, module, is_package, printable(shown + name)))
+                seen.add(file.path)
+                found.files.append(file)
                 if on_found is not None:
                     on_found(len(found.files))
     found.files = distinct_scripts(found.files)
     return found
+
+
+def _named(
+    directory: str, entries: list[tuple[str, str]], namer: ModuleNamer, cwd: str
+) -> list[SourceFile]:
+    """The files (name, path) of the normalized absolute ``directory``, named."""
+    relative = inside(directory, cwd)  # display_path, for a path known to be absolute
+    shown = os.path.join(directory if relative is None else relative, "")
+    shown = "" if shown == "./" else shown
+    files = []
+    for name, path in entries:
+        module, is_package = namer.named(directory, name)
+        files.append(SourceFile(path, module, is_package, printable(shown + name)))
+    return files
 
 
 def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
@@ -212,23 +224,29 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
 
 
 def _walk(
-    path: str, patterns: tuple[str, ...], found: Discovery, cwd: str, cache_dir: Path | None
-) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """The files to scan below ``path``, a directory at a time: its normalized absolute path
-    and the (name, path) of its files, in ``os.walk`` order (a directory's files sorted, then
-    its subdirectories, sorted, each in turn). One ``scandir`` per directory: the file type
-    comes with the listing, so a regular file costs no ``stat`` here; a directory unchanged
-    since an earlier walk is not listed again (``cache/listings.py``)."""
+    path: str,
+    patterns: tuple[str, ...],
+    found: Discovery,
+    cwd: str,
+    cache_dir: Path | None,
+    namer: ModuleNamer,
+) -> Iterator[list[SourceFile]]:
+    """The files to scan below ``path``, a directory at a time, named, in ``os.walk`` order (a
+    directory's files sorted, then its subdirectories, sorted, each in turn). One ``scandir``
+    per directory: the file type comes with the listing, so a regular file costs no ``stat``
+    here; a directory unchanged since an earlier walk is not listed again
+    (``cache/listings.py``), nor are its files named again (``cache/named_files.py``)."""
     if os.path.islink(path) and not os.path.exists(path):
         found.problems.append(FileProblem(display_path(path, cwd), link_problem(path)))
         return
     if not os.path.isdir(path):
         named = os.path.abspath(path)  # an explicitly named file is scanned whatever its suffix
-        yield os.path.dirname(named), [(os.path.basename(named), named)]
+        directory = os.path.dirname(named)
+        yield _named(directory, [(os.path.basename(named), named)], namer, cwd)
         return
     git = GitFiles(path)  # runs while the walk goes on (scan/git_files.py)
     try:
-        yield from _walk_tree(path, patterns, found, cwd, cache_dir, git)
+        yield from _walk_tree(path, patterns, found, cwd, cache_dir, git, namer)
     finally:
         git.close()
 
@@ -240,7 +258,8 @@ def _walk_tree(
     cwd: str,
     cache_dir: Path | None,
     git: GitFiles,
-) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    namer: ModuleNamer,
+) -> Iterator[list[SourceFile]]:
     """:func:`_walk` below a directory. Directories walked before git has answered wait for
     its answer (a few tens of milliseconds); after that, each is filtered as it is walked."""
     excluded = Excluder.of(patterns)
@@ -248,6 +267,7 @@ def _walk_tree(
     listings = ListingCache.load(cache_dir, f"{root}\0tree")  # not a site's listings
     asking: GitFiles | None = git
     listed: set[str] | None = None
+    named = NamedFiles("")  # loaded once git's answer, part of its key, is in
     waiting: list[tuple[str, str, Listing]] = []
     # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
     # absolute path: the paths below it come out normalized and absolute
@@ -268,11 +288,40 @@ def _walk_tree(
         pending.extend(reversed(inner))
         if asking is not None and (asking.ready or not pending):
             listed, asking = asking.result(), None
+            key = walk_key(root, patterns, cwd, git.answer)
+            named = NamedFiles.load(cache_dir, f"{root}\0tree", key)
         if asking is None:
             for folder, relative, held in waiting:
-                yield folder, _wanted(held, relative, excluded, listed, found, cwd)
+                yield _kept(
+                    folder, relative, held, excluded, listed, found, cwd, namer, named, listings
+                )
             waiting.clear()
     listings.save()
+    named.save()
+
+
+def _kept(
+    directory: str,
+    relative_dir: str,
+    listing: Listing,
+    excluded: Excluder,
+    listed: set[str] | None,
+    found: Discovery,
+    cwd: str,
+    namer: ModuleNamer,
+    named: NamedFiles,
+    listings: ListingCache,
+) -> list[SourceFile]:
+    """The files a walk keeps in one listed directory, named: as an earlier walk kept them
+    when nothing they depend on changed, else worked out (and remembered)."""
+    prefix = namer.prefix(directory)
+    files = named.get(directory, listing, prefix)
+    if files is None:
+        entries = _wanted(listing, relative_dir, excluded, listed, found, cwd)
+        files = _named(directory, entries, namer, cwd)
+        if listings.fresh.get(directory) is listing:  # a listing that is remembered
+            named.put(directory, listing, prefix, files)
+    return files
 
 
 def _wanted(
