@@ -231,7 +231,7 @@ def test_a_warm_walk_names_remembered_directories_from_the_cache(
     sub = str(tree / "pkg" / "sub")
     assert sub in known and str(tree / "pkg") not in known  # links: worked out every run
     # what is stored is what the next walk serves: a renamed module shows it was used
-    index, module, is_package, display = known[sub].files[0]
+    index, _, is_package, display = known[sub].files[0]
     known[sub] = known[sub]._replace(files=((index, "stored.name", is_package, display),))
     write_pickle(cache, entry, (key, known))
     served = {f.path: f.module for f in walk_tree(tree, cache).files}
