@@ -8,8 +8,8 @@ in ``__init__`` modules and star imports. Symbols are keyed ``module:qualname``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from lintloader.analysis.receiver_names import agreement, is_distinctive, words
 from lintloader.findings import Confidence
@@ -35,16 +35,14 @@ def symbol_key(module: str, qualname: str) -> str:
     return f"{module}:{qualname}"
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
     """What a name resolves to: ``kind`` is function, class, module or external."""
 
     kind: str
     key: str  # "module:qualname" for function/class, dotted path for module/external
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """``caller`` calls (or passes along) ``callee`` at ``call``."""
 
     caller: str
@@ -53,8 +51,7 @@ class Edge:
     confidence: Confidence
 
 
-@dataclass(frozen=True)
-class FunctionInfo:
+class FunctionInfo(NamedTuple):
     key: str
     file: FileSummary
     function: FunctionSummary
@@ -69,8 +66,7 @@ class FunctionInfo:
         return self.function.qualname
 
 
-@dataclass(frozen=True)
-class ClassInfo:
+class ClassInfo(NamedTuple):
     key: str
     file: FileSummary
     klass: ClassSummary

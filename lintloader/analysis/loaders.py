@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lintloader.findings import Confidence, Hop
 from lintloader.program import DATALOADER_PATHS, FunctionInfo, Program
@@ -50,8 +50,7 @@ class Workers(enum.Enum):
     UNKNOWN = "unknown"  # an expression that may be 0 (``args.workers``)
 
 
-@dataclass(frozen=True)
-class LoaderSite:
+class LoaderSite(NamedTuple):
     """A DataLoader construction: the call, its function and the function's facts. ``pool``:
     not a DataLoader but a worker pool started by hand (``_MultiProcessingDataLoaderIter(self)``,
     ``self._get_iterator()`` in a DataLoader subclass)."""

@@ -10,6 +10,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from lintloader.findings import Confidence, Hop
 from lintloader.program import Edge, FunctionInfo, Program
@@ -28,16 +29,14 @@ _WORD = re.compile(r"[A-Z]?[a-z]+")
 _Start = tuple[str, tuple[Edge, ...]]  # a function to explore, and the edges that led there
 
 
-@dataclass(frozen=True)
-class SinkRef:
+class SinkRef(NamedTuple):
     """A reset sink inside a function (``function`` is a program key)."""
 
     function: str
     sink: SinkSite
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(NamedTuple):
     """A path of call edges from a root function to a sink."""
 
     root: str
@@ -97,8 +96,7 @@ def is_step_loop(loop: LoopInfo) -> bool:
     return any(word.lower() in STEP_LOOP_WORDS for word in _WORD.findall(loop.header))
 
 
-@dataclass(frozen=True)
-class LoopRoot:
+class LoopRoot(NamedTuple):
     """An epoch or step loop (``loop``: index into the function's loops) of a function that is
     no other root: every call and reset in its body runs once per iteration."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.reachability import is_epoch_root
@@ -32,8 +32,7 @@ _EPOCH = re.compile(r"epoch")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """One place that runs a construction repeatedly: ``caller`` holds the loop (or is the
     root), ``edges`` are the calls from there down to the constructing function."""
 

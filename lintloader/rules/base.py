@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from lintloader.analysis.reachability import Reachability
 from lintloader.findings import Finding, Severity
@@ -19,8 +20,7 @@ TokenGroup = tuple[bytes, ...]
 TokenGroups = tuple[TokenGroup, ...]
 
 
-@dataclass(frozen=True)
-class Demand:
+class Demand(NamedTuple):
     """What a rule needs parsed next, given what is linked so far: files that contain every
     token of one of ``token_groups``, and the modules named in ``modules`` (dotted paths)."""
 
