@@ -141,8 +141,10 @@ def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[
 
     * ``outside``: a file no rule asks about (most files of a project);
     * ``taken_comment``: a comment added at the end of a file on a chain (its summary stays);
-    * ``taken_shift``: a line inserted at the top of that file (its summary changes, every
-      line below moves: the run is analyzed again).
+    * ``taken_shift``: a line inserted at the top of that file (every line below moves: its
+      summary only moves, so the stored selection is linked again and the rules run);
+    * ``taken_code``: a function added at the end of that file (its summary says more: the
+      run is selected, linked and analyzed again).
     """
     project = git_project(site, work, "project-5k", PRECOMMIT_PACKAGES)
     taken = project / PROJECT_PACKAGE / "utilities" / "combined_loader.py"
@@ -157,6 +159,7 @@ def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[
         "taken_comment": (taken, lambda data, n: data + f"\n# commit {n}\n".encode()),
         # one more line each time: every line below moves since the commit before
         "taken_shift": (taken, lambda data, n: b"# commit\n" * (n + 1) + data),
+        "taken_code": (taken, lambda data, n: data + added.format(n).encode()),
     }
     cache = work / "cache-project-5k"
     results: dict[str, object] = {"project_files": len(py_files(project))}
