@@ -220,44 +220,50 @@ def named_entries(cache: Path) -> tuple[Path, str, dict]:
     return entry, key, known
 
 
+def tracked_dir(tree: Path) -> Path:
+    """A directory of the tree whose every file git tracks: ``lib/inner``."""
+    inner = tree / "lib" / "inner"
+    inner.mkdir(parents=True)
+    (inner / "m.py").write_text("M = 1\n")
+    (inner / "n.py").write_text("N = 1\n")
+    git(tree, "add", "lib")
+    git(tree, "commit", "-qm", "lib")
+    age(tree)
+    return inner
+
+
 def test_a_warm_walk_names_remembered_directories_from_the_cache(
     tree: Path, tmp_path: Path
 ) -> None:
     from lintloader.cache.files import write_pickle
 
-    cache = tmp_path / "cache"
+    inner, cache = tracked_dir(tree), tmp_path / "cache"
     assert_walks_agree(tree, cache)
     entry, key, known = named_entries(cache)
-    sub = str(tree / "pkg" / "sub")
-    assert sub in known and str(tree / "pkg") not in known  # links: worked out every run
+    assert str(inner) in known
+    assert str(tree / "pkg") not in known  # links: worked out on every run
+    # a file git does not track: whether git ignores it is not in the key
+    assert str(tree / "pkg" / "sub") not in known
     # what is stored is what the next walk serves: a renamed module shows it was used
-    index, _, is_package, display = known[sub].files[0]
-    known[sub] = known[sub]._replace(files=((index, "stored.name", is_package, display),))
+    index, _, is_package, display = known[str(inner)].files[0]
+    stored = ((index, "stored.name", is_package, display),)
+    known[str(inner)] = known[str(inner)]._replace(files=stored)
     write_pickle(cache, entry, (key, known))
     served = {f.path: f.module for f in walk_tree(tree, cache).files}
-    assert served[str(tree / "pkg" / "sub" / "b.py")] == "stored.name"
+    assert served[str(inner / "m.py")] == "stored.name"
 
 
-def test_what_names_a_remembered_directory_is_noticed(tree: Path, tmp_path: Path) -> None:
-    """The package path above an unchanged directory, the excludes, git's answer."""
-    cache = tmp_path / "cache"
+def test_what_keeps_a_remembered_directory_is_noticed(tree: Path, tmp_path: Path) -> None:
+    """The excludes, and which files git tracks, with no directory of the walk changed."""
+    inner, cache = tracked_dir(tree), tmp_path / "cache"
     assert_walks_agree(tree, cache)
-    modules = {f.display: f.module for f in walk_tree(tree, cache).files}
-    assert modules["pkg/sub/b.py"] == "b"  # pkg/sub holds no __init__.py
-    (tree / "pkg" / "sub" / "__init__.py").write_text("")
-    found = assert_walks_agree(tree, cache)
-    assert {f.display: f.module for f in found.files}["pkg/sub/b.py"] == "pkg.sub.b"
-    age(tree)
-    assert_walks_agree(tree, cache)
-    (tree / "pkg" / "sub" / "__init__.py").unlink()  # and the other way
-    assert {f.display: f.module for f in assert_walks_agree(tree, cache).files}[
-        "pkg/sub/b.py"
-    ] == "b"
-    excluded = discover_paths([str(tree)], ("sub",), cwd=str(tree), cache_dir=cache)
-    assert not [f for f in excluded.files if "/sub/" in f.path]
-    # git's answer changes, no directory of the walk does (.gitignore is edited in place)
-    (tree / ".gitignore").write_text("ignored/\n*_ignored.py\nuntracked.py\n")
-    assert "pkg/sub/untracked.py" not in {f.display for f in assert_walks_agree(tree, cache).files}
+    assert str(inner) in named_entries(cache)[2]
+    excluded = discover_paths([str(tree)], ("m.py",), cwd=str(tree), cache_dir=cache)
+    assert str(inner / "m.py") not in {f.path for f in excluded.files}
+    assert str(inner / "m.py") in {f.path for f in assert_walks_agree(tree, cache).files}
+    git(tree, "rm", "-q", "--cached", "lib/inner/m.py")  # the index changes, no directory
+    (tree / ".gitignore").write_text("ignored/\n*_ignored.py\nm.py\n")  # edited in place
+    assert str(inner / "m.py") not in {f.path for f in assert_walks_agree(tree, cache).files}
 
 
 def test_a_package_made_above_a_directory_renames_its_modules(tmp_path: Path) -> None:
@@ -288,21 +294,40 @@ def test_a_package_made_above_a_directory_renames_its_modules(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "crafted",
     [
-        (99, "pkg.sub.b", False, "pkg/sub/b.py"),  # an index past the listing
-        (-1, "pkg.sub.b", False, "pkg/sub/b.py"),
-        (0, "pkg.sub.b", False, "pkg/sub/b.py\n\x1b[2J"),  # a display that forges output
-        (0, None, False, "pkg/sub/b.py"),
+        (99, "lib.inner.m", False, "lib/inner/m.py"),  # an index past the listing
+        (-1, "lib.inner.m", False, "lib/inner/m.py"),
+        (0, "lib.inner.m", False, "lib/inner/m.py\n\x1b[2J"),  # a display that forges output
+        (0, None, False, "lib/inner/m.py"),
         "not an entry",
     ],
 )
 def test_a_crafted_named_entry_is_ignored(tree: Path, tmp_path: Path, crafted: object) -> None:
     from lintloader.cache.files import write_pickle
 
-    cache = tmp_path / "cache"
+    inner, cache = tracked_dir(tree), tmp_path / "cache"
     fresh = assert_walks_agree(tree, cache)
     entry, key, known = named_entries(cache)
-    sub = str(tree / "pkg" / "sub")
-    known[sub] = known[sub]._replace(files=(crafted,))
+    known[str(inner)] = known[str(inner)]._replace(files=(crafted,))
     write_pickle(cache, entry, (key, known))
-    again = walk_tree(tree, cache)
-    assert again.files == fresh.files
+    assert walk_tree(tree, cache).files == fresh.files
+
+
+def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_path: Path) -> None:
+    """Every file tracked: the slow answer (untracked files, ignore rules) is never read, and
+    the walk agrees with one that reads it."""
+    from lintloader.scan.git_files import GitFiles
+
+    inner = tracked_dir(tree)
+    git_files = GitFiles(str(inner))
+    answer = git_files.result()
+    assert answer is not None
+    assert answer.keeps(str(inner / "m.py")) and answer.keeps(str(inner / "n.py"))
+    assert answer.untracked_read is False
+    git_files.close()
+    sub = tree / "pkg" / "sub"
+    git_files = GitFiles(str(sub))
+    answer = git_files.result()
+    assert answer is not None
+    assert answer.keeps(str(sub / "untracked.py")) and answer.untracked_read
+    assert not answer.keeps(str(sub / "also_ignored.py"))
+    git_files.close()

@@ -6,7 +6,9 @@ module name, the display path. What it makes of a directory depends only on
 
 * the directory's listing (which a listing's mtime stands for, see ``cache/listings.py``),
 * the package path above it (whether the directories above hold ``__init__.py``),
-* the exclude patterns, the working directory (display paths) and git's answer for the tree,
+* the exclude patterns, the working directory (display paths) and which files git tracks
+  (a directory holding a file git does not track is not remembered: whether git ignores it
+  is not in the key, see ``scan/git_files.py``),
 
 so the walk remembers, per directory, the files it kept as (index into the listing, module
 name, is-package, display path), under a key made of the last three. A directory is served
@@ -41,12 +43,12 @@ class DirectoryFiles(NamedTuple):
     files: tuple[Named, ...]
 
 
-def walk_key(root: str, patterns: Iterable[str], cwd: str, git_answer: bytes | None) -> str:
+def walk_key(root: str, patterns: Iterable[str], cwd: str, tracked: bytes | None) -> str:
     """What the files kept in every directory of one walk depend on, beyond the directory."""
     digest = hashlib.sha256()
     for part in (root, "\0".join(patterns), cwd):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\n")
-    digest.update(b"no git\n" if git_answer is None else git_answer)
+    digest.update(b"no git\n" if tracked is None else tracked)
     return digest.hexdigest()
 
 

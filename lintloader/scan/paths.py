@@ -18,7 +18,7 @@ from pathlib import Path
 from lintloader.cache.listings import Listing, ListingCache
 from lintloader.cache.named_files import NamedFiles, walk_key
 from lintloader.scan.escape import printable
-from lintloader.scan.git_files import GitFiles
+from lintloader.scan.git_files import GitAnswer, GitFiles
 from lintloader.scan.model import (
     NOTEBOOK_SUFFIX,
     Discovery,
@@ -266,7 +266,7 @@ def _walk_tree(
     root = os.path.abspath(path)
     listings = ListingCache.load(cache_dir, f"{root}\0tree")  # not a site's listings
     asking: GitFiles | None = git
-    listed: set[str] | None = None
+    listed: GitAnswer | None = None
     named = NamedFiles("")  # loaded once git's answer, part of its key, is in
     waiting: list[tuple[str, str, Listing]] = []
     # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
@@ -288,7 +288,7 @@ def _walk_tree(
         pending.extend(reversed(inner))
         if asking is not None and (asking.ready or not pending):
             listed, asking = asking.result(), None
-            key = walk_key(root, patterns, cwd, git.answer)
+            key = walk_key(root, patterns, cwd, listed.tracked_output if listed else None)
             named = NamedFiles.load(cache_dir, f"{root}\0tree", key)
         if asking is None:
             for folder, relative, held in waiting:
@@ -305,7 +305,7 @@ def _kept(
     relative_dir: str,
     listing: Listing,
     excluded: Excluder,
-    listed: set[str] | None,
+    listed: GitAnswer | None,
     found: Discovery,
     cwd: str,
     namer: ModuleNamer,
@@ -313,13 +313,15 @@ def _kept(
     listings: ListingCache,
 ) -> list[SourceFile]:
     """The files a walk keeps in one listed directory, named: as an earlier walk kept them
-    when nothing they depend on changed, else worked out (and remembered)."""
+    when nothing they depend on changed, else worked out (and remembered when the listing is
+    and git tracks every file in it: what git's slower answer says is not in the key)."""
     prefix = namer.prefix(directory)
     files = named.get(directory, listing, prefix)
     if files is None:
         entries = _wanted(listing, relative_dir, excluded, listed, found, cwd)
         files = _named(directory, entries, namer, cwd)
-        if listings.fresh.get(directory) is listing:  # a listing that is remembered
+        remembered = listings.fresh.get(directory) is listing
+        if remembered and (listed is None or all(listed.tracks(p) for _, p in listing.files)):
             named.put(directory, listing, prefix, files)
     return files
 
@@ -328,7 +330,7 @@ def _wanted(
     listing: Listing,
     relative_dir: str,
     excluded: Excluder,
-    listed: set[str] | None,
+    listed: GitAnswer | None,
     found: Discovery,
     cwd: str,
 ) -> list[tuple[str, str]]:
@@ -337,7 +339,7 @@ def _wanted(
     wanted = [
         (name, full)
         for name, full in listing.files
-        if not excluded(relative_dir + name, name) and (listed is None or full in listed)
+        if not excluded(relative_dir + name, name) and (listed is None or listed.keeps(full))
     ]
     for _, full in wanted:
         if full in listing.broken:
