@@ -10,6 +10,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from lintloader.findings import Confidence, Hop
@@ -154,18 +155,31 @@ class Reachability:
         return [ref for refs in self.sinks.values() for ref in refs]
 
     def iter_roots(self) -> list[FunctionInfo]:
-        return [i for i in self.program.functions.values() if is_iter_root(i)]
+        return list(self._iter_roots)
 
     def epoch_roots(self) -> list[FunctionInfo]:
-        return [
-            i
-            for i in self.program.functions.values()
-            if not is_iter_root(i) and is_epoch_root(self.program, i)
-        ]
+        return list(self._epoch_roots)
 
     def loop_roots(self) -> list[LoopRoot]:
         """Epoch and step loops of functions that are no other root (nor a teardown)."""
-        found = []
+        return list(self._loop_roots)
+
+    # each kind of root is looked for once: several rules and unreached() ask for them
+    @cached_property
+    def _iter_roots(self) -> tuple[FunctionInfo, ...]:
+        return tuple(i for i in self.program.functions.values() if is_iter_root(i))
+
+    @cached_property
+    def _epoch_roots(self) -> tuple[FunctionInfo, ...]:
+        return tuple(
+            i
+            for i in self.program.functions.values()
+            if not is_iter_root(i) and is_epoch_root(self.program, i)
+        )
+
+    @cached_property
+    def _loop_roots(self) -> tuple[LoopRoot, ...]:
+        found: list[LoopRoot] = []
         for key, info in self.program.functions.items():
             loops = info.function.loops
             if not loops or self._is_function_root(info):
@@ -173,7 +187,7 @@ class Reachability:
             if info.function.name.startswith(TEARDOWN_NAMES):
                 continue
             found += [LoopRoot(key, i) for i, loop in enumerate(loops) if is_step_loop(loop)]
-        return found
+        return tuple(found)
 
     def _is_function_root(self, info: FunctionInfo) -> bool:
         return is_iter_root(info) or is_epoch_root(self.program, info)
