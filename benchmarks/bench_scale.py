@@ -12,6 +12,7 @@ flake8 with the LL plugin against flake8 alone, and a warm one-file ``check --pr
 Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_scale.py --repeats 3 --json benchmarks/results-scale.json
+    .venv/bin/python benchmarks/bench_scale.py --only precommit --repeats 9 --base <rev>
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from bench_site_packages import (
     rewrite,
     run_measured,
 )
+from compare_revisions import install_revision
 
 SIZES = (1, 2, 4)
 PROJECT_PACKAGE = "pytorch_lightning"  # a package of a few hundred files, made a git project
@@ -134,7 +136,9 @@ def measure_flake8(tool: Path, site: Path, work: Path, repeats: int) -> dict[str
     }
 
 
-def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
+def measure_precommit(
+    tool: Path, site: Path, work: Path, repeats: int, base: Path | None = None
+) -> dict[str, object]:
     """What the pre-commit hook runs after a commit touching one file of a 5,000-file project:
     ``check --project-root=auto FILE``, warm (the commit before filled the cache), for three
     kinds of commit, each paired with ``ruff check --no-cache FILE``:
@@ -145,6 +149,10 @@ def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[
       summary only moves, so the stored selection is linked again and the rules run);
     * ``taken_code``: a function added at the end of that file (its summary says more: the
       run is selected, linked and analyzed again).
+
+    With ``base`` (another revision's lintloader), each run is also paired with that
+    revision's on the same edit, alternating which goes first, with a cache of its own: the
+    paired ratio holds when this machine's speed drifts.
     """
     project = git_project(site, work, "project-5k", PRECOMMIT_PACKAGES)
     taken = project / PROJECT_PACKAGE / "utilities" / "combined_loader.py"
@@ -161,31 +169,55 @@ def measure_precommit(tool: Path, site: Path, work: Path, repeats: int) -> dict[
         "taken_shift": (taken, lambda data, n: b"# commit\n" * (n + 1) + data),
         "taken_code": (taken, lambda data, n: data + added.format(n).encode()),
     }
-    cache = work / "cache-project-5k"
     results: dict[str, object] = {"project_files": len(py_files(project))}
     for case, (changed, edit) in edits.items():
         relative = str(changed.relative_to(project))
-        hook = [str(tool), "check", "--project-root=auto", "--cache-dir", str(cache),
-                "--exit-zero", relative]  # fmt: skip
+        hooks = {"head": _hook(tool, work / "cache-project-5k", relative)}
+        if base is not None:
+            hooks["base"] = _hook(base, work / "cache-project-5k-base", relative)
         ruff = [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F", "--exit-zero",
                 relative]  # fmt: skip
         original = changed.read_bytes()
-        run_measured(hook, project)  # the commit before: fills the cache
-        pairs = []
+        for hook in hooks.values():
+            run_measured(hook, project)  # the commit before: fills the cache
+        runs: dict[str, list[Run]] = {name: [] for name in (*hooks, "ruff")}
         try:
             for repeat in range(repeats):
                 rewrite(changed, edit(original, repeat))
-                pairs.append((run_measured(hook, project), run_measured(ruff, project)))
+                order = list(hooks) if repeat % 2 == 0 else list(reversed(hooks))
+                for name in order:
+                    runs[name].append(run_measured(hooks[name], project))
+                runs["ruff"].append(run_measured(ruff, project))
         finally:
             rewrite(changed, original)
-        results[case] = {
-            "file": relative,
-            "lintloader_s": statistics.median(ours.wall_s for ours, _ in pairs),
-            "ruff_one_file_s": statistics.median(theirs.wall_s for _, theirs in pairs),
-            "runs_s": [round(ours.wall_s, 3) for ours, _ in pairs],
-            "parsed": [_parsed(ours.stderr) for ours, _ in pairs],
-        }
+        results[case] = _precommit_case(relative, runs)
     return results
+
+
+def _hook(tool: Path, cache: Path, relative: str) -> list[str]:
+    return [str(tool), "check", "--project-root=auto", "--cache-dir", str(cache),
+            "--exit-zero", relative]  # fmt: skip
+
+
+def _precommit_case(relative: str, runs: dict[str, list[Run]]) -> dict[str, object]:
+    ours = runs["head"]
+    case: dict[str, object] = {
+        "file": relative,
+        "lintloader_s": median(ours, "wall_s"),
+        "ruff_one_file_s": median(runs["ruff"], "wall_s"),
+        "runs_s": [round(run.wall_s, 3) for run in ours],
+        "parsed": [_parsed(run.stderr) for run in ours],
+    }
+    if "base" in runs:
+        theirs = runs["base"]
+        case["base_s"] = median(theirs, "wall_s")
+        case["ratio_to_base"] = statistics.median(
+            a.wall_s / b.wall_s for a, b in zip(ours, theirs, strict=True)
+        )
+        case["same_output_as_base"] = all(
+            a.stdout == b.stdout for a, b in zip(ours, theirs, strict=True)
+        )
+    return case
 
 
 def _parsed(stderr: str) -> int:
@@ -203,17 +235,22 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=("sizes", "flake8", "precommit"), help="measure one part only"
     )
+    parser.add_argument("--base", help="precommit: also pair each run with this revision's")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     tool = install_tool(args.work)
     subprocess.run([str(tool.parent / "pip"), "install", "-q", "flake8"], check=True)
     site = purelib(args.python.absolute())
     print(f"site-packages: {site} ({len(py_files(site))} .py files); {os.cpu_count()} CPUs")
-    parts = {"sizes": measure_sizes, "flake8": measure_flake8, "precommit": measure_precommit}
+    base = install_revision(args.base, args.work) if args.base else None
+    parts = {"sizes": measure_sizes, "flake8": measure_flake8}
     summary: dict[str, object] = {"cpus": os.cpu_count(), "load": os.getloadavg()[0]}
     for name, measure in parts.items():
         if args.only in (None, name):
             summary[name] = measure(tool, site, args.work, args.repeats)
+    if args.only in (None, "precommit"):
+        summary["precommit"] = measure_precommit(tool, site, args.work, args.repeats, base)
+        summary["precommit_base"] = args.base
     report(summary, args.json)
     return 0
 
