@@ -70,6 +70,14 @@ def read_pickle(path: Path) -> Any:
         return None
 
 
+def read_keyed(path: Path, key: str) -> dict[Any, Any]:
+    """The dict pickled at ``path`` as ``(key, dict)``; empty when missing, corrupt, or
+    stored under another key. (Its values are still to be checked by the caller.)"""
+    stored = read_pickle(path)
+    valid = isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key
+    return stored[1] if valid and isinstance(stored[1], dict) else {}
+
+
 def write_pickle(root: Path, target: Path, value: Any) -> None:
     """Atomically write ``value`` to ``target`` (a path below ``root``), never through a link.
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader import __version__
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_keyed, write_pickle
 from lintloader.cache.statindex import RACY_NS
 
 Entries = list[tuple[str, str]]  # sorted (name, path)
@@ -65,6 +65,12 @@ def _is_child(entry: object, prefix: str) -> bool:
     )
 
 
+def walk_file(cache_dir: Path, scope: str, suffix: str) -> Path:
+    """Where what one walk remembers of ``scope`` (a site directory, a tree) is stored."""
+    name = hashlib.sha256(scope.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return Path(cache_dir) / f"listings-{__version__}" / f"{name}.{suffix}"
+
+
 @dataclass
 class ListingCache:
     """Listings by directory path for the walk of one site directory or source tree (``site``
@@ -82,12 +88,8 @@ class ListingCache:
     def load(cls, cache_dir: Path | None, site: str) -> ListingCache:
         if cache_dir is None:
             return cls(site)
-        name = hashlib.sha256(site.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        path = Path(cache_dir) / f"listings-{__version__}" / f"{name}.pickle"
-        stored = read_pickle(path)
-        valid = isinstance(stored, tuple) and len(stored) == 2 and stored[0] == site
-        known = stored[1] if valid and isinstance(stored[1], dict) else {}
-        return cls(site, path, Path(cache_dir), known)
+        path = walk_file(cache_dir, site, "pickle")
+        return cls(site, path, Path(cache_dir), read_keyed(path, site))
 
     def get(self, directory: str) -> Listing | None:
         """The remembered listing of ``directory`` if it is certainly still right."""

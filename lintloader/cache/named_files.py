@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from lintloader import __version__
-from lintloader.cache.files import read_pickle, write_pickle
-from lintloader.cache.listings import Listing
+from lintloader.cache.files import read_keyed, write_pickle
+from lintloader.cache.listings import Listing, walk_file
 from lintloader.scan.escape import printable
 from lintloader.scan.model import SourceFile
 
@@ -67,12 +66,8 @@ class NamedFiles:
     def load(cls, cache_dir: Path | None, tree: str, key: str) -> NamedFiles:
         if cache_dir is None:
             return cls(key)
-        name = hashlib.sha256(tree.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        path = Path(cache_dir) / f"listings-{__version__}" / f"{name}.named"
-        stored = read_pickle(path)
-        valid = isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key
-        known = stored[1] if valid and isinstance(stored[1], dict) else {}
-        return cls(key, path, Path(cache_dir), known)
+        path = walk_file(cache_dir, tree, "named")
+        return cls(key, path, Path(cache_dir), read_keyed(path, key))
 
     def get(
         self, directory: str, listing: Listing, prefix: tuple[str, ...]
