@@ -144,6 +144,19 @@ def test_second_run_changes_nothing(tmp_path: Path) -> None:
     assert tree_bytes(root) == after_first
 
 
+def test_a_syntax_warning_in_the_fixed_file_is_not_printed(tmp_path: Path) -> None:
+    """The written file is compiled to check it; a SyntaxWarning it holds is the user's code
+    (Python warns about it on import anyway), not something the fix did."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    source = CLASS.format(coding="utf-8", text="x") + "\n\ndef odd():\n    return 'a'()\n"
+    (root / "fetch.py").write_text(source)
+    result = lintloader("fix", ".", "--no-cache", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert (root / "fetch.py").read_text() != source  # fixed, and so compiled
+    assert "Warning" not in result.stderr, result.stderr
+
+
 CLASS = (
     "# -*- coding: {coding} -*-\n"
     "from torch.utils.data import DataLoader\n"

@@ -9,6 +9,8 @@ file is not refused because this interpreter is 3.11, and a real mistake still i
 
 from __future__ import annotations
 
+import warnings
+
 import libcst as cst
 
 from lintloader.summary.grammar import Unreadable
@@ -31,11 +33,14 @@ def reparse_ok(data: bytes, path: str) -> str | None:
 
 
 def _compile(data: bytes, path: str) -> None:
-    try:
-        compile(data, path, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        try:  # written for a newer Python than this one?
-            lowered = lower(decode_source(data)).text
-            compile(lowered, path, "exec", dont_inherit=True)
-        except (cst.ParserSyntaxError, SyntaxError, CannotLower, Unreadable, DecodeError):
-            raise error from None
+    with warnings.catch_warnings():
+        # a SyntaxWarning (``"a"()``, an invalid escape) is the user's code, not the fix's
+        warnings.simplefilter("ignore")
+        try:
+            compile(data, path, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            try:  # written for a newer Python than this one?
+                lowered = lower(decode_source(data)).text
+                compile(lowered, path, "exec", dont_inherit=True)
+            except (cst.ParserSyntaxError, SyntaxError, CannotLower, Unreadable, DecodeError):
+                raise error from None
