@@ -331,3 +331,132 @@ def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_
     assert answer.keeps(str(sub / "untracked.py")) and answer.untracked_read
     assert not answer.keeps(str(sub / "also_ignored.py"))
     git_files.close()
+
+
+# -- a whole walk remembered (cache/walk_snapshot.py) -----------------------------------------
+@pytest.fixture
+def plain_tree(tmp_path: Path) -> Path:
+    """A git project without links, every file tracked: a walk of it is remembered whole."""
+    root = tmp_path / "plain"
+    for name in ("pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "pkg/sub/b.py", "top.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("X = 1\n")
+    (root / ".gitignore").write_text("*_ignored.py\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "x")
+    age(root)
+    return root
+
+
+def stored_snapshot(cache: Path) -> tuple[Path, str, object]:
+    from lintloader.cache.files import read_pickle
+
+    (entry,) = cache.glob("listings-*/*.walk")
+    key, snapshot = read_pickle(entry)
+    return entry, key, snapshot
+
+
+def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
+    plain_tree: Path, tmp_path: Path
+) -> None:
+    from lintloader.cache.files import write_pickle
+
+    cache = tmp_path / "cache"
+    assert_walks_agree(plain_tree, cache)
+    entry, key, snapshot = stored_snapshot(cache)
+    assert {d for d, _ in snapshot.directories} == {
+        str(plain_tree),
+        str(plain_tree / "pkg"),
+        str(plain_tree / "pkg" / "sub"),
+    }
+    # what is stored is what the next walk serves: a renamed module shows it was used
+    first = snapshot.files[0]._replace(module="stored.name")
+    write_pickle(cache, entry, (key, snapshot._replace(files=(first, *snapshot.files[1:]))))
+    assert walk_tree(plain_tree, cache).files[0].module == "stored.name"
+
+
+def test_what_a_remembered_walk_depends_on_is_noticed(plain_tree: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+
+    def displays() -> set[str]:
+        return {f.display for f in assert_walks_agree(plain_tree, cache).files}
+
+    assert "pkg/sub/b.py" in displays()
+    (plain_tree / "pkg" / "sub" / "new.py").write_text("N = 1\n")  # a directory changes
+    git(plain_tree, "add", "-A")
+    assert "pkg/sub/new.py" in displays()
+    age(plain_tree)
+    assert "pkg/sub/new.py" in displays()
+    git(plain_tree, "rm", "-q", "--cached", "top.py")  # git's index, no directory
+    (plain_tree / ".gitignore").write_text("*_ignored.py\ntop.py\n")
+    assert "top.py" not in displays()
+    excluded = discover_paths([str(plain_tree)], ("sub",), cwd=str(plain_tree), cache_dir=cache)
+    assert "pkg/sub/b.py" not in {f.display for f in excluded.files}
+    assert "pkg/sub/b.py" in displays()
+
+
+def test_an_untracked_file_keeps_a_walk_from_being_remembered(
+    plain_tree: Path, tmp_path: Path
+) -> None:
+    """Whether git ignores an untracked file is asked on every walk, not remembered."""
+    cache = tmp_path / "cache"
+    (plain_tree / "pkg" / "scratch.py").write_text("S = 1\n")
+    age(plain_tree)
+    assert "pkg/scratch.py" in {f.display for f in assert_walks_agree(plain_tree, cache).files}
+    assert not list(cache.glob("listings-*/*.walk"))
+    (plain_tree / ".gitignore").write_text("*_ignored.py\nscratch.py\n")  # edited in place
+    assert "pkg/scratch.py" not in {f.display for f in assert_walks_agree(plain_tree, cache).files}
+
+
+def test_a_package_made_above_the_root_renames_a_remembered_walk(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    root = outer / "proj"
+    (root / "pkg").mkdir(parents=True)
+    for name in ("__init__.py", "pkg/__init__.py", "pkg/mod.py"):
+        (root / name).write_text("")
+    age(outer)
+    cache = tmp_path / "cache"
+    assert_walks_agree(root, cache)
+    assert list(cache.glob("listings-*/*.walk"))  # not a git tree: remembered too
+    (outer / "__init__.py").write_text("")
+    modules = {f.display: f.module for f in assert_walks_agree(root, cache).files}
+    assert modules["pkg/mod.py"] == "outer.proj.pkg.mod"
+
+
+@pytest.mark.parametrize(
+    "craft",
+    [
+        "a directory outside the root",
+        "a file outside its directories",
+        "a display that forges output",
+        "a module that is not a string",
+        "a directory with '..'",
+    ],
+)
+def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, craft: str) -> None:
+    from lintloader.cache.files import write_pickle
+
+    cache = tmp_path / "cache"
+    fresh = assert_walks_agree(plain_tree, cache)
+    entry, key, snapshot = stored_snapshot(cache)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("SECRET = 1\n")
+    first = snapshot.files[0]
+    directories = snapshot.directories
+    files = snapshot.files
+    if craft == "a directory outside the root":
+        directories = (*directories, (str(outside), outside.stat().st_mtime_ns))
+        files = (*files, first._replace(path=str(outside / "secret.py")))
+    elif craft == "a file outside its directories":
+        files = (*files, first._replace(path=str(outside / "secret.py")))
+    elif craft == "a display that forges output":
+        files = (first._replace(display="top.py\n\x1b[2J"), *files[1:])
+    elif craft == "a module that is not a string":
+        files = (first._replace(module=None), *files[1:])
+    else:
+        dotted = f"{plain_tree}/pkg/../pkg"
+        directories = (*directories, (dotted, os.stat(dotted).st_mtime_ns))
+    write_pickle(cache, entry, (key, snapshot._replace(directories=directories, files=files)))
+    assert walk_tree(plain_tree, cache).files == fresh.files

@@ -4,9 +4,10 @@ git keeps a walked file when it tracks it, or when it does not track it and does
 it. The two halves cost very differently: the tracked files come from the index (``git
 ls-files --cached``, about 8 ms in a 5,400-file project), the untracked ones that are not
 ignored from a walk of the whole tree with every ignore rule (``--others --exclude-standard``,
-about 35 ms). So both are asked at once, beside the walk, and the walk waits for the second
-only when it meets a file git does not track (most trees have none: a commit stages its new
-files); otherwise the second is killed unread.
+about 35 ms). So the first is asked at once; the second when a walk begins (a remembered walk,
+``cache/walk_snapshot.py``, needs only the first), and the walk waits for it only when it
+meets a file git does not track (most trees have none: a commit stages its new files);
+otherwise it is killed unread.
 
 Each answer's output is drained by a thread (it can be larger than a pipe holds). Each git runs
 in a process group of its own, killed when its answer is in, on a timeout, or when the walk is
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.scan.process_group import kill_group, start_grouped
@@ -85,10 +86,10 @@ class GitAnswer:
     """Which walked files git keeps: the tracked ones, and the untracked ones it does not
     ignore (asked for only when a file is not tracked)."""
 
-    def __init__(self, tracked: bytes, ask: _Ask, untracked: _Ask) -> None:
+    def __init__(self, tracked: bytes, ask: _Ask, untracked: Callable[[], _Ask]) -> None:
         self.tracked_output = tracked
         self._tracked = ask.paths(tracked)
-        self._ask = untracked
+        self._ask = untracked  # the second ask, started if it was not yet
         self._untracked: set[str] | None = None
         self.untracked_read = False  # whether keeps() had to wait for the second answer
         self._failed = False  # the second git failed: keep what it would have decided
@@ -101,8 +102,9 @@ class GitAnswer:
             return True
         if self._untracked is None:
             self.untracked_read = True
-            output = self._ask.output()
-            self._untracked = set() if output is None else self._ask.paths(output)
+            ask = self._ask()
+            output = ask.output()
+            self._untracked = set() if output is None else ask.paths(output)
             self._failed = output is None  # as a walk outside git: keep the file
         return self._failed or path in self._untracked
 
@@ -112,8 +114,18 @@ class GitFiles:
 
     def __init__(self, directory: str) -> None:
         root = os.path.abspath(directory).rstrip(os.sep) + os.sep
+        self._directory, self._root = directory, root
         self._tracked = _Ask(TRACKED, directory, root)
-        self._untracked = _Ask(UNTRACKED, directory, root)
+        self._untracked: _Ask | None = None  # started by start_untracked()
+        self._asked = False
+        self._answer: GitAnswer | None = None
+
+    def start_untracked(self) -> _Ask:
+        """Start asking for the untracked files git does not ignore (once): when a walk
+        begins, so that the answer comes while it goes on."""
+        if self._untracked is None:
+            self._untracked = _Ask(UNTRACKED, self._directory, self._root)
+        return self._untracked
 
     @property
     def ready(self) -> bool:
@@ -121,14 +133,16 @@ class GitFiles:
         return self._tracked.ready
 
     def result(self) -> GitAnswer | None:
-        """Which files git keeps, or None outside git (or if git failed)."""
-        output = self._tracked.output()
-        if output is None:
-            self._untracked.close()
-            return None
-        return GitAnswer(output, self._tracked, self._untracked)
+        """Which files git keeps, or None outside git (or if git failed); worked out once."""
+        if not self._asked:
+            self._asked = True
+            output = self._tracked.output()
+            if output is not None:
+                self._answer = GitAnswer(output, self._tracked, self.start_untracked)
+        return self._answer
 
     def close(self) -> None:
         """Stop both asks (the second, unread when every walked file was tracked)."""
         self._tracked.close()
-        self._untracked.close()
+        if self._untracked is not None:
+            self._untracked.close()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lintloader.cache.listings import Listing, ListingCache
 from lintloader.cache.named_files import NamedFiles, walk_key
+from lintloader.cache.walk_snapshot import WalkSnapshot, load_snapshot, save_snapshot, snapshot_key
 from lintloader.scan.escape import printable
 from lintloader.scan.git_files import GitAnswer, GitFiles
 from lintloader.scan.model import (
@@ -246,9 +247,36 @@ def _walk(
         return
     git = GitFiles(path)  # runs while the walk goes on (scan/git_files.py)
     try:
+        remembered = _remembered_walk(path, patterns, cwd, cache_dir, git, namer)
+        if remembered is not None:
+            yield remembered
+            return
+        git.start_untracked()
         yield from _walk_tree(path, patterns, found, cwd, cache_dir, git, namer)
     finally:
         git.close()
+
+
+def _remembered_walk(
+    path: str,
+    patterns: tuple[str, ...],
+    cwd: str,
+    cache_dir: Path | None,
+    git: GitFiles,
+    namer: ModuleNamer,
+) -> list[SourceFile] | None:
+    """The files of an earlier walk of ``path`` when no directory of it changed and its key
+    still holds (``cache/walk_snapshot.py``); git's answer is waited for only then."""
+    root = os.path.abspath(path)
+    loaded = load_snapshot(cache_dir, f"{root}\0tree", root)
+    if loaded is None:
+        return None
+    stored_key, snapshot = loaded
+    answer = git.result()
+    key = walk_key(root, patterns, cwd, answer.tracked_output if answer else None)
+    if stored_key != snapshot_key(key, namer.prefix(root)):
+        return None
+    return list(snapshot.files)
 
 
 def _walk_tree(
@@ -268,7 +296,12 @@ def _walk_tree(
     asking: GitFiles | None = git
     listed: GitAnswer | None = None
     named = NamedFiles("")  # loaded once git's answer, part of its key, is in
+    key = ""
     waiting: list[tuple[str, str, Listing]] = []
+    walked: list[tuple[str, int]] = []  # for a snapshot of the whole walk
+    kept: list[SourceFile] = []
+    whole = True  # whether this walk can be remembered whole
+    problems = len(found.problems)
     # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
     # absolute path: the paths below it come out normalized and absolute
     pending = [(root, "")]
@@ -292,12 +325,21 @@ def _walk_tree(
             named = NamedFiles.load(cache_dir, f"{root}\0tree", key)
         if asking is None:
             for folder, relative, held in waiting:
-                yield _kept(
+                files, memorable = _kept(
                     folder, relative, held, excluded, listed, found, cwd, namer, named, listings
                 )
+                walked.append((folder, held.mtime_ns))
+                whole = whole and memorable
+                kept.extend(files)
+                yield files
             waiting.clear()
     listings.save()
     named.save()
+    if whole and len(found.problems) == problems:
+        tree_key = snapshot_key(key, namer.prefix(root))
+        save_snapshot(
+            cache_dir, f"{root}\0tree", tree_key, WalkSnapshot(tuple(walked), tuple(kept))
+        )
 
 
 def _kept(
@@ -311,19 +353,24 @@ def _kept(
     namer: ModuleNamer,
     named: NamedFiles,
     listings: ListingCache,
-) -> list[SourceFile]:
+) -> tuple[list[SourceFile], bool]:
     """The files a walk keeps in one listed directory, named: as an earlier walk kept them
     when nothing they depend on changed, else worked out (and remembered when the listing is
-    and git tracks every file in it: what git's slower answer says is not in the key)."""
+    and git tracks every file in it: what git's slower answer says is not in the key).
+    Also whether they can be remembered."""
     prefix = namer.prefix(directory)
     files = named.get(directory, listing, prefix)
-    if files is None:
-        entries = _wanted(listing, relative_dir, excluded, listed, found, cwd)
-        files = _named(directory, entries, namer, cwd)
-        remembered = listings.fresh.get(directory) is listing
-        if remembered and (listed is None or all(listed.tracks(p) for _, p in listing.files)):
-            named.put(directory, listing, prefix, files)
-    return files
+    if files is not None:
+        return files, True
+    entries = _wanted(listing, relative_dir, excluded, listed, found, cwd)
+    files = _named(directory, entries, namer, cwd)
+    remembered = listings.fresh.get(directory) is listing
+    memorable = remembered and (
+        listed is None or all(listed.tracks(path) for _, path in listing.files)
+    )
+    if memorable:
+        named.put(directory, listing, prefix, files)
+    return files, memorable
 
 
 def _wanted(
