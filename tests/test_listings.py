@@ -365,7 +365,7 @@ def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
     cache = tmp_path / "cache"
     assert_walks_agree(plain_tree, cache)
     entry, key, snapshot = stored_snapshot(cache)
-    assert {d for d, _ in snapshot.directories} == {
+    assert {d.path for d in snapshot.directories} == {
         str(plain_tree),
         str(plain_tree / "pkg"),
         str(plain_tree / "pkg" / "sub"),
@@ -443,20 +443,79 @@ def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, cr
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.py").write_text("SECRET = 1\n")
-    first = snapshot.files[0]
+    first, last = snapshot.files[0], snapshot.directories[-1]
     directories = snapshot.directories
     files = snapshot.files
     if craft == "a directory outside the root":
-        directories = (*directories, (str(outside), outside.stat().st_mtime_ns))
+        mtime = outside.stat().st_mtime_ns
+        directories = (*directories, last._replace(path=str(outside), mtime_ns=mtime, files=1))
         files = (*files, first._replace(path=str(outside / "secret.py")))
     elif craft == "a file outside its directories":
-        files = (*files, first._replace(path=str(outside / "secret.py")))
+        files = (first._replace(path=str(outside / "secret.py")), *files[1:])
     elif craft == "a display that forges output":
         files = (first._replace(display="top.py\n\x1b[2J"), *files[1:])
     elif craft == "a module that is not a string":
         files = (first._replace(module=None), *files[1:])
     else:
         dotted = f"{plain_tree}/pkg/../pkg"
-        directories = (*directories, (dotted, os.stat(dotted).st_mtime_ns))
+        mtime = os.stat(dotted).st_mtime_ns
+        directories = (*directories, last._replace(path=dotted, mtime_ns=mtime, files=0))
     write_pickle(cache, entry, (key, snapshot._replace(directories=directories, files=files)))
     assert walk_tree(plain_tree, cache).files == fresh.files
+
+
+def rewrite(path: Path, text: str) -> None:
+    """As an editor that saves by renaming, or git: the directory's mtime changes."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def test_a_changed_directory_is_patched_into_a_remembered_walk(
+    plain_tree: Path, tmp_path: Path
+) -> None:
+    """A file saved by renaming (its directory's mtime changes, git's list of files does
+    not): that directory is listed again, the others come from the snapshot."""
+    from lintloader.cache.files import write_pickle
+
+    cache = tmp_path / "cache"
+    assert_walks_agree(plain_tree, cache)
+    entry, key, snapshot = stored_snapshot(cache)
+    # mark a file in each of two directories: which marks stay shows where each came from
+    files = list(snapshot.files)
+    for index, file in enumerate(files):
+        if file.display in ("top.py", "pkg/sub/b.py"):
+            files[index] = file._replace(module=f"stored.{file.module}")
+    write_pickle(cache, entry, (key, snapshot._replace(files=tuple(files))))
+    rewrite(plain_tree / "pkg" / "sub" / "b.py", "X = 2\n")
+    walked = {f.display: f.module for f in walk_tree(plain_tree, cache).files}
+    assert walked["top.py"] == "stored.top"  # the unchanged root: from the snapshot
+    assert walked["pkg/sub/b.py"] == "pkg.sub.b"  # the changed directory: listed again
+    assert sorted(walked) == sorted(f.display for f in walk_tree(plain_tree, None).files)
+
+
+@pytest.mark.parametrize("change", ["a new subdirectory", "a package no more", "a link"])
+def test_a_directory_that_changed_shape_makes_a_walk(
+    plain_tree: Path, tmp_path: Path, change: str
+) -> None:
+    """Other subdirectories or another package path: the names below it may change too."""
+    cache = tmp_path / "cache"
+    assert_walks_agree(plain_tree, cache)
+    age(plain_tree)
+    assert_walks_agree(plain_tree, cache)
+    if change == "a new subdirectory":
+        (plain_tree / "pkg" / "more").mkdir()
+        (plain_tree / "pkg" / "more" / "m.py").write_text("M = 1\n")
+    elif change == "a package no more":
+        (plain_tree / "pkg" / "__init__.py").unlink()  # pkg/sub, unchanged, is renamed
+    else:
+        (plain_tree / "pkg" / "gone.py").symlink_to(plain_tree / "pkg" / "missing.py")
+    # nothing staged: git's list of tracked files, part of the key, is as it was
+    found = assert_walks_agree(plain_tree, cache)
+    modules = {f.display: f.module for f in found.files}
+    if change == "a new subdirectory":
+        assert modules["pkg/more/m.py"] == "m"
+    elif change == "a package no more":
+        assert modules["pkg/sub/b.py"] == "sub.b"
+    else:
+        assert [p.display for p in found.problems] == ["pkg/gone.py"]

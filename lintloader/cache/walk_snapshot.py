@@ -1,23 +1,28 @@
 """A whole source-tree walk remembered: every directory it walked, with its mtime, and the
-files it kept, named.
+files it kept there, named.
 
 ``cache/named_files.py`` spares a warm walk the naming of each unchanged directory, but the
 walk still visits every listing and every file: about 40 ms of Python in a 5,400-file project,
-on every pre-commit run. When no directory of the tree changed since a walk that could
-remember all of them, that walk's files are the answer again:
+on every pre-commit run. A snapshot makes that a stat per directory and one pass over the
+files:
 
 * a directory's mtime changes when an entry is added, removed or renamed in it, so the same
-  mtimes mean the same listings (``cache/listings.py``), hence the same subdirectories walked
-  and the same package paths below the root;
+  mtime means the same listing (``cache/listings.py``): the same subdirectories walked and the
+  same files;
 * the key holds what else the walk depended on: the root and its package path, the exclude
   patterns, the working directory and which files git tracks;
 * a snapshot is only taken of a walk in which every listing was remembered (no link, nothing
   modified within the racy window, nothing unreadable) and git tracked every file: whether git
   ignores an untracked file is not in the key.
 
-What is read back is checked: every directory must lie inside the root, every file in one of
-those directories, with a printable display path; anything else, and any directory whose
-mtime differs or cannot be read, means: walk again.
+A commit, a checkout or an editor that saves by renaming changes the mtime of the directories
+it writes in. Such a directory is listed again (``scan/paths.py`` patches the snapshot): if it
+still has the same subdirectories and package path, only its files are worked out again; if
+not, or if more than :data:`MAX_CHANGED` directories changed, the tree is walked.
+
+What is read back is checked: every directory must lie inside the root, every file in its
+directory, with a Python or notebook suffix and a printable display path; anything else means
+walking again.
 """
 
 from __future__ import annotations
@@ -29,12 +34,31 @@ from typing import NamedTuple
 
 from lintloader.cache.files import read_pickle, write_pickle
 from lintloader.cache.listings import walk_file
-from lintloader.scan.model import SourceFile
+from lintloader.scan.model import NOTEBOOK_SUFFIX, SourceFile
+
+MAX_CHANGED = 16  # changed directories patched; more: walk the tree
+_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
+
+
+class WalkedDirectory(NamedTuple):
+    path: str
+    mtime_ns: int
+    subdirs: tuple[str, ...]  # the subdirectories walked into, in order
+    prefix: tuple[str, ...]  # its package path
+    files: int  # how many of the snapshot's files are in it (they follow the walk's order)
 
 
 class WalkSnapshot(NamedTuple):
-    directories: tuple[tuple[str, int], ...]  # each directory walked, with its mtime
-    files: tuple[SourceFile, ...]  # the files kept, in the walk's order
+    directories: tuple[WalkedDirectory, ...]
+    files: tuple[SourceFile, ...]
+
+    def slices(self) -> list[list[SourceFile]]:
+        """The files of each directory, in the order of :attr:`directories`."""
+        found, start = [], 0
+        for directory in self.directories:
+            found.append(list(self.files[start : start + directory.files]))
+            start += directory.files
+        return found
 
 
 def snapshot_key(walk_key: str, root_prefix: tuple[str, ...]) -> str:
@@ -43,21 +67,35 @@ def snapshot_key(walk_key: str, root_prefix: tuple[str, ...]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def load_snapshot(cache_dir: Path | None, tree: str, root: str) -> tuple[str, WalkSnapshot] | None:
-    """The stored snapshot of the walk of ``root`` and its key, if it is well formed and no
-    directory of it changed; None otherwise (the key is compared by the caller once git's
-    answer, part of it, is in)."""
+class Loaded(NamedTuple):
+    key: str
+    snapshot: WalkSnapshot
+    changed: list[int]  # indices of the directories whose mtime changed
+
+
+def load_snapshot(cache_dir: Path | None, tree: str, root: str) -> Loaded | None:
+    """The stored snapshot of the walk of ``root``, if it is well formed, and which of its
+    directories changed since; None when there is none, or too many changed (the key is
+    compared by the caller, once git's answer, part of it, is in)."""
     if cache_dir is None:
         return None
     stored = read_pickle(walk_file(cache_dir, tree, "walk"))
     if not (isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], str)):
         return None
     key, snapshot = stored
-    if not isinstance(snapshot, WalkSnapshot) or not _unchanged(snapshot.directories, root):
+    if not isinstance(snapshot, WalkSnapshot) or not _well_formed(snapshot, root):
         return None
-    if not _files_inside(snapshot, root):
-        return None
-    return key, snapshot
+    changed = []
+    for index, directory in enumerate(snapshot.directories):
+        try:
+            mtime = os.stat(directory.path).st_mtime_ns
+        except OSError:
+            return None
+        if mtime != directory.mtime_ns:
+            changed.append(index)
+            if len(changed) > MAX_CHANGED:
+                return None
+    return Loaded(key, snapshot, changed)
 
 
 def save_snapshot(cache_dir: Path | None, tree: str, key: str, snapshot: WalkSnapshot) -> None:
@@ -65,42 +103,47 @@ def save_snapshot(cache_dir: Path | None, tree: str, key: str, snapshot: WalkSna
         write_pickle(Path(cache_dir), walk_file(cache_dir, tree, "walk"), (key, snapshot))
 
 
-def _unchanged(directories: object, root: str) -> bool:
-    if not isinstance(directories, tuple) or not directories:
+def _well_formed(snapshot: WalkSnapshot, root: str) -> bool:
+    directories, files = snapshot
+    if not (isinstance(directories, tuple) and directories and isinstance(files, tuple)):
         return False
-    inside = os.path.join(root, "")
-    for entry in directories:
-        if not (isinstance(entry, tuple) and len(entry) == 2):
+    inside, start = os.path.join(root, ""), 0
+    for directory in directories:
+        if not _directory_ok(directory, root, inside):
             return False
-        directory, mtime = entry
-        if not isinstance(directory, str) or not (
-            directory == root or directory.startswith(inside)
-        ):
+        if not _files_ok(files[start : start + directory.files], directory.path):
             return False
-        if os.path.normpath(directory) != directory:  # no "..", no doubled separators
-            return False
-        try:
-            if os.stat(directory).st_mtime_ns != mtime:
-                return False
-        except OSError:
-            return False
-    return True
+        start += directory.files
+    return start == len(files)
 
 
-def _files_inside(snapshot: WalkSnapshot, root: str) -> bool:
-    """Every file is a SourceFile of strings in one of the snapshot's directories, with a
-    printable display path (one pass of plain type tests: it runs for every file)."""
-    folders = {directory for directory, _ in snapshot.directories}
-    if not isinstance(snapshot.files, tuple):
+def _directory_ok(directory: object, root: str, inside: str) -> bool:
+    if type(directory) is not WalkedDirectory:
         return False
-    for file in snapshot.files:
+    path, mtime, subdirs, prefix, count = directory
+    return (
+        type(path) is str
+        and (path == root or path.startswith(inside))
+        and os.path.normpath(path) == path  # no "..", no doubled separators
+        and type(mtime) is int
+        and isinstance(subdirs, tuple)
+        and isinstance(prefix, tuple)
+        and all(type(part) is str for part in prefix)
+        and type(count) is int
+        and count >= 0
+    )
+
+
+def _files_ok(files: tuple[SourceFile, ...], folder: str) -> bool:
+    """Plain type tests, one pass: this runs for every file of the tree."""
+    for file in files:
         if type(file) is not SourceFile:
             return False
         path, module, is_package, display = file
         if type(path) is not str or type(module) is not str or type(display) is not str:
             return False
-        folder, _, name = path.rpartition(os.sep)
-        if folder not in folders or name in ("", ".", "..") or type(is_package) is not bool:
+        parent, _, name = path.rpartition(os.sep)
+        if parent != folder or not name.endswith(_SUFFIXES) or type(is_package) is not bool:
             return False
         if not display.isprintable():  # what scan.escape.printable leaves unchanged
             return False

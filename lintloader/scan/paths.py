@@ -14,10 +14,17 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from lintloader.cache.listings import Listing, ListingCache
 from lintloader.cache.named_files import NamedFiles, walk_key
-from lintloader.cache.walk_snapshot import WalkSnapshot, load_snapshot, save_snapshot, snapshot_key
+from lintloader.cache.walk_snapshot import (
+    WalkedDirectory,
+    WalkSnapshot,
+    load_snapshot,
+    save_snapshot,
+    snapshot_key,
+)
 from lintloader.scan.escape import printable
 from lintloader.scan.git_files import GitAnswer, GitFiles
 from lintloader.scan.model import (
@@ -265,18 +272,74 @@ def _remembered_walk(
     git: GitFiles,
     namer: ModuleNamer,
 ) -> list[SourceFile] | None:
-    """The files of an earlier walk of ``path`` when no directory of it changed and its key
-    still holds (``cache/walk_snapshot.py``); git's answer is waited for only then."""
+    """The files of an earlier walk of ``path`` (``cache/walk_snapshot.py``) when its key still
+    holds, the directories that changed since listed again; None: walk the tree. git's answer,
+    part of the key, is waited for only when there is a snapshot."""
     root = os.path.abspath(path)
-    loaded = load_snapshot(cache_dir, f"{root}\0tree", root)
+    tree = f"{root}\0tree"
+    loaded = load_snapshot(cache_dir, tree, root)
     if loaded is None:
         return None
-    stored_key, snapshot = loaded
     answer = git.result()
-    key = walk_key(root, patterns, cwd, answer.tracked_output if answer else None)
-    if stored_key != snapshot_key(key, namer.prefix(root)):
+    key = snapshot_key(
+        walk_key(root, patterns, cwd, answer.tracked_output if answer else None),
+        namer.prefix(root),
+    )
+    if loaded.key != key:
         return None
-    return list(snapshot.files)
+    snapshot = loaded.snapshot
+    if not loaded.changed:
+        return list(snapshot.files)
+    patched = _patched(snapshot, loaded.changed, root, patterns, answer, cwd, namer)
+    if patched is None:
+        return None
+    if patched.memorable:
+        save_snapshot(cache_dir, tree, key, patched.snapshot)
+    return list(patched.snapshot.files)
+
+
+class _Patched(NamedTuple):
+    snapshot: WalkSnapshot
+    memorable: bool  # every directory listed again is remembered, and git tracks its files
+
+
+def _patched(
+    snapshot: WalkSnapshot,
+    changed: list[int],
+    root: str,
+    patterns: tuple[str, ...],
+    answer: GitAnswer | None,
+    cwd: str,
+    namer: ModuleNamer,
+) -> _Patched | None:
+    """``snapshot`` with the ``changed`` directories listed and their files worked out again;
+    None when one of them now has other subdirectories or another package path (or holds a
+    link that does not resolve, or cannot be listed): the tree must be walked."""
+    excluded = Excluder.of(patterns)
+    directories, slices = list(snapshot.directories), snapshot.slices()
+    memorable, listings = True, ListingCache()  # listings: the racy rule, nothing stored
+    for index in changed:
+        walked = directories[index]
+        listing = list_directory(walked.path, (".py", NOTEBOOK_SUFFIX), listings)
+        if listing is None or listing.broken or namer.prefix(walked.path) != walked.prefix:
+            return None
+        relative_dir = "" if walked.path == root else walked.path[len(root) + 1 :] + "/"
+        if _subdirs(listing, relative_dir, excluded) != walked.subdirs:
+            return None
+        entries = _wanted(listing, relative_dir, excluded, answer, Discovery(), cwd)
+        slices[index] = _named(walked.path, entries, namer, cwd)
+        directories[index] = walked._replace(mtime_ns=listing.mtime_ns, files=len(slices[index]))
+        memorable = memorable and listings.fresh.get(walked.path) is listing
+        memorable = memorable and (
+            answer is None or all(answer.tracks(path) for _, path in listing.files)
+        )
+    files = tuple(file for files in slices for file in files)
+    return _Patched(WalkSnapshot(tuple(directories), files), memorable)
+
+
+def _subdirs(listing: Listing, relative_dir: str, excluded: Excluder) -> tuple[str, ...]:
+    """The paths of the subdirectories a walk goes into, in the listing's order."""
+    return tuple(full for name, full in listing.subdirs if not excluded(relative_dir + name, name))
 
 
 def _walk_tree(
@@ -297,8 +360,8 @@ def _walk_tree(
     listed: GitAnswer | None = None
     named = NamedFiles("")  # loaded once git's answer, part of its key, is in
     key = ""
-    waiting: list[tuple[str, str, Listing]] = []
-    walked: list[tuple[str, int]] = []  # for a snapshot of the whole walk
+    waiting: list[tuple[str, str, Listing, tuple[str, ...]]] = []
+    walked: list[WalkedDirectory] = []  # for a snapshot of the whole walk
     kept: list[SourceFile] = []
     whole = True  # whether this walk can be remembered whole
     problems = len(found.problems)
@@ -312,23 +375,22 @@ def _walk_tree(
             or list_directory(directory, (".py", NOTEBOOK_SUFFIX), listings)
             or Listing(0, [], [])  # unreadable (or vanished): nothing in it, as os.walk does
         )
-        waiting.append((directory, relative_dir, listing))
-        inner = [
-            (full, f"{relative_dir}{name}/")
-            for name, full in listing.subdirs
-            if not excluded(relative_dir + name, name)
-        ]
-        pending.extend(reversed(inner))
+        subdirs = _subdirs(listing, relative_dir, excluded)
+        waiting.append((directory, relative_dir, listing, subdirs))
+        pending.extend(
+            (full, f"{relative_dir}{full[len(directory) + 1 :]}/") for full in reversed(subdirs)
+        )
         if asking is not None and (asking.ready or not pending):
             listed, asking = asking.result(), None
             key = walk_key(root, patterns, cwd, listed.tracked_output if listed else None)
             named = NamedFiles.load(cache_dir, f"{root}\0tree", key)
         if asking is None:
-            for folder, relative, held in waiting:
+            for folder, relative, held, inner in waiting:
                 files, memorable = _kept(
                     folder, relative, held, excluded, listed, found, cwd, namer, named, listings
                 )
-                walked.append((folder, held.mtime_ns))
+                prefix = namer.prefix(folder)
+                walked.append(WalkedDirectory(folder, held.mtime_ns, inner, prefix, len(files)))
                 whole = whole and memorable
                 kept.extend(files)
                 yield files
