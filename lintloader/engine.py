@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.replay import (
     Replay,
@@ -72,6 +72,17 @@ class CheckResult:
 
             self.linked = Program(())
         return self.linked
+
+
+class _Run(NamedTuple):
+    """What one cached check works with, handed down the replay path."""
+
+    files: list[SourceFile]
+    problems: list[FileProblem]
+    sources: SourceSet
+    cache: SummaryCache
+    stats: ParseStats
+    options: CheckOptions
 
 
 def active_rules(config: Config) -> list[Rule]:
@@ -159,8 +170,9 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         return analyze(files, problems, sources, cache, stats, options, discovery.context)
     shape, key = replay_keys(files, sources, problems, options.config)
     stored = load_replay(replay_file, cache)
+    run = _Run(files, problems, sources, cache, stats, options)
     if stored is not None and stored.shape == shape:
-        replayed = _replayed(stored, key, files, problems, sources, cache, stats, options)
+        replayed = _replayed(stored, key, run)
         if replayed is not None:
             if progress:
                 progress.close()
@@ -173,24 +185,16 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
         rounds=tuple(rounds), taken=taken,
     )  # fmt: skip
-    _store(stored, cache.used, files, sources, cache, options)
+    _store(stored, cache.used, run)
     return result
 
 
-def _replayed(
-    stored: Replay,
-    key: str,
-    files: list[SourceFile],
-    problems: list[FileProblem],
-    sources: SourceSet,
-    cache: SummaryCache,
-    stats: ParseStats,
-    options: CheckOptions,
-) -> CheckResult | None:
+def _replayed(stored: Replay, key: str, run: _Run) -> CheckResult | None:
     """The stored run's result if it still holds: nothing changed (the key is equal), or only
     the content of a few files, in ways its findings do not depend on (``select/revisit.py``,
     after which the run is stored again under its new key). When only the lines of a taken
     file moved, the stored selection still holds and only the rules run again."""
+    files, _, sources, cache, stats, options = run
     if stored.key != key:
         from lintloader.select.revisit import revisit
 
@@ -201,9 +205,9 @@ def _replayed(
             return None
         stats.count(parsed=parsed.parsed)
         if revisited.moved:
-            return _relinked(stored, revisited, files, problems, sources, cache, stats, options)
+            return _relinked(stored, revisited, run)
         stored = replace(stored, taken=revisited.taken)
-        _store(stored, revisited.entry_keys, files, sources, cache, options)
+        _store(stored, revisited.entry_keys, run)
     sources.save()
     stats.cached = stored.summaries - stats.parsed
     findings = list(stored.findings)
@@ -212,22 +216,14 @@ def _replayed(
     )
 
 
-def _relinked(
-    stored: Replay,
-    revisited: Revisited,
-    files: list[SourceFile],
-    problems: list[FileProblem],
-    sources: SourceSet,
-    cache: SummaryCache,
-    stats: ParseStats,
-    options: CheckOptions,
-) -> CheckResult | None:
+def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | None:
     """The stored run's selection, summarized as the files are now, linked and checked by the
     rules (no demand round: ``select/revisit.py`` showed each round would ask and take what
     it did), then stored again. None when a stored summary is gone."""
     from lintloader.program import Program
     from lintloader.select.revisit import summaries_again
 
+    files, problems, sources, cache, stats, options = run
     summaries = summaries_again(stored.rounds, revisited, files, cache)
     if summaries is None:
         return None
@@ -238,7 +234,7 @@ def _relinked(
         "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
         stored.shape, rounds=stored.rounds, taken=revisited.taken,
     )  # fmt: skip
-    _store(again, revisited.entry_keys, files, sources, cache, options)
+    _store(again, revisited.entry_keys, run)
     return replace(result, route="relinked")
 
 
@@ -256,16 +252,10 @@ def _one_file_summarizer(
     return summarize
 
 
-def _store(
-    stored: Replay,
-    entry_keys: Iterable[str],
-    files: list[SourceFile],
-    sources: SourceSet,
-    cache: SummaryCache,
-    options: CheckOptions,
-) -> None:
+def _store(stored: Replay, entry_keys: Iterable[str], run: _Run) -> None:
     """Store a run (of ``stored.shape``) for the next one to replay, keyed as the files are
     now: the run worked out digests it needed, which the next run's key will include."""
+    files, _, sources, cache, _, options = run
     entries = cache.stamps(entry_keys)
     if entries is None or options.cache_dir is None or sources.index_file is None:
         return
