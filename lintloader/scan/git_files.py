@@ -34,10 +34,9 @@ UNTRACKED = ("git", "ls-files", "-z", "--others", "--exclude-standard", "--")
 
 
 class _Ask:
-    """One ``git ls-files`` below a directory, running until :meth:`paths` or :meth:`close`."""
+    """One ``git ls-files`` below a directory, running until :meth:`output` or :meth:`close`."""
 
-    def __init__(self, argv: Sequence[str], directory: str, root: str) -> None:
-        self._root = root
+    def __init__(self, argv: Sequence[str], directory: str) -> None:
         self._output: tuple[bytes, bytes] | None = None
         self._process: subprocess.Popen[bytes] | None = None
         try:
@@ -68,11 +67,6 @@ class _Ask:
             return None
         return self._output[0]
 
-    def paths(self, output: bytes) -> set[str]:
-        names = output.decode("utf-8", "surrogateescape").split("\0")
-        # git lists normalized paths relative to the directory: joined, they stay normalized
-        return {self._root + name for name in names if name}
-
     def close(self) -> None:
         """Kill git's process group (whatever git left behind goes with it) and wait for the
         thread that drains its output, which ends with git's pipes."""
@@ -86,9 +80,10 @@ class GitAnswer:
     """Which walked files git keeps: the tracked ones, and the untracked ones it does not
     ignore (asked for only when a file is not tracked)."""
 
-    def __init__(self, tracked: bytes, ask: _Ask, untracked: Callable[[], _Ask]) -> None:
+    def __init__(self, tracked: bytes, root: str, untracked: Callable[[], _Ask]) -> None:
         self.tracked_output = tracked
-        self._tracked = ask.paths(tracked)
+        self._root = root
+        self._tracked = _paths(root, tracked)
         self._ask = untracked  # the second ask, started if it was not yet
         self._untracked: set[str] | None = None
         self.untracked_read = False  # whether keeps() had to wait for the second answer
@@ -104,18 +99,26 @@ class GitAnswer:
             self.untracked_read = True
             ask = self._ask()
             output = ask.output()
-            self._untracked = set() if output is None else ask.paths(output)
+            self._untracked = set() if output is None else _paths(self._root, output)
             self._failed = output is None  # as a walk outside git: keep the file
         return self._failed or path in self._untracked
 
 
+def _paths(root: str, output: bytes) -> set[str]:
+    """The paths git printed, below ``root`` (a normalized absolute path ending in a slash)."""
+    names = output.decode("utf-8", "surrogateescape").split("\0")
+    # git lists normalized paths relative to the directory: joined, they stay normalized
+    return {root + name for name in names if name}
+
+
 class GitFiles:
-    """``git ls-files`` below one directory, started at once: see the module docstring."""
+    """``git ls-files`` below one directory: the tracked files asked at once, the untracked
+    ones when a walk begins (see the module docstring)."""
 
     def __init__(self, directory: str) -> None:
-        root = os.path.abspath(directory).rstrip(os.sep) + os.sep
-        self._directory, self._root = directory, root
-        self._tracked = _Ask(TRACKED, directory, root)
+        self._directory = directory
+        self._root = os.path.abspath(directory).rstrip(os.sep) + os.sep
+        self._tracked = _Ask(TRACKED, directory)
         self._untracked: _Ask | None = None  # started by start_untracked()
         self._asked = False
         self._answer: GitAnswer | None = None
@@ -124,7 +127,7 @@ class GitFiles:
         """Start asking for the untracked files git does not ignore (once): when a walk
         begins, so that the answer comes while it goes on."""
         if self._untracked is None:
-            self._untracked = _Ask(UNTRACKED, self._directory, self._root)
+            self._untracked = _Ask(UNTRACKED, self._directory)
         return self._untracked
 
     @property
@@ -138,7 +141,7 @@ class GitFiles:
             self._asked = True
             output = self._tracked.output()
             if output is not None:
-                self._answer = GitAnswer(output, self._tracked, self.start_untracked)
+                self._answer = GitAnswer(output, self._root, self.start_untracked)
         return self._answer
 
     def close(self) -> None:

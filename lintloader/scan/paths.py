@@ -386,10 +386,11 @@ def _walk_tree(
             named = NamedFiles.load(cache_dir, f"{root}\0tree", key)
         if asking is None:
             for folder, relative, held, inner in waiting:
-                files, memorable = _kept(
-                    folder, relative, held, excluded, listed, found, cwd, namer, named, listings
-                )
                 prefix = namer.prefix(folder)
+                files, memorable = _kept(
+                    folder, relative, held, prefix, excluded, listed, found, cwd, namer, named,
+                    listings,
+                )  # fmt: skip
                 walked.append(WalkedDirectory(folder, held.mtime_ns, inner, prefix, len(files)))
                 whole = whole and memorable
                 kept.extend(files)
@@ -408,6 +409,7 @@ def _kept(
     directory: str,
     relative_dir: str,
     listing: Listing,
+    prefix: tuple[str, ...],
     excluded: Excluder,
     listed: GitAnswer | None,
     found: Discovery,
@@ -419,8 +421,7 @@ def _kept(
     """The files a walk keeps in one listed directory, named: as an earlier walk kept them
     when nothing they depend on changed, else worked out (and remembered when the listing is
     and git tracks every file in it: what git's slower answer says is not in the key).
-    Also whether they can be remembered."""
-    prefix = namer.prefix(directory)
+    Also whether they can be remembered. ``prefix``: the directory's package path."""
     files = named.get(directory, listing, prefix)
     if files is not None:
         return files, True

@@ -118,12 +118,11 @@ def summaries_again(
     found: dict[str, FileSummary] = {}
     for round_ in rounds:
         for path in round_.taken:  # type: ignore[attr-defined]  # a checked trail
-            file, digest = by_path.get(path), digests.get(path)
-            if file is None or digest is None:
+            file = by_path.get(path)
+            key = _summary_key(cache, digests.get(path), file) if file else None
+            if key is None:
                 return None
-            summary = revisited.moved.get(path) or cache.get(
-                cache.key(digest, file.module, file.is_package)
-            )
+            summary = revisited.moved.get(path) or cache.get(key)
             if summary is None:
                 return None
             found[path] = at_path(summary, path)
