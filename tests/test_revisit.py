@@ -10,6 +10,7 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from conftest import FIXTURES, run_cli
 
 from lintloader.cache.files import read_pickle, write_pickle
@@ -28,6 +29,7 @@ def train_{n}(dataset):
             pass
 """
 FILLERS = 6
+HELPER = "\n\ndef {name}(value):\n    return value\n"  # calls nothing: no analysis reads it
 
 
 def make_project(root: Path) -> Path:
@@ -49,6 +51,16 @@ def check(root: Path, cache: Path | None) -> CheckResult:
 
 def found(result: CheckResult) -> list[tuple[str, str, int]]:
     return [(f.code, Path(f.path).name, f.line) for f in result.findings]
+
+
+def shown(result: CheckResult) -> list[dict[str, object]]:
+    """The findings as ``--output-format json`` prints them: every line, message and hop."""
+    return [finding.to_json() for finding in result.findings]
+
+
+def taken_paths(cache: Path) -> set[str]:
+    _, stored = stored_run(cache)
+    return {path for round_ in stored.rounds for path in round_.taken}  # type: ignore[attr-defined]
 
 
 def ll101_lines(findings: list[Finding], name: str) -> list[int]:
@@ -104,6 +116,71 @@ def test_a_line_inserted_above_a_finding_relinks_and_the_finding_moves(
     assert found(second) == found(check(root, None))
     third = check(root, cache)  # stored again under its new key
     assert third.route == "replayed" and found(third) == found(second)
+
+
+def test_a_helper_added_to_a_taken_file_is_replayed(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    fetching.write_text(fetching.read_text() + HELPER.format(name="helper_written_later"))
+    second = check(root, cache)
+    assert second.route == "replayed" and second.stats.parsed == 1
+    assert shown(second) == shown(first) == shown(check(root, None))
+    # renamed and changed, as the next commit of a helper being written does
+    fetching.write_text(fetching.read_text().replace("helper_written_later(value)", "later(v)"))
+    third = check(root, cache)
+    assert third.route == "replayed" and shown(third) == shown(first)
+
+
+def test_a_helper_added_above_a_finding_relinks_and_the_finding_moves(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    before = ll101_lines(first.findings, "fetching.py")
+    helper = HELPER.format(name="helper_written_later").lstrip("\n") + "\n\n"
+    fetching.write_text(helper + fetching.read_text())
+    second = check(root, cache)
+    assert second.route == "relinked"
+    lines = helper.count("\n")
+    assert ll101_lines(second.findings, "fetching.py") == [line + lines for line in before]
+    assert shown(second) == shown(check(root, None))
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        HELPER.format(name="_shutdown_workers_and_reset_iterator"),  # another file names it
+        HELPER.format(name="helper_written_later") + "\nALIAS = helper_written_later\n",
+        "\n\ndef helper_written_later(value):\n    return len(value)\n",  # it calls
+    ],
+)
+def test_a_helper_an_analysis_could_read_is_analyzed(tmp_path: Path, helper: str) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    fetching.write_text(fetching.read_text() + helper)
+    second = check(root, cache)
+    assert second.route == "analyzed"
+    assert shown(second) == shown(check(root, None))
+
+
+def test_a_helper_a_call_now_lands_in_is_analyzed(tmp_path: Path) -> None:
+    """The file calls ``reset_iterators()`` and defines it now: LL104 (a reset-like call that
+    no scanned code defines) must go, so the stored findings must not be replayed."""
+    root, cache = tmp_path / "proj", tmp_path / "cache"
+    root.mkdir()
+    fetch = root / "fetch.py"
+    fetch.write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass Fetcher:\n"
+        "    def __init__(self, loader: DataLoader):\n        self.loader = loader\n\n"
+        "    def __iter__(self):\n        reset_iterators(self.loader)\n"
+        "        return iter(self.loader)\n"
+    )
+    assert [f.code for f in check(root, cache).findings] == ["LL104"]
+    fetch.write_text(fetch.read_text() + HELPER.format(name="reset_iterators"))
+    second = check(root, cache)
+    assert second.route == "analyzed" and second.findings == []
+    assert shown(second) == shown(check(root, None))
 
 
 def test_a_call_moved_into_a_loop_is_selected_again(tmp_path: Path) -> None:
@@ -187,6 +264,13 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
         lambda text, n: text.replace("persistent_workers=True", "persistent_workers=False"),
         lambda text, n: _blank_line_inserted(text, n),
         lambda text, n: _blank_line_inserted(text, n),
+        lambda text, n: text + HELPER.format(name=f"helper_{n}"),
+        lambda text, n: (
+            HELPER.format(name=f"helper_top_{n}").lstrip("\n") + "\n" + text
+            if "__future__" not in text
+            else text
+        ),
+        lambda text, n: text + HELPER.format(name="reset"),  # a name other files call
     )
     rng = random.Random(20261203)
     routes: list[str] = []
@@ -198,7 +282,7 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
             else:
                 path.write_text(rng.choice(edits)(path.read_text(), step))
         cached = check(root, cache)
-        assert found(cached) == found(check(root, None)), f"step {step}"
+        assert shown(cached) == shown(check(root, None)), f"step {step}"
         routes.append(cached.route)
     for route in ("replayed", "relinked", "analyzed"):  # every way was taken
         assert routes.count(route) >= 5, routes

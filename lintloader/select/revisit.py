@@ -8,7 +8,9 @@ content changed, its findings still hold if each changed file
 * is first taken by the same round as before, asked as it is now (by no round, for a file
   that was not taken), and
 * if it was taken, summarizes to what it summarized to before (a comment or a blank line at
-  its end changes no summary; a line inserted above a function does).
+  its end changes no summary; a line inserted above a function does), once the functions no
+  analysis reads are set aside (``summary/inert.py``: a helper that calls nothing, added,
+  removed or changed, and named by no taken file).
 
 Each changed file then costs a byte search, and a parse if it was taken, instead of the whole
 selection, linking and analysis.
@@ -16,14 +18,15 @@ selection, linking and analysis.
 A taken file whose summary differs only in its line numbers (lines inserted or removed around
 what it records, see ``summary/moves.py``) leaves every round's question and answer as they
 were, so the selection still holds: the stored trail's files are linked again and the rules
-run, without a demand round (the findings print the new lines). Anything else (no file or more
-than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs in more
-than its lines, a stored summary is gone) means: analyze as usual.
+run, without a demand round (the findings print the new lines). Anything else (no file or
+more than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs in
+more than that, a stored summary is gone) means: analyze as usual.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -39,6 +42,10 @@ if TYPE_CHECKING:
 
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
 MAX_CHANGED = 32
+PYTHON_SUFFIXES = (".py", ".pyi")
+# How a taken file's summary changed (see _change): the stored findings hold, or only its lines
+# moved (the stored selection holds, the rules run again).
+SAME, MOVED = "same", "moved"
 
 Summarize = Callable[[SourceFile], "FileSummary"]
 
@@ -87,15 +94,61 @@ def revisit(
         before = cache.get(old_key) if old_key else None
         if before is None:
             return None
-        before, after = replace(before, path=file.path), summarize(file)
-        if before != after:
-            if not moved_only(before, after):
-                return None
+        after = summarize(file)
+        change = _change(replace(before, path=file.path), after, file, taken_by, sources)
+        if change is None:
+            return None
+        if change is MOVED:
             moved[file.path] = after
         digests[file.path] = sources.digest(file.path)
         keys.discard(old_key)
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
     return Revisited(tuple(digests.items()), frozenset(keys), moved)
+
+
+def _change(
+    before: FileSummary,
+    after: FileSummary,
+    file: SourceFile,
+    taken: Iterable[str],
+    sources: SourceSet,
+) -> str | None:
+    """How ``file``'s summary changed: :data:`SAME` for what no analysis reads (nothing, or
+    inert functions, see ``summary/inert.py``), :data:`MOVED` for lines moved too, None for
+    more."""
+    if before == after:
+        return SAME
+    from lintloader.summary.inert import edited_inert, without
+
+    edited = edited_inert(before, after)
+    if edited is None or not _unnamed(edited, after, file, taken, sources):
+        return None
+    before, after = without(before, edited), without(after, edited)
+    if before == after:
+        return SAME
+    return MOVED if moved_only(before, after) else None
+
+
+def _unnamed(
+    names: frozenset[str],
+    after: FileSummary,
+    file: SourceFile,
+    taken: Iterable[str],
+    sources: SourceSet,
+) -> bool:
+    """Whether no taken file names the inert functions ``names`` of ``file`` (see
+    ``summary/inert.py``), and ``file`` itself only where it defines them."""
+    from lintloader.select.mentions import mentions
+
+    if not names:
+        return True
+    paths = [file.path, *(path for path in taken if path != file.path)]
+    if not all(path.endswith(PYTHON_SUFFIXES) for path in paths):
+        return False  # a notebook's bytes are JSON: its code is not searched as it is
+    counts = mentions(names, sources[file.path])
+    if counts is None or any(counts[n] > int(n in after.functions) for n in names):
+        return False
+    return all(mentions(names, sources[path]) == Counter() for path in paths[1:])
 
 
 def _summary_key(cache: SummaryCache, digest: str | None, file: SourceFile) -> str | None:
