@@ -118,6 +118,25 @@ def test_a_line_inserted_above_a_finding_relinks_and_the_finding_moves(
     assert third.route == "replayed" and found(third) == found(second)
 
 
+def test_lines_moved_in_a_file_no_shown_finding_passes_through_are_replayed(
+    tmp_path: Path,
+) -> None:
+    """lightning151's fetching.py is taken, and its findings are below the threshold: no
+    shown finding quotes a line of it, so the stored findings hold as they are."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning151" / "minilight" / "utilities" / "fetching.py"
+    assert str(fetching) in taken_paths(cache)
+    assert not [f for f in first.findings if f.path == str(fetching)] and first.hidden
+    fetching.write_text("# a new first line\n" + fetching.read_text())
+    second = check(root, cache)
+    assert second.route == "replayed" and second.stats.parsed == 1
+    assert shown(second) == shown(first) == shown(check(root, None))
+    assert second.hidden == first.hidden
+    third = check(root, cache)  # stored again under its new key
+    assert third.route == "replayed" and third.stats.parsed == 0
+
+
 def test_a_helper_added_to_a_taken_file_is_replayed(tmp_path: Path) -> None:
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)

@@ -17,10 +17,13 @@ selection, linking and analysis.
 
 A taken file whose summary differs only in its line numbers (lines inserted or removed around
 what it records, see ``summary/moves.py``) leaves every round's question and answer as they
-were, so the selection still holds: the stored trail's files are linked again and the rules
-run, without a demand round (the findings print the new lines). Anything else (no file or
-more than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs in
-more than that, a stored summary is gone) means: analyze as usual.
+were, so the selection still holds. Neither does a rule compute with a line: it compares two
+lines of one file, or prints one in a finding whose place or chain holds it. So when no stored
+finding is in such a file or passes through it, the stored findings hold as they are; when one
+does, the stored trail's files are linked again and the rules run, without a demand round (the
+findings print the new lines). Anything else (no file or more than :data:`MAX_CHANGED` files
+changed, one answers differently, its summary differs in more than that, a stored summary is
+gone) means: analyze as usual.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from lintloader.select.trail import Round, first_taking_round, is_trail
 from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
+    from lintloader.findings import Finding
     from lintloader.summary.model import FileSummary
 
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
@@ -103,7 +107,19 @@ def revisit(
         digests[file.path] = sources.digest(file.path)
         keys.discard(old_key)
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
+    if moved and not _quoting(stored.findings, {f.display for f in changed if f.path in moved}):
+        moved = {}  # no finding shows a line of a moved file: the stored ones hold as they are
     return Revisited(tuple(digests.items()), frozenset(keys), moved)
+
+
+def _quoting(findings: Iterable[Finding], displays: set[str]) -> bool:
+    """Whether a finding is in, or its chain passes through, a file of ``displays`` (a rule
+    quotes a place in its message only if the finding's place or chain holds it)."""
+    return any(
+        finding.path in displays
+        or any(hop.path in displays for hop in (*finding.chain, *finding.also))
+        for finding in findings
+    )
 
 
 def _change(

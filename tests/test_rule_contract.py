@@ -1,0 +1,126 @@
+"""What replaying a stored run relies on from every rule (``select/revisit.py``), checked on
+every fixture tree through the CLI, so that a new rule with its fixtures is checked too:
+
+* a rule never computes with a line: lines moved in a file move its findings' lines and change
+  nothing else (no finding appears, none goes, no other file's finding changes);
+* a message quotes a line (``path:line``; ``(line N)`` of the finding's own file) only of a
+  file the finding is in or its chain passes through, so a finding that does not pass through
+  a file shows none of its lines;
+* a function that calls nothing, resets nothing, loops over nothing and is named nowhere else
+  (``summary/inert.py``) changes no finding, whatever its name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES, run_cli
+
+TREES = ("check", "rules")
+QUOTED_PLACE = re.compile(r"([\w./\\-]+\.pyi?):(\d+)")
+QUOTED_LINE = re.compile(r"\(line (\d+)\)")
+# names a root or a hook could be found by, and one no rule knows
+INERT_NAMES = (
+    "helper_written_later",
+    "train_dataloader",
+    "val_dataloader",
+    "setup",
+    "build",
+    "teardown",
+    "on_train_epoch_start",
+    "on_run_start",
+    "on_advance_start",
+    "prepare",
+    "initialize",
+    "shutdown",
+)
+
+
+def findings(tree: Path) -> list[dict[str, Any]]:
+    result = run_cli(
+        "check", str(tree), "--min-severity", "info", "--no-cache", "--output-format", "json"
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def places(finding: dict[str, Any]) -> set[tuple[str, int]]:
+    hops = [*finding["chain"], *finding.get("also_reaches", ())]
+    return {(finding["path"], finding["line"]), *((hop["path"], hop["line"]) for hop in hops)}
+
+
+@pytest.fixture(scope="module", params=TREES)
+def tree(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    copy = tmp_path_factory.mktemp("contract") / request.param
+    shutil.copytree(FIXTURES / request.param, copy)
+    return copy
+
+
+def test_a_message_quotes_only_files_its_finding_holds(tree: Path) -> None:
+    quoted = 0
+    for finding in findings(tree):
+        held = {path for path, _ in places(finding)}
+        for path, _ in QUOTED_PLACE.findall(finding["message"]):
+            assert path in held, finding
+            quoted += 1
+    assert quoted >= 5  # the fixtures do quote places ("(line N)" is of the finding's file)
+
+
+def test_moved_lines_move_findings_and_change_nothing_else(tree: Path, tmp_path: Path) -> None:
+    before = findings(tree)
+    moved = tmp_path / tree.name
+    shutil.copytree(tree, moved)
+    shifts: dict[str, int] = {}
+    for number, path in enumerate(sorted(moved.rglob("*.py"))):
+        text = path.read_text()
+        if "coding" in "".join(text.splitlines(keepends=True)[:2]):
+            continue  # an encoding cookie must stay in the first two lines
+        shifts[str(path.relative_to(moved))] = shift = number % 3 + 1
+        path.write_text("# moved\n" * shift + text)
+    assert len(shifts) > 10
+    after = findings(moved)
+    expected = [_shifted(finding, tree, shifts) for finding in before]
+    assert [_relative(f, moved) for f in after] == expected
+
+
+def test_inert_functions_change_no_finding(tree: Path, tmp_path: Path) -> None:
+    before = findings(tree)
+    assert before
+    edited = tmp_path / tree.name
+    shutil.copytree(tree, edited)
+    files = sorted(edited.rglob("*.py"))
+    texts = "\n".join(path.read_text() for path in files)
+    names = [n for n in INERT_NAMES if not re.search(rf"\b{n}\b", texts)]
+    assert len(names) >= 4
+    for path in files:
+        helpers = "".join(f"\n\ndef {name}(value):\n    return value\n" for name in names)
+        path.write_text(path.read_text() + helpers)
+    assert [_relative(f, edited) for f in findings(edited)] == [_relative(f, tree) for f in before]
+
+
+def _relative(finding: dict[str, Any], root: Path) -> str:
+    """The finding as JSON text, its tree's folder written as ROOT."""
+    return json.dumps(finding, sort_keys=True).replace(str(root), "ROOT")
+
+
+def _shifted(finding: dict[str, Any], root: Path, shifts: dict[str, int]) -> str:
+    """The finding as JSON text, each line of a moved file moved as that file was."""
+
+    def by(path: str) -> int:
+        return shifts.get(str(Path(path).relative_to(root)), 0)
+
+    own = by(finding["path"])
+    moved = dict(finding)
+    for key in ("line", "end_line"):
+        moved[key] = finding[key] + own
+    for key in ("chain", "also_reaches"):
+        if key in finding:
+            moved[key] = [{**hop, "line": hop["line"] + by(hop["path"])} for hop in finding[key]]
+    message = QUOTED_PLACE.sub(lambda m: f"{m[1]}:{int(m[2]) + by(m[1])}", finding["message"])
+    moved["message"] = QUOTED_LINE.sub(lambda m: f"(line {int(m[1]) + own})", message)
+    return _relative(moved, root)
