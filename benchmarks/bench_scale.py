@@ -140,14 +140,17 @@ def measure_precommit(
     tool: Path, site: Path, work: Path, repeats: int, base: Path | None = None
 ) -> dict[str, object]:
     """What the pre-commit hook runs after a commit touching one file of a 5,000-file project:
-    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for three
+    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for five
     kinds of commit, each paired with ``ruff check --no-cache FILE``:
 
     * ``outside``: a file no rule asks about (most files of a project);
     * ``taken_comment``: a comment added at the end of a file on a chain (its summary stays);
     * ``taken_shift``: a line inserted at the top of that file (every line below moves: its
-      summary only moves, so the stored selection is linked again and the rules run);
-    * ``taken_code``: a function added at the end of that file (its summary says more: the
+      summary only moves, and no shown finding passes through it, so the stored findings
+      hold; one that did would have the selection linked again and the rules run);
+    * ``taken_code``: a helper added at the end of that file (its summary says more, but
+      about a function no analysis reads and no file names: see ``summary/inert.py``);
+    * ``taken_calls``: a function that calls something added at the end of that file (the
       run is selected, linked and analyzed again).
 
     With ``base`` (another revision's lintloader), each run is also paired with that
@@ -162,12 +165,14 @@ def measure_precommit(
         if path.name != "__init__.py" and path.stat().st_size > 2000
     )
     added = "\n\ndef added_{}(x):\n    return x\n"
+    calling = "\n\ndef added_{}(x):\n    return len(x)\n"
     edits = {
         "outside": (outside, lambda data, n: data + added.format(n).encode()),
         "taken_comment": (taken, lambda data, n: data + f"\n# commit {n}\n".encode()),
         # one more line each time: every line below moves since the commit before
         "taken_shift": (taken, lambda data, n: b"# commit\n" * (n + 1) + data),
         "taken_code": (taken, lambda data, n: data + added.format(n).encode()),
+        "taken_calls": (taken, lambda data, n: data + calling.format(n).encode()),
     }
     results: dict[str, object] = {"project_files": len(py_files(project))}
     for case, (changed, edit) in edits.items():
