@@ -175,11 +175,13 @@ def test_a_helper_added_above_a_finding_relinks_and_the_finding_moves(tmp_path: 
 )
 def test_a_helper_an_analysis_could_read_is_analyzed(tmp_path: Path, helper: str) -> None:
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
-    check(root, cache)
+    first = check(root, cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     fetching.write_text(fetching.read_text() + helper)
     second = check(root, cache)
     assert second.route == "analyzed"
+    # the file was parsed once, to compare it, and counts as parsed, not as read from cache
+    assert (second.stats.parsed, second.stats.cached) == (1, first.stats.parsed - 1)
     assert shown(second) == shown(check(root, None))
 
 

@@ -47,6 +47,7 @@ class SummaryCache:
         self.root = Path(directory)
         self.directory = self.root / f"summaries-{__version__}"
         self.used: set[str] = set()  # keys read or written by this run
+        self.made: set[str] = set()  # keys written by this run (their summaries were parsed)
 
     @functools.cached_property
     def code(self) -> str:
@@ -84,3 +85,4 @@ class SummaryCache:
     def put(self, key: str, summary: FileSummary) -> None:
         write_pickle(self.directory, self._path(key), summary)
         self.used.add(key)
+        self.made.add(key)

@@ -48,7 +48,10 @@ def summarize_files(
         hit = cache.get(key) if cache and key else None
         if hit is not None:
             done[file.path] = at_path(hit, file.path)
-            stats.count(cached=1)
+            if key in cache.made:  # parsed earlier in this run (a revisit that fell through)
+                stats.count(parsed=1)
+            else:
+                stats.count(cached=1)
         else:
             todo.setdefault((digest, file.module, file.is_package), []).append((file, key))
     # largest first, so that a big file does not start last and keep one worker busy alone
