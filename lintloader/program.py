@@ -343,6 +343,14 @@ class Program:
                     changed = True
         return index
 
+    def calls_named(self, names: Iterable[str]) -> Iterator[tuple[FunctionInfo, CallSite]]:
+        """Every call whose target ends in one of ``names`` (``self.loader.reset()`` ends in
+        ``reset``), with the function that makes it; each function's calls in order."""
+        for name in names:
+            for key in sorted(self._calls_by_name.get(name, ()), key=self._scan_order.__getitem__):
+                info = self.functions[key]
+                yield from ((info, call) for call in info.function.calls if call.target[-1] == name)
+
     def _candidate_callers(self, key: str) -> set[str]:
         """Functions with a call that could land in ``key``: one that names it, or for a
         constructor, names its class or a subclass that inherits it."""

@@ -102,11 +102,8 @@ def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
     for class_key in owners - {None}:
         for ancestor in program.mro(class_key):
             paths.update(b.key for b in program.bases(ancestor) if b.kind == "external")
-    for info in program.functions.values():
-        for call in info.function.calls:
-            if call.target[-1] not in names:
-                continue
-            symbol = program.resolve(info.file.module, call.target[:1])
-            if symbol is not None and symbol.kind == "external":
-                paths.add(symbol.key)
+    for info, call in program.calls_named(names):
+        symbol = program.resolve(info.file.module, call.target[:1])
+        if symbol is not None and symbol.kind == "external":
+            paths.add(symbol.key)
     return paths
