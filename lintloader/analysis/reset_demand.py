@@ -3,21 +3,23 @@ that reach a DataLoader iterator reset, found backwards from the sinks.
 
 Each round: find every function that reaches a demanding sink; ask for the files that could call
 one of them (they mention its name and, for a method, its class's name or a subclass's name),
-the files defining bases of parsed classes, and the modules that parsed code imports a
-sink-reaching name through (re-exports). A file that reaches a sink only through an edge of
-unknown receiver type (matched by method name alone) is therefore not pulled in unless it names
-the class, or the method's name is distinctive enough (``next_epoch_itr``) to be guessed; such
-edges can never make an error-severity finding anyway.
+the files defining bases of parsed classes, the modules that parsed code imports a
+sink-reaching name through (re-exports), and those an ``__iter__`` imports a reset-like name
+from (LL104 must know whether scanned code defines it). A file that reaches a sink only
+through an edge of unknown receiver type (matched by method name alone) is therefore not pulled
+in unless it names the class, or the method's name is distinctive enough (``next_epoch_itr``)
+to be guessed; such edges can never make an error-severity finding anyway.
 """
 
 from __future__ import annotations
 
-from lintloader.analysis.reachability import EPOCH_HOOKS, is_real_sink
+from lintloader.analysis.reachability import EPOCH_HOOKS, is_iter_root, is_real_sink
 from lintloader.analysis.receiver_names import is_distinctive
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.rules.base import Demand, TokenGroup
 from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
+from lintloader.torch_api import RESET_LIKE
 
 
 def reset_demand(program: Program) -> Demand:
@@ -38,7 +40,8 @@ def reset_demand(program: Program) -> Demand:
             groups.add(method_group(name, klass.klass.name, klass.file.module))
         if is_distinctive(name):  # callers that cannot type the receiver may guess it
             groups.add((whole_word(name), package_scope(info.file.module)))
-    return Demand(frozenset(groups), frozenset(_modules_to_follow(program, reaching)))
+    modules = _modules_to_follow(program, reaching) | _reset_definers(program)
+    return Demand(frozenset(groups), frozenset(modules))
 
 
 def _holders(program: Program, class_key: str, name: str) -> set[str]:
@@ -83,6 +86,23 @@ def functions_reaching_sinks(program: Program) -> set[str]:
                 reaching.add(edge.caller)
                 frontier.append(edge.caller)
     return reaching
+
+
+def _reset_definers(program: Program) -> set[str]:
+    """Dotted paths an ``__iter__`` imports a reset-like name from that is not parsed yet
+    (``from pkg.state import reset_counters``): LL104 reports a reset-like call that no scanned
+    code defines, so whether a scanned module defines it must be known."""
+    paths: set[str] = set()
+    for info in program.functions.values():
+        if not is_iter_root(info):
+            continue
+        for call in info.function.calls:
+            if call.is_reference or not RESET_LIKE.match(call.target[-1]):
+                continue
+            symbol = program.resolve(info.file.module, call.target[:1])
+            if symbol is not None and symbol.kind == "external":
+                paths.add(".".join((symbol.key, *call.target[1:-1])))
+    return paths
 
 
 def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:

@@ -3,7 +3,8 @@
 ### What it does
 Finds an `__iter__` that calls a reset-like method (`reset`, `_reset`, `reset_*`, `*_reset`)
 that the analysis cannot resolve to any scanned function: its receiver's type is unknown and no
-scanned class defines a method of that name.
+scanned class defines a method of that name, or it is a function imported from a module that is
+not scanned. (A scanned module it is imported from is parsed to find it there.)
 
 ### Why is this bad?
 The chain cannot be proven safe: that method may shut down a DataLoader's workers (Lightning
