@@ -318,19 +318,17 @@ def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_
     from lintloader.scan.git_files import GitFiles
 
     inner = tracked_dir(tree)
-    git_files = GitFiles(str(inner))
-    answer = git_files.result()
-    assert answer is not None
-    assert answer.keeps(str(inner / "m.py")) and answer.keeps(str(inner / "n.py"))
-    assert answer.untracked_read is False
-    git_files.close()
+    with GitFiles(str(inner)) as git_files:
+        answer = git_files.result()
+        assert answer is not None
+        assert answer.keeps(str(inner / "m.py")) and answer.keeps(str(inner / "n.py"))
+        assert answer.untracked_read is False
     sub = tree / "pkg" / "sub"
-    git_files = GitFiles(str(sub))
-    answer = git_files.result()
-    assert answer is not None
-    assert answer.keeps(str(sub / "untracked.py")) and answer.untracked_read
-    assert not answer.keeps(str(sub / "also_ignored.py"))
-    git_files.close()
+    with GitFiles(str(sub)) as git_files:
+        answer = git_files.result()
+        assert answer is not None
+        assert answer.keeps(str(sub / "untracked.py")) and answer.untracked_read
+        assert not answer.keeps(str(sub / "also_ignored.py"))
 
 
 # -- a whole walk remembered (cache/walk_snapshot.py) -----------------------------------------

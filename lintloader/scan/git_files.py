@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
-from lintloader.scan.process_group import kill_group, start_grouped
+from lintloader.scan.process_group import interrupts_held, kill_group, start_grouped
 
 TIMEOUT_S = 60.0
 # A wildcard matches across '/' in a git pathspec: every .py file and notebook below the
@@ -112,32 +112,47 @@ def _paths(root: str, output: bytes) -> set[str]:
 
 
 class GitFiles:
-    """``git ls-files`` below one directory: the tracked files asked at once, the untracked
-    ones when a walk begins (see the module docstring)."""
+    """``git ls-files`` below one directory, as a context: the tracked files asked on entry,
+    the untracked ones when a walk begins (see the module docstring); both stopped on exit.
+    Each git is started and recorded with Ctrl-C held, so an interrupt cannot leave one
+    running unrecorded."""
 
     def __init__(self, directory: str) -> None:
         self._directory = directory
         self._root = os.path.abspath(directory).rstrip(os.sep) + os.sep
-        self._tracked = _Ask(TRACKED, directory)
+        self._tracked: _Ask | None = None  # started on entry
         self._untracked: _Ask | None = None  # started by start_untracked()
         self._asked = False
         self._answer: GitAnswer | None = None
+
+    def __enter__(self) -> GitFiles:
+        try:
+            with interrupts_held():
+                self._tracked = _Ask(TRACKED, self._directory)
+        except BaseException:  # a Ctrl-C let through as the block ends
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def start_untracked(self) -> _Ask:
         """Start asking for the untracked files git does not ignore (once): when a walk
         begins, so that the answer comes while it goes on."""
         if self._untracked is None:
-            self._untracked = _Ask(UNTRACKED, self._directory)
+            with interrupts_held():
+                self._untracked = _Ask(UNTRACKED, self._directory)
         return self._untracked
 
     @property
     def ready(self) -> bool:
         """Whether the answer about tracked files is in (or there will be none)."""
-        return self._tracked.ready
+        return self._tracked is None or self._tracked.ready
 
     def result(self) -> GitAnswer | None:
         """Which files git keeps, or None outside git (or if git failed); worked out once."""
-        if not self._asked:
+        if not self._asked and self._tracked is not None:
             self._asked = True
             output = self._tracked.output()
             if output is not None:
@@ -146,6 +161,6 @@ class GitFiles:
 
     def close(self) -> None:
         """Stop both asks (the second, unread when every walked file was tracked)."""
-        self._tracked.close()
-        if self._untracked is not None:
-            self._untracked.close()
+        for ask in (self._tracked, self._untracked):
+            if ask is not None:
+                ask.close()

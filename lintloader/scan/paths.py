@@ -252,16 +252,13 @@ def _walk(
         directory = os.path.dirname(named)
         yield _named(directory, [(os.path.basename(named), named)], namer, cwd)
         return
-    git = GitFiles(path)  # runs while the walk goes on (scan/git_files.py)
-    try:
+    with GitFiles(path) as git:  # runs while the walk goes on (scan/git_files.py)
         remembered = _remembered_walk(path, patterns, cwd, cache_dir, git, namer)
         if remembered is not None:
             yield remembered
             return
         git.start_untracked()
         yield from _walk_tree(path, patterns, found, cwd, cache_dir, git, namer)
-    finally:
-        git.close()
 
 
 def _remembered_walk(

@@ -9,7 +9,7 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 INTERPRETER_TIMEOUT_ENV = "LINTLOADER_INTERPRETER_TIMEOUT"
 DEFAULT_INTERPRETER_TIMEOUT = 120.0
@@ -53,6 +53,22 @@ def start_grouped(argv: Sequence[str], cwd: str | None = None) -> subprocess.Pop
         stderr=subprocess.PIPE,
         start_new_session=os.name == "posix",
     )
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[set[signal.Signals]]:
+    """SIGINT blocked (held pending) inside; yields the signal mask to restore. Starting a
+    helper and recording it (to kill it later) happen inside, so that a Ctrl-C cannot come
+    between them and leave the helper running: a thread started inside inherits the block,
+    so the signal can only come to the main thread, once it leaves."""
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold
+        yield set()
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -22,9 +22,10 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from lintloader.scan.process_group import interrupts_held
 from lintloader.select.lifeline import die_with_parent
 
 Shard = TypeVar("Shard")
@@ -45,7 +46,7 @@ def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> 
     collected = 0
     try:
         for shard in shards[1:]:
-            with _interrupts_held() as mask:  # a Ctrl-C held back arrives once it is listed
+            with interrupts_held() as mask:  # a Ctrl-C held back arrives once it is listed
                 children.append(_start(function, shard, mask))
         results = [function(shards[0])]
         for (pid, read_end), shard in zip(children, shards[1:], strict=True):
@@ -70,16 +71,6 @@ def _stop(children: Sequence[tuple[int, int]]) -> None:
             os.close(read_end)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-
-
-@contextlib.contextmanager
-def _interrupts_held() -> Iterator[set[signal.Signals]]:
-    """SIGINT blocked (held pending) inside; yields the signal mask to restore."""
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield mask
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _start(
