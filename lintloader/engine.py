@@ -27,6 +27,7 @@ from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
+from lintloader.select.demand_reads import is_demand_reads, recorded
 from lintloader.select.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
@@ -181,9 +182,10 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     result = analyze(files, problems, sources, cache, stats, options, discovery.context, rounds)
     taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
     summaries = stats.parsed + stats.cached
+    reads = recorded(result.linked) if result.linked is not None else None
     stored = Replay(
         "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
-        rounds=tuple(rounds), taken=taken,
+        rounds=tuple(rounds), taken=taken, reads=reads,
     )  # fmt: skip
     _store(stored, cache.used, run)
     return result
@@ -229,10 +231,14 @@ def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | 
         return None
     sources.save()
     stats.cached = len(summaries) - stats.parsed
-    result = conclude(files, problems, summaries, Program(summaries.values()), stats, options)
+    program = Program(summaries.values())
+    result = conclude(files, problems, summaries, program, stats, options)
+    # the rounds would read what they read for the stored run (select/revisit.py)
+    before = stored.reads if is_demand_reads(stored.reads) else None
+    reads = recorded(program, before) if before is not None else None
     again = Replay(
         "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
-        stored.shape, rounds=stored.rounds, taken=revisited.taken,
+        stored.shape, rounds=stored.rounds, taken=revisited.taken, reads=reads,
     )  # fmt: skip
     _store(again, revisited.entry_keys, run)
     return replace(result, route="relinked")

@@ -89,6 +89,12 @@ class Program:
         self._bases: dict[str, list[Symbol]] = {}
         # what rules work out from the whole program, by name (loader_sites): forgotten on extend
         self.memo: dict[str, object] = {}
+        # What the analysis read of the functions' calls, over every extension (see
+        # select/demand_reads.py): the keys of the functions whose calls it read, and the call
+        # names it looked the callers of up. Calls are read only through edges_from,
+        # calls_named and calls_of, which keep these.
+        self.read_calls: set[str] = set()
+        self.asked_names: set[str] = set()
         self.extend(summaries)
 
     def extend(self, summaries: Iterable[FileSummary]) -> None:
@@ -123,6 +129,11 @@ class Program:
             for local, binding in summary.imports.items()
             if binding.name and binding.name != local
         )
+
+    @property
+    def renames(self) -> frozenset[tuple[str, str]]:
+        """(original, local) of every import that gives a name another one (``as``)."""
+        return frozenset(self._renames)
 
     # -- name resolution ---------------------------------------------------------------------
     def resolve(self, module: str, name: Dotted, depth: int = 0) -> Symbol | None:
@@ -302,6 +313,7 @@ class Program:
     # -- call edges --------------------------------------------------------------------------
     def edges_from(self, key: str) -> list[Edge]:
         if key not in self._edges:
+            self.read_calls.add(key)
             info = self.functions[key]
             self._edges[key] = [
                 Edge(key, callee, call, confidence)
@@ -347,9 +359,16 @@ class Program:
         """Every call whose target ends in one of ``names`` (``self.loader.reset()`` ends in
         ``reset``), with the function that makes it; each function's calls in order."""
         for name in names:
+            self.asked_names.add(name)
             for key in sorted(self._calls_by_name.get(name, ()), key=self._scan_order.__getitem__):
                 info = self.functions[key]
+                self.read_calls.add(key)
                 yield from ((info, call) for call in info.function.calls if call.target[-1] == name)
+
+    def calls_of(self, key: str) -> list[CallSite]:
+        """The calls of function ``key``, for an analysis that reads them as written."""
+        self.read_calls.add(key)
+        return self.functions[key].function.calls
 
     def _candidate_callers(self, key: str) -> set[str]:
         """Functions with a call that could land in ``key``: one that names it, or for a
@@ -361,6 +380,7 @@ class Program:
             for holder in {class_key, *self.subclasses.get(class_key, ())}:
                 names.add(self.classes[holder].klass.name)
         by_name = self._callers_by_name
+        self.asked_names |= names
         return set().union(*(by_name.get(name, set()) for name in names))
 
     def callees(self, info: FunctionInfo, call: CallSite) -> Iterator[tuple[str, Confidence]]:

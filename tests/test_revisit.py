@@ -5,6 +5,7 @@ after any series of edits are those of a run without a cache."""
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import subprocess
 from dataclasses import replace
@@ -18,6 +19,7 @@ from lintloader.cache.replay import Replay
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.scan.paths import discover_paths
+from lintloader.select.demand_reads import DemandReads
 from lintloader.select.revisit import MAX_CHANGED
 
 EPOCH_REBUILD = """
@@ -170,7 +172,6 @@ def test_a_helper_added_above_a_finding_relinks_and_the_finding_moves(tmp_path: 
     [
         HELPER.format(name="_shutdown_workers_and_reset_iterator"),  # another file names it
         HELPER.format(name="helper_written_later") + "\nALIAS = helper_written_later\n",
-        "\n\ndef helper_written_later(value):\n    return len(value)\n",  # it calls
     ],
 )
 def test_a_helper_an_analysis_could_read_is_analyzed(tmp_path: Path, helper: str) -> None:
@@ -202,6 +203,65 @@ def test_a_helper_a_call_now_lands_in_is_analyzed(tmp_path: Path) -> None:
     second = check(root, cache)
     assert second.route == "analyzed" and second.findings == []
     assert shown(second) == shown(check(root, None))
+
+
+@pytest.mark.parametrize(
+    ("method", "call", "read", "route"),
+    [
+        ("__next__", "print(self)", False, "relinked"),  # no round read its calls
+        ("reset", "print(self)", True, "analyzed"),  # on the chain: the rounds read them
+        ("__next__", "self.teardown()", False, "analyzed"),  # a name a round looked up
+    ],
+)
+def test_a_call_added_relinks_only_where_no_round_read_the_calls(
+    tmp_path: Path, method: str, call: str, read: bool, route: str
+) -> None:
+    """A stored run keeps whose calls its rounds read (select/demand_reads.py): a call added
+    where none did keeps the stored selection, and the rules run on it."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    _, stored = stored_run(cache)
+    key = f"minilight.utilities.fetching:DataFetcher.{method}"
+    assert (key in stored.reads.functions) == read  # type: ignore[attr-defined]
+    where = f"def {method}(self):\n"
+    fetching.write_text(fetching.read_text().replace(where, f"{where}        {call}\n", 1))
+    second = check(root, cache)
+    assert second.route == route
+    assert shown(second) == shown(check(root, None))
+    if route == "relinked":
+        assert second.stats.parsed == 1 and second.stats.cached == first.stats.parsed - 1
+
+
+def test_a_helper_that_calls_something_relinks(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    helper = "\n\ndef helper_written_later(value):\n    return len(value)\n"
+    fetching.write_text(fetching.read_text() + helper)
+    second = check(root, cache)
+    assert second.route == "relinked"  # the rules read its call, no round does
+    assert shown(second) == shown(check(root, None))
+    third = check(root, cache)  # stored again, with what the stored run's rounds read
+    assert third.route == "replayed" and shown(third) == shown(second)
+    fetching.write_text(fetching.read_text().replace("len(value)", "sorted(value)"))
+    assert check(root, cache).route == "relinked"
+
+
+def test_stored_reads_that_are_not_what_lintloader_writes_mean_analyze(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    path, stored = stored_run(cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    original = fetching.read_text()
+    bad_reads = (None, ("x",), DemandReads(frozenset({1}), frozenset()))  # type: ignore[arg-type]
+    for n, reads in enumerate(bad_reads):
+        write_pickle(cache, path, replace(stored, reads=reads))
+        fetching.write_text(original + f"\n\ndef helper_{n}(value):\n    return len(value)\n")
+        again = check(root, cache)
+        assert again.route == "analyzed"  # what the rounds read is unknown
+        assert shown(again) == shown(check(root, None))
+        path, stored = stored_run(cache)
 
 
 def test_a_call_moved_into_a_loop_is_selected_again(tmp_path: Path) -> None:
@@ -292,6 +352,8 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
             else text
         ),
         lambda text, n: text + HELPER.format(name="reset"),  # a name other files call
+        lambda text, n: _call_added(text, n, f"print({n})"),
+        lambda text, n: _call_added(text, n, "reset()"),  # a name the rounds look up
     )
     rng = random.Random(20261203)
     routes: list[str] = []
@@ -307,6 +369,17 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
         routes.append(cached.route)
     for route in ("replayed", "relinked", "analyzed"):  # every way was taken
         assert routes.count(route) >= 5, routes
+
+
+def _call_added(text: str, n: int, call: str) -> str:
+    """``call`` as the first statement of the ``n``-th function (counted around the file)."""
+    lines = text.splitlines(keepends=True)
+    defs = [i for i, line in enumerate(lines) if re.match(r"\s*def \w+\(.*\).*:\s*$", line)]
+    if not defs:
+        return text
+    at = defs[n % len(defs)]
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())] + "    "
+    return "".join(lines[: at + 1]) + f"{indent}{call}\n" + "".join(lines[at + 1 :])
 
 
 def _blank_line_inserted(text: str, n: int) -> str:

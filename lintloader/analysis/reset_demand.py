@@ -96,7 +96,7 @@ def _reset_definers(program: Program) -> set[str]:
     for info in program.functions.values():
         if not is_iter_root(info):
             continue
-        for call in info.function.calls:
+        for call in program.calls_of(info.key):
             if call.is_reference or not RESET_LIKE.match(call.target[-1]):
                 continue
             symbol = program.resolve(info.file.module, call.target[:1])

@@ -46,6 +46,8 @@ class Replay:
     contents: tuple[object, ...] = ()  # each file's content identity, in the files' order
     rounds: tuple[object, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
+    # what its analysis read of the functions' calls (select/demand_reads.py); None: unknown
+    reads: object = None
 
 
 def replay_keys(

@@ -21,9 +21,11 @@ were, so the selection still holds. Neither does a rule compute with a line: it 
 lines of one file, or prints one in a finding whose place or chain holds it. So when no stored
 finding is in such a file or passes through it, the stored findings hold as they are; when one
 does, the stored trail's files are linked again and the rules run, without a demand round (the
-findings print the new lines). Anything else (no file or more than :data:`MAX_CHANGED` files
-changed, one answers differently, its summary differs in more than that, a stored summary is
-gone) means: analyze as usual.
+findings print the new lines). The same holds, rules run again, when all that changed are the
+calls of functions whose calls no round read, and none of them bears a name a round looked the
+callers of up (``select/demand_reads.py``). Anything else (no file or more than
+:data:`MAX_CHANGED` files changed, one answers differently, its summary differs in more than
+that, a stored summary is gone) means: analyze as usual.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.replay import Replay
 from lintloader.cache.summaries import SummaryCache
@@ -42,14 +44,16 @@ from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding
+    from lintloader.select.demand_reads import DemandReads
     from lintloader.summary.model import FileSummary
 
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
 MAX_CHANGED = 32
 PYTHON_SUFFIXES = (".py", ".pyi")
-# How a taken file's summary changed (see _change): the stored findings hold, or only its lines
-# moved (the stored selection holds, the rules run again).
-SAME, MOVED = "same", "moved"
+# How a taken file's summary changed (see _change): the stored findings hold; only its lines
+# moved (the stored selection holds; the stored findings too unless one passes through it);
+# only calls no demand round read changed (the stored selection holds, the rules run again).
+SAME, MOVED, RELINK = "same", "moved", "relink"
 
 Summarize = Callable[[SourceFile], "FileSummary"]
 
@@ -87,7 +91,9 @@ def revisit(
     taken_by = {path: number for number, round_ in enumerate(rounds) for path in round_.taken}
     digests = dict(stored.taken)
     keys = {entry[0] for entry in stored.entries}
+    context = _Context(taken_by, sources, _reads(stored))
     moved: dict[str, FileSummary] = {}
+    relink = False
     for file in changed:
         number = first_taking_round(rounds, queries, sources, file)
         if number != taken_by.get(file.path):
@@ -99,15 +105,17 @@ def revisit(
         if before is None:
             return None
         after = summarize(file)
-        change = _change(replace(before, path=file.path), after, file, taken_by, sources)
+        change = _change(replace(before, path=file.path), after, file, context)
         if change is None:
             return None
-        if change is MOVED:
+        if change is not SAME:
             moved[file.path] = after
+            relink = relink or change is RELINK
         digests[file.path] = sources.digest(file.path)
         keys.discard(old_key)
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
-    if moved and not _quoting(stored.findings, {f.display for f in changed if f.path in moved}):
+    shown = {f.display for f in changed if f.path in moved}
+    if moved and not relink and not _quoting(stored.findings, shown):
         moved = {}  # no finding shows a line of a moved file: the stored ones hold as they are
     return Revisited(tuple(digests.items()), frozenset(keys), moved)
 
@@ -122,22 +130,48 @@ def _quoting(findings: Iterable[Finding], displays: set[str]) -> bool:
     )
 
 
+class _Context(NamedTuple):
+    """What comparing a changed file's summaries needs besides them."""
+
+    taken: Iterable[str]  # every file the stored run took
+    sources: SourceSet
+    reads: DemandReads | None  # what the stored run's analysis read of calls; None: unknown
+
+
+def _reads(stored: Replay) -> DemandReads | None:
+    from lintloader.select.demand_reads import is_demand_reads
+
+    return stored.reads if is_demand_reads(stored.reads) else None  # type: ignore[return-value]
+
+
 def _change(
-    before: FileSummary,
-    after: FileSummary,
-    file: SourceFile,
-    taken: Iterable[str],
-    sources: SourceSet,
+    before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
 ) -> str | None:
-    """How ``file``'s summary changed: :data:`SAME` for what no analysis reads (nothing, or
-    inert functions, see ``summary/inert.py``), :data:`MOVED` for lines moved too, None for
-    more."""
+    """How ``file``'s summary changed: :data:`SAME` for nothing an analysis reads (nothing,
+    or inert functions, see ``summary/inert.py``), :data:`MOVED` for lines moved too,
+    :data:`RELINK` for calls no demand round read (``select/demand_reads.py``), which only
+    the rules must see; None for more."""
     if before == after:
         return SAME
+    change = _compared(before, after, file, context)
+    if change is not None or context.reads is None:
+        return change
+    from lintloader.select.demand_reads import unread_view
+
+    old, new = unread_view(before, context.reads), unread_view(after, context.reads)
+    if old is None or new is None:
+        return None
+    return RELINK if _compared(old, new, file, context) is not None else None
+
+
+def _compared(
+    before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
+) -> str | None:
+    """:data:`SAME` or :data:`MOVED` once the inert functions are set aside; None for more."""
     from lintloader.summary.inert import edited_inert, without
 
     edited = edited_inert(before, after)
-    if edited is None or not _unnamed(edited, after, file, taken, sources):
+    if edited is None or not _unnamed(edited, after, file, context):
         return None
     before, after = without(before, edited), without(after, edited)
     if before == after:
@@ -146,11 +180,7 @@ def _change(
 
 
 def _unnamed(
-    names: frozenset[str],
-    after: FileSummary,
-    file: SourceFile,
-    taken: Iterable[str],
-    sources: SourceSet,
+    names: frozenset[str], after: FileSummary, file: SourceFile, context: _Context
 ) -> bool:
     """Whether no taken file names the inert functions ``names`` of ``file`` (see
     ``summary/inert.py``), and ``file`` itself only where it defines them."""
@@ -158,7 +188,8 @@ def _unnamed(
 
     if not names:
         return True
-    paths = [file.path, *(path for path in taken if path != file.path)]
+    sources = context.sources
+    paths = [file.path, *(path for path in context.taken if path != file.path)]
     if not all(path.endswith(PYTHON_SUFFIXES) for path in paths):
         return False  # a notebook's bytes are JSON: its code is not searched as it is
     counts = mentions(names, sources[file.path])

@@ -1,0 +1,78 @@
+"""What a run's analysis read of each function's calls, and the view of a summary without what
+it did not read.
+
+The demand hooks read a function's calls only through the program (``Program.edges_from``,
+``calls_named``, ``calls_of``), which records whose calls it read and which call names it
+looked the callers of up (``Program.read_calls``, ``asked_names``). A stored run keeps both
+(:class:`DemandReads`). A function whose calls no round read, and none of whose calls, before
+or after an edit, bears a name a round looked up (or a name an import gives it), is never
+linked by the demand: each round does what it did, whatever those calls are. So an edit that
+changes only such calls (``print(x)`` added to a helper of a file on a chain) keeps the stored
+selection; the rules run again, since they read every call (``select/revisit.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from lintloader.program import Program
+    from lintloader.summary.model import CallSite, FileSummary
+
+
+class DemandReads(NamedTuple):
+    """Whose calls the analysis of a run read, and the call names it looked the callers of
+    up, with every local name an import gives one of them (``from m import f as g``: callers
+    of ``f`` include those of ``g``)."""
+
+    functions: frozenset[str]
+    names: frozenset[str]
+
+
+def recorded(program: Program, before: DemandReads | None = None) -> DemandReads:
+    """What ``program``'s analysis read, with what ``before`` (the stored run the program
+    was linked again for) had read."""
+    names = set(program.asked_names)
+    renames = program.renames
+    grown = True
+    while grown:  # the closure Program._callers_by_name follows
+        extra = {local for original, local in renames if original in names} - names
+        names |= extra
+        grown = bool(extra)
+    functions = set(program.read_calls)
+    if before is not None:
+        functions |= before.functions
+        names |= before.names
+    return DemandReads(frozenset(functions), frozenset(names))
+
+
+def is_demand_reads(value: object) -> bool:
+    """Whether a value read back from the cache is a :class:`DemandReads` of strings."""
+    return (
+        isinstance(value, DemandReads)
+        and all(isinstance(part, frozenset) for part in value)
+        and all(isinstance(item, str) for part in value for item in part)
+    )
+
+
+def unread_view(summary: FileSummary, reads: DemandReads) -> FileSummary | None:
+    """``summary`` with the calls of every function whose calls ``reads`` says were not read
+    left out; None when such a function makes a call the analysis could link (one bearing a
+    name it looked up)."""
+    from lintloader.program import symbol_key
+
+    functions = dict(summary.functions)
+    for qualname, function in summary.functions.items():
+        if symbol_key(summary.module, qualname) in reads.functions:
+            continue
+        if _named(function.calls, reads.names):
+            return None
+        if function.calls:
+            functions[qualname] = dataclasses.replace(function, calls=[])
+    return dataclasses.replace(summary, functions=functions)
+
+
+def _named(calls: Iterable[CallSite], names: frozenset[str]) -> bool:
+    return any(call.target[-1] in names for call in calls)
