@@ -136,11 +136,15 @@ def measure_flake8(tool: Path, site: Path, work: Path, repeats: int) -> dict[str
     }
 
 
+# the reset of the Lightning file the chain cases edit (in CombinedLoader.reset)
+CHAIN_CALL = b"_shutdown_workers_and_reset_iterator(iterable)"
+
+
 def measure_precommit(
     tool: Path, site: Path, work: Path, repeats: int, base: Path | None = None
 ) -> dict[str, object]:
     """What the pre-commit hook runs after a commit touching one file of a 5,000-file project:
-    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for five
+    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for six
     kinds of commit, each paired with ``ruff check --no-cache FILE``:
 
     * ``outside``: a file no rule asks about (most files of a project);
@@ -151,7 +155,10 @@ def measure_precommit(
     * ``taken_code``: a helper added at the end of that file (its summary says more, but
       about a function no analysis reads and no file names: see ``summary/inert.py``);
     * ``taken_calls``: a function that calls something added at the end of that file (the
-      run is selected, linked and analyzed again).
+      rules read its call, no selection round does: the stored selection is linked again and
+      the rules run, see ``select/demand_reads.py``);
+    * ``taken_chain``: a call added next to the reset in a method on the chain (the rounds
+      read that method's calls: the run is selected, linked and analyzed again).
 
     With ``base`` (another revision's lintloader), each run is also paired with that
     revision's on the same edit, alternating which goes first, with a cache of its own: the
@@ -173,6 +180,7 @@ def measure_precommit(
         "taken_shift": (taken, lambda data, n: b"# commit\n" * (n + 1) + data),
         "taken_code": (taken, lambda data, n: data + added.format(n).encode()),
         "taken_calls": (taken, lambda data, n: data + calling.format(n).encode()),
+        "taken_chain": (taken, lambda data, n: _call_before(data, CHAIN_CALL, f"print({n})")),
     }
     results: dict[str, object] = {"project_files": len(py_files(project))}
     for case, (changed, edit) in edits.items():
@@ -197,6 +205,14 @@ def measure_precommit(
             rewrite(changed, original)
         results[case] = _precommit_case(relative, runs)
     return results
+
+
+def _call_before(data: bytes, marker: bytes, call: str) -> bytes:
+    """``call`` on a line of its own just before the line holding ``marker``, indented alike."""
+    at = data.index(marker)
+    start = data.rindex(b"\n", 0, at) + 1
+    indent = data[start:at]
+    return data[:start] + indent + call.encode() + b"\n" + data[start:]
 
 
 def _hook(tool: Path, cache: Path, relative: str) -> list[str]:
