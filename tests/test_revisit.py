@@ -208,16 +208,18 @@ def test_a_helper_a_call_now_lands_in_is_analyzed(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("method", "call", "read", "route"),
     [
-        ("__next__", "print(self)", False, "relinked"),  # no round read its calls
+        # no round and no rule read its calls; the lines below move, and a finding passes
+        # through the file: the stored selection is linked again and the rules run
+        ("__next__", "print(self)", False, "relinked"),
         ("reset", "print(self)", True, "analyzed"),  # on the chain: the rounds read them
         ("__next__", "self.teardown()", False, "analyzed"),  # a name a round looked up
     ],
 )
-def test_a_call_added_relinks_only_where_no_round_read_the_calls(
+def test_a_call_added_keeps_the_selection_only_where_no_one_read_the_calls(
     tmp_path: Path, method: str, call: str, read: bool, route: str
 ) -> None:
-    """A stored run keeps whose calls its rounds read (select/demand_reads.py): a call added
-    where none did keeps the stored selection, and the rules run on it."""
+    """A stored run keeps whose calls its analysis read (select/demand_reads.py): a call added
+    where it did not keeps the stored selection."""
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
@@ -233,19 +235,22 @@ def test_a_call_added_relinks_only_where_no_round_read_the_calls(
         assert second.stats.parsed == 1 and second.stats.cached == first.stats.parsed - 1
 
 
-def test_a_helper_that_calls_something_relinks(tmp_path: Path) -> None:
+def test_a_helper_that_calls_what_nothing_looks_up_is_replayed(tmp_path: Path) -> None:
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
-    check(root, cache)
+    first = check(root, cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     helper = "\n\ndef helper_written_later(value):\n    return len(value)\n"
     fetching.write_text(fetching.read_text() + helper)
     second = check(root, cache)
-    assert second.route == "relinked"  # the rules read its call, no round does
-    assert shown(second) == shown(check(root, None))
-    third = check(root, cache)  # stored again, with what the stored run's rounds read
-    assert third.route == "replayed" and shown(third) == shown(second)
+    assert second.route == "replayed" and second.stats.parsed == 1
+    assert shown(second) == shown(first) == shown(check(root, None))
     fetching.write_text(fetching.read_text().replace("len(value)", "sorted(value)"))
-    assert check(root, cache).route == "relinked"
+    third = check(root, cache)  # stored again, with what the first run's analysis read
+    assert third.route == "replayed" and shown(third) == shown(first)
+    # above a finding: the lines move, so the rules run on the stored selection
+    fetching.write_text(helper.lstrip("\n") + "\n\n" + fetching.read_text())
+    fourth = check(root, cache)
+    assert fourth.route == "relinked" and shown(fourth) == shown(check(root, None))
 
 
 def test_stored_reads_that_are_not_what_lintloader_writes_mean_analyze(tmp_path: Path) -> None:

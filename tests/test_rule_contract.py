@@ -7,11 +7,14 @@ every fixture tree through the CLI, so that a new rule with its fixtures is chec
   file the finding is in or its chain passes through, so a finding that does not pass through
   a file shows none of its lines;
 * a function that calls nothing, resets nothing, loops over nothing and is named nowhere else
-  (``summary/inert.py``) changes no finding, whatever its name.
+  (``summary/inert.py``) changes no finding, whatever its name;
+* nothing in ``analysis/`` or ``rules/`` reads a function's calls but through the program's
+  recording accessors (``select/demand_reads.py``).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, REPO, run_cli
 
 TREES = ("check", "rules")
 QUOTED_PLACE = re.compile(r"([\w./\\-]+\.pyi?):(\d+)")
@@ -124,3 +127,22 @@ def _shifted(finding: dict[str, Any], root: Path, shifts: dict[str, int]) -> str
     message = QUOTED_PLACE.sub(lambda m: f"{m[1]}:{int(m[2]) + by(m[1])}", finding["message"])
     moved["message"] = QUOTED_LINE.sub(lambda m: f"(line {int(m[1]) + own})", message)
     return _relative(moved, root)
+
+
+# Reads call sites for the end positions of findings already made (analysis/ranges.py): a call
+# added where no finding starts changes no end a finding takes.
+CALLS_READ_FOR_POSITIONS = {"ranges.py"}
+
+
+def test_calls_are_read_only_through_the_program() -> None:
+    """``function.calls`` read directly would escape Program.read_calls, and a commit that
+    changed those calls would replay findings that depended on them."""
+    read = []
+    for folder in ("analysis", "rules"):
+        for path in sorted((REPO / "lintloader" / folder).glob("*.py")):
+            if path.name in CALLS_READ_FOR_POSITIONS:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr == "calls":
+                    read.append(f"{folder}/{path.name}:{node.lineno}")
+    assert read == [], "use Program.calls_of or edges_from: " + ", ".join(read)

@@ -169,10 +169,10 @@ def _loop_value_reaches(
     for edge in chain:
         caller = program.functions[edge.caller]
         callee = program.functions[edge.callee]
-        tainted = _passed(edge.call, caller, callee, _derived(caller, tainted))
+        tainted = _passed(edge.call, caller, callee, _derived(program, caller, tainted))
         if not tainted:
             return False
-    tainted = _derived(target.info, tainted)
+    tainted = _derived(program, target.info, tainted)
     return any(_hit(name, tainted, target.info) for name in target.call.names)
 
 
@@ -193,18 +193,18 @@ def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
     return any(_hit(name, tainted, info) for name in _IDENTIFIER.findall(arguments))
 
 
-def _derived(info: FunctionInfo, tainted: set[str]) -> set[str]:
+def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str]:
     """``tainted`` plus the locals assigned from a call that reads one of them
     (``ds = FileDataset(files)``), to a fixed point."""
-    function = info.function
+    calls = program.calls_of(info.key)
     derived = set(tainted)
     for _ in range(3):
         callees = {
             call.target
-            for call in function.calls
+            for call in calls
             if not call.is_reference and _reads(call.site.text, derived, info)
         }
-        fresh = {n for n, t in function.local_types.items() if t in callees} - derived
+        fresh = {n for n, t in info.function.local_types.items() if t in callees} - derived
         if not fresh:
             break
         derived |= fresh

@@ -41,7 +41,7 @@ from lintloader.torch_api import RESET_LIKE
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     for root in ctx.reachability.iter_roots():
-        for call in root.function.calls:
+        for call in program.calls_of(root.key):
             if call.is_reference or not RESET_LIKE.match(call.target[-1]):
                 continue
             if call.target[-1] in program.methods_by_name or any(program.callees(root, call)):

@@ -1,14 +1,15 @@
 """What a run's analysis read of each function's calls, and the view of a summary without what
 it did not read.
 
-The demand hooks read a function's calls only through the program (``Program.edges_from``,
-``calls_named``, ``calls_of``), which records whose calls it read and which call names it
-looked the callers of up (``Program.read_calls``, ``asked_names``). A stored run keeps both
-(:class:`DemandReads`). A function whose calls no round read, and none of whose calls, before
-or after an edit, bears a name a round looked up (or a name an import gives it), is never
-linked by the demand: each round does what it did, whatever those calls are. So an edit that
-changes only such calls (``print(x)`` added to a helper of a file on a chain) keeps the stored
-selection; the rules run again, since they read every call (``select/revisit.py``).
+The demand hooks and the rules read a function's calls only through the program
+(``Program.edges_from``, ``calls_named``, ``calls_of``; ``tests/test_rule_contract.py`` checks
+that nothing in ``analysis/`` or ``rules/`` reads them otherwise), which records whose calls
+were read and which call names the callers of were looked up (``Program.read_calls``,
+``asked_names``). A stored run keeps both (:class:`DemandReads`). A function whose calls the
+analysis did not read, and none of whose calls, before or after an edit, bears a name it looked
+up (or a name an import gives one), is never linked: each round and each rule does what it
+did, whatever those calls are. So an edit that changes only such calls (``print(x)`` added to
+a helper of a file on a chain) keeps the stored selection and findings (``select/revisit.py``).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
 
 
 class DemandReads(NamedTuple):
-    """Whose calls the analysis of a run read, and the call names it looked the callers of
-    up, with every local name an import gives one of them (``from m import f as g``: callers
-    of ``f`` include those of ``g``)."""
+    """Whose calls the analysis of a run (its rounds and its rules) read, and the call names
+    it looked the callers of up, with every local name an import gives one of them (``from
+    m import f as g``: callers of ``f`` include those of ``g``)."""
 
     functions: frozenset[str]
     names: frozenset[str]

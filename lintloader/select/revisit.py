@@ -21,11 +21,11 @@ were, so the selection still holds. Neither does a rule compute with a line: it 
 lines of one file, or prints one in a finding whose place or chain holds it. So when no stored
 finding is in such a file or passes through it, the stored findings hold as they are; when one
 does, the stored trail's files are linked again and the rules run, without a demand round (the
-findings print the new lines). The same holds, rules run again, when all that changed are the
-calls of functions whose calls no round read, and none of them bears a name a round looked the
-callers of up (``select/demand_reads.py``). Anything else (no file or more than
-:data:`MAX_CHANGED` files changed, one answers differently, its summary differs in more than
-that, a stored summary is gone) means: analyze as usual.
+findings print the new lines). The calls of functions whose calls the stored run's analysis
+(its rounds and its rules) never read, none of them bearing a name it looked the callers of
+up, are set aside like inert functions (``select/demand_reads.py``). Anything else (no file
+or more than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs
+in more than that, a stored summary is gone) means: analyze as usual.
 """
 
 from __future__ import annotations
@@ -51,9 +51,8 @@ if TYPE_CHECKING:
 MAX_CHANGED = 32
 PYTHON_SUFFIXES = (".py", ".pyi")
 # How a taken file's summary changed (see _change): the stored findings hold; only its lines
-# moved (the stored selection holds; the stored findings too unless one passes through it);
-# only calls no demand round read changed (the stored selection holds, the rules run again).
-SAME, MOVED, RELINK = "same", "moved", "relink"
+# moved (the stored selection holds; the stored findings too unless one passes through it).
+SAME, MOVED = "same", "moved"
 
 Summarize = Callable[[SourceFile], "FileSummary"]
 
@@ -93,7 +92,6 @@ def revisit(
     keys = {entry[0] for entry in stored.entries}
     context = _Context(taken_by, sources, _reads(stored))
     moved: dict[str, FileSummary] = {}
-    relink = False
     for file in changed:
         number = first_taking_round(rounds, queries, sources, file)
         if number != taken_by.get(file.path):
@@ -108,14 +106,13 @@ def revisit(
         change = _change(replace(before, path=file.path), after, file, context)
         if change is None:
             return None
-        if change is not SAME:
+        if change is MOVED:
             moved[file.path] = after
-            relink = relink or change is RELINK
         digests[file.path] = sources.digest(file.path)
         keys.discard(old_key)
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
     shown = {f.display for f in changed if f.path in moved}
-    if moved and not relink and not _quoting(stored.findings, shown):
+    if moved and not _quoting(stored.findings, shown):
         moved = {}  # no finding shows a line of a moved file: the stored ones hold as they are
     return Revisited(tuple(digests.items()), frozenset(keys), moved)
 
@@ -135,7 +132,7 @@ class _Context(NamedTuple):
 
     taken: Iterable[str]  # every file the stored run took
     sources: SourceSet
-    reads: DemandReads | None  # what the stored run's analysis read of calls; None: unknown
+    reads: DemandReads | None  # whose calls the stored run's analysis read; None: unknown
 
 
 def _reads(stored: Replay) -> DemandReads | None:
@@ -148,9 +145,9 @@ def _change(
     before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
 ) -> str | None:
     """How ``file``'s summary changed: :data:`SAME` for nothing an analysis reads (nothing,
-    or inert functions, see ``summary/inert.py``), :data:`MOVED` for lines moved too,
-    :data:`RELINK` for calls no demand round read (``select/demand_reads.py``), which only
-    the rules must see; None for more."""
+    inert functions, see ``summary/inert.py``, or calls the stored run's analysis did not
+    read, see ``select/demand_reads.py``), :data:`MOVED` for lines moved too; None for
+    more."""
     if before == after:
         return SAME
     change = _compared(before, after, file, context)
@@ -161,7 +158,7 @@ def _change(
     old, new = unread_view(before, context.reads), unread_view(after, context.reads)
     if old is None or new is None:
         return None
-    return RELINK if _compared(old, new, file, context) is not None else None
+    return _compared(old, new, file, context)
 
 
 def _compared(
