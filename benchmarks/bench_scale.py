@@ -154,9 +154,9 @@ def measure_precommit(
       hold; one that did would have the selection linked again and the rules run);
     * ``taken_code``: a helper added at the end of that file (its summary says more, but
       about a function no analysis reads and no file names: see ``summary/inert.py``);
-    * ``taken_calls``: a function that calls something added at the end of that file (the
-      rules read its call, no selection round does: the stored selection is linked again and
-      the rules run, see ``select/demand_reads.py``);
+    * ``taken_calls``: a function that calls something added at the end of that file (no
+      round and no rule reads its calls: the stored findings hold, see
+      ``select/demand_reads.py``);
     * ``taken_chain``: a call added next to the reset in a method on the chain (the rounds
       read that method's calls: the run is selected, linked and analyzed again).
 
