@@ -7,6 +7,7 @@ seeds, and prints what it ran and how long it took::
     .venv/bin/python benchmarks/fuzz.py                     # 2000 examples per property
     .venv/bin/python benchmarks/fuzz.py --examples 10000 --seed 7
     .venv/bin/python benchmarks/fuzz.py --interrupt-seeds 20   # also 20 interrupt runs
+    .venv/bin/python benchmarks/fuzz.py --revisit-seeds 10     # also 10 series of edits
 
 A failure prints hypothesis's minimal failing example (the program bytes) and exits non-zero.
 """
@@ -39,6 +40,12 @@ def main() -> int:
         default=0,
         help="also run the interrupt test with this many different seeds",
     )
+    parser.add_argument(
+        "--revisit-seeds",
+        type=int,
+        default=0,
+        help="also run this many series of 60 random edits replayed from the cache",
+    )
     args = parser.parse_args()
 
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
@@ -54,6 +61,12 @@ def main() -> int:
             {"LINTLOADER_INTERRUPT_SEED": str(1000 + offset)},
         )
         print(f"interrupt seed {1000 + offset}: exit {code} in {took:.0f} s")
+        failed = failed or code != 0
+    series = ["tests/test_revisit.py", "-k", "any_series_of_edits"]
+    for offset in range(args.revisit_seeds):
+        env = {"LINTLOADER_REVISIT_SEED": str(2000 + offset), "LINTLOADER_REVISIT_STEPS": "60"}
+        code, took = run([*pytest, *series], env)
+        print(f"revisit seed {2000 + offset}: exit {code} in {took:.0f} s")
         failed = failed or code != 0
     return 1 if failed else 0
 

@@ -4,6 +4,7 @@ after any series of edits are those of a run without a cache."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
@@ -31,6 +32,7 @@ def train_{n}(dataset):
             pass
 """
 FILLERS = 6
+SERIES_SEED = 20261203
 HELPER = "\n\ndef {name}(value):\n    return value\n"  # calls nothing: no analysis reads it
 
 
@@ -360,20 +362,22 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
         lambda text, n: _call_added(text, n, f"print({n})"),
         lambda text, n: _call_added(text, n, "reset()"),  # a name the rounds look up
     )
-    rng = random.Random(20261203)
+    seed = int(os.environ.get("LINTLOADER_REVISIT_SEED", SERIES_SEED))
+    rng = random.Random(seed)
     routes: list[str] = []
     check(root, cache)
-    for step in range(40):
+    for step in range(int(os.environ.get("LINTLOADER_REVISIT_STEPS", 40))):
         for path in rng.sample(files, rng.choice((1, 1, 1, 2))):
             if rng.random() < 0.2:
                 path.write_text(originals[path])
             else:
                 path.write_text(rng.choice(edits)(path.read_text(), step))
         cached = check(root, cache)
-        assert shown(cached) == shown(check(root, None)), f"step {step}"
+        assert shown(cached) == shown(check(root, None)), f"seed {seed}, step {step}"
         routes.append(cached.route)
-    for route in ("replayed", "relinked", "analyzed"):  # every way was taken
-        assert routes.count(route) >= 5, routes
+    if seed == SERIES_SEED:  # CI's series takes every way (a longer run: benchmarks/fuzz.py)
+        for route in ("replayed", "relinked", "analyzed"):
+            assert routes.count(route) >= 5, routes
 
 
 def _call_added(text: str, n: int, call: str) -> str:
