@@ -27,7 +27,7 @@ from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.demand_reads import is_demand_reads, recorded
+from lintloader.select.demand_reads import recorded
 from lintloader.select.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
@@ -234,8 +234,8 @@ def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | 
     program = Program(summaries.values())
     result = conclude(files, problems, summaries, program, stats, options)
     # the rounds would read what they read for the stored run (select/revisit.py)
-    before = stored.reads if is_demand_reads(stored.reads) else None
-    reads = recorded(program, before) if before is not None else None
+    before = revisited.reads
+    reads = None if before is None else recorded(program, before)
     again = Replay(
         "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
         stored.shape, rounds=stored.rounds, taken=revisited.taken, reads=reads,

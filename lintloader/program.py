@@ -130,11 +130,6 @@ class Program:
             if binding.name and binding.name != local
         )
 
-    @property
-    def renames(self) -> frozenset[tuple[str, str]]:
-        """(original, local) of every import that gives a name another one (``as``)."""
-        return frozenset(self._renames)
-
     # -- name resolution ---------------------------------------------------------------------
     def resolve(self, module: str, name: Dotted, depth: int = 0) -> Symbol | None:
         """Resolve a dotted name as written in ``module`` (at module scope). Answers from the
@@ -354,6 +349,18 @@ class Program:
                     index.setdefault(original, set()).update(extra)
                     changed = True
         return index
+
+    def looked_up_names(self) -> set[str]:
+        """The call names whose callers the analysis looked up (:attr:`asked_names`), with
+        every local name an import gives one of them, to any depth: the names whose calls
+        :attr:`_callers_by_name` answered them with."""
+        names = set(self.asked_names)
+        grown = True
+        while grown:
+            extra = {local for original, local in self._renames if original in names} - names
+            names |= extra
+            grown = bool(extra)
+        return names
 
     def calls_named(self, names: Iterable[str]) -> Iterator[tuple[FunctionInfo, CallSite]]:
         """Every call whose target ends in one of ``names`` (``self.loader.reset()`` ends in

@@ -35,13 +35,7 @@ class DemandReads(NamedTuple):
 def recorded(program: Program, before: DemandReads | None = None) -> DemandReads:
     """What ``program``'s analysis read, with what ``before`` (the stored run the program
     was linked again for) had read."""
-    names = set(program.asked_names)
-    renames = program.renames
-    grown = True
-    while grown:  # the closure Program._callers_by_name follows
-        extra = {local for original, local in renames if original in names} - names
-        names |= extra
-        grown = bool(extra)
+    names = program.looked_up_names()
     functions = set(program.read_calls)
     if before is not None:
         functions |= before.functions
@@ -49,13 +43,15 @@ def recorded(program: Program, before: DemandReads | None = None) -> DemandReads
     return DemandReads(frozenset(functions), frozenset(names))
 
 
-def is_demand_reads(value: object) -> bool:
-    """Whether a value read back from the cache is a :class:`DemandReads` of strings."""
-    return (
+def stored_reads(value: object) -> DemandReads | None:
+    """``value``, read back from the cache, if it is a :class:`DemandReads` of strings; else
+    None (what was read is unknown)."""
+    valid = (
         isinstance(value, DemandReads)
         and all(isinstance(part, frozenset) for part in value)
         and all(isinstance(item, str) for part in value for item in part)
     )
+    return value if valid else None  # type: ignore[return-value]
 
 
 def unread_view(summary: FileSummary, reads: DemandReads) -> FileSummary | None:

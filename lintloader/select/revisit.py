@@ -39,12 +39,12 @@ from lintloader.cache.replay import Replay
 from lintloader.cache.summaries import SummaryCache
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
+from lintloader.select.demand_reads import DemandReads, stored_reads, unread_view
 from lintloader.select.trail import Round, first_taking_round, is_trail
 from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding
-    from lintloader.select.demand_reads import DemandReads
     from lintloader.summary.model import FileSummary
 
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
@@ -66,6 +66,7 @@ class Revisited:
     # taken files whose summary moved (path -> new summary): the selection holds, but the
     # rules must run again; empty when the stored findings hold as they are
     moved: dict[str, FileSummary] = field(default_factory=dict)
+    reads: DemandReads | None = None  # what the stored run's analysis read; None: unknown
 
 
 def revisit(
@@ -90,7 +91,7 @@ def revisit(
     taken_by = {path: number for number, round_ in enumerate(rounds) for path in round_.taken}
     digests = dict(stored.taken)
     keys = {entry[0] for entry in stored.entries}
-    context = _Context(taken_by, sources, _reads(stored))
+    context = _Context(taken_by, sources, stored_reads(stored.reads))
     moved: dict[str, FileSummary] = {}
     for file in changed:
         number = first_taking_round(rounds, queries, sources, file)
@@ -114,7 +115,7 @@ def revisit(
     shown = {f.display for f in changed if f.path in moved}
     if moved and not _quoting(stored.findings, shown):
         moved = {}  # no finding shows a line of a moved file: the stored ones hold as they are
-    return Revisited(tuple(digests.items()), frozenset(keys), moved)
+    return Revisited(tuple(digests.items()), frozenset(keys), moved, context.reads)
 
 
 def _quoting(findings: Iterable[Finding], displays: set[str]) -> bool:
@@ -135,12 +136,6 @@ class _Context(NamedTuple):
     reads: DemandReads | None  # whose calls the stored run's analysis read; None: unknown
 
 
-def _reads(stored: Replay) -> DemandReads | None:
-    from lintloader.select.demand_reads import is_demand_reads
-
-    return stored.reads if is_demand_reads(stored.reads) else None  # type: ignore[return-value]
-
-
 def _change(
     before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
 ) -> str | None:
@@ -153,8 +148,6 @@ def _change(
     change = _compared(before, after, file, context)
     if change is not None or context.reads is None:
         return change
-    from lintloader.select.demand_reads import unread_view
-
     old, new = unread_view(before, context.reads), unread_view(after, context.reads)
     if old is None or new is None:
         return None
