@@ -28,17 +28,22 @@ def run_grouped(
     argv: Sequence[str], timeout: float, cwd: str | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """``subprocess.run(argv, capture_output=True, timeout=timeout)`` in a new session;
-    ``subprocess.TimeoutExpired`` after the whole group was killed."""
-    process = start_grouped(argv, cwd)
+    ``subprocess.TimeoutExpired`` after the whole group was killed. The helper is started
+    with Ctrl-C held (:func:`interrupts_held`), inside the block that kills it."""
+    process: subprocess.Popen[bytes] | None = None
     try:
+        with interrupts_held():
+            process = start_grouped(argv, cwd)
         stdout, stderr = process.communicate(timeout=timeout)
     except BaseException:
-        kill_group(process)
-        with contextlib.suppress(OSError, ValueError):
-            process.communicate()  # reap it
+        if process is not None:
+            kill_group(process)
+            with contextlib.suppress(OSError, ValueError):
+                process.communicate()  # reap it
         raise
     finally:
-        kill_group(process)  # whatever the child left behind in its group goes with it
+        if process is not None:
+            kill_group(process)  # whatever the child left behind in its group goes with it
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
