@@ -4,8 +4,8 @@ A warm ``check`` after a commit replays, relinks or analyzes again (``select/rev
 shortcut must print exactly what a run without cache prints. ``tests/test_revisit.py`` checks
 that on the fixtures; this script does it on a project of your choice, editing the files the
 analysis takes (those on a chain, where the shortcuts are decided) the way commits do: a
-comment, a line at the top, a helper, a call at the start of a function, a call named like a
-reset. Every file is restored at the end::
+comment, a line at the top, a helper, a call at the start of a function (one that links
+nowhere, one named like a reset, a method call). Every file is restored at the end::
 
     .venv/bin/python benchmarks/revisit_fuzz.py /tmp/lintloader-scale/project-5k --edits 30
 
@@ -71,6 +71,9 @@ EDITS: dict[str, Callable[[bytes, random.Random], bytes]] = {
     "calling helper": appended(b"\n\ndef calls_%d(x):\n    return len(x)\n"),
     "print": in_a_function("print(0)"),
     "reset call": in_a_function("reset()"),
+    "reset-like call": in_a_function("reset_state()"),
+    "method call": in_a_function("self.teardown()"),
+    "logging call": in_a_function("log.info(0)"),
 }
 
 

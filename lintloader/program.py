@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from functools import cached_property
 from typing import NamedTuple
 
+from lintloader.analysis.call_kinds import EVERY_CALL, CallKind
 from lintloader.analysis.receiver_names import agreement, is_distinctive, words
 from lintloader.findings import Confidence
 from lintloader.summary.model import (
@@ -90,11 +91,13 @@ class Program:
         # what rules work out from the whole program, by name (loader_sites): forgotten on extend
         self.memo: dict[str, object] = {}
         # What the analysis read of the functions' calls, over every extension (see
-        # select/demand_reads.py): the keys of the functions whose calls it read, and the call
-        # names it looked the callers of up. Calls are read only through edges_from,
-        # calls_named and calls_of, which keep these.
+        # select/demand_reads.py): the keys of the functions whose calls it read, the call
+        # names it looked the callers of up, and which kinds of whose calls it read as written
+        # (analysis/call_kinds.py). Calls are read only through edges_from, calls_named and
+        # calls_of, which keep these.
         self.read_calls: set[str] = set()
         self.asked_names: set[str] = set()
+        self.read_kinds: set[tuple[str, str]] = set()  # (function key, kind name)
         self.extend(summaries)
 
     def extend(self, summaries: Iterable[FileSummary]) -> None:
@@ -372,10 +375,24 @@ class Program:
                 self.read_calls.add(key)
                 yield from ((info, call) for call in info.function.calls if call.target[-1] == name)
 
-    def calls_of(self, key: str) -> list[CallSite]:
-        """The calls of function ``key``, for an analysis that reads them as written."""
+    def calls_of(self, key: str, kind: CallKind = EVERY_CALL) -> list[CallSite]:
+        """The calls of function ``key`` of one ``kind``, for an analysis that reads them as
+        written (where they land: :meth:`edges_from`)."""
         self.read_calls.add(key)
-        return self.functions[key].function.calls
+        self.read_kinds.add((key, kind.name))
+        function = self.functions[key].function
+        if kind is EVERY_CALL:
+            return function.calls
+        return [call for call in function.calls if kind.matches(function, call)]
+
+    def linkable_names(self, bare: bool = False) -> set[str]:
+        """The names a call must end in to land in scanned code: those of its functions and
+        classes, and every local name an import gives one (``from m import f as g``); with
+        ``bare``, those a bare name call (``f()``) must bear: no method's. A call ending in
+        another name links nowhere, whatever files are linked with these or without some
+        of them."""
+        files = self.files.values()
+        return set().union(*(defined_names(summary, bare) for summary in files))
 
     def _candidate_callers(self, key: str) -> set[str]:
         """Functions with a call that could land in ``key``: one that names it, or for a
@@ -502,6 +519,21 @@ class Program:
             for path in self.external_bases(key):
                 index.setdefault(path, set()).add(key)
         return index
+
+
+def defined_names(summary: FileSummary, bare: bool = False) -> set[str]:
+    """What :meth:`Program.linkable_names` takes from one file: the names of its functions
+    and classes (with ``bare``, only of those a bare name call can land in: at module level
+    or nested in a function), and the local names its imports give under another name."""
+    names = {
+        function.name
+        for function in summary.functions.values()
+        if not bare or function.class_qualname is None
+    }
+    classes = summary.classes.values()
+    names.update(k.name for k in classes if not bare or k.name == k.qualname)
+    names.update(local for local, b in summary.imports.items() if b.name and b.name != local)
+    return names
 
 
 def _typed(symbol: Symbol | None) -> str | None:

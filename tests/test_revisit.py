@@ -213,8 +213,14 @@ def test_a_helper_a_call_now_lands_in_is_analyzed(tmp_path: Path) -> None:
         # no round and no rule read its calls; the lines below move, and a finding passes
         # through the file: the stored selection is linked again and the rules run
         ("__next__", "print(self)", False, "relinked"),
-        ("reset", "print(self)", True, "analyzed"),  # on the chain: the rounds read them
         ("__next__", "self.teardown()", False, "analyzed"),  # a name a round looked up
+        # on the chain: the rounds read them, but this call can land in no scanned code
+        ("reset", "print(self)", True, "relinked"),
+        ("reset", "self.__next__()", True, "analyzed"),  # a call that links
+        ("reset", "__next__()", True, "relinked"),  # a bare name: no method answers it
+        ("__iter__", "print(self)", True, "relinked"),
+        # a root's reset-like call: LL104 reads them as written (analysis/call_kinds.py)
+        ("__iter__", "self.reset_state()", True, "analyzed"),
     ],
 )
 def test_a_call_added_keeps_the_selection_only_where_no_one_read_the_calls(
@@ -261,7 +267,14 @@ def test_stored_reads_that_are_not_what_lintloader_writes_mean_analyze(tmp_path:
     path, stored = stored_run(cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     original = fetching.read_text()
-    bad_reads = (None, ("x",), DemandReads(frozenset({1}), frozenset()))  # type: ignore[arg-type]
+    empty: frozenset[str] = frozenset()
+    bad_reads = (
+        None,
+        ("x",),
+        DemandReads(frozenset({1}), empty, frozenset(), empty, empty),  # type: ignore[arg-type]
+        DemandReads(empty, empty, frozenset({("key",)}), empty, empty),  # type: ignore[arg-type]
+        stored.reads[:4],
+    )
     for n, reads in enumerate(bad_reads):
         write_pickle(cache, path, replace(stored, reads=reads))
         fetching.write_text(original + f"\n\ndef helper_{n}(value):\n    return len(value)\n")
@@ -269,6 +282,25 @@ def test_stored_reads_that_are_not_what_lintloader_writes_mean_analyze(tmp_path:
         assert again.route == "analyzed"  # what the rounds read is unknown
         assert shown(again) == shown(check(root, None))
         path, stored = stored_run(cache)
+
+
+def test_a_stored_kind_lintloader_does_not_know_reads_every_call(tmp_path: Path) -> None:
+    """``print(self)`` in ``reset`` keeps the selection (see above), unless the stored run says
+    it read the calls of ``reset`` as written, of a kind this lintloader does not define."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    path, stored = stored_run(cache)
+    reads = stored.reads
+    assert isinstance(reads, DemandReads)
+    key = "minilight.utilities.fetching:DataFetcher.reset"
+    crafted = reads._replace(kinds=reads.kinds | {(key, "a-kind-from-elsewhere")})
+    write_pickle(cache, path, replace(stored, reads=crafted))
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    where = "def reset(self):\n"
+    fetching.write_text(fetching.read_text().replace(where, f"{where}        print(self)\n", 1))
+    again = check(root, cache)
+    assert again.route == "analyzed"
+    assert shown(again) == shown(check(root, None))
 
 
 def test_a_call_moved_into_a_loop_is_selected_again(tmp_path: Path) -> None:
@@ -361,6 +393,8 @@ def test_after_any_series_of_edits_the_findings_are_those_of_a_run_without_cache
         lambda text, n: text + HELPER.format(name="reset"),  # a name other files call
         lambda text, n: _call_added(text, n, f"print({n})"),
         lambda text, n: _call_added(text, n, "reset()"),  # a name the rounds look up
+        lambda text, n: _call_added(text, n, "reset_state()"),  # a kind LL104 reads
+        lambda text, n: _call_added(text, n, "DataFetcher()"),  # a class: it links
     )
     seed = int(os.environ.get("LINTLOADER_REVISIT_SEED", SERIES_SEED))
     rng = random.Random(seed)

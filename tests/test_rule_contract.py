@@ -9,7 +9,9 @@ every fixture tree through the CLI, so that a new rule with its fixtures is chec
 * a function that calls nothing, resets nothing, loops over nothing and is named nowhere else
   (``summary/inert.py``) changes no finding, whatever its name;
 * nothing in ``analysis/`` or ``rules/`` reads a function's calls but through the program's
-  recording accessors (``select/demand_reads.py``).
+  recording accessors (``select/demand_reads.py``);
+* a call that links to scanned code ends in a name ``Program.linkable_names`` gives (a bare
+  name call, in one of the names it gives with ``bare``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, REPO, run_cli
+
+from lintloader.program import Edge, Program
+from lintloader.scan.paths import discover_paths
+from lintloader.summary.summarize import summarize_source
 
 TREES = ("check", "rules")
 QUOTED_PLACE = re.compile(r"([\w./\\-]+\.pyi?):(\d+)")
@@ -146,3 +152,64 @@ def test_calls_are_read_only_through_the_program() -> None:
                 if isinstance(node, ast.Attribute) and node.attr == "calls":
                     read.append(f"{folder}/{path.name}:{node.lineno}")
     assert read == [], "use Program.calls_of or edges_from: " + ", ".join(read)
+
+
+def _linked_whole(project: Path) -> Program:
+    files = discover_paths([str(project)]).files
+    return Program(
+        summarize_source(Path(f.path).read_bytes(), f.path, f.module, f.is_package) for f in files
+    )
+
+
+def _edges_by_linkable(program: Program) -> list[tuple[Edge, bool]]:
+    """Every edge of ``program``, with whether its call ends in a linkable name."""
+    linkable, bare = program.linkable_names(), program.linkable_names(bare=True)
+    return [
+        (edge, edge.call.target[-1] in (bare if len(edge.call.target) == 1 else linkable))
+        for key in program.functions
+        for edge in program.edges_from(key)
+    ]
+
+
+# Every way a call can reach scanned code: renamed imports, re-exports, star imports, nested
+# functions, super(), classes and their nested classes, attributes of modules.
+CORNERS = {
+    "pkg/__init__.py": "from pkg.impl import shutdown as stop_all\nfrom pkg.impl import *\n",
+    "pkg/impl.py": (
+        "def shutdown(loader):\n    loader._iterator = None\n\n\n"
+        "class Base:\n    def __init__(self):\n        pass\n\n"
+        "    def reset(self):\n        shutdown(self)\n\n"
+        "    class Inner:\n        def __init__(self):\n            pass\n"
+    ),
+    "use.py": (
+        "import pkg\nimport pkg.impl as impl\nfrom pkg import stop_all as halt, Base\n"
+        "from pkg import *\n\n\n"
+        "class Child(Base):\n    def reset(self):\n        super().reset()\n"
+        "        def nested():\n            halt(self)\n        nested()\n"
+        "        pkg.stop_all(self)\n        impl.Base.Inner()\n        shutdown(self)\n\n"
+        "    def __iter__(self):\n        self.reset()\n        Child()\n        return self\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("trees", [("check", "rules"), ("pytorch_lightning",), ("corners",)])
+def test_every_call_that_links_bears_a_linkable_name(
+    trees: tuple[str, ...], tmp_path: Path
+) -> None:
+    """A call ending in a name that is not linkable is set aside from a function whose edges
+    were read (``select/demand_reads.py``): it must never have an edge. Checked on every
+    fixture project, and on the installed pytorch_lightning, each linked whole."""
+    if trees == ("corners",):
+        for name, text in CORNERS.items():
+            (tmp_path / name).parent.mkdir(exist_ok=True)
+            (tmp_path / name).write_text(text)
+        projects = [tmp_path]
+    elif trees == ("pytorch_lightning",):
+        lightning = pytest.importorskip("pytorch_lightning", reason="the runtime extra is absent")
+        projects = [tmp_path / "pytorch_lightning"]  # outside the venv, which is not scanned
+        shutil.copytree(Path(lightning.__file__).parent, projects[0])
+    else:
+        projects = [p for tree in trees for p in sorted((FIXTURES / tree).iterdir()) if p.is_dir()]
+    edges = [edge for project in projects for edge in _edges_by_linkable(_linked_whole(project))]
+    assert len(edges) > (8 if trees == ("corners",) else 100)
+    assert [edge for edge, linkable in edges if not linkable] == []

@@ -47,6 +47,11 @@ def site_ends(summary: FileSummary) -> dict[Position, Position]:
     return ends
 
 
+def site_starts(summary: FileSummary) -> Iterator[Position]:
+    """Where each site of a file starts (one place per site)."""
+    return ((site.line, site.column) for site in _sites(summary))
+
+
 def _sites(summary: FileSummary) -> Iterator[Site]:
     for function in summary.functions.values():
         yield from (call.site for call in function.calls)

@@ -15,6 +15,7 @@ import re
 from collections import deque
 from typing import NamedTuple
 
+from lintloader.analysis.call_kinds import LOCAL_BUILDERS
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
@@ -196,7 +197,7 @@ def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
 def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str]:
     """``tainted`` plus the locals assigned from a call that reads one of them
     (``ds = FileDataset(files)``), to a fixed point."""
-    calls = program.calls_of(info.key)
+    calls = program.calls_of(info.key, LOCAL_BUILDERS)  # the others type no local
     derived = set(tainted)
     for _ in range(3):
         callees = {

@@ -13,13 +13,13 @@ to be guessed; such edges can never make an error-severity finding anyway.
 
 from __future__ import annotations
 
+from lintloader.analysis.call_kinds import RESET_LIKE_CALLS
 from lintloader.analysis.reachability import EPOCH_HOOKS, is_iter_root, is_real_sink
 from lintloader.analysis.receiver_names import is_distinctive
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.rules.base import Demand, TokenGroup
 from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
-from lintloader.torch_api import RESET_LIKE
 
 
 def reset_demand(program: Program) -> Demand:
@@ -96,8 +96,8 @@ def _reset_definers(program: Program) -> set[str]:
     for info in program.functions.values():
         if not is_iter_root(info):
             continue
-        for call in program.calls_of(info.key):
-            if call.is_reference or not RESET_LIKE.match(call.target[-1]):
+        for call in program.calls_of(info.key, RESET_LIKE_CALLS):
+            if call.is_reference:
                 continue
             symbol = program.resolve(info.file.module, call.target[:1])
             if symbol is not None and symbol.kind == "external":

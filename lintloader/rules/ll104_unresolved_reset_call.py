@@ -32,17 +32,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.call_kinds import RESET_LIKE_CALLS
 from lintloader.analysis.reset_demand import reset_demand
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.rules.base import AnalysisContext, Rule
-from lintloader.torch_api import RESET_LIKE
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     for root in ctx.reachability.iter_roots():
-        for call in program.calls_of(root.key):
-            if call.is_reference or not RESET_LIKE.match(call.target[-1]):
+        for call in program.calls_of(root.key, RESET_LIKE_CALLS):
+            if call.is_reference:
                 continue
             if call.target[-1] in program.methods_by_name or any(program.callees(root, call)):
                 continue

@@ -4,17 +4,27 @@ it did not read.
 The demand hooks and the rules read a function's calls only through the program
 (``Program.edges_from``, ``calls_named``, ``calls_of``; ``tests/test_rule_contract.py`` checks
 that nothing in ``analysis/`` or ``rules/`` reads them otherwise), which records whose calls
-were read and which call names the callers of were looked up (``Program.read_calls``,
-``asked_names``). A stored run keeps both (:class:`DemandReads`). A function whose calls the
-analysis did not read, and none of whose calls, before or after an edit, bears a name it looked
-up (or a name an import gives one), is never linked: each round and each rule does what it
-did, whatever those calls are. So an edit that changes only such calls (``print(x)`` added to
-a helper of a file on a chain) keeps the stored selection and findings (``select/revisit.py``).
+were read, which call names the callers of were looked up (``Program.read_calls``,
+``asked_names``) and which kinds of whose calls were read as written (``read_kinds``, see
+``analysis/call_kinds.py``). A stored run keeps these, and the names a call must bear to link
+anywhere (``Program.linkable_names``) (:class:`DemandReads`).
+
+A call the analysis cannot have seen changes nothing it computed:
+
+* any call of a function whose calls it did not read, unless the call bears a name it looked
+  up (or a name an import gives one): the function is never linked;
+* in a function whose calls it did read, a call bearing none of those names, no name that
+  links anywhere, and of no kind read there: ``edges_from`` finds no edge for it, in any
+  round, ``calls_named`` and ``calls_of`` never yield it. (``print(x)`` added next to a reset.)
+
+So an edit that changes only such calls keeps the stored selection and findings
+(``select/revisit.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -24,51 +34,93 @@ if TYPE_CHECKING:
 
 
 class DemandReads(NamedTuple):
-    """Whose calls the analysis of a run (its rounds and its rules) read, and the call names
-    it looked the callers of up, with every local name an import gives one of them (``from
-    m import f as g``: callers of ``f`` include those of ``g``)."""
+    """What the analysis of a run (its rounds and its rules) read of the functions' calls."""
 
-    functions: frozenset[str]
+    functions: frozenset[str]  # whose calls it read
+    # the call names it looked the callers of up, with every local name an import gives one
+    # of them (``from m import f as g``: callers of ``f`` include those of ``g``)
     names: frozenset[str]
+    kinds: frozenset[tuple[str, str]]  # (function, kind): calls read as written
+    linkable: frozenset[str]  # the names a call must end in to land in the linked files
+    bare: frozenset[str]  # those a bare name call (``f()``) must bear
 
 
 def recorded(program: Program, before: DemandReads | None = None) -> DemandReads:
     """What ``program``'s analysis read, with what ``before`` (the stored run the program
     was linked again for) had read."""
-    names = program.looked_up_names()
-    functions = set(program.read_calls)
+    functions, names = set(program.read_calls), program.looked_up_names()
+    kinds, linkable = set(program.read_kinds), program.linkable_names()
+    bare = program.linkable_names(bare=True)
     if before is not None:
         functions |= before.functions
         names |= before.names
-    return DemandReads(frozenset(functions), frozenset(names))
+        kinds |= before.kinds
+        linkable |= before.linkable
+        bare |= before.bare
+    return DemandReads(*map(frozenset, (functions, names, kinds, linkable, bare)))
 
 
 def stored_reads(value: object) -> DemandReads | None:
-    """``value``, read back from the cache, if it is a :class:`DemandReads` of strings; else
-    None (what was read is unknown)."""
-    valid = (
-        isinstance(value, DemandReads)
-        and all(isinstance(part, frozenset) for part in value)
-        and all(isinstance(item, str) for part in value for item in part)
+    """``value``, read back from the cache, if it is a :class:`DemandReads` as lintloader
+    writes it; else None (what was read is unknown)."""
+    if not isinstance(value, DemandReads) or not all(isinstance(p, frozenset) for p in value):
+        return None
+    functions, names, kinds, linkable, bare = value
+    valid = all(_strings(part) for part in (functions, names, linkable, bare)) and all(
+        isinstance(pair, tuple) and len(pair) == 2 and _strings(pair) for pair in kinds
     )
-    return value if valid else None  # type: ignore[return-value]
+    return value if valid else None
+
+
+def _strings(items: Iterable[object]) -> bool:
+    return all(isinstance(item, str) for item in items)
 
 
 def unread_view(summary: FileSummary, reads: DemandReads) -> FileSummary | None:
-    """``summary`` with the calls of every function whose calls ``reads`` says were not read
-    left out; None when such a function makes a call the analysis could link (one bearing a
-    name it looked up)."""
+    """``summary`` without the calls the analysis that ``reads`` records cannot have seen
+    (see the module docstring; ``reads.linkable`` and ``reads.bare`` must hold the names
+    the edited files define, before and after the edit). None when a function whose calls
+    were not read makes a call bearing a name the analysis looked up (it would be linked)."""
+    from lintloader.analysis.call_kinds import kind_named
     from lintloader.program import symbol_key
 
+    kinds: dict[str, list[str]] = {}
+    for key, kind in reads.kinds:
+        kinds.setdefault(key, []).append(kind)
     functions = dict(summary.functions)
+    taken = _site_starts(summary)
     for qualname, function in summary.functions.items():
-        if symbol_key(summary.module, qualname) in reads.functions:
-            continue
-        if _named(function.calls, reads.names):
-            return None
-        if function.calls:
-            functions[qualname] = dataclasses.replace(function, calls=[])
+        key = symbol_key(summary.module, qualname)
+        if key not in reads.functions:
+            if _named(function.calls, reads.names):
+                return None
+            kept = [call for call in function.calls if taken[_start(call)] > 1]
+        else:
+            read = [kind_named(name) for name in kinds.get(key, ())]
+            kept = [
+                call
+                for call in function.calls
+                if call.target[-1] in reads.names
+                or call.target[-1] in (reads.bare if len(call.target) == 1 else reads.linkable)
+                or any(kind.matches(function, call) for kind in read)
+                or taken[_start(call)] > 1
+            ]
+        if len(kept) != len(function.calls):
+            functions[qualname] = dataclasses.replace(function, calls=kept)
     return dataclasses.replace(summary, functions=functions)
+
+
+def _site_starts(summary: FileSummary) -> Counter[tuple[int, int]]:
+    """How many recorded sites start at each place of the file. A call left out of the view
+    must start where no other site does: a finding's range ends where the widest site at its
+    start ends (``analysis/ranges.py``)."""
+    from lintloader.analysis.ranges import site_starts
+
+    return Counter(site_starts(summary))
+
+
+def _start(call: CallSite) -> tuple[int, int]:
+    return call.site.line, call.site.column
 
 
 def _named(calls: Iterable[CallSite], names: frozenset[str]) -> bool:

@@ -91,8 +91,7 @@ def revisit(
     taken_by = {path: number for number, round_ in enumerate(rounds) for path in round_.taken}
     digests = dict(stored.taken)
     keys = {entry[0] for entry in stored.entries}
-    context = _Context(taken_by, sources, stored_reads(stored.reads))
-    moved: dict[str, FileSummary] = {}
+    edits: list[tuple[SourceFile, FileSummary, FileSummary]] = []  # (file, before, after)
     for file in changed:
         number = first_taking_round(rounds, queries, sources, file)
         if number != taken_by.get(file.path):
@@ -103,19 +102,38 @@ def revisit(
         before = cache.get(old_key) if old_key else None
         if before is None:
             return None
-        after = summarize(file)
-        change = _change(replace(before, path=file.path), after, file, context)
+        edits.append((file, replace(before, path=file.path), summarize(file)))
+        digests[file.path] = sources.digest(file.path)
+        keys.discard(old_key)
+        keys.add(cache.key(digests[file.path], file.module, file.is_package))
+    context = _Context(taken_by, sources, _reads_now(stored.reads, edits))
+    moved: dict[str, FileSummary] = {}
+    for file, before, after in edits:
+        change = _change(before, after, file, context)
         if change is None:
             return None
         if change is MOVED:
             moved[file.path] = after
-        digests[file.path] = sources.digest(file.path)
-        keys.discard(old_key)
-        keys.add(cache.key(digests[file.path], file.module, file.is_package))
     shown = {f.display for f in changed if f.path in moved}
     if moved and not _quoting(stored.findings, shown):
         moved = {}  # no finding shows a line of a moved file: the stored ones hold as they are
     return Revisited(tuple(digests.items()), frozenset(keys), moved, context.reads)
+
+
+def _reads_now(
+    stored: object, edits: Iterable[tuple[SourceFile, FileSummary, FileSummary]]
+) -> DemandReads | None:
+    """What the stored run read (None: unknown), with the names the edited files define,
+    before and after the edit, among those a call must bear to link anywhere."""
+    from lintloader.program import defined_names
+
+    reads = stored_reads(stored)
+    if reads is None:
+        return None
+    edited = [summary for _, *summaries in edits for summary in summaries]
+    linkable = set().union(*(defined_names(summary) for summary in edited))
+    bare = set().union(*(defined_names(summary, bare=True) for summary in edited))
+    return reads._replace(linkable=reads.linkable | linkable, bare=reads.bare | bare)
 
 
 def _quoting(findings: Iterable[Finding], displays: set[str]) -> bool:
