@@ -138,13 +138,14 @@ def measure_flake8(tool: Path, site: Path, work: Path, repeats: int) -> dict[str
 
 # the reset of the Lightning file the chain cases edit (in CombinedLoader.reset)
 CHAIN_CALL = b"_shutdown_workers_and_reset_iterator(iterable)"
+LINKING_CALL = "self._dataset_length();"  # one more each time: the file changes every commit
 
 
 def measure_precommit(
     tool: Path, site: Path, work: Path, repeats: int, base: Path | None = None
 ) -> dict[str, object]:
     """What the pre-commit hook runs after a commit touching one file of a 5,000-file project:
-    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for six
+    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for seven
     kinds of commit, each paired with ``ruff check --no-cache FILE``:
 
     * ``outside``: a file no rule asks about (most files of a project);
@@ -157,8 +158,11 @@ def measure_precommit(
     * ``taken_calls``: a function that calls something added at the end of that file (no
       round and no rule reads its calls: the stored findings hold, see
       ``select/demand_reads.py``);
-    * ``taken_chain``: a call added next to the reset in a method on the chain (the rounds
-      read that method's calls: the run is selected, linked and analyzed again).
+    * ``taken_chain``: ``print()`` added next to the reset in a method on the chain (the
+      rounds read that method's calls, but a call bearing no name of scanned code lands
+      nowhere: the stored findings hold);
+    * ``taken_link``: a call of a method of the class added there instead (it links: the run
+      is selected, linked and analyzed again).
 
     With ``base`` (another revision's lintloader), each run is also paired with that
     revision's on the same edit, alternating which goes first, with a cache of its own: the
@@ -181,6 +185,10 @@ def measure_precommit(
         "taken_code": (taken, lambda data, n: data + added.format(n).encode()),
         "taken_calls": (taken, lambda data, n: data + calling.format(n).encode()),
         "taken_chain": (taken, lambda data, n: _call_before(data, CHAIN_CALL, f"print({n})")),
+        "taken_link": (
+            taken,
+            lambda data, n: _call_before(data, CHAIN_CALL, LINKING_CALL * (n + 1)),
+        ),
     }
     results: dict[str, object] = {"project_files": len(py_files(project))}
     for case, (changed, edit) in edits.items():

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from lintloader.analysis.call_kinds import EVERY_CALL, CallKind
 from lintloader.analysis.receiver_names import agreement, is_distinctive, words
 from lintloader.findings import Confidence
+from lintloader.summary.linkable import defined_names
 from lintloader.summary.model import (
     MODULE_SCOPE,
     CallSite,
@@ -519,21 +520,6 @@ class Program:
             for path in self.external_bases(key):
                 index.setdefault(path, set()).add(key)
         return index
-
-
-def defined_names(summary: FileSummary, bare: bool = False) -> set[str]:
-    """What :meth:`Program.linkable_names` takes from one file: the names of its functions
-    and classes (with ``bare``, only of those a bare name call can land in: at module level
-    or nested in a function), and the local names its imports give under another name."""
-    names = {
-        function.name
-        for function in summary.functions.values()
-        if not bare or function.class_qualname is None
-    }
-    classes = summary.classes.values()
-    names.update(k.name for k in classes if not bare or k.name == k.qualname)
-    names.update(local for local, b in summary.imports.items() if b.name and b.name != local)
-    return names
 
 
 def _typed(symbol: Symbol | None) -> str | None:

@@ -186,23 +186,24 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
         "    pass\n"
         "heavy = ('libcst', 'lintloader.summary.calls', 'lintloader.select.parse',\n"
         "         'lintloader.rules.registry', 'lintloader.program', 'lintloader.select.policy',\n"
-        "         'concurrent')\n"
+        "         'concurrent', 'lintloader.summary.model')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
     )
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", script],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+    (root / "other.py").write_text("def helper(x):\n    return x\n")  # no rule asks of it
+
+    def run() -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", script]
+        return subprocess.run(
+            command, cwd=root, capture_output=True, text=True, timeout=120, check=False
         )
-        for _ in range(2)
-    ]
+
+    runs = [run(), run()]
     assert "lintloader.summary.calls" in runs[0].stderr  # the first run analyzes
     assert runs[1].stderr.splitlines()[-1] == "[]", runs[1].stderr  # the second replays
-    assert runs[0].stdout == runs[1].stdout != ""
+    (root / "other.py").write_text("def helper(x):\n    return x + 1\n")
+    runs.append(run())  # a file no round takes changed: replayed after a byte search
+    assert runs[2].stderr.splitlines()[-1] == "[]", runs[2].stderr
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout != ""
 
 
 def test_whole_word_search_agrees_with_the_regular_expression() -> None:

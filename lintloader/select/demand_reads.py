@@ -65,11 +65,10 @@ def stored_reads(value: object) -> DemandReads | None:
     writes it; else None (what was read is unknown)."""
     if not isinstance(value, DemandReads) or not all(isinstance(p, frozenset) for p in value):
         return None
-    functions, names, kinds, linkable, bare = value
-    valid = all(_strings(part) for part in (functions, names, linkable, bare)) and all(
-        isinstance(pair, tuple) and len(pair) == 2 and _strings(pair) for pair in kinds
-    )
-    return value if valid else None
+    # the linkable names are only ever asked whether they hold a name: any item will do
+    functions, names, kinds, _, _ = value
+    pairs = all(isinstance(pair, tuple) and len(pair) == 2 and _strings(pair) for pair in kinds)
+    return value if pairs and _strings(functions) and _strings(names) else None
 
 
 def _strings(items: Iterable[object]) -> bool:

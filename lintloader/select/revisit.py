@@ -21,9 +21,12 @@ were, so the selection still holds. Neither does a rule compute with a line: it 
 lines of one file, or prints one in a finding whose place or chain holds it. So when no stored
 finding is in such a file or passes through it, the stored findings hold as they are; when one
 does, the stored trail's files are linked again and the rules run, without a demand round (the
-findings print the new lines). The calls of functions whose calls the stored run's analysis
-(its rounds and its rules) never read, none of them bearing a name it looked the callers of
-up, are set aside like inert functions (``select/demand_reads.py``). Anything else (no file
+findings print the new lines). Calls the stored run's analysis (its rounds and its rules)
+cannot have seen are set aside like inert functions (``select/demand_reads.py``): those of
+functions whose calls it never read, none of them bearing a name it looked the callers of up,
+and in the others, calls that bear no such name, link nowhere (no scanned function or class
+bears their name) and are of no kind it read as written (``print(x)`` next to a reset on the
+chain). Anything else (no file
 or more than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs
 in more than that, a stored summary is gone) means: analyze as usual.
 """
@@ -41,6 +44,7 @@ from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import DemandReads, stored_reads, unread_view
 from lintloader.select.trail import Round, first_taking_round, is_trail
+from lintloader.summary.linkable import defined_names
 from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
@@ -125,8 +129,6 @@ def _reads_now(
 ) -> DemandReads | None:
     """What the stored run read (None: unknown), with the names the edited files define,
     before and after the edit, among those a call must bear to link anywhere."""
-    from lintloader.program import defined_names
-
     reads = stored_reads(stored)
     if reads is None:
         return None
