@@ -85,6 +85,7 @@ class Program:
         self._calls_by_name: dict[str, set[str]] = {}  # see _callers_by_name
         self._renames: set[tuple[str, str]] = set()
         self._edges: dict[str, list[Edge]] = {}
+        self._call_edges: dict[tuple[str, int], list[Edge]] = {}  # (caller, call index)
         self._mro: dict[str, tuple[str, ...]] = {}
         self._guesses: dict[tuple[str, str], list[tuple[str, Confidence]]] = {}
         self._resolved: dict[tuple[str, Dotted], Symbol | None] = {}  # resolve() at depth 0
@@ -108,10 +109,11 @@ class Program:
         for summary in summaries:
             if summary.ok:
                 self._add(summary)
-        self._edges, self._mro, self.memo, self._guesses = {}, {}, {}, {}
-        self._resolved, self._bases = {}, {}
-        for name in ("subclasses", "_scan_order", "_callers_by_name", "_external_subclasses"):
-            self.__dict__.pop(name, None)
+        self._edges, self._call_edges, self._mro, self.memo = {}, {}, {}, {}
+        self._resolved, self._bases, self._guesses = {}, {}, {}
+        for name, value in vars(Program).items():  # worked out once from all the files
+            if isinstance(value, cached_property):
+                self.__dict__.pop(name, None)
 
     def _add(self, summary: FileSummary) -> None:
         # Two files claiming one module (a src/ copy and an installed one): the first wins.
@@ -314,25 +316,41 @@ class Program:
         if key not in self._edges:
             self.read_calls.add(key)
             info = self.functions[key]
-            self._edges[key] = [
-                Edge(key, callee, call, confidence)
-                for call in info.function.calls
-                for callee, confidence in self.callees(info, call)
-            ]
+            calls = range(len(info.function.calls))
+            self._edges[key] = [edge for index in calls for edge in self._edges_at(info, index)]
         return self._edges[key]
+
+    def _edges_at(self, info: FunctionInfo, index: int) -> list[Edge]:
+        """The edges of the ``index``-th call of a function."""
+        at = (info.key, index)
+        found = self._call_edges.get(at)
+        if found is None:
+            call = info.function.calls[index]
+            landing = self.callees(info, call)
+            found = self._call_edges[at] = [Edge(info.key, key, call, c) for key, c in landing]
+        return found
 
     def edges_into(self, key: str, confidence: Confidence | None = None) -> list[Edge]:
         """Edges into function ``key`` (of at least ``confidence``, if given), callers in
         scan order.
-        Only the functions whose calls could name ``key`` are linked (see
-        :meth:`_callers_by_name`), not every call of the program."""
+        Only the calls that could name ``key`` are linked (see :meth:`_callers_by_name`),
+        not every call of the program, nor every call of its callers: a call lands only in
+        a function that bears its name, or that an import gives its name
+        (``summary/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
         order = self._scan_order
-        return [
-            edge
-            for caller in sorted(self._candidate_callers(key), key=order.__getitem__)
-            for edge in self.edges_from(caller)
-            if edge.callee == key and (confidence is None or edge.confidence >= confidence)
-        ]
+        names = self.names_landing_in(key)
+        found = []
+        for caller in sorted(self._candidate_callers(key), key=order.__getitem__):
+            self.read_calls.add(caller)
+            info = self.functions[caller]
+            found += [
+                edge
+                for index, call in enumerate(info.function.calls)
+                if call.target[-1] in names
+                for edge in self._edges_at(info, index)
+                if edge.callee == key and (confidence is None or edge.confidence >= confidence)
+            ]
+        return found
 
     @cached_property
     def _scan_order(self) -> dict[str, int]:
@@ -358,13 +376,26 @@ class Program:
         """The call names whose callers the analysis looked up (:attr:`asked_names`), with
         every local name an import gives one of them, to any depth: the names whose calls
         :attr:`_callers_by_name` answered them with."""
-        names = set(self.asked_names)
-        grown = True
-        while grown:
-            extra = {local for original, local in self._renames if original in names} - names
-            names |= extra
-            grown = bool(extra)
-        return names
+        return self._with_renames(self.asked_names)
+
+    def _with_renames(self, names: Iterable[str]) -> set[str]:
+        """``names`` and every local name an import gives one of them, to any depth."""
+        found, frontier = set(names), list(names)
+        renamed = self._renamed_to
+        while frontier:
+            for local in renamed.get(frontier.pop(), ()):
+                if local not in found:
+                    found.add(local)
+                    frontier.append(local)
+        return found
+
+    @cached_property
+    def _renamed_to(self) -> dict[str, set[str]]:
+        """The local names each imported name is given (``from m import f as g``: f -> g)."""
+        index: dict[str, set[str]] = {}
+        for original, local in self._renames:
+            index.setdefault(original, set()).add(local)
+        return index
 
     def calls_named(self, names: Iterable[str]) -> Iterator[tuple[FunctionInfo, CallSite]]:
         """Every call whose target ends in one of ``names`` (``self.loader.reset()`` ends in
@@ -398,15 +429,26 @@ class Program:
     def _candidate_callers(self, key: str) -> set[str]:
         """Functions with a call that could land in ``key``: one that names it, or for a
         constructor, names its class or a subclass that inherits it."""
+        names = self._called_names(key)
+        by_name = self._callers_by_name
+        self.asked_names |= names
+        return set().union(*(by_name.get(name, set()) for name in names))
+
+    def _called_names(self, key: str) -> set[str]:
+        """The names a call that lands in ``key`` is made by: its own, or for a constructor,
+        its class's or a subclass's that inherits it (before imports rename them)."""
         info = self.functions[key]
         names = {info.function.name}
         class_key = info.class_key
         if info.function.name == "__init__" and class_key is not None:
             for holder in {class_key, *self.subclasses.get(class_key, ())}:
                 names.add(self.classes[holder].klass.name)
-        by_name = self._callers_by_name
-        self.asked_names |= names
-        return set().union(*(by_name.get(name, set()) for name in names))
+        return names
+
+    def names_landing_in(self, key: str) -> set[str]:
+        """The names a call that lands in ``key`` can end in: :meth:`_called_names`, and
+        every local name an import gives one of them, to any depth."""
+        return self._with_renames(self._called_names(key))
 
     def callees(self, info: FunctionInfo, call: CallSite) -> Iterator[tuple[str, Confidence]]:
         """Functions a call site can land in, each with how sure the link is."""

@@ -11,7 +11,8 @@ every fixture tree through the CLI, so that a new rule with its fixtures is chec
 * nothing in ``analysis/`` or ``rules/`` reads a function's calls but through the program's
   recording accessors (``select/demand_reads.py``);
 * a call that links to scanned code ends in a name ``Program.linkable_names`` gives (a bare
-  name call, in one of the names it gives with ``bare``).
+  name call, in one of the names it gives with ``bare``), and in one of the names
+  ``Program.names_landing_in`` gives for the function it lands in.
 """
 
 from __future__ import annotations
@@ -162,10 +163,15 @@ def _linked_whole(project: Path) -> Program:
 
 
 def _edges_by_linkable(program: Program) -> list[tuple[Edge, bool]]:
-    """Every edge of ``program``, with whether its call ends in a linkable name."""
+    """Every edge of ``program``, with whether its call ends in a linkable name and in a
+    name of those ``Program.edges_into`` links the calls of for its callee."""
     linkable, bare = program.linkable_names(), program.linkable_names(bare=True)
     return [
-        (edge, edge.call.target[-1] in (bare if len(edge.call.target) == 1 else linkable))
+        (
+            edge,
+            edge.call.target[-1] in (bare if len(edge.call.target) == 1 else linkable)
+            and edge.call.target[-1] in program.names_landing_in(edge.callee),
+        )
         for key in program.functions
         for edge in program.edges_from(key)
     ]
