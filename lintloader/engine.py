@@ -208,7 +208,8 @@ def _replayed(stored: Replay, key: str, run: _Run) -> CheckResult | None:
         stats.count(parsed=parsed.parsed)
         if revisited.moved:
             return _relinked(stored, revisited, run)
-        stored = replace(stored, taken=revisited.taken)
+        # what the edited files now define can link a later commit's calls: keep it
+        stored = replace(stored, taken=revisited.taken, reads=revisited.reads)
         _store(stored, revisited.entry_keys, run)
     sources.save()
     stats.cached = stored.summaries - stats.parsed

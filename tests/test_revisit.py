@@ -303,6 +303,29 @@ def test_a_stored_kind_lintloader_does_not_know_reads_every_call(tmp_path: Path)
     assert shown(again) == shown(check(root, None))
 
 
+def test_a_call_of_a_helper_an_earlier_commit_added_is_analyzed(tmp_path: Path) -> None:
+    """The first commit adds a helper no analysis reads (replayed); the stored run keeps its
+    name among those a call can link to, so a later commit calling it from a function on the
+    chain, in another file, is analyzed again."""
+    root, cache = tmp_path / "proj", tmp_path / "cache"
+    root.mkdir()
+    (root / "state.py").write_text("def shutdown(loader):\n    loader._iterator = None\n")
+    fetch = root / "fetch.py"
+    fetch.write_text(
+        "import state\n\n\nclass Fetcher:\n    def __iter__(self):\n        self.reset()\n"
+        "        return self\n\n    def reset(self):\n        state.shutdown(self.loader)\n"
+    )
+    check(root, cache)
+    state = root / "state.py"
+    state.write_text(state.read_text() + HELPER.format(name="helper_written_later"))
+    assert check(root, cache).route == "replayed"
+    where = "state.shutdown(self.loader)"  # the call after it, on its line: nothing moves
+    fetch.write_text(fetch.read_text().replace(where, where + "; state.helper_written_later(1)"))
+    again = check(root, cache)
+    assert again.route == "analyzed"
+    assert shown(again) == shown(check(root, None))
+
+
 def test_a_call_moved_into_a_loop_is_selected_again(tmp_path: Path) -> None:
     """Not only lines moved: the summary says something else, so selection runs again."""
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
