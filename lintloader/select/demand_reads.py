@@ -29,8 +29,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from lintloader.analysis.call_kinds import CallKind
     from lintloader.program import Program
-    from lintloader.summary.model import CallSite, FileSummary
+    from lintloader.summary.model import CallSite, FileSummary, FunctionSummary
 
 
 class DemandReads(NamedTuple):
@@ -80,33 +81,52 @@ def unread_view(summary: FileSummary, reads: DemandReads) -> FileSummary | None:
     (see the module docstring; ``reads.linkable`` and ``reads.bare`` must hold the names
     the edited files define, before and after the edit). None when a function whose calls
     were not read makes a call bearing a name the analysis looked up (it would be linked)."""
-    from lintloader.analysis.call_kinds import kind_named
     from lintloader.program import symbol_key
 
-    kinds: dict[str, list[str]] = {}
-    for key, kind in reads.kinds:
-        kinds.setdefault(key, []).append(kind)
+    kinds = _kinds_read(reads)
+    starts = _site_starts(summary)
     functions = dict(summary.functions)
-    taken = _site_starts(summary)
     for qualname, function in summary.functions.items():
         key = symbol_key(summary.module, qualname)
-        if key not in reads.functions:
-            if _named(function.calls, reads.names):
-                return None
-            kept = [call for call in function.calls if taken[_start(call)] > 1]
-        else:
-            read = [kind_named(name) for name in kinds.get(key, ())]
-            kept = [
-                call
-                for call in function.calls
-                if call.target[-1] in reads.names
-                or call.target[-1] in (reads.bare if len(call.target) == 1 else reads.linkable)
-                or any(kind.matches(function, call) for kind in read)
-                or taken[_start(call)] > 1
-            ]
+        read = kinds.get(key, ()) if key in reads.functions else None
+        if read is None and _named(function.calls, reads.names):
+            return None
+        kept = [
+            call
+            for call in function.calls
+            if _may_be_seen(call, function, read, reads) or starts[_start(call)] > 1
+        ]
         if len(kept) != len(function.calls):
             functions[qualname] = dataclasses.replace(function, calls=kept)
     return dataclasses.replace(summary, functions=functions)
+
+
+def _kinds_read(reads: DemandReads) -> dict[str, list[CallKind]]:
+    """The kinds of call read as written, by function (``analysis/call_kinds.py``)."""
+    from lintloader.analysis.call_kinds import kind_named
+
+    kinds: dict[str, list[CallKind]] = {}
+    for key, name in reads.kinds:
+        kinds.setdefault(key, []).append(kind_named(name))
+    return kinds
+
+
+def _may_be_seen(
+    call: CallSite,
+    function: FunctionSummary,
+    read: Iterable[CallKind] | None,
+    reads: DemandReads,
+) -> bool:
+    """Whether the analysis may have seen ``call`` of ``function``, whose calls it did not
+    read (``read`` None) or read, as written, those of the kinds ``read``."""
+    if read is None:
+        return False
+    name = call.target[-1]
+    return (
+        name in reads.names
+        or name in (reads.bare if len(call.target) == 1 else reads.linkable)
+        or any(kind.matches(function, call) for kind in read)
+    )
 
 
 def _site_starts(summary: FileSummary) -> Counter[tuple[int, int]]:
