@@ -82,7 +82,8 @@ class Program:
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.methods_by_name: dict[str, list[str]] = {}
-        self._calls_by_name: dict[str, set[str]] = {}  # see _callers_by_name
+        # function keys by every name their calls end in (``self.loader.reset()`` -> reset)
+        self._calls_by_name: dict[str, set[str]] = {}
         self._renames: set[tuple[str, str]] = set()
         self._edges: dict[str, list[Edge]] = {}
         self._call_edges: dict[tuple[str, int], list[Edge]] = {}  # (caller, call index)
@@ -333,14 +334,16 @@ class Program:
     def edges_into(self, key: str, confidence: Confidence | None = None) -> list[Edge]:
         """Edges into function ``key`` (of at least ``confidence``, if given), callers in
         scan order.
-        Only the calls that could name ``key`` are linked (see :meth:`_callers_by_name`),
-        not every call of the program, nor every call of its callers: a call lands only in
-        a function that bears its name, or that an import gives its name
-        (``summary/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
+        Only the calls that could name ``key`` are linked, not every call of the program:
+        a call lands only in a function that bears its name, or that an import gives its
+        name (``summary/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
         order = self._scan_order
-        names = self.names_landing_in(key)
+        called = self._called_names(key)
+        self.asked_names |= called
+        names = self._with_renames(called)  # names_landing_in(key)
+        callers = set().union(*(self._calls_by_name.get(name, set()) for name in names))
         found = []
-        for caller in sorted(self._candidate_callers(key), key=order.__getitem__):
+        for caller in sorted(callers, key=order.__getitem__):
             self.read_calls.add(caller)
             info = self.functions[caller]
             found += [
@@ -356,26 +359,10 @@ class Program:
     def _scan_order(self) -> dict[str, int]:
         return {key: index for index, key in enumerate(self.functions)}
 
-    @cached_property
-    def _callers_by_name(self) -> dict[str, set[str]]:
-        """Function keys by every name their calls end in (``self.loader.reset()`` ->
-        ``reset``). A name imported under another one (``from m import f as g``, a re-export
-        included) also lists the callers of its new name, to any depth of renaming."""
-        index = {name: set(keys) for name, keys in self._calls_by_name.items()}
-        changed = bool(self._renames)
-        while changed:
-            changed = False
-            for original, local in self._renames:
-                extra = index.get(local, set()) - index.get(original, set())
-                if extra:
-                    index.setdefault(original, set()).update(extra)
-                    changed = True
-        return index
-
     def looked_up_names(self) -> set[str]:
         """The call names whose callers the analysis looked up (:attr:`asked_names`), with
         every local name an import gives one of them, to any depth: the names whose calls
-        :attr:`_callers_by_name` answered them with."""
+        :meth:`edges_into` linked."""
         return self._with_renames(self.asked_names)
 
     def _with_renames(self, names: Iterable[str]) -> set[str]:
@@ -425,14 +412,6 @@ class Program:
         of them."""
         files = self.files.values()
         return set().union(*(defined_names(summary, bare) for summary in files))
-
-    def _candidate_callers(self, key: str) -> set[str]:
-        """Functions with a call that could land in ``key``: one that names it, or for a
-        constructor, names its class or a subclass that inherits it."""
-        names = self._called_names(key)
-        by_name = self._callers_by_name
-        self.asked_names |= names
-        return set().union(*(by_name.get(name, set()) for name in names))
 
     def _called_names(self, key: str) -> set[str]:
         """The names a call that lands in ``key`` is made by: its own, or for a constructor,
