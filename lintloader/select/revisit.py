@@ -26,9 +26,9 @@ cannot have seen are set aside like inert functions (``select/demand_reads.py``)
 functions whose calls it never read, none of them bearing a name it looked the callers of up,
 and in the others, calls that bear no such name, link nowhere (no scanned function or class
 bears their name) and are of no kind it read as written (``print(x)`` next to a reset on the
-chain). Anything else (no file
-or more than :data:`MAX_CHANGED` files changed, one answers differently, its summary differs
-in more than that, a stored summary is gone) means: analyze as usual.
+chain). Anything else (no file or more than :data:`MAX_CHANGED` files changed, one answers
+differently, its summary differs in more than that, a stored summary is gone) means: analyze
+as usual.
 """
 
 from __future__ import annotations
