@@ -326,10 +326,7 @@ def _patched(
         entries = _wanted(listing, relative_dir, excluded, answer, Discovery(), cwd)
         slices[index] = _named(walked.path, entries, namer, cwd)
         directories[index] = walked._replace(mtime_ns=listing.mtime_ns, files=len(slices[index]))
-        memorable = memorable and listings.fresh.get(walked.path) is listing
-        memorable = memorable and (
-            answer is None or all(answer.tracks(path) for _, path in listing.files)
-        )
+        memorable = memorable and _memorable(walked.path, listing, listings, answer)
     files = tuple(file for files in slices for file in files)
     return _Patched(WalkSnapshot(tuple(directories), files), memorable)
 
@@ -424,13 +421,20 @@ def _kept(
         return files, True
     entries = _wanted(listing, relative_dir, excluded, listed, found, cwd)
     files = _named(directory, entries, namer, cwd)
-    remembered = listings.fresh.get(directory) is listing
-    memorable = remembered and (
-        listed is None or all(listed.tracks(path) for _, path in listing.files)
-    )
+    memorable = _memorable(directory, listing, listings, listed)
     if memorable:
         named.put(directory, listing, prefix, files)
     return files, memorable
+
+
+def _memorable(
+    directory: str, listing: Listing, listings: ListingCache, answer: GitAnswer | None
+) -> bool:
+    """Whether what a walk made of ``directory`` can be remembered: its listing is (see
+    ``cache/listings.py``), and git tracks every file in it (whether git ignores an
+    untracked file is not in the key)."""
+    remembered = listings.fresh.get(directory) is listing
+    return remembered and (answer is None or all(answer.tracks(p) for _, p in listing.files))
 
 
 def _wanted(
