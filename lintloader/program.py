@@ -11,10 +11,10 @@ from collections.abc import Iterable, Iterator
 from functools import cached_property
 from typing import NamedTuple
 
-from lintloader.analysis.call_kinds import EVERY_CALL, CallKind
-from lintloader.analysis.receiver_names import agreement, is_distinctive, words
 from lintloader.findings import Confidence
-from lintloader.summary.linkable import defined_names
+from lintloader.link.call_kinds import EVERY_CALL, CallKind
+from lintloader.link.linkable import defined_names
+from lintloader.link.receiver_names import agreement, is_distinctive, words
 from lintloader.summary.model import (
     MODULE_SCOPE,
     CallSite,
@@ -96,7 +96,7 @@ class Program:
         # What the analysis read of the functions' calls, over every extension (see
         # select/demand_reads.py): the keys of the functions whose calls it read, the call
         # names it looked the callers of up, and which kinds of whose calls it read as written
-        # (analysis/call_kinds.py). Calls are read only through edges_from, calls_named and
+        # (link/call_kinds.py). Calls are read only through edges_from, calls_named and
         # calls_of, which keep these.
         self.read_calls: set[str] = set()
         self.asked_names: set[str] = set()
@@ -336,7 +336,7 @@ class Program:
         scan order.
         Only the calls that could name ``key`` are linked, not every call of the program:
         a call lands only in a function that bears its name, or that an import gives its
-        name (``summary/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
+        name (``link/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
         order = self._scan_order
         called = self._called_names(key)
         self.asked_names |= called
@@ -448,7 +448,7 @@ class Program:
     def guess(self, receiver: str, method: str) -> list[tuple[str, Confidence]]:
         """Methods ``receiver.method()`` may land in when nothing types ``receiver``: the
         definitions of ``method`` in the classes the receiver's name agrees with best
-        (:mod:`lintloader.analysis.receiver_names`), or, for a distinctive method name called
+        (:mod:`lintloader.link.receiver_names`), or, for a distinctive method name called
         on a receiver whose name says nothing (``x``, ``obj``), in the classes that define it.
         One hierarchy: MEDIUM (a guess that may carry a warning); several: LOW. A receiver
         whose name agrees with none of them is left unlinked: its name says it is another

@@ -219,7 +219,7 @@ def test_a_helper_a_call_now_lands_in_is_analyzed(tmp_path: Path) -> None:
         ("reset", "self.__next__()", True, "analyzed"),  # a call that links
         ("reset", "__next__()", True, "relinked"),  # a bare name: no method answers it
         ("__iter__", "print(self)", True, "relinked"),
-        # a root's reset-like call: LL104 reads them as written (analysis/call_kinds.py)
+        # a root's reset-like call: LL104 reads them as written (link/call_kinds.py)
         ("__iter__", "self.reset_state()", True, "analyzed"),
     ],
 )

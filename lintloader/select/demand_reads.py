@@ -6,7 +6,7 @@ The demand hooks and the rules read a function's calls only through the program
 that nothing in ``analysis/`` or ``rules/`` reads them otherwise), which records whose calls
 were read, which call names the callers of were looked up (``Program.read_calls``,
 ``asked_names``) and which kinds of whose calls were read as written (``read_kinds``, see
-``analysis/call_kinds.py``). A stored run keeps these, and the names a call must bear to link
+``link/call_kinds.py``). A stored run keeps these, and the names a call must bear to link
 anywhere (``Program.linkable_names``) (:class:`DemandReads`).
 
 A call the analysis cannot have seen changes nothing it computed:
@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from lintloader.analysis.call_kinds import CallKind
+    from lintloader.link.call_kinds import CallKind
     from lintloader.program import Program
     from lintloader.summary.model import CallSite, FileSummary, FunctionSummary
 
@@ -102,8 +102,8 @@ def unread_view(summary: FileSummary, reads: DemandReads) -> FileSummary | None:
 
 
 def _kinds_read(reads: DemandReads) -> dict[str, list[CallKind]]:
-    """The kinds of call read as written, by function (``analysis/call_kinds.py``)."""
-    from lintloader.analysis.call_kinds import kind_named
+    """The kinds of call read as written, by function (``link/call_kinds.py``)."""
+    from lintloader.link.call_kinds import kind_named
 
     kinds: dict[str, list[CallKind]] = {}
     for key, name in reads.kinds:

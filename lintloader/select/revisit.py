@@ -40,11 +40,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.replay import Replay
 from lintloader.cache.summaries import SummaryCache
+from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import DemandReads, stored_reads, unread_view
 from lintloader.select.trail import Round, first_taking_round, is_trail
-from lintloader.summary.linkable import defined_names
 from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
