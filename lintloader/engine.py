@@ -317,9 +317,9 @@ def conclude(
     """Run the active rules on the linked ``program`` of the selected ``summaries`` and filter
     what they find. ``located``: display paths of context files (modules looked up outside
     the scanned files), whose findings are placed in the scanned ones."""
+    from lintloader.analysis.context import AnalysisContext
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
-    from lintloader.rules.base import AnalysisContext
     from lintloader.suppression import filter_findings
 
     config = options.config

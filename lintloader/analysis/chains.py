@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reachability import (
     Chain,
     LoopRoot,
@@ -13,7 +14,6 @@ from lintloader.analysis.reachability import (
 )
 from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.program import FunctionInfo
-from lintloader.rules.base import AnalysisContext
 
 
 def chain_severity(base: Severity, chain: Chain) -> Severity:

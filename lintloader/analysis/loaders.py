@@ -13,9 +13,9 @@ import enum
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from lintloader.analysis.context import Demand
 from lintloader.findings import Confidence, Hop
 from lintloader.program import DATALOADER_PATHS, FunctionInfo, Program
-from lintloader.rules.base import Demand
 from lintloader.scan.tokens import function_groups, method_group
 from lintloader.summary.dataloaders import RETURNED
 from lintloader.summary.model import (

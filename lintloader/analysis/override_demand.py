@@ -11,9 +11,9 @@ such modules are looked up outside the scanned files (:mod:`lintloader.scan.loca
 
 from __future__ import annotations
 
+from lintloader.analysis.context import Demand
 from lintloader.analysis.loaders import Workers, loader_sites
 from lintloader.program import Program
-from lintloader.rules.base import Demand
 
 
 def override_demand(program: Program) -> Demand:

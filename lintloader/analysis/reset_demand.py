@@ -13,12 +13,12 @@ to be guessed; such edges can never make an error-severity finding anyway.
 
 from __future__ import annotations
 
+from lintloader.analysis.context import Demand, TokenGroup
 from lintloader.analysis.reachability import EPOCH_HOOKS, is_iter_root, is_real_sink
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.link.receiver_names import is_distinctive
 from lintloader.program import Program
-from lintloader.rules.base import Demand, TokenGroup
 from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
 
 

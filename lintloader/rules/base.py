@@ -1,4 +1,4 @@
-"""What a rule is, and the context every rule's check receives.
+"""What a rule is.
 
 A rule module holds one rule: its docstring is the rule's documentation (ruff's sections: What it
 does / Why is this bad? / Example / Fix safety), ``RULE`` describes it, ``VALID``/``INVALID`` are
@@ -9,35 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import NamedTuple
 
-from lintloader.analysis.reachability import Reachability
+from lintloader.analysis.context import AnalysisContext, Demand, TokenGroups
 from lintloader.findings import Finding, Severity
 from lintloader.program import Program
-
-TokenGroup = tuple[bytes, ...]
-TokenGroups = tuple[TokenGroup, ...]
-
-
-class Demand(NamedTuple):
-    """What a rule needs parsed next, given what is linked so far: files that contain every
-    token of one of ``token_groups``, and the modules named in ``modules`` (dotted paths)."""
-
-    token_groups: frozenset[TokenGroup] = frozenset()
-    modules: frozenset[str] = frozenset()
-
-
-@dataclass
-class AnalysisContext:
-    """The linked program plus analyses shared between rules (computed on first use)."""
-
-    program: Program
-    display: Callable[[str], str] = str
-
-    @cached_property
-    def reachability(self) -> Reachability:
-        return Reachability(self.program)
 
 
 @dataclass(frozen=True)

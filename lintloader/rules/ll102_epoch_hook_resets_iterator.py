@@ -36,9 +36,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.chains import findings_for_roots
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reset_demand import reset_demand
 from lintloader.findings import Finding, Severity
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 from lintloader.torch_api import SINK_TOKENS
 
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reset_demand import reset_demand
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

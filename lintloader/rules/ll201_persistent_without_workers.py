@@ -45,9 +45,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
 from lintloader.findings import Finding, Severity
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 
 FIX = "persistent-workers-guard"
 

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -79,7 +80,7 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.repetition import Place, is_setup, places
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.program import FunctionInfo
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 from lintloader.summary.model import LoopInfo, Site
 from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 

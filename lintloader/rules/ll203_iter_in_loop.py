@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -62,7 +63,7 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.findings import Finding, Severity
 from lintloader.program import FunctionInfo
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 from lintloader.summary.model import FunctionFacts, IterCall
 
 FIX = "reuse-iterator"

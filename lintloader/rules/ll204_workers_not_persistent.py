@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -50,7 +51,7 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.program import FunctionInfo
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 from lintloader.summary.model import Site
 from lintloader.torch_api import LIGHTNING_EPOCH_HOOKS
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import (
     LoaderSite,
     functions_with_facts,
@@ -38,7 +39,7 @@ from lintloader.analysis.loaders import (
     loader_sites,
 )
 from lintloader.findings import Finding, Severity
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.rules.base import Rule
 from lintloader.torch_api import RELOAD_KEYWORD as KEYWORD
 
 

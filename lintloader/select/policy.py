@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from lintloader.analysis.context import TokenGroup
 from lintloader.analysis.override_demand import override_demand
 from lintloader.program import Program
 from lintloader.rules.base import Rule
@@ -29,7 +30,6 @@ from lintloader.select.trail import Round
 from lintloader.summary.model import FileSummary
 
 MAX_ROUNDS = 12
-TokenGroup = tuple[bytes, ...]
 # Summarize the candidates that a round's query (None: none) or module names choose.
 Take = Callable[[list[SourceFile], "GroupQuery | None", frozenset[str]], dict[str, FileSummary]]
 # A module that is not among the files, found by dotted path (scan/locate.py), or None.

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.scan.tokens import (
@@ -19,8 +20,6 @@ from lintloader.scan.tokens import (
     scope_package,
     top_package,
 )
-
-TokenGroup = tuple[bytes, ...]
 
 
 @dataclass

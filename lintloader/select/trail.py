@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.query import GroupQuery, chosen_by
-
-TokenGroup = tuple[bytes, ...]
 
 
 class Round(NamedTuple):

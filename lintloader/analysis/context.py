@@ -1,0 +1,44 @@
+"""What every rule's check and demand hook is given, and what a demand hook answers.
+
+A token group is the byte tokens a file must all contain to be worth parsing (a cheap byte
+search, ``scan/tokens.py``); a :class:`Demand` names the groups and modules to parse next; the
+:class:`AnalysisContext` is the linked program plus the analyses rules share. Nothing here
+imports the linker at run time, so the selection's query engine can name a token group
+without loading it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from lintloader.analysis.reachability import Reachability
+    from lintloader.program import Program
+
+TokenGroup = tuple[bytes, ...]
+TokenGroups = tuple[TokenGroup, ...]
+
+
+class Demand(NamedTuple):
+    """What a rule needs parsed next, given what is linked so far: files that contain every
+    token of one of ``token_groups``, and the modules named in ``modules`` (dotted paths)."""
+
+    token_groups: frozenset[TokenGroup] = frozenset()
+    modules: frozenset[str] = frozenset()
+
+
+@dataclass
+class AnalysisContext:
+    """The linked program plus analyses shared between rules (computed on first use)."""
+
+    program: Program
+    display: Callable[[str], str] = str
+
+    @cached_property
+    def reachability(self) -> Reachability:
+        from lintloader.analysis.reachability import Reachability
+
+        return Reachability(self.program)
