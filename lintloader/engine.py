@@ -15,16 +15,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from lintloader.cache.replay import (
+from lintloader.cache.summaries import SummaryCache
+from lintloader.config import Config
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.incremental.replay import (
     Replay,
     content_key,
     load_replay,
     replay_keys,
     save_replay,
 )
-from lintloader.cache.summaries import SummaryCache
-from lintloader.config import Config
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import recorded

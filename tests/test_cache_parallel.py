@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
-from lintloader.cache.statindex import RACY_NS
 from lintloader.cache.summaries import SummaryCache, content_digest, summary_key
 from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
+from lintloader.scan.statindex import RACY_NS
 from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
 from lintloader.select.progress import ParseStats
 

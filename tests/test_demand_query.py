@@ -12,13 +12,13 @@ from pathlib import Path
 from conftest import FIXTURES
 
 from lintloader.analysis.reset_demand import demanding_sinks, functions_reaching_sinks
-from lintloader.cache.statindex import RACY_NS
 from lintloader.config import Config
 from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.findings import Confidence
 from lintloader.program import Program
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
+from lintloader.scan.statindex import RACY_NS
 from lintloader.scan.tokens import package_scope, whole_word
 from lintloader.select.query import GroupQuery
 from lintloader.summary.summarize import summarize_source

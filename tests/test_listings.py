@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from test_fast_paths import odd_site, reference_site_files
 
-from lintloader.cache.statindex import RACY_NS
 from lintloader.scan import site_packages
 from lintloader.scan.model import Discovery
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.site_packages import discover_site_packages
+from lintloader.scan.statindex import RACY_NS
 
 
 def age(root: Path) -> None:
@@ -174,7 +174,7 @@ def test_tree_changes_and_ignore_rules_are_noticed(tree: Path, tmp_path: Path) -
 
 def test_a_crafted_tree_listing_adds_no_file(tree: Path, tmp_path: Path) -> None:
     from lintloader.cache.files import read_pickle, write_pickle
-    from lintloader.cache.listings import Listing
+    from lintloader.scan.walk.listings import Listing
 
     cache = tmp_path / "cache"
     assert_walks_agree(tree, cache)
@@ -211,7 +211,7 @@ def test_an_unreadable_tree_directory_is_not_remembered_as_empty(
     assert "pkg/sub/b.py" in {f.display for f in found.files}
 
 
-# -- what a walk made of each directory (cache/named_files.py) --------------------------------
+# -- what a walk made of each directory (scan/walk/named_files.py) --------------------------------
 def named_entries(cache: Path) -> tuple[Path, str, dict]:
     from lintloader.cache.files import read_pickle
 
@@ -331,7 +331,7 @@ def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_
         assert not answer.keeps(str(sub / "also_ignored.py"))
 
 
-# -- a whole walk remembered (cache/walk_snapshot.py) -----------------------------------------
+# -- a whole walk remembered (scan/walk/snapshot.py) -----------------------------------------
 @pytest.fixture
 def plain_tree(tmp_path: Path) -> Path:
     """A git project without links, every file tracked: a walk of it is remembered whole."""

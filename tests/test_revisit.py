@@ -16,9 +16,9 @@ import pytest
 from conftest import FIXTURES, run_cli
 
 from lintloader.cache.files import read_pickle, write_pickle
-from lintloader.cache.replay import Replay
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
+from lintloader.incremental.replay import Replay
 from lintloader.scan.paths import discover_paths
 from lintloader.select.demand_reads import DemandReads
 from lintloader.select.revisit import MAX_CHANGED

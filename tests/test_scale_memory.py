@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from lintloader.cache.statindex import RACY_NS
 from lintloader.cache.summaries import SummaryCache
 from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.rules.registry import all_rules
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
+from lintloader.scan.statindex import RACY_NS
 from lintloader.select.forked import can_fork
 from lintloader.select.policy import select
 from lintloader.select.progress import ParseStats

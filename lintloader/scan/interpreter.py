@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lintloader.cache.files import write_pickle
-from lintloader.cache.interpreters import answer_file, remembered_answer
 from lintloader.scan import site_query
+from lintloader.scan.interpreter_memo import answer_file, remembered_answer
 from lintloader.scan.model import DiscoveryError
 
 

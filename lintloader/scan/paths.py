@@ -16,15 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from lintloader.cache.listings import Listing, ListingCache
-from lintloader.cache.named_files import NamedFiles, walk_key
-from lintloader.cache.walk_snapshot import (
-    WalkedDirectory,
-    WalkSnapshot,
-    load_snapshot,
-    save_snapshot,
-    snapshot_key,
-)
 from lintloader.scan.escape import printable
 from lintloader.scan.git_files import GitAnswer, GitFiles
 from lintloader.scan.model import (
@@ -33,6 +24,15 @@ from lintloader.scan.model import (
     DiscoveryError,
     FileProblem,
     SourceFile,
+)
+from lintloader.scan.walk.listings import Listing, ListingCache
+from lintloader.scan.walk.named_files import NamedFiles, walk_key
+from lintloader.scan.walk.snapshot import (
+    WalkedDirectory,
+    WalkSnapshot,
+    load_snapshot,
+    save_snapshot,
+    snapshot_key,
 )
 
 DEFAULT_EXCLUDES = (
@@ -243,7 +243,7 @@ def _walk(
     directory's files sorted, then its subdirectories, sorted, each in turn). One ``scandir``
     per directory: the file type comes with the listing, so a regular file costs no ``stat``
     here; a directory unchanged since an earlier walk is not listed again
-    (``cache/listings.py``), nor are its files named again (``cache/named_files.py``)."""
+    (``scan/walk/listings.py``), nor are its files named again (``scan/walk/named_files.py``)."""
     if os.path.islink(path) and not os.path.exists(path):
         found.problems.append(FileProblem(display_path(path, cwd), link_problem(path)))
         return
@@ -269,7 +269,7 @@ def _remembered_walk(
     git: GitFiles,
     namer: ModuleNamer,
 ) -> list[SourceFile] | None:
-    """The files of an earlier walk of ``path`` (``cache/walk_snapshot.py``) when its key still
+    """The files of an earlier walk of ``path`` (``scan/walk/snapshot.py``) when its key still
     holds, the directories that changed since listed again; None: walk the tree. git's answer,
     part of the key, is waited for only when there is a snapshot."""
     root = os.path.abspath(path)
@@ -431,7 +431,7 @@ def _memorable(
     directory: str, listing: Listing, listings: ListingCache, answer: GitAnswer | None
 ) -> bool:
     """Whether what a walk made of ``directory`` can be remembered: its listing is (see
-    ``cache/listings.py``), and git tracks every file in it (whether git ignores an
+    ``scan/walk/listings.py``), and git tracks every file in it (whether git ignores an
     untracked file is not in the key)."""
     remembered = listings.fresh.get(directory) is listing
     return remembered and (answer is None or all(answer.tracks(p) for _, p in listing.files))

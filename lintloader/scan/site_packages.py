@@ -7,7 +7,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from lintloader.cache.listings import ListingCache
 from lintloader.scan.escape import printable
 from lintloader.scan.interpreter import normalize_name, query_interpreter
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
@@ -19,6 +18,7 @@ from lintloader.scan.paths import (
     module_name_in_site,
     name_matcher,
 )
+from lintloader.scan.walk.listings import ListingCache
 
 
 def discover_site_packages(

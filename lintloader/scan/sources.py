@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from pathlib import Path
 
-from lintloader.cache.statindex import StatIndex, index_path, is_racy, load_index, save_index
 from lintloader.cache.summaries import content_digest
 from lintloader.scan.model import FileProblem, SourceFile
+from lintloader.scan.statindex import StatIndex, index_path, is_racy, load_index, save_index
 from lintloader.scan.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable

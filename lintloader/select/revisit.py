@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from lintloader.cache.replay import Replay
 from lintloader.cache.summaries import SummaryCache
+from lintloader.incremental.replay import Replay
 from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet

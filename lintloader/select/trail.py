@@ -1,10 +1,10 @@
 """The trail of a selection: what each demand round asked for and which files it took.
 
-A check stores the trail with its findings (``cache/replay.py``). Selection depends on the files'
-content only through the answers to these questions, and the findings only on the summaries of
-the files taken, so when a few files change, the stored findings still hold if each changed file
-answers every round as before (:func:`first_taking_round`) and, if it was taken, summarizes as
-before (``select/revisit.py``).
+A check stores the trail with its findings (``incremental/replay.py``). Selection depends on
+the files' content only through the answers to these questions, and the findings only on the
+summaries of the files taken, so when a few files change, the stored findings still hold if each
+changed file answers every round as before (:func:`first_taking_round`) and, if it was taken,
+summarizes as before (``select/revisit.py``).
 
 This module is imported when a stored run is loaded: it stays clear of the analysis.
 """

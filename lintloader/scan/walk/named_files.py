@@ -1,10 +1,10 @@
 """What a source-tree walk made of each directory: the files it scans there, named.
 
-A warm walk of a 5,400-file project found every directory listing in ``cache/listings.py``,
+A warm walk of a 5,400-file project found every directory listing in ``scan/walk/listings.py``,
 and then still spent most of its time on each file: the exclude patterns, git's answer, the
 module name, the display path. What it makes of a directory depends only on
 
-* the directory's listing (which a listing's mtime stands for, see ``cache/listings.py``),
+* the directory's listing (which a listing's mtime stands for, see ``scan/walk/listings.py``),
 * the package path above it (whether the directories above hold ``__init__.py``),
 * the exclude patterns, the working directory (display paths) and which files git tracks
   (a directory holding a file git does not track is not remembered: whether git ignores it
@@ -15,7 +15,7 @@ name, is-package, display path), under a key made of the last three. A directory
 from here when that key, its listing's mtime and its package path are all as they were.
 
 Only directories whose listing was remembered are remembered here (see the racy rule of
-``cache/listings.py``). What is read back is checked: an index must point into the listing
+``scan/walk/listings.py``). What is read back is checked: an index must point into the listing
 (so a crafted entry cannot add a file from elsewhere), and every name must be a printable
 string.
 """
@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lintloader.cache.files import read_keyed, write_pickle
-from lintloader.cache.listings import Listing, walk_file
 from lintloader.scan.escape import printable
 from lintloader.scan.model import SourceFile
+from lintloader.scan.walk.listings import Listing, walk_file
 
 Named = tuple[int, str, bool, str]  # (index into Listing.files, module, is_package, display)
 

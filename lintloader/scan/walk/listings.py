@@ -5,7 +5,7 @@ is what it was when it was listed still holds the same entries: a warm run stats
 (1,600 in a torch + Lightning environment) instead of listing and classifying every entry
 (30,000+), which was a third of its time. Two rules keep that sound:
 
-* a directory modified within :data:`~lintloader.cache.statindex.RACY_NS` of being listed is not
+* a directory modified within :data:`~lintloader.scan.statindex.RACY_NS` of being listed is not
   remembered (an entry added within the same timestamp tick would leave its mtime unchanged);
 * a directory with a symbolic link among its entries is never remembered: what a link points
   to can change without touching the directory (and broken links must be reported each run).
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lintloader import __version__
 from lintloader.cache.files import read_keyed, write_pickle
-from lintloader.cache.statindex import RACY_NS
+from lintloader.scan.statindex import RACY_NS
 
 Entries = list[tuple[str, str]]  # sorted (name, path)
 

@@ -1,13 +1,13 @@
 """A whole source-tree walk remembered: every directory it walked, with its mtime, and the
 files it kept there, named.
 
-``cache/named_files.py`` spares a warm walk the naming of each unchanged directory, but the
+``scan/walk/named_files.py`` spares a warm walk the naming of each unchanged directory, but the
 walk still visits every listing and every file: about 40 ms of Python in a 5,400-file project,
 on every pre-commit run. A snapshot makes that a stat per directory and one pass over the
 files:
 
 * a directory's mtime changes when an entry is added, removed or renamed in it, so the same
-  mtime means the same listing (``cache/listings.py``): the same subdirectories walked and the
+  mtime means the same listing (``scan/walk/listings.py``): the same subdirectories walked and the
   same files;
 * the key holds what else the walk depended on: the root and its package path, the exclude
   patterns, the working directory and which files git tracks;
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lintloader.cache.files import read_pickle, write_pickle
-from lintloader.cache.listings import walk_file
 from lintloader.scan.model import NOTEBOOK_SUFFIX, SourceFile
+from lintloader.scan.walk.listings import walk_file
 
 MAX_CHANGED = 16  # changed directories patched; more: walk the tree
 _SUFFIXES = (".py", NOTEBOOK_SUFFIX)
@@ -62,7 +62,7 @@ class WalkSnapshot(NamedTuple):
 
 
 def snapshot_key(walk_key: str, root_prefix: tuple[str, ...]) -> str:
-    """``cache.named_files.walk_key`` of the walk, with the root's package path."""
+    """``scan.walk.named_files.walk_key`` of the walk, with the root's package path."""
     text = f"{walk_key}\0{'.'.join(root_prefix)}"
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
