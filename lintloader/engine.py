@@ -31,7 +31,7 @@ from lintloader.select.demand_reads import recorded
 from lintloader.select.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
-    from lintloader.program import Program
+    from lintloader.link.program import Program
     from lintloader.rules.base import Rule
     from lintloader.select.revisit import Revisited, Summarize
     from lintloader.select.trail import Round
@@ -69,7 +69,7 @@ class CheckResult:
     def program(self) -> Program:
         """The linked program (an empty one for a replayed run)."""
         if self.linked is None:
-            from lintloader.program import Program
+            from lintloader.link.program import Program
 
             self.linked = Program(())
         return self.linked
@@ -223,7 +223,7 @@ def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | 
     """The stored run's selection, summarized as the files are now, linked and checked by the
     rules (no demand round: ``select/revisit.py`` showed each round would ask and take what
     it did), then stored again. None when a stored summary is gone."""
-    from lintloader.program import Program
+    from lintloader.link.program import Program
     from lintloader.select.revisit import summaries_again
 
     files, problems, sources, cache, stats, options = run

@@ -15,7 +15,7 @@ from lintloader.analysis.reset_demand import demanding_sinks, functions_reaching
 from lintloader.config import Config
 from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.findings import Confidence
-from lintloader.program import Program
+from lintloader.link.program import Program
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
 from lintloader.scan.statindex import RACY_NS

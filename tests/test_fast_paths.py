@@ -185,8 +185,8 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
         "except SystemExit:\n"
         "    pass\n"
         "heavy = ('libcst', 'lintloader.summary.calls', 'lintloader.select.parse',\n"
-        "         'lintloader.rules.registry', 'lintloader.program', 'lintloader.select.policy',\n"
-        "         'concurrent', 'lintloader.summary.model')\n"
+        "         'lintloader.rules.registry', 'lintloader.link.program',\n"
+        "         'lintloader.select.policy', 'concurrent', 'lintloader.summary.model')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
     )
     (root / "other.py").write_text("def helper(x):\n    return x\n")  # no rule asks of it

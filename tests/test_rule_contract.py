@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, REPO, run_cli
 
-from lintloader.program import Edge, Program
+from lintloader.link.program import Edge, Program
 from lintloader.scan.paths import discover_paths
 from lintloader.summary.summarize import summarize_source
 

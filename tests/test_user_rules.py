@@ -19,7 +19,7 @@ import pytest
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
-from lintloader.program import Program
+from lintloader.link.program import Program
 from lintloader.rules.registry import rules_by_code
 from lintloader.summary.summarize import summarize_source
 

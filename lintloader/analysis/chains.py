@@ -13,7 +13,7 @@ from lintloader.analysis.reachability import (
     sink_hop,
 )
 from lintloader.findings import Confidence, Finding, Hop, Severity
-from lintloader.program import FunctionInfo
+from lintloader.link.program import FunctionInfo
 
 
 def chain_severity(base: Severity, chain: Chain) -> Severity:

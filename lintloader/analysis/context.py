@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from lintloader.analysis.reachability import Reachability
-    from lintloader.program import Program
+    from lintloader.link.program import Program
 
 TokenGroup = tuple[bytes, ...]
 TokenGroups = tuple[TokenGroup, ...]

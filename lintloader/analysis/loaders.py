@@ -2,7 +2,7 @@
 Lightning Trainer), what their worker settings are, and where they run.
 
 Facts come from ``FileSummary.loaders`` (``lintloader/summary_dataloaders.py``); names resolve
-through the linked :class:`~lintloader.program.Program`, so ``DataLoader`` is torch's only when
+through the linked :class:`~lintloader.link.program.Program`, so ``DataLoader`` is torch's only when
 the import says so (``torch.utils.data.DataLoader``, ``torch.utils.data.dataloader.DataLoader``,
 an alias of either, or a scanned subclass).
 """
@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from lintloader.analysis.context import Demand
 from lintloader.findings import Confidence, Hop
-from lintloader.program import DATALOADER_PATHS, FunctionInfo, Program
+from lintloader.link.program import DATALOADER_PATHS, FunctionInfo, Program
 from lintloader.scan.tokens import function_groups, method_group
 from lintloader.summary.dataloaders import RETURNED
 from lintloader.summary.model import (

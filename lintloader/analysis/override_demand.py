@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from lintloader.analysis.context import Demand
 from lintloader.analysis.loaders import Workers, loader_sites
-from lintloader.program import Program
+from lintloader.link.program import Program
 
 
 def override_demand(program: Program) -> Demand:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from lintloader.findings import Finding, Hop
-from lintloader.program import Program, symbol_key
+from lintloader.link.program import Program, symbol_key
 from lintloader.scan.tokens import top_package
 
 

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from lintloader.findings import Confidence, Hop
-from lintloader.program import Edge, FunctionInfo, Program
+from lintloader.link.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import LoopInfo, SinkSite
 from lintloader.torch_api import (
     EPOCH_HOOKS,

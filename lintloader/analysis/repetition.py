@@ -19,7 +19,7 @@ from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import LOCAL_BUILDERS
-from lintloader.program import Edge, FunctionInfo, Program
+from lintloader.link.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 

@@ -17,8 +17,8 @@ from lintloader.analysis.context import Demand, TokenGroup
 from lintloader.analysis.reachability import EPOCH_HOOKS, is_iter_root, is_real_sink
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
+from lintloader.link.program import Program
 from lintloader.link.receiver_names import is_distinctive
-from lintloader.program import Program
 from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lintloader.findings import Finding, Hop
-from lintloader.program import FunctionInfo, Program
+from lintloader.link.program import FunctionInfo, Program
 
 
 class FixError(Exception):

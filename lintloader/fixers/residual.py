@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from lintloader.findings import Finding, Severity
 from lintloader.fixers.edit.persistence import site_at
-from lintloader.program import Program
+from lintloader.link.program import Program
 
 Key = tuple[str, ...]
 

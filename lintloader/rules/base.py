@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lintloader.analysis.context import AnalysisContext, Demand, TokenGroups
 from lintloader.findings import Finding, Severity
-from lintloader.program import Program
+from lintloader.link.program import Program
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.analysis.repetition import Place, is_setup, places
 from lintloader.findings import Finding, Hop, Severity
-from lintloader.program import FunctionInfo
+from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import LoopInfo, Site
 from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS

@@ -62,7 +62,7 @@ from lintloader.analysis.loaders import (
     once_guarded,
 )
 from lintloader.findings import Finding, Severity
-from lintloader.program import FunctionInfo
+from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import FunctionFacts, IterCall
 

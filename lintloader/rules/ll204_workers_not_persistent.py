@@ -50,7 +50,7 @@ from lintloader.analysis.loaders import (
     returned,
 )
 from lintloader.findings import Finding, Hop, Severity
-from lintloader.program import FunctionInfo
+from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Site
 from lintloader.torch_api import LIGHTNING_EPOCH_HOOKS

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from lintloader.link.call_kinds import CallKind
-    from lintloader.program import Program
+    from lintloader.link.program import Program
     from lintloader.summary.model import CallSite, FileSummary, FunctionSummary
 
 
@@ -81,7 +81,7 @@ def unread_view(summary: FileSummary, reads: DemandReads) -> FileSummary | None:
     (see the module docstring; ``reads.linkable`` and ``reads.bare`` must hold the names
     the edited files define, before and after the edit). None when a function whose calls
     were not read makes a call bearing a name the analysis looked up (it would be linked)."""
-    from lintloader.program import symbol_key
+    from lintloader.link.program import symbol_key
 
     kinds = _kinds_read(reads)
     starts = _site_starts(summary)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from lintloader.analysis.context import TokenGroup
 from lintloader.analysis.override_demand import override_demand
-from lintloader.program import Program
+from lintloader.link.program import Program
 from lintloader.rules.base import Rule
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet

@@ -16,7 +16,7 @@ import libcst as cst
 from lintloader.analysis.loaders import LoaderSite, Workers, loader_sites
 from lintloader.fixers.base import FixError
 from lintloader.fixers.edit.loader_calls import keyword_arg
-from lintloader.program import Program
+from lintloader.link.program import Program
 from lintloader.torch_api import NUM_WORKERS_POSITION
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)

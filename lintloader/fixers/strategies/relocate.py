@@ -37,7 +37,7 @@ from lintloader.fixers.edit.cst_edit import (
     walk_statements,
 )
 from lintloader.fixers.edit.names import has_flow_exit, name_conflicts
-from lintloader.program import FunctionInfo, Program
+from lintloader.link.program import FunctionInfo, Program
 from lintloader.torch_api import LIFECYCLE_NAMES, TEARDOWN_NAMES, WORK_NAMES
 
 # Statement kinds that may move: a reset, a call, a branch or a loop over a collection.
