@@ -28,7 +28,7 @@ from lintloader.incremental.replay import (
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import recorded
-from lintloader.select.progress import ParseStats, Progress
+from lintloader.workers.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.link.program import Program

@@ -17,7 +17,7 @@ from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
 from lintloader.scan.statindex import RACY_NS
 from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
-from lintloader.select.progress import ParseStats
+from lintloader.workers.progress import ParseStats
 
 # Enough code that -j2 really starts worker processes (12 padded modules together just above
 # the size from which parse.py parallelizes).

@@ -10,9 +10,9 @@ from lintloader.engine import CheckOptions, analyze
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import DemandReads, recorded, unread_view
-from lintloader.select.progress import ParseStats
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
+from lintloader.workers.progress import ParseStats
 
 STATE = """
 def shutdown(loader):

@@ -1,4 +1,4 @@
-"""Forked shards (``forked.py``) and sharded demand rounds (``rounds.py``): real forks, the
+"""Forked shards (``workers/forked.py``) and sharded demand rounds (``rounds.py``): real forks, the
 same answers as one process, and a failing child's shard redone by the parent."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from lintloader.engine import read_source
 from lintloader.rules.registry import all_rules
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
-from lintloader.select.forked import can_fork, map_forked
 from lintloader.select.policy import select
-from lintloader.select.progress import ParseStats
 from lintloader.select.rounds import RoundTaker
 from lintloader.summary.summarize import summarize_source
+from lintloader.workers.forked import can_fork, map_forked
+from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import lintloader_command
 
-from lintloader.select.forked import can_fork
 from lintloader.select.rounds import SHARD_MIN_FILES
+from lintloader.workers.forked import can_fork
 
 pytestmark = pytest.mark.skipif(
     not can_fork() or not Path("/proc/self/stat").exists(),

@@ -16,11 +16,11 @@ from lintloader.rules.registry import all_rules
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.sources import SourceSet
 from lintloader.scan.statindex import RACY_NS
-from lintloader.select.forked import can_fork
 from lintloader.select.policy import select
-from lintloader.select.progress import ParseStats
 from lintloader.select.rounds import CHUNK_FILES, RoundTaker
 from lintloader.select.trail import Round
+from lintloader.workers.forked import can_fork
+from lintloader.workers.progress import ParseStats
 
 FILLERS = CHUNK_FILES + 40  # more than one chunk: bytes are released during the first round
 

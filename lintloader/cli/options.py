@@ -27,7 +27,7 @@ from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import PARSE_ERROR_CODE, Severity
 from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.scan.paths import discover_paths
-from lintloader.select.progress import Progress
+from lintloader.workers.progress import Progress
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
-from lintloader.scan.process_group import interrupts_held, kill_group, start_grouped
+from lintloader.workers.process_group import interrupts_held, kill_group, start_grouped
 
 TIMEOUT_S = 60.0
 # A wildcard matches across '/' in a git pathspec: every .py file and notebook below the

@@ -76,7 +76,7 @@ def _ask_interpreter(executable: str, wanted: list[str]) -> dict:
     import json
     import subprocess
 
-    from lintloader.scan.process_group import interpreter_timeout, run_grouped
+    from lintloader.workers.process_group import interpreter_timeout, run_grouped
 
     source = Path(site_query.__file__).read_text(encoding="utf-8")
     timeout = interpreter_timeout()

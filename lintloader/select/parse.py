@@ -9,9 +9,9 @@ from dataclasses import replace
 from lintloader.cache.summaries import SummaryCache
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.progress import ParseStats
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
+from lintloader.workers.progress import ParseStats
 
 # Worker processes cost ~0.1 s to start and must pickle their summaries back: below these, one
 # process is faster (the ast summarizer handles roughly 4 MB of source a second).
@@ -81,7 +81,7 @@ def _run(
         # imported here: multiprocessing costs a run that parses little ~10-20 ms to import
         from concurrent.futures import ProcessPoolExecutor
 
-        from lintloader.select.lifeline import die_with_parent
+        from lintloader.workers.parent_death import die_with_parent
 
         workers = min(jobs, len(work))
         with ProcessPoolExecutor(

@@ -3,7 +3,7 @@
 ``demand.select`` decides *what* a round asks for; this module decides *how* the answer is
 worked out. When the bytes of most files were read in this run (a cold scan), the candidates
 are split into one shard per job and each shard is searched and summarized in a forked child
-(``forked.py``): the search is the larger half of a cold run's work, and a child reads the
+(``workers/forked.py``): the search is the larger half of a cold run's work, and a child reads the
 parent's bytes without copying them. Otherwise (warm and one-changed-file runs answer token
 questions from the stat index) the round runs here, and only a large batch of files to parse
 goes to worker processes (``parse.py``).
@@ -22,11 +22,11 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.limits import size_problem
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.forked import can_fork, map_forked
 from lintloader.select.parse import summarize_files
-from lintloader.select.progress import ParseStats
 from lintloader.select.query import GroupQuery, chosen_by
 from lintloader.summary.model import FileSummary
+from lintloader.workers.forked import can_fork, map_forked
+from lintloader.workers.progress import ParseStats
 
 # Forking pays when a round must search thousands of files whose bytes were read this run.
 SHARD_MIN_FILES = 2_000

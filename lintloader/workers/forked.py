@@ -10,7 +10,7 @@ the same results.
 A child never writes to stdout or stderr and leaves with ``os._exit``, so no buffered output
 and no ``atexit`` handler of the parent runs twice. A child that fails, is killed or sends
 something unreadable is not trusted: its shard is run again in the parent. A child whose
-parent is killed dies with it (:mod:`lintloader.select.lifeline`); if the parent is interrupted
+parent is killed dies with it (:mod:`lintloader.workers.parent_death`); if the parent is interrupted
 (Ctrl-C), the children still running are killed and reaped before it goes on.
 """
 
@@ -25,8 +25,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from lintloader.scan.process_group import interrupts_held
-from lintloader.select.lifeline import die_with_parent
+from lintloader.workers.parent_death import die_with_parent
+from lintloader.workers.process_group import interrupts_held
 
 Shard = TypeVar("Shard")
 Result = TypeVar("Result")
