@@ -154,10 +154,10 @@ def measure_precommit(
       summary only moves, and no shown finding passes through it, so the stored findings
       hold; one that did would have the selection linked again and the rules run);
     * ``taken_code``: a helper added at the end of that file (its summary says more, but
-      about a function no analysis reads and no file names: see ``summary/inert.py``);
+      about a function no analysis reads and no file names: see ``incremental/inert.py``);
     * ``taken_calls``: a function that calls something added at the end of that file (no
       round and no rule reads its calls: the stored findings hold, see
-      ``select/demand_reads.py``);
+      ``incremental/reads.py``);
     * ``taken_chain``: ``print()`` added next to the reset in a method on the chain (the
       rounds read that method's calls, but a call bearing no name of scanned code lands
       nowhere: the stored findings hold);

@@ -1,11 +1,12 @@
 """Random one-file commits to a real project, each checked warm against a run without cache.
 
-A warm ``check`` after a commit replays, relinks or analyzes again (``select/revisit.py``); each
-shortcut must print exactly what a run without cache prints. ``tests/test_revisit.py`` checks
-that on the fixtures; this script does it on a project of your choice, editing the files the
-analysis takes (those on a chain, where the shortcuts are decided) the way commits do: a
-comment, a line at the top, a helper, a call at the start of a function (one that links
-nowhere, one named like a reset, a method call). Every file is restored at the end::
+A warm ``check`` after a commit replays, relinks or analyzes again
+(``incremental/revisit.py``); each shortcut must print exactly what a run without cache prints.
+``tests/test_revisit.py`` checks that on the fixtures; this script does it on a project of your
+choice, editing the files the analysis takes (those on a chain, where the shortcuts are
+decided) the way commits do: a comment, a line at the top, a helper, a call at the start of a
+function (one that links nowhere, one named like a reset, a method call). Every file is
+restored at the end::
 
     .venv/bin/python benchmarks/revisit_fuzz.py /tmp/lintloader-scale/project-5k --edits 30
 

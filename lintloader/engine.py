@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.incremental.reads import recorded
 from lintloader.incremental.replay import (
     Replay,
     content_key,
@@ -27,13 +28,12 @@ from lintloader.incremental.replay import (
 )
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.demand_reads import recorded
 from lintloader.workers.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
+    from lintloader.incremental.revisit import Revisited, Summarize
     from lintloader.link.program import Program
     from lintloader.rules.base import Rule
-    from lintloader.select.revisit import Revisited, Summarize
     from lintloader.select.trail import Round
     from lintloader.summary.model import FileSummary
 
@@ -193,12 +193,12 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
 
 def _replayed(stored: Replay, key: str, run: _Run) -> CheckResult | None:
     """The stored run's result if it still holds: nothing changed (the key is equal), or only
-    the content of a few files, in ways its findings do not depend on (``select/revisit.py``,
+    the content of a few files, in ways its findings do not depend on (``incremental/revisit.py``,
     after which the run is stored again under its new key). When only the lines of a taken
     file moved, the stored selection still holds and only the rules run again."""
     files, _, sources, cache, stats, options = run
     if stored.key != key:
-        from lintloader.select.revisit import revisit
+        from lintloader.incremental.revisit import revisit
 
         parsed = ParseStats()  # counted only if the stored run holds (else analyzed again)
         summarize = _one_file_summarizer(sources, cache, parsed, options)
@@ -221,10 +221,10 @@ def _replayed(stored: Replay, key: str, run: _Run) -> CheckResult | None:
 
 def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | None:
     """The stored run's selection, summarized as the files are now, linked and checked by the
-    rules (no demand round: ``select/revisit.py`` showed each round would ask and take what
+    rules (no demand round: ``incremental/revisit.py`` showed each round would ask and take what
     it did), then stored again. None when a stored summary is gone."""
+    from lintloader.incremental.revisit import summaries_again
     from lintloader.link.program import Program
-    from lintloader.select.revisit import summaries_again
 
     files, problems, sources, cache, stats, options = run
     summaries = summaries_again(stored.rounds, revisited, files, cache)
@@ -234,7 +234,7 @@ def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | 
     stats.cached = len(summaries) - stats.parsed
     program = Program(summaries.values())
     result = conclude(files, problems, summaries, program, stats, options)
-    # the rounds would read what they read for the stored run (select/revisit.py)
+    # the rounds would read what they read for the stored run (incremental/revisit.py)
     before = revisited.reads
     reads = None if before is None else recorded(program, before)
     again = Replay(

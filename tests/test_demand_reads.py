@@ -1,4 +1,4 @@
-"""Which calls a stored run's analysis cannot have seen (``select/demand_reads.py``), on real
+"""Which calls a stored run's analysis cannot have seen (``incremental/reads.py``), on real
 summaries of real source, linked into a real program whose rules ran: a call is set aside
 only when no round and no rule could have read it."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from lintloader.engine import CheckOptions, analyze
+from lintloader.incremental.reads import DemandReads, recorded, unread_view
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.demand_reads import DemandReads, recorded, unread_view
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.progress import ParseStats

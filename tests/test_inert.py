@@ -1,5 +1,5 @@
-"""Functions no analysis reads (``summary/inert.py``) and the byte search that shows no file
-names them (``select/mentions.py``), on real summaries of real source."""
+"""Functions no analysis reads (``incremental/inert.py``) and the byte search that shows no file
+names them (``incremental/mentions.py``), on real summaries of real source."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from lintloader.select.mentions import mentions
-from lintloader.summary.inert import edited_inert, without
+from lintloader.incremental.inert import edited_inert, without
+from lintloader.incremental.mentions import mentions
+from lintloader.incremental.moves import moved_only
 from lintloader.summary.model import FileSummary
-from lintloader.summary.moves import moved_only
 from lintloader.summary.summarize import summarize_source
 
 BASE = '''"""A module with a chain and a helper."""

@@ -1,4 +1,4 @@
-"""``summary/moves.py``: a new summary counts as the old one with lines moved only when one
+"""``incremental/moves.py``: a new summary counts as the old one with lines moved only when one
 strictly increasing map takes every old line to the new one and nothing else changed. Each
 case summarizes real source, before and after an edit."""
 
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from lintloader.incremental.moves import moved_only
 from lintloader.summary.model import FileSummary
-from lintloader.summary.moves import moved_only
 from lintloader.summary.summarize import summarize_source
 
 SOURCE = """\

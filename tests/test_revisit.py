@@ -1,4 +1,4 @@
-"""A stored run replayed after a few files changed (``select/revisit.py``): it is replayed only
+"""A stored run replayed after a few files changed (``incremental/revisit.py``): it is replayed only
 when its findings certainly still hold, and every other change is analyzed again. The findings
 after any series of edits are those of a run without a cache."""
 
@@ -18,10 +18,10 @@ from conftest import FIXTURES, run_cli
 from lintloader.cache.files import read_pickle, write_pickle
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
+from lintloader.incremental.reads import DemandReads
 from lintloader.incremental.replay import Replay
+from lintloader.incremental.revisit import MAX_CHANGED
 from lintloader.scan.paths import discover_paths
-from lintloader.select.demand_reads import DemandReads
-from lintloader.select.revisit import MAX_CHANGED
 
 EPOCH_REBUILD = """
 
@@ -226,7 +226,7 @@ def test_a_helper_a_call_now_lands_in_is_analyzed(tmp_path: Path) -> None:
 def test_a_call_added_keeps_the_selection_only_where_no_one_read_the_calls(
     tmp_path: Path, method: str, call: str, read: bool, route: str
 ) -> None:
-    """A stored run keeps whose calls its analysis read (select/demand_reads.py): a call added
+    """A stored run keeps whose calls its analysis read (incremental/reads.py): a call added
     where it did not keeps the stored selection."""
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)

@@ -1,4 +1,4 @@
-"""What replaying a stored run relies on from every rule (``select/revisit.py``), checked on
+"""What replaying a stored run relies on from every rule (``incremental/revisit.py``), checked on
 every fixture tree through the CLI, so that a new rule with its fixtures is checked too:
 
 * a rule never computes with a line: lines moved in a file move its findings' lines and change
@@ -7,9 +7,9 @@ every fixture tree through the CLI, so that a new rule with its fixtures is chec
   file the finding is in or its chain passes through, so a finding that does not pass through
   a file shows none of its lines;
 * a function that calls nothing, resets nothing, loops over nothing and is named nowhere else
-  (``summary/inert.py``) changes no finding, whatever its name;
+  (``incremental/inert.py``) changes no finding, whatever its name;
 * nothing in ``analysis/`` or ``rules/`` reads a function's calls but through the program's
-  recording accessors (``select/demand_reads.py``);
+  recording accessors (``incremental/reads.py``);
 * a call that links to scanned code ends in a name ``Program.linkable_names`` gives (a bare
   name call, in one of the names it gives with ``bare``), and in one of the names
   ``Program.names_landing_in`` gives for the function it lands in.
@@ -203,7 +203,7 @@ def test_every_call_that_links_bears_a_linkable_name(
     trees: tuple[str, ...], tmp_path: Path
 ) -> None:
     """A call ending in a name that is not linkable is set aside from a function whose edges
-    were read (``select/demand_reads.py``): it must never have an edge. Checked on every
+    were read (``incremental/reads.py``): it must never have an edge. Checked on every
     fixture project, and on the installed pytorch_lightning, each linked whole."""
     if trees == ("corners",):
         for name, text in CORNERS.items():

@@ -12,7 +12,7 @@ One replay file per set of scan roots, next to the index.
 A second key, the *shape*, leaves the files' content out. When only the content of a few files
 changed (the shape is equal), the stored run also keeps what a later run needs to tell whether
 its findings still hold: each file's content identity, the selection trail and the digests of
-the files it summarized (``select/revisit.py`` decides).
+the files it summarized (``incremental/revisit.py`` decides).
 
 A replay is the whole of a warm run, so this module and everything it imports stay clear of the
 analysis: no summary, rule or parser module is imported until something must be analyzed.
@@ -46,7 +46,7 @@ class Replay:
     contents: tuple[object, ...] = ()  # each file's content identity, in the files' order
     rounds: tuple[object, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
-    # what its analysis read of the functions' calls (select/demand_reads.py); None: unknown
+    # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
     reads: object = None
 
 

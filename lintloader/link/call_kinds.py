@@ -4,7 +4,7 @@ An analysis that needs a function's calls themselves, not where they land, asks
 ``Program.calls_of(key, kind)`` and sees only the calls of that kind. The program records which
 kinds of whose calls were read, so a later run knows that a call of no kind read there (a
 ``print()`` added next to a reset) changes nothing those analyses computed
-(``select/demand_reads.py``). A kind is known by its name, which a stored run keeps; a name
+(``incremental/reads.py``). A kind is known by its name, which a stored run keeps; a name
 this module does not define is read as :data:`EVERY_CALL`.
 
 A new kind is one constant here, added to :data:`KINDS`.

@@ -4,7 +4,7 @@ A call lands in scanned code only through a name its file or another defines: ``
 module-level or nested function ``f`` or a class ``f``, ``obj.f()`` in a method ``f`` too, and
 through a local name an import gives either (``from m import f as g``: ``g()``). A call
 bearing none of the names of the linked files links nowhere (``Program.linkable_names``;
-``select/demand_reads.py`` sets such calls aside).
+``incremental/reads.py`` sets such calls aside).
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ class Program:
         # what rules work out from the whole program, by name (loader_sites): forgotten on extend
         self.memo: dict[str, object] = {}
         # What the analysis read of the functions' calls, over every extension (see
-        # select/demand_reads.py): the keys of the functions whose calls it read, the call
+        # incremental/reads.py): the keys of the functions whose calls it read, the call
         # names it looked the callers of up, and which kinds of whose calls it read as written
         # (link/call_kinds.py). Calls are read only through edges_from, calls_named and
         # calls_of, which keep these.

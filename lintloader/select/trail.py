@@ -4,7 +4,7 @@ A check stores the trail with its findings (``incremental/replay.py``). Selectio
 the files' content only through the answers to these questions, and the findings only on the
 summaries of the files taken, so when a few files change, the stored findings still hold if each
 changed file answers every round as before (:func:`first_taking_round`) and, if it was taken,
-summarizes as before (``select/revisit.py``).
+summarizes as before (``incremental/revisit.py``).
 
 This module is imported when a stored run is loaded: it stays clear of the analysis.
 """

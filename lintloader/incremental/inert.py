@@ -3,7 +3,7 @@
 A module-level function that calls nothing, resets nothing, holds no loop, types no local and
 builds no DataLoader gives the linker, the demand hooks and the rules nothing to follow: no edge
 leaves it, no sink is in it, no loader fact is in it. If no code names it either (no call, no
-import, no reference; ``select/revisit.py`` checks the bytes of every file the stored run
+import, no reference; ``incremental/revisit.py`` checks the bytes of every file the stored run
 took), no edge enters it and no name resolves differently with or without it. Such a function,
 here *inert*, can be added (a helper being written), removed or changed without changing the
 selection or any finding (a test adds one to every rule's fixtures and compares).
@@ -11,15 +11,15 @@ selection or any finding (a test adds one to every rule's fixtures and compares)
 :func:`edited_inert` names the functions an edit added, removed or changed that are inert on
 each side; :func:`without` drops them from a summary, so what is left compares as usual: equal
 (the stored findings hold), moved lines only (the stored selection holds, see
-``summary/moves.py``) or different (analyze again).
+``incremental/moves.py``) or different (analyze again).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from lintloader.incremental.moves import moved_only
 from lintloader.summary.model import FileSummary, FunctionFacts, FunctionSummary
-from lintloader.summary.moves import moved_only
 
 
 def edited_inert(before: FileSummary, after: FileSummary) -> frozenset[str] | None:

@@ -18,7 +18,7 @@ A call the analysis cannot have seen changes nothing it computed:
   round, ``calls_named`` and ``calls_of`` never yield it. (``print(x)`` added next to a reset.)
 
 So an edit that changes only such calls keeps the stored selection and findings
-(``select/revisit.py``).
+(``incremental/revisit.py``).
 """
 
 from __future__ import annotations

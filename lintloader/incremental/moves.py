@@ -7,7 +7,7 @@ order, with the same text and columns. The linker and the demand hooks of select
 positions only with each other, within one file (is this call inside that loop's body? after
 that early return?); they never do arithmetic on a line. So when one strictly increasing map
 takes every old line number to the new one, every such comparison answers as before, and the
-selection asks and takes what it did before (``select/revisit.py`` relies on this). The rules
+selection asks and takes what it did before (``incremental/revisit.py`` relies on this). The rules
 still run again: their findings print the new lines.
 
 Fields are recognized by name. A position field not named in :data:`LINE_FIELDS` (or a column)

@@ -9,20 +9,20 @@ content changed, its findings still hold if each changed file
   that was not taken), and
 * if it was taken, summarizes to what it summarized to before (a comment or a blank line at
   its end changes no summary; a line inserted above a function does), once the functions no
-  analysis reads are set aside (``summary/inert.py``: a helper that calls nothing, added,
+  analysis reads are set aside (``incremental/inert.py``: a helper that calls nothing, added,
   removed or changed, and named by no taken file).
 
 Each changed file then costs a byte search, and a parse if it was taken, instead of the whole
 selection, linking and analysis.
 
 A taken file whose summary differs only in its line numbers (lines inserted or removed around
-what it records, see ``summary/moves.py``) leaves every round's question and answer as they
+what it records, see ``incremental/moves.py``) leaves every round's question and answer as they
 were, so the selection still holds. Neither does a rule compute with a line: it compares two
 lines of one file, or prints one in a finding whose place or chain holds it. So when no stored
 finding is in such a file or passes through it, the stored findings hold as they are; when one
 does, the stored trail's files are linked again and the rules run, without a demand round (the
 findings print the new lines). Calls the stored run's analysis (its rounds and its rules)
-cannot have seen are set aside like inert functions (``select/demand_reads.py``): those of
+cannot have seen are set aside like inert functions (``incremental/reads.py``): those of
 functions whose calls it never read, none of them bearing a name it looked the callers of up,
 and in the others, calls that bear no such name, link nowhere (no scanned function or class
 bears their name) and are of no kind it read as written (``print(x)`` next to a reset on the
@@ -39,13 +39,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.summaries import SummaryCache
+from lintloader.incremental.moves import moved_only
+from lintloader.incremental.reads import DemandReads, stored_reads, unread_view
 from lintloader.incremental.replay import Replay
 from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.demand_reads import DemandReads, stored_reads, unread_view
 from lintloader.select.trail import Round, first_taking_round, is_trail
-from lintloader.summary.moves import moved_only
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding
@@ -160,8 +160,8 @@ def _change(
     before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
 ) -> str | None:
     """How ``file``'s summary changed: :data:`SAME` for nothing an analysis reads (nothing,
-    inert functions, see ``summary/inert.py``, or calls the stored run's analysis did not
-    read, see ``select/demand_reads.py``), :data:`MOVED` for lines moved too; None for
+    inert functions, see ``incremental/inert.py``, or calls the stored run's analysis did not
+    read, see ``incremental/reads.py``), :data:`MOVED` for lines moved too; None for
     more."""
     if before == after:
         return SAME
@@ -178,7 +178,7 @@ def _compared(
     before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
 ) -> str | None:
     """:data:`SAME` or :data:`MOVED` once the inert functions are set aside; None for more."""
-    from lintloader.summary.inert import edited_inert, without
+    from lintloader.incremental.inert import edited_inert, without
 
     edited = edited_inert(before, after)
     if edited is None or not _unnamed(edited, after, file, context):
@@ -193,8 +193,8 @@ def _unnamed(
     names: frozenset[str], after: FileSummary, file: SourceFile, context: _Context
 ) -> bool:
     """Whether no taken file names the inert functions ``names`` of ``file`` (see
-    ``summary/inert.py``), and ``file`` itself only where it defines them."""
-    from lintloader.select.mentions import mentions
+    ``incremental/inert.py``), and ``file`` itself only where it defines them."""
+    from lintloader.incremental.mentions import mentions
 
     if not names:
         return True
