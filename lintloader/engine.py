@@ -1,6 +1,9 @@
-"""The check pipeline: discover -> read -> select/summarize -> link -> analyze -> filter.
+"""The check pipeline: discover -> read -> reuse a stored run, else select/summarize -> link
+-> analyze -> filter.
 
-This is the library entry point that the CLI, the flake8 plugin and the fixers call.
+This is the library entry point that the CLI, the flake8 plugin and the fixers call. What a
+check is asked and answers (:class:`CheckOptions`, :class:`CheckResult`) and its last step
+(``conclude``) are in ``checking.py``; reusing a stored run is ``incremental/reuse.py``.
 """
 
 from __future__ import annotations
@@ -9,87 +12,20 @@ import errno
 import gc
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.config import Config
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.incremental.reads import recorded
-from lintloader.incremental.replay import (
-    Replay,
-    content_key,
-    load_replay,
-    replay_keys,
-    save_replay,
-)
+from lintloader.checking import CheckOptions, CheckResult, active_rules, conclude
+from lintloader.incremental.replay import load_replay, replay_keys
+from lintloader.incremental.reuse import Run, reused, store_analyzed
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.workers.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
-    from lintloader.incremental.revisit import Revisited, Summarize
-    from lintloader.link.program import Program
-    from lintloader.rules.base import Rule
     from lintloader.select.trail import Round
-    from lintloader.summary.model import FileSummary
-
-
-@dataclass
-class CheckOptions:
-    config: Config = field(default_factory=Config)
-    jobs: int | None = None  # worker processes for parsing; None: parse.default_jobs()
-    cache_dir: Path | None = None  # None: no cache
-    sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes read instead (fix)
-    progress: bool = False  # a progress line on stderr (when it is a terminal)
-    replay: bool = False  # reuse the last run's findings if nothing changed (no program then)
-
-
-@dataclass
-class CheckResult:
-    findings: list[Finding]
-    linked: Program | None  # None for a replayed run, which links nothing
-    summaries: dict[str, FileSummary]
-    files: list[SourceFile]
-    stats: ParseStats
-    suppressed: int = 0
-    hidden: int = 0  # findings below the severity threshold
-    # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
-    # (a stored selection linked again and checked) or "replayed" (stored findings reused)
-    route: str = "analyzed"
-
-    @property
-    def files_found(self) -> int:
-        return len(self.files)
-
-    @property
-    def program(self) -> Program:
-        """The linked program (an empty one for a replayed run)."""
-        if self.linked is None:
-            from lintloader.link.program import Program
-
-            self.linked = Program(())
-        return self.linked
-
-
-class _Run(NamedTuple):
-    """What one cached check works with, handed down the replay path."""
-
-    files: list[SourceFile]
-    problems: list[FileProblem]
-    sources: SourceSet
-    cache: SummaryCache
-    stats: ParseStats
-    options: CheckOptions
-
-
-def active_rules(config: Config) -> list[Rule]:
-    from lintloader.rules.registry import all_rules
-
-    return [rule for rule in all_rules() if config.enabled(rule.code)]
 
 
 def read_source(path: str) -> bytes | None:
@@ -170,107 +106,16 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     if replay_file is None or cache is None:
         return analyze(files, problems, sources, cache, stats, options, discovery.context)
     shape, key = replay_keys(files, sources, problems, options.config)
-    stored = load_replay(replay_file, cache)
-    run = _Run(files, problems, sources, cache, stats, options)
-    if stored is not None and stored.shape == shape:
-        replayed = _replayed(stored, key, run)
-        if replayed is not None:
-            if progress:
-                progress.close()
-            return replayed
+    run = Run(files, problems, sources, cache, stats, options)
+    replayed = reused(load_replay(replay_file, cache), shape, key, run)
+    if replayed is not None:
+        if progress:
+            progress.close()
+        return replayed
     rounds: list[Round] = []
     result = analyze(files, problems, sources, cache, stats, options, discovery.context, rounds)
-    taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
-    summaries = stats.parsed + stats.cached
-    reads = recorded(result.linked) if result.linked is not None else None
-    stored = Replay(
-        "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
-        rounds=tuple(rounds), taken=taken, reads=reads,
-    )  # fmt: skip
-    _store(stored, cache.used, run)
+    store_analyzed(result, rounds, shape, run)
     return result
-
-
-def _replayed(stored: Replay, key: str, run: _Run) -> CheckResult | None:
-    """The stored run's result if it still holds: nothing changed (the key is equal), or only
-    the content of a few files, in ways its findings do not depend on (``incremental/revisit.py``,
-    after which the run is stored again under its new key). When only the lines of a taken
-    file moved, the stored selection still holds and only the rules run again."""
-    files, _, sources, cache, stats, options = run
-    if stored.key != key:
-        from lintloader.incremental.revisit import revisit
-
-        parsed = ParseStats()  # counted only if the stored run holds (else analyzed again)
-        summarize = _one_file_summarizer(sources, cache, parsed, options)
-        revisited = revisit(stored, files, sources, cache, summarize)
-        if revisited is None:
-            return None
-        stats.count(parsed=parsed.parsed)
-        if revisited.moved:
-            return _relinked(stored, revisited, run)
-        # what the edited files now define can link a later commit's calls: keep it
-        stored = replace(stored, taken=revisited.taken, reads=revisited.reads)
-        _store(stored, revisited.entry_keys, run)
-    sources.save()
-    stats.cached = stored.summaries - stats.parsed
-    findings = list(stored.findings)
-    return CheckResult(
-        findings, None, {}, files, stats, stored.suppressed, stored.hidden, route="replayed"
-    )
-
-
-def _relinked(stored: Replay, revisited: Revisited, run: _Run) -> CheckResult | None:
-    """The stored run's selection, summarized as the files are now, linked and checked by the
-    rules (no demand round: ``incremental/revisit.py`` showed each round would ask and take what
-    it did), then stored again. None when a stored summary is gone."""
-    from lintloader.incremental.revisit import summaries_again
-    from lintloader.link.program import Program
-
-    files, problems, sources, cache, stats, options = run
-    summaries = summaries_again(stored.rounds, revisited, files, cache)
-    if summaries is None:
-        return None
-    sources.save()
-    stats.cached = len(summaries) - stats.parsed
-    program = Program(summaries.values())
-    result = conclude(files, problems, summaries, program, stats, options)
-    # the rounds would read what they read for the stored run (incremental/revisit.py)
-    before = revisited.reads
-    reads = None if before is None else recorded(program, before)
-    again = Replay(
-        "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
-        stored.shape, rounds=stored.rounds, taken=revisited.taken, reads=reads,
-    )  # fmt: skip
-    _store(again, revisited.entry_keys, run)
-    return replace(result, route="relinked")
-
-
-def _one_file_summarizer(
-    sources: SourceSet, cache: SummaryCache, stats: ParseStats, options: CheckOptions
-) -> Summarize:
-    """Summarize one file as a selection round would (the parser is imported when called)."""
-
-    def summarize(file: SourceFile) -> FileSummary:
-        from lintloader.select.rounds import RoundTaker
-
-        taker = RoundTaker(sources, cache, stats, 1, options.config.max_file_size)
-        return taker.summarize([file], stats, jobs=1)[file.path]
-
-    return summarize
-
-
-def _store(stored: Replay, entry_keys: Iterable[str], run: _Run) -> None:
-    """Store a run (of ``stored.shape``) for the next one to replay, keyed as the files are
-    now: the run worked out digests it needed, which the next run's key will include."""
-    files, _, sources, cache, _, options = run
-    entries = cache.stamps(entry_keys)
-    if entries is None or options.cache_dir is None or sources.index_file is None:
-        return
-    paths = [file.path for file in files]
-    key = content_key(stored.shape, paths, sources)
-    contents = tuple(sources.content_ids(paths))
-    stored = replace(stored, key=key, entries=entries, contents=contents)
-    save_replay(options.cache_dir, sources.index_file, stored)
 
 
 def analyze(
@@ -303,62 +148,3 @@ def analyze(
         stats.progress.close()
     located = {p: f.display for p, f in (locator.found if locator else {}).items()}
     return conclude(files, problems, summaries, program, stats, options, located)
-
-
-def conclude(
-    files: list[SourceFile],
-    problems: list[FileProblem],
-    summaries: dict[str, FileSummary],
-    program: Program,
-    stats: ParseStats,
-    options: CheckOptions,
-    located: dict[str, str] | None = None,
-) -> CheckResult:
-    """Run the active rules on the linked ``program`` of the selected ``summaries`` and filter
-    what they find. ``located``: display paths of context files (modules looked up outside
-    the scanned files), whose findings are placed in the scanned ones."""
-    from lintloader.analysis.context import AnalysisContext
-    from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
-    from lintloader.analysis.ranges import with_ranges
-    from lintloader.suppression import filter_findings
-
-    config = options.config
-    displays = {f.path: f.display for f in files}
-    located = located or {}
-    context_shown = {shown for p, shown in located.items() if p not in displays}
-    displays = {**located, **displays}
-    context = AnalysisContext(program, lambda path: displays.get(path, path))
-    raw = [finding for rule in active_rules(config) for finding in rule.check(context)]
-    modules = {displays.get(p, p): s.module for p, s in summaries.items()}
-    raw = list(placed_at_overrides(raw, program, modules))
-    raw += problem_findings(problems, summaries.values(), displays)
-    if context_shown:
-        raw = list(located_in_scanned(raw, context_shown))
-    findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
-    findings = with_ranges(findings, summaries, displays)
-    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)
-
-
-def problem_findings(
-    problems: Iterable[FileProblem],
-    summaries: Iterable[FileSummary],
-    displays: dict[str, str],
-) -> list[Finding]:
-    """LL000: files that could not be read or parsed. Always error severity."""
-    found = [
-        Finding(PARSE_ERROR_CODE, Severity.ERROR, p.display, p.line, p.column, p.message)
-        for p in problems
-    ]
-    for summary in summaries:
-        if summary.error:
-            found.append(
-                Finding(
-                    PARSE_ERROR_CODE,
-                    Severity.ERROR,
-                    displays.get(summary.path, summary.path),
-                    summary.error_line,
-                    summary.error_column,
-                    summary.error,
-                )
-            )
-    return found

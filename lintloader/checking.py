@@ -1,0 +1,123 @@
+"""What a check is asked and what it answers, and the last step of every route to the answer:
+the active rules run on a linked program, and what they find is placed, filtered and given its
+range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lintloader.config import Config
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.scan.model import FileProblem, SourceFile
+from lintloader.workers.progress import ParseStats
+
+if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
+    from lintloader.link.program import Program
+    from lintloader.rules.base import Rule
+    from lintloader.summary.model import FileSummary
+
+
+@dataclass
+class CheckOptions:
+    config: Config = field(default_factory=Config)
+    jobs: int | None = None  # worker processes for parsing; None: parse.default_jobs()
+    cache_dir: Path | None = None  # None: no cache
+    sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes read instead (fix)
+    progress: bool = False  # a progress line on stderr (when it is a terminal)
+    replay: bool = False  # reuse the last run's findings if nothing changed (no program then)
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    linked: Program | None  # None for a replayed run, which links nothing
+    summaries: dict[str, FileSummary]
+    files: list[SourceFile]
+    stats: ParseStats
+    suppressed: int = 0
+    hidden: int = 0  # findings below the severity threshold
+    # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
+    # (a stored selection linked again and checked) or "replayed" (stored findings reused)
+    route: str = "analyzed"
+
+    @property
+    def files_found(self) -> int:
+        return len(self.files)
+
+    @property
+    def program(self) -> Program:
+        """The linked program (an empty one for a replayed run)."""
+        if self.linked is None:
+            from lintloader.link.program import Program
+
+            self.linked = Program(())
+        return self.linked
+
+
+def active_rules(config: Config) -> list[Rule]:
+    from lintloader.rules.registry import all_rules
+
+    return [rule for rule in all_rules() if config.enabled(rule.code)]
+
+
+def conclude(
+    files: list[SourceFile],
+    problems: list[FileProblem],
+    summaries: dict[str, FileSummary],
+    program: Program,
+    stats: ParseStats,
+    options: CheckOptions,
+    located: dict[str, str] | None = None,
+) -> CheckResult:
+    """Run the active rules on the linked ``program`` of the selected ``summaries`` and filter
+    what they find. ``located``: display paths of context files (modules looked up outside
+    the scanned files), whose findings are placed in the scanned ones."""
+    from lintloader.analysis.context import AnalysisContext
+    from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
+    from lintloader.analysis.ranges import with_ranges
+    from lintloader.suppression import filter_findings
+
+    config = options.config
+    displays = {f.path: f.display for f in files}
+    located = located or {}
+    context_shown = {shown for p, shown in located.items() if p not in displays}
+    displays = {**located, **displays}
+    context = AnalysisContext(program, lambda path: displays.get(path, path))
+    raw = [finding for rule in active_rules(config) for finding in rule.check(context)]
+    modules = {displays.get(p, p): s.module for p, s in summaries.items()}
+    raw = list(placed_at_overrides(raw, program, modules))
+    raw += problem_findings(problems, summaries.values(), displays)
+    if context_shown:
+        raw = list(located_in_scanned(raw, context_shown))
+    findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
+    findings = with_ranges(findings, summaries, displays)
+    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)
+
+
+def problem_findings(
+    problems: Iterable[FileProblem],
+    summaries: Iterable[FileSummary],
+    displays: dict[str, str],
+) -> list[Finding]:
+    """LL000: files that could not be read or parsed. Always error severity."""
+    found = [
+        Finding(PARSE_ERROR_CODE, Severity.ERROR, p.display, p.line, p.column, p.message)
+        for p in problems
+    ]
+    for summary in summaries:
+        if summary.error:
+            found.append(
+                Finding(
+                    PARSE_ERROR_CODE,
+                    Severity.ERROR,
+                    displays.get(summary.path, summary.path),
+                    summary.error_line,
+                    summary.error_column,
+                    summary.error,
+                )
+            )
+    return found

@@ -1,0 +1,137 @@
+"""Reusing a stored run: as it was when nothing changed, after a few files changed when its
+findings still hold (``incremental/revisit.py``), or linked again when only lines moved; and
+storing each run for the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
+
+from lintloader.cache.summaries import SummaryCache
+from lintloader.checking import CheckOptions, CheckResult, conclude
+from lintloader.incremental.reads import recorded
+from lintloader.incremental.replay import Replay, content_key, save_replay
+from lintloader.scan.model import FileProblem, SourceFile
+from lintloader.scan.sources import SourceSet
+from lintloader.workers.progress import ParseStats
+
+if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
+    from lintloader.incremental.revisit import Revisited, Summarize
+    from lintloader.select.trail import Round
+    from lintloader.summary.model import FileSummary
+
+
+class Run(NamedTuple):
+    """What one cached check works with, handed down the replay path."""
+
+    files: list[SourceFile]
+    problems: list[FileProblem]
+    sources: SourceSet
+    cache: SummaryCache
+    stats: ParseStats
+    options: CheckOptions
+
+
+def reused(stored: Replay | None, shape: str, key: str, run: Run) -> CheckResult | None:
+    """The stored run's result, if it is a run of this ``shape`` that still holds; else None
+    (the files are analyzed)."""
+    if stored is None or stored.shape != shape:
+        return None
+    return _replayed(stored, key, run)
+
+
+def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run: Run) -> None:
+    """Store an analyzed run, with its selection's trail and what its analysis read."""
+    sources, cache, stats = run.sources, run.cache, run.stats
+    taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
+    summaries = stats.parsed + stats.cached
+    reads = recorded(result.linked) if result.linked is not None else None
+    stored = Replay(
+        "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
+        rounds=tuple(rounds), taken=taken, reads=reads,
+    )  # fmt: skip
+    _store(stored, cache.used, run)
+
+
+def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
+    """The stored run's result if it still holds: nothing changed (the key is equal), or only
+    the content of a few files, in ways its findings do not depend on (``incremental/revisit.py``,
+    after which the run is stored again under its new key). When only the lines of a taken
+    file moved, the stored selection still holds and only the rules run again."""
+    files, _, sources, cache, stats, options = run
+    if stored.key != key:
+        from lintloader.incremental.revisit import revisit
+
+        parsed = ParseStats()  # counted only if the stored run holds (else analyzed again)
+        summarize = _one_file_summarizer(sources, cache, parsed, options)
+        revisited = revisit(stored, files, sources, cache, summarize)
+        if revisited is None:
+            return None
+        stats.count(parsed=parsed.parsed)
+        if revisited.moved:
+            return _relinked(stored, revisited, run)
+        # what the edited files now define can link a later commit's calls: keep it
+        stored = replace(stored, taken=revisited.taken, reads=revisited.reads)
+        _store(stored, revisited.entry_keys, run)
+    sources.save()
+    stats.cached = stored.summaries - stats.parsed
+    findings = list(stored.findings)
+    return CheckResult(
+        findings, None, {}, files, stats, stored.suppressed, stored.hidden, route="replayed"
+    )
+
+
+def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | None:
+    """The stored run's selection, summarized as the files are now, linked and checked by the
+    rules (no demand round: ``incremental/revisit.py`` showed each round would ask and take what
+    it did), then stored again. None when a stored summary is gone."""
+    from lintloader.incremental.revisit import summaries_again
+    from lintloader.link.program import Program
+
+    files, problems, sources, cache, stats, options = run
+    summaries = summaries_again(stored.rounds, revisited, files, cache)
+    if summaries is None:
+        return None
+    sources.save()
+    stats.cached = len(summaries) - stats.parsed
+    program = Program(summaries.values())
+    result = conclude(files, problems, summaries, program, stats, options)
+    # the rounds would read what they read for the stored run (incremental/revisit.py)
+    before = revisited.reads
+    reads = None if before is None else recorded(program, before)
+    again = Replay(
+        "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
+        stored.shape, rounds=stored.rounds, taken=revisited.taken, reads=reads,
+    )  # fmt: skip
+    _store(again, revisited.entry_keys, run)
+    return replace(result, route="relinked")
+
+
+def _one_file_summarizer(
+    sources: SourceSet, cache: SummaryCache, stats: ParseStats, options: CheckOptions
+) -> Summarize:
+    """Summarize one file as a selection round would (the parser is imported when called)."""
+
+    def summarize(file: SourceFile) -> FileSummary:
+        from lintloader.select.rounds import RoundTaker
+
+        taker = RoundTaker(sources, cache, stats, 1, options.config.max_file_size)
+        return taker.summarize([file], stats, jobs=1)[file.path]
+
+    return summarize
+
+
+def _store(stored: Replay, entry_keys: Iterable[str], run: Run) -> None:
+    """Store a run (of ``stored.shape``) for the next one to replay, keyed as the files are
+    now: the run worked out digests it needed, which the next run's key will include."""
+    files, _, sources, cache, _, options = run
+    entries = cache.stamps(entry_keys)
+    if entries is None or options.cache_dir is None or sources.index_file is None:
+        return
+    paths = [file.path for file in files]
+    key = content_key(stored.shape, paths, sources)
+    contents = tuple(sources.content_ids(paths))
+    stored = replace(stored, key=key, entries=entries, contents=contents)
+    save_replay(options.cache_dir, sources.index_file, stored)
