@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from lintloader.analysis.context import Demand
 from lintloader.findings import Confidence, Hop
-from lintloader.link.program import DATALOADER_PATHS, FunctionInfo, Program
+from lintloader.link.program import FunctionInfo, Program
 from lintloader.scan.tokens import function_groups, method_group
 from lintloader.summary.dataloaders import RETURNED
 from lintloader.summary.model import (
@@ -28,14 +28,15 @@ from lintloader.summary.model import (
     TrainerCall,
 )
 from lintloader.torch_api import (
-    DATALOADER_STAR_SOURCES as _STAR_SOURCES,
-)
-from lintloader.torch_api import (
+    DATALOADER_PATHS,
     GET_ITERATOR_METHOD,
     NUM_WORKERS_POSITION,
     POOL_ITERATOR_CLASS,
     POOL_ITERATOR_PATHS,
     TRAINER_PATHS,
+)
+from lintloader.torch_api import (
+    DATALOADER_STAR_SOURCES as _STAR_SOURCES,
 )
 from lintloader.torch_api import (
     TRAINER_MODULES as _TRAINER_MODULES,
@@ -268,7 +269,9 @@ def loader_bound_to(sites: list[LoaderSite], info: FunctionInfo, name: Dotted) -
 def is_dataloader_name(program: Program, info: FunctionInfo, name: Dotted) -> bool:
     """``name`` is annotated or typed as a DataLoader (``loader: DataLoader``)."""
     type_ = info.function.local_types.get(name[0]) if len(name) == 1 else None
-    return bool(type_) and resolves_to_dataloader(program, info, type_) is not False
+    if not type_:
+        return False
+    return resolves_to_dataloader(program, info, type_) is not False
 
 
 def returned(site: LoaderSite) -> bool:
@@ -316,7 +319,7 @@ def loader_demand(program: Program) -> Demand:
         elif class_key in program.classes:
             holder = program.classes[class_key]
             groups.add(method_group(function.name, holder.klass.name, holder.file.module))
-    for key, info in program.classes.items():
+    for key, class_info in program.classes.items():
         if program.is_dataloader_class(key) and not key.startswith("torch."):
-            groups.add(method_group("__init__", info.klass.name, info.file.module))
+            groups.add(method_group("__init__", class_info.klass.name, class_info.file.module))
     return Demand(frozenset(groups))

@@ -120,6 +120,8 @@ def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
     }
     paths: set[str] = set()
     for class_key in owners - {None}:
+        if class_key is None:  # never: told apart for the type checker
+            continue
         for ancestor in program.mro(class_key):
             paths.update(b.key for b in program.bases(ancestor) if b.kind == "external")
     for info, call in program.calls_named(names):

@@ -183,7 +183,8 @@ def fix_stdin(
         restrict=scope.restrict,
     )
     report_notes(outcome, {f.path: f.display for f in discovery.files})
-    click.get_binary_stream("stdout").write(outcome.sources.get(stdin.path, stdin.data))
+    stdout = click.get_binary_stream("stdout")  # type: ignore[operator]  # click 8.3: untyped
+    stdout.write(outcome.sources.get(stdin.path, stdin.data))
     return EXIT_FINDINGS if outcome.remaining else EXIT_CLEAN
 
 

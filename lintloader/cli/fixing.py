@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,11 +15,14 @@ from lintloader.findings import Finding
 from lintloader.fixers.runner import FixOutcome
 from lintloader.scan.model import Discovery
 
+if TYPE_CHECKING:
+    from lintloader.cli.fix import WriteReport
+
 
 @dataclass(frozen=True)
 class FixRun:
     outcome: FixOutcome
-    written: int
+    report: WriteReport | None  # what became of the changed files; None for a dry run
 
 
 def run_fixes(
@@ -51,7 +55,7 @@ def run_fixes(
     report_notes(outcome, displays, dry_run)
     if dry_run:
         print_diffs(outcome, displays)
-        return FixRun(outcome, 0)
+        return FixRun(outcome, None)
     return FixRun(outcome, write_all(outcome, displays, None))
 
 
@@ -81,7 +85,7 @@ def unfixed_notes(findings: Sequence[Finding], outcome: FixOutcome | None, unsaf
     from lintloader.fixers.catalog import strategy_safety
 
     safety = strategy_safety()
-    refused = {}
+    refused: dict[tuple[str, int, int, int, str], str] = {}
     if outcome is not None:
         for note in outcome.notes:
             refused.setdefault(note.finding.sort_key, note.reason)

@@ -363,7 +363,8 @@ def read_stdin(scan: ScanArgs, stdin_filename: str | None) -> StdinSource | None
     if scan.paths != (STDIN,) or scan.site_packages:
         raise Failure("'-' (standard input) must be the only PATH, without --site-packages")
     display = stdin_filename or "stdin.py"
-    data = click.get_binary_stream("stdin").read()
+    stdin = click.get_binary_stream("stdin")  # type: ignore[operator]  # click 8.3: untyped
+    data = stdin.read()
     return StdinSource(os.path.abspath(display), display, data)
 
 

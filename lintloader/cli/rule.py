@@ -55,8 +55,10 @@ def rule_command(
             write_readme_table(readme)
         return
     if show_all or not code:
-        for rule in all_rules():
-            click.echo(f"{rule.code}\t{rule.severity.label:<8}\t{rule.name}\t{rule.summary}")
+        for listed in all_rules():
+            click.echo(
+                f"{listed.code}\t{listed.severity.label:<8}\t{listed.name}\t{listed.summary}"
+            )
         return
     rule = rule_for(code)
     if rule is None:

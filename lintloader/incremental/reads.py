@@ -58,7 +58,13 @@ def recorded(program: Program, before: DemandReads | None = None) -> DemandReads
         kinds |= before.kinds
         linkable |= before.linkable
         bare |= before.bare
-    return DemandReads(*map(frozenset, (functions, names, kinds, linkable, bare)))
+    return DemandReads(
+        frozenset(functions),
+        frozenset(names),
+        frozenset(kinds),
+        frozenset(linkable),
+        frozenset(bare),
+    )
 
 
 def stored_reads(value: object) -> DemandReads | None:

@@ -119,7 +119,7 @@ def result(finding: Finding, root: str, index: dict[str, int]) -> dict[str, Any]
             }
             for number, hop in enumerate(finding.also, start=1)
         ]
-    properties = {}
+    properties: dict[str, Any] = {}
     if finding.cell:
         properties["cell"] = finding.cell
     if finding.advisory:

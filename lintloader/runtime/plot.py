@@ -52,8 +52,8 @@ def panel_of(data: Any, title: str) -> Panel:
     if not isinstance(data, Mapping) or not isinstance(data.get("loaders"), list):
         raise PlotError(f"{title}: not a verify or trace result (no 'loaders' list)")
     series = tuple(_series(loader, number) for number, loader in enumerate(data["loaders"]))
-    verdict = data.get("verdict")
-    return Panel(f"{title} ({verdict})" if isinstance(verdict, str) else title, series)
+    stated = data.get("verdict")
+    return Panel(f"{title} ({stated})" if isinstance(stated, str) else title, series)
 
 
 def _loaders_of(process: Any) -> list[Any]:

@@ -112,7 +112,7 @@ def _module_class(pl: ModuleType, with_val: bool) -> type:
     from lintloader.runtime.cleanup import pool_pids
     from lintloader.runtime.dataset import FEATURES
 
-    class ProbeModule(pl.LightningModule):
+    class ProbeModule(pl.LightningModule):  # type: ignore[name-defined]  # imported at run time
         def __init__(
             self, train: ProbedLoader, val: ProbedLoader | None, observed: _Observed
         ) -> None:

@@ -45,7 +45,7 @@ def _steps(device: str) -> tuple[Callable[[Any], None], Callable[[Any], None]]:
         loss.backward()
         with torch.no_grad():  # plain SGD; torch.optim would import torch._dynamo (seconds)
             for param in model.parameters():
-                param -= 0.01 * param.grad
+                param.sub_(0.01 * param.grad)  # type: ignore[operator]  # backward() gave each one
 
     def eval_step(batch: Any) -> None:
         batch = to_device(batch, device)

@@ -87,7 +87,7 @@ class ProbeSession:
         loader = make_probe_loader(self.config, str(log_dir), pin_memory, size)
         recorder = EpochRecorder(log_dir)
         loader.on_iter = recorder.begin
-        size = len(loader.dataset)
+        size = len(loader.dataset)  # type: ignore[arg-type]  # a map-style dataset has a len
         return self.add(ProbedLoader(name, loader, recorder, size, True, True, size))
 
     def result(

@@ -136,7 +136,7 @@ def _finding_in_cells(finding: Finding, python_lines: Callable[[str], list[str] 
     also = tuple(_hop_in_cells(hop, python_lines) for hop in finding.also)
     python = python_lines(finding.path)
     where = location(python, finding.line) if python is not None else None
-    if where is None:
+    if python is None or where is None:
         return replace(finding, chain=chain, also=also)
     end_line = where.line + max(0, finding.end_line - finding.line) if finding.end_line else 0
     message = _LINE_IN_MESSAGE.sub(lambda m: _cell_line(python, int(m.group(1))), finding.message)

@@ -66,6 +66,7 @@ class SourceSet:
         rows, overrides, fresh = self._rows, self._overrides, self.index.fresh
         for file in files:
             path = file.path
+            row: int | None
             try:
                 if path in overrides:
                     row = self._admit_override(path)

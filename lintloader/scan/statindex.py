@@ -21,6 +21,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lintloader import __version__
 from lintloader.cache.files import read_pickle, write_pickle
@@ -133,7 +134,7 @@ def load_index(path: Path) -> StatIndex:
     if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
         return StatIndex()
     tokens = raw.get("tokens")
-    columns = [raw.get(name) for name in _COLUMNS]
+    columns: list[Any] = [raw.get(name) for name in _COLUMNS]
     if not isinstance(tokens, list) or len(tokens) > MAX_TOKENS:
         return StatIndex()
     if not all(isinstance(c, list) and len(c) == len(columns[0]) for c in columns):

@@ -48,7 +48,8 @@ def summarize_files(
         hit = cache.get(key) if cache and key else None
         if hit is not None:
             done[file.path] = at_path(hit, file.path)
-            if key in cache.made:  # parsed earlier in this run (a revisit that fell through)
+            # parsed earlier in this run (a revisit that fell through)
+            if cache is not None and key in cache.made:
                 stats.count(parsed=1)
             else:
                 stats.count(cached=1)

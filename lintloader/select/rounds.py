@@ -39,7 +39,7 @@ class ShardResult:
     """What a child sends back for its shard."""
 
     summaries: dict[str, FileSummary]
-    answers: list[tuple[int, int, int]]  # SourceSet.token_answers of the shard
+    answers: list[tuple[int, int, int, str]]  # SourceSet.token_answers of the shard
     table_size: int  # the child's token table, to check its bits mean the same tokens
     parsed: int = 0
     cached: int = 0

@@ -306,11 +306,11 @@ class Summarizer(Walker):
                 text = f"{self._site(target).text} = None"
                 self._add_sink("assign-none", dotted(target.value), target, text)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
-                target.elts
-            )
+            paired = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            if paired is not None and len(paired) != len(target.elts):
+                paired = None
             for index, element in enumerate(target.elts):  # `a._iterator, b = None, x`
-                self._sink_from_assignment(element, value.elts[index] if paired else value)
+                self._sink_from_assignment(element, paired[index] if paired is not None else value)
         elif isinstance(target, ast.Starred):
             self._sink_from_assignment(target.value, value)
 

@@ -186,7 +186,9 @@ def _kept_value(node: ast.expr) -> bool:
 
 def _constructor_like(name: Dotted | None, aliases: set[str]) -> bool:
     """A dotted name that may be a DataLoader class passed as a value (the linker decides)."""
-    return bool(name) and name[0] != "self" and (name[-1] in aliases or "Loader" in name[-1])
+    if not name:
+        return False
+    return name[0] != "self" and (name[-1] in aliases or "Loader" in name[-1])
 
 
 def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
@@ -235,7 +237,7 @@ def _class_constructors(node: ast.ClassDef, aliases: set[str]) -> dict[str, Dott
             target, value = dotted(statement.targets[0]), dotted(statement.value)
             if not target or len(target) != 2 or target[0] != self_name or not value:
                 continue
-            if value in ((p,) for p in params):
+            if len(value) == 1 and value[0] in params:
                 found[target[1]] = params[value[0]]
             elif _constructor_like(value, aliases):
                 found[target[1]] = value

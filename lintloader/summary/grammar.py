@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 
 NEWEST_GRAMMAR = (3, 13)  # the newest grammar whose every construct the lowering handles
 LIBCST_GRAMMAR = "3.14"  # what libcst's parser is told to read (it reads 3.14 as well)
@@ -42,7 +43,7 @@ class NewerGrammar(Unreadable):
         self.version = version
 
 
-def version_text(version: tuple[int, ...]) -> str:
+def version_text(version: Sequence[int | str]) -> str:
     return ".".join(map(str, version[:2]))
 
 

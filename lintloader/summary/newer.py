@@ -14,7 +14,13 @@ import warnings
 import libcst as cst
 
 from lintloader.limits import MAX_NESTING
-from lintloader.summary.grammar import cannot_lower, stopped_earlier, too_new_for_libcst
+from lintloader.summary.grammar import (
+    NewerGrammar,
+    Unreadable,
+    cannot_lower,
+    stopped_earlier,
+    too_new_for_libcst,
+)
 from lintloader.summary.lowering import CannotLower, lower, parser_config
 from lintloader.summary.restore import RestoreError, restore
 from lintloader.summary.source_text import ParsedSource
@@ -32,7 +38,7 @@ def parse_newer(text: str, error: SyntaxError) -> ParsedSource:
         return parse_lowered(text)
     except cst.ParserSyntaxError as exc:
         lines = (error.lineno or 0, exc.raw_line)
-        hint = too_new_for_libcst(text, lines)
+        hint: NewerGrammar | Unreadable | None = too_new_for_libcst(text, lines)
         if hint is None and exc.raw_line > (error.lineno or 0) and _valid_line(text, error):
             hint = stopped_earlier(error, exc.editor_line, exc.editor_column)
         raise hint or error from None

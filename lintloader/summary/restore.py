@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from typing import Any, cast
 
 from lintloader.summary.lowering import (
     AliasShape,
@@ -32,9 +33,11 @@ from lintloader.summary.lowering import (
 from lintloader.summary.source_text import split_lines
 
 
-def _node_class(name: str, base: type[ast.AST], fields: tuple[str, ...]) -> type[ast.AST]:
+def _node_class(name: str, base: type[ast.AST], fields: tuple[str, ...]) -> Any:
+    """The class ``ast`` has by this name, else one made with these fields (typed Any: the
+    running Python's stubs may not know it)."""
     real = getattr(ast, name, None)
-    if isinstance(real, type) and set(fields) <= set(real._fields):
+    if isinstance(real, type) and issubclass(real, ast.AST) and set(fields) <= set(real._fields):
         return real
     return type(name, (base,), {"_fields": fields, "__module__": __name__})
 
@@ -151,7 +154,7 @@ class _Restorer(ast.NodeTransformer):
             return
         last = values[-1] if values else None
         if isinstance(last, ast.Constant):  # adjacent literal parts are one constant
-            last.value += text
+            last.value = cast(str, last.value) + text
             last.end_lineno, last.end_col_offset = self.at(end)
         else:
             values.append(self.at.place(ast.Constant(value=text), start, end))  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ never handed to the fixers' libcst, which could crash on it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from lintloader.limits import MAX_NESTING
 
@@ -55,7 +56,7 @@ class Walker(ast.NodeVisitor):
             elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
                 self.visit(value)
 
-    def visit_all(self, nodes: tuple[ast.AST, ...] | list[ast.AST]) -> None:
+    def visit_all(self, nodes: Sequence[ast.AST]) -> None:
         for node in nodes:
             self.visit(node)
 

@@ -50,7 +50,7 @@ def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> 
                 children.append(_start(function, shard, mask))
         results = [function(shards[0])]
         for (pid, read_end), shard in zip(children, shards[1:], strict=True):
-            result = _collect(pid, read_end)
+            result: tuple[Result] | None = _collect(pid, read_end)
             collected += 1
             results.append(function(shard) if result is None else result[0])
     except BaseException:  # KeyboardInterrupt above all: leave no child behind
@@ -74,7 +74,7 @@ def _stop(children: Sequence[tuple[int, int]]) -> None:
 
 
 def _start(
-    function: Callable[[Shard], Result], shard: Shard, mask: set[signal.Signals]
+    function: Callable[[Shard], Result], shard: Shard, mask: set[int | signal.Signals]
 ) -> tuple[int, int]:
     """Fork a child for ``shard``, with SIGINT held (``mask``: the mask to restore). Ctrl-C is
     the parent's to handle (it kills its children): the child ignores SIGINT before it lets

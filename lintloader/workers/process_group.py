@@ -61,7 +61,7 @@ def start_grouped(argv: Sequence[str], cwd: str | None = None) -> subprocess.Pop
 
 
 @contextlib.contextmanager
-def interrupts_held() -> Iterator[set[signal.Signals]]:
+def interrupts_held() -> Iterator[set[int | signal.Signals]]:
     """SIGINT blocked (held pending) inside; yields the signal mask to restore. Starting a
     helper and recording it (to kill it later) happen inside, so that a Ctrl-C cannot come
     between them and leave the helper running: a thread started inside inherits the block,

@@ -200,7 +200,9 @@ class _Editor(cst.CSTTransformer):
                 orphaned.extend(getattr(new, "leading_lines", ()))
                 continue
             if orphaned:
-                new = new.with_changes(leading_lines=[*orphaned, *new.leading_lines])
+                new = new.with_changes(
+                    leading_lines=[*orphaned, *getattr(new, "leading_lines", ())]
+                )
                 orphaned = []
             body.append(new)
             body.extend(self.edit.insert_after.get(old, ()))

@@ -16,6 +16,7 @@ import libcst as cst
 from lintloader.analysis.loaders import LoaderSite, Workers, loader_sites
 from lintloader.fixers.base import FixError
 from lintloader.fixers.edit.loader_calls import keyword_arg
+from lintloader.fixers.edit.replace import replaced
 from lintloader.link.program import Program
 from lintloader.torch_api import NUM_WORKERS_POSITION
 
@@ -85,7 +86,7 @@ def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
         if not (isinstance(existing.value, cst.Name) and existing.value.value == "False"):
             code = cst.Module([]).code_for_node(existing.value)
             raise FixError(f"`persistent_workers={code}` is an expression: not overriding it")
-        return call.deep_replace(existing, existing.with_changes(value=value))
+        return replaced(call, existing, existing.with_changes(value=value))
     if any(a.star == "**" for a in call.args):
         raise FixError("the call passes `**kwargs`, which may set persistent_workers")
     added = cst.Arg(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.loader_calls import target_call
 from lintloader.fixers.edit.persistence import made_persistent, site_at
+from lintloader.fixers.edit.replace import replaced
 
 
 def apply(request: FixRequest) -> Edits | None:
@@ -19,7 +20,7 @@ def apply(request: FixRequest) -> Edits | None:
     new_call = made_persistent(target.call, site)
     if new_call is target.call:
         return None
-    return target.result(target.module.deep_replace(target.call, new_call))
+    return target.result(replaced(target.module, target.call, new_call))
 
 
 STRATEGY = FixStrategy(

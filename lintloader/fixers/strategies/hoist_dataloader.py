@@ -18,6 +18,7 @@ from lintloader.fixers.edit.cst_edit import comment_lines
 from lintloader.fixers.edit.loader_calls import Target, insert_before, target_call, without
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.edit.persistence import made_persistent, site_at
+from lintloader.fixers.edit.replace import replaced
 
 
 def apply(request: FixRequest) -> Edits | None:
@@ -32,14 +33,14 @@ def apply(request: FixRequest) -> Edits | None:
     rest = without(loop.body, statement)
     moved = statement
     if name in collect([rest]).used:  # the loop uses (iterates) the one loader again
-        moved = statement.deep_replace(target.call, persistent_call(request, target))
+        moved = replaced(statement, target.call, persistent_call(request, target))
     moved = moved.with_changes(leading_lines=comment_lines(statement.leading_lines))
     new_loop = loop.with_changes(body=rest)
     new_block = insert_before(block, loop, [moved])
-    new_block = new_block.deep_replace(loop, new_loop)
+    new_block = replaced(new_block, loop, new_loop)
     if isinstance(block, cst.Module):
         return target.result(new_block)  # type: ignore[arg-type]
-    return target.result(target.module.deep_replace(block, new_block))
+    return target.result(replaced(target.module, block, new_block))
 
 
 def persistent_call(request: FixRequest, target: Target) -> cst.Call:

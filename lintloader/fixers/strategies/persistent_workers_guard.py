@@ -10,6 +10,7 @@ import libcst as cst
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.loader_calls import keyword_arg, target_call
 from lintloader.fixers.edit.persistence import has_workers_expression, is_true, workers_arg
+from lintloader.fixers.edit.replace import replaced
 
 
 def guard_value(call: cst.Call) -> cst.BaseExpression:
@@ -27,7 +28,7 @@ def apply(request: FixRequest) -> Edits | None:
     if persistent is None or not is_true(persistent):
         raise FixError("`persistent_workers=True` not found in the call")
     new_arg = persistent.with_changes(value=guard_value(target.call))
-    return target.result(target.module.deep_replace(persistent, new_arg))
+    return target.result(replaced(target.module, persistent, new_arg))
 
 
 STRATEGY = FixStrategy(

@@ -241,7 +241,9 @@ def new_teardown(module: cst.Module, owner: FunctionInfo, moved: list[Statement]
 
 def _fresh(statement: Statement) -> Statement:
     """A moved statement keeps its comments but not the blank lines above it."""
-    return statement.with_changes(leading_lines=comment_lines(statement.leading_lines))
+    return statement.with_changes(
+        leading_lines=comment_lines(getattr(statement, "leading_lines", ()))
+    )
 
 
 STRATEGY = FixStrategy(

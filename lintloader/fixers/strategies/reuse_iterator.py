@@ -15,6 +15,7 @@ import libcst as cst
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.loader_calls import call_at, insert_before, target_call
 from lintloader.fixers.edit.persistence import made_persistent, site_at
+from lintloader.fixers.edit.replace import replaced
 
 
 def _iterator_name(module: cst.Module, source: cst.BaseExpression) -> str:
@@ -88,7 +89,7 @@ def persistent_loader(request: FixRequest) -> Edits:
         raise FixError(f"the loader cannot be made persistent ({exc}): {why}") from None
     if new_call is target.call:
         return {}
-    return target.result(target.module.deep_replace(target.call, new_call))
+    return target.result(replaced(target.module, target.call, new_call))
 
 
 STRATEGY = FixStrategy(

@@ -22,6 +22,7 @@ import linecache
 import os
 import sys
 import time
+from types import FrameType
 from typing import Any
 
 RUN_DIR_ENV = "LINTLOADER_TRACE_DIR"
@@ -109,7 +110,7 @@ class Recorder:
         """``[file, line, function, is_torch]`` from the innermost frame outwards; this
         module's own frames are left out."""
         frames: list[list[Any]] = []
-        frame = sys._getframe(skip + 1)
+        frame: FrameType | None = sys._getframe(skip + 1)
         own = __file__
         while frame is not None and len(frames) < STACK_LIMIT:
             code = frame.f_code
