@@ -9,6 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from conftest import FIXTURES
 
 from lintloader.analysis.reset_demand import demanding_sinks, functions_reaching_sinks
@@ -22,6 +23,8 @@ from lintloader.scan.statindex import RACY_NS
 from lintloader.scan.tokens import package_scope, whole_word
 from lintloader.select.query import GroupQuery
 from lintloader.summary.summarize import summarize_source
+
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 TOKENS = (b"._iterator", b"reset", b"__iter__", b"teardown", b"DataLoader", b"self", b"nothing!")
 

@@ -23,6 +23,8 @@ import state
 from state import shutdown as halt
 from torch.utils.data import DataLoader
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 
 class Fetcher:
     def __iter__(self):

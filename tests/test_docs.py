@@ -12,6 +12,8 @@ import yaml
 
 from lintloader.rules.registry import all_rules
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 CI_RUN = REPO / ".ci" / "run"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import hypothesmith
 import libcst as cst
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,8 @@ from lintloader.engine import CheckOptions, run_check
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import fix_in_memory
 from lintloader.scan.paths import discover_paths
+
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 EXAMPLES = int(os.environ.get("LINTLOADER_FUZZ_EXAMPLES", "30"))
 FUZZ = settings(

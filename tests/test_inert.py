@@ -17,6 +17,8 @@ BASE = '''"""A module with a chain and a helper."""
 
 from torch.utils.data import DataLoader
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 
 class Fetcher:
     def __iter__(self):

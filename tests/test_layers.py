@@ -12,7 +12,11 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 import lintloader
+
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 PACKAGE = Path(lintloader.__file__).parent
 Graph = dict[str, set[str]]

@@ -15,6 +15,8 @@ from lintloader.summary.summarize import summarize_source
 SOURCE = """\
 from torch.utils.data import DataLoader
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 
 class Fetcher:
     def __iter__(self):

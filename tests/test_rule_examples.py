@@ -13,6 +13,8 @@ from lintloader.findings import Severity
 from lintloader.rules.registry import all_rules
 from lintloader.scan.paths import discover_paths
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 CASES = [
     (rule.code, kind, index, source)
     for rule in all_rules()

@@ -8,10 +8,13 @@ import textwrap
 from collections.abc import Callable
 
 import libcst as cst
+import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
+
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 
 def summarize(source: str | bytes) -> FileSummary:
