@@ -27,7 +27,7 @@ def filter_findings(
     for finding in findings:
         if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
             continue
-        if finding.severity < config.min_severity:
+        if config.hides(finding.code, finding.severity):
             hidden += 1
             continue
         absolute = path_by_display.get(finding.path, finding.path)

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import click
 
+from lintloader.cli.baselining import apply_baseline
+from lintloader.cli.baselining import write_baseline as write_baseline_file
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
     SEVERITIES,
-    Failure,
     ScanArgs,
     emit,
     guarded,
@@ -29,6 +30,7 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
+from lintloader.cli.outputs import targets, write_output
 from lintloader.engine import CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import ReportContext
@@ -45,10 +47,11 @@ class CheckDone(SystemExit):
 @scan_options
 @click.option(
     "--output-format",
-    type=click.Choice(sorted(FORMATS)),
-    default="text",
-    show_default=True,
-    help="How findings are printed.",
+    "output_formats",
+    multiple=True,
+    metavar="FORMAT[:PATH]",
+    help=f"How findings are printed: {', '.join(sorted(FORMATS))} (default: text). Repeatable; "
+    "FORMAT:PATH writes that report to PATH; at most one goes to stdout.",
 )
 @click.option(
     "--min-severity",
@@ -79,6 +82,22 @@ class CheckDone(SystemExit):
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the findings to this file instead of stdout.",
 )
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Hide the findings recorded in this file; report (and fail on) the rest.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record today's findings in this file (exit 0), for --baseline.",
+)
+@click.option(
+    "--show-stale-baseline",
+    is_flag=True,
+    help="With a baseline: list its entries that no longer match a finding.",
+)
 @click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply unsafe fixes.")
@@ -93,7 +112,7 @@ class CheckDone(SystemExit):
 @guarded
 def check(
     scan: ScanArgs,
-    output_format: str,
+    output_formats: tuple[str, ...],
     min_severity: str | None,
     statistics: bool,
     exit_zero: bool,
@@ -101,6 +120,9 @@ def check(
     quiet: bool,
     add_noqa: bool,
     output_file: Path | None,
+    baseline_path: Path | None,
+    write_baseline: Path | None,
+    show_stale_baseline: bool,
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
@@ -140,19 +162,27 @@ def check(
         unfixed_notes(result.findings, fixed.outcome, unsafe_fixes)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
-    result = located_in_cells(result)
-    use_color = output_file is None and color_wanted(color)
-    if statistics:
-        text = render_statistics(result.findings, json_format=output_format == "json")
-    else:
-        context = ReportContext(color=use_color, root=os.getcwd())
-        text = render(output_format, result.findings, context)
-    if output_file is not None:
-        write_output(output_file, text)
-    else:
-        emit(text, nl=False, color=use_color)
+    if write_baseline is not None:
+        write_baseline_file(write_baseline, result)
+        raise CheckDone(EXIT_CLEAN)
+    config = options.config
+    chosen = str(baseline_path) if baseline_path is not None else config.baseline
+    baselined = apply_baseline(result, chosen, show_stale_baseline)
+    result = located_in_cells(baselined.result)
+    reports = targets(output_formats, config.output_format, output_file, config.source)
+    for target in reports:
+        use_color = target.path is None and color_wanted(color)
+        if statistics:
+            text = render_statistics(result.findings, json_format=target.format == "json")
+        else:
+            context = ReportContext(color=use_color, root=os.getcwd())
+            text = render(target.format, result.findings, context)
+        if target.path is not None:
+            write_output(target.path, text)
+        else:
+            emit(text, nl=False, color=use_color)
     if not quiet:
-        click.echo(summary_line(result, options.config.min_severity), err=True)
+        click.echo(summary_line(result, config.min_severity, baselined.count), err=True)
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
     raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
@@ -211,17 +241,6 @@ def color_wanted(flag: bool | None) -> bool:
     return bool(sys.stdout and sys.stdout.isatty())  # no stdout at all: no colour
 
 
-def write_output(path: Path, text: str) -> None:
-    """``--output-file``: written whole or not at all (a temporary file, then a rename)."""
-    temporary = path.with_name(f".{path.name}.lintloader-tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise Failure(f"cannot write output: {path}: {exc.strerror or exc}") from None
-
-
 def render_statistics(findings: Sequence[Finding], json_format: bool = False) -> str:
     """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists, rule name;
     sorted by count (most first)."""
@@ -250,7 +269,9 @@ def render_statistics(findings: Sequence[Finding], json_format: bool = False) ->
     )
 
 
-def summary_line(result: CheckResult, threshold: Severity = Severity.WARNING) -> str:
+def summary_line(
+    result: CheckResult, threshold: Severity = Severity.WARNING, baselined: int = 0
+) -> str:
     by_severity = Counter(f.severity.label for f in result.findings)
     parts = ", ".join(f"{by_severity[s]} {s}" for s in reversed(SEVERITIES) if by_severity[s])
     found = f"Found {len(result.findings)} finding{'s' * (len(result.findings) != 1)}"
@@ -258,7 +279,9 @@ def summary_line(result: CheckResult, threshold: Severity = Severity.WARNING) ->
     stats = result.stats
     return (
         f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
-        f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed)."
+        f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed"
+        + (f", {baselined} baselined" if baselined else "")
+        + ")."
         + hidden_note(result.hidden, threshold)
         + fixable_note(result.findings)
     )
