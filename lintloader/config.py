@@ -95,6 +95,11 @@ class Config:
         return errors, list(dict.fromkeys(warnings))
 
 
+def selects(selector: str, known: Collection[str]) -> bool:
+    """Whether ``selector`` (a code, a prefix or ``ALL``) matches a code in ``known``."""
+    return _selects(selector, known)
+
+
 def _selects(selector: str, known: Collection[str]) -> bool:
     return selector.upper() == "ALL" or any(code.startswith(selector) for code in known)
 
@@ -297,5 +302,6 @@ __all__ = [
     "find_pyproject",
     "load_config",
     "parse_per_file_ignores",
+    "selects",
     "split_codes",
 ]

@@ -110,12 +110,18 @@ def test_statistics_as_ruff_prints_them(tmp_path: Path) -> None:
     project(tmp_path)
     text = check(tmp_path, "--statistics", "--min-severity", "info")
     assert text.stdout.splitlines() == [
-        "1\tLL101\t[ ] iter-resets-dataloader-iterator",  # remove-sink only: unsafe
+        "1\tLL101\t[-] iter-resets-dataloader-iterator",  # remove-sink only: unsafe
         "1\tLL103\t[ ] unreached-dataloader-iterator-reset",
     ]
     rows = json.loads(check(tmp_path, "--statistics", "--output-format", "json").stdout)
     assert rows == [
-        {"code": "LL101", "name": "iter-resets-dataloader-iterator", "count": 1, "fixable": False}
+        {
+            "code": "LL101",
+            "name": "iter-resets-dataloader-iterator",
+            "count": 1,
+            "fixable": False,
+            "unsafe_fixable": True,
+        }
     ]
 
 

@@ -31,10 +31,10 @@ from lintloader.cli.options import (
     stdin_scan,
 )
 from lintloader.cli.outputs import targets, write_output
-from lintloader.engine import CheckResult, run_check
+from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.report.context import ReportContext
-from lintloader.report.formats import FORMATS, render
+from lintloader.report.context import Replacement, ReportContext, SortKey
+from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 
 
@@ -150,7 +150,12 @@ def check(
         fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, restrict)
         if show_diff:
             raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
-    result = run_check(discovery, replace(options, replay=True))
+    reports = targets(
+        output_formats, options.config.output_format, output_file, config_source(options)
+    )
+    edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
+    # a format that carries fixes' edits needs the linked program, which a replayed run lacks
+    result = run_check(discovery, replace(options, replay=not edits_wanted))
     if scope is not None:
         result = scope.restrict(result)
     if fixed is not None:
@@ -169,13 +174,13 @@ def check(
     chosen = str(baseline_path) if baseline_path is not None else config.baseline
     baselined = apply_baseline(result, chosen, show_stale_baseline)
     result = located_in_cells(baselined.result)
-    reports = targets(output_formats, config.output_format, output_file, config.source)
+    replacements = suggested_edits(result) if edits_wanted else {}
     for target in reports:
         use_color = target.path is None and color_wanted(color)
         if statistics:
             text = render_statistics(result.findings, json_format=target.format == "json")
         else:
-            context = ReportContext(color=use_color, root=os.getcwd())
+            context = ReportContext(color=use_color, root=os.getcwd(), replacements=replacements)
             text = render(target.format, result.findings, context)
         if target.path is not None:
             write_output(target.path, text)
@@ -220,6 +225,17 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     return EXIT_ERROR if failed else EXIT_CLEAN
 
 
+def config_source(options: CheckOptions) -> str | None:
+    return options.config.source
+
+
+def suggested_edits(result: CheckResult) -> dict[SortKey, tuple[Replacement, ...]]:
+    """The safe fixes' edits, for the formats that offer them as suggestions."""
+    from lintloader.fixers.suggest import replacements
+
+    return replacements(result)
+
+
 def located_in_cells(result: CheckResult) -> CheckResult:
     """Findings in notebooks reported by cell (``train.ipynb:cell 3:2:14``)."""
     if not any(f.path.endswith(NOTEBOOK_SUFFIX) for f in result.findings):
@@ -242,20 +258,23 @@ def color_wanted(flag: bool | None) -> bool:
 
 
 def render_statistics(findings: Sequence[Finding], json_format: bool = False) -> str:
-    """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists, rule name;
-    sorted by count (most first)."""
+    """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists (``[-]`` when only
+    unsafe ones do), rule name; sorted by count (most first)."""
     from lintloader.fixers.catalog import fix_kind
     from lintloader.rules.registry import rules_by_code
 
     rules = rules_by_code()
     counts = Counter(f.code for f in findings)
-    fixable = {f.code for f in findings if fix_kind(f.fixes) == "safe"}
+    kinds: dict[str, set[str]] = {code: set() for code in counts}
+    for finding in findings:
+        kinds[finding.code].add(fix_kind(finding.fixes))
     rows = [
         {
             "code": code,
             "name": rules[code].name if code in rules else "syntax-or-read-error",
             "count": count,
-            "fixable": code in fixable,
+            "fixable": "safe" in kinds[code],
+            "unsafe_fixable": "safe" not in kinds[code] and "unsafe" in kinds[code],
         }
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
@@ -263,10 +282,13 @@ def render_statistics(findings: Sequence[Finding], json_format: bool = False) ->
         return json.dumps(rows, indent=2) + "\n"
     width = max((len(str(row["count"])) for row in rows), default=1)
     return "".join(
-        f"{row['count']:>{width}}\t{row['code']}\t{'[*]' if row['fixable'] else '[ ]'} "
-        f"{row['name']}\n"
-        for row in rows
+        f"{row['count']:>{width}}\t{row['code']}\t{_fix_mark(row)} {row['name']}\n" for row in rows
     )
+
+
+def _fix_mark(row: dict[str, object]) -> str:
+    """ruff's marks: ``[*]`` a safe fix exists, ``[-]`` only unsafe ones, ``[ ]`` none."""
+    return "[*]" if row["fixable"] else "[-]" if row["unsafe_fixable"] else "[ ]"
 
 
 def summary_line(

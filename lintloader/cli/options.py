@@ -21,6 +21,7 @@ from lintloader.config import (
     find_pyproject,
     load_config,
     parse_per_file_ignores,
+    selects,
     split_codes,
 )
 from lintloader.engine import CheckOptions, collector_paused
@@ -121,6 +122,7 @@ class ScanArgs:
 
 
 _SCAN_FIELDS = tuple(f.name for f in fields(ScanArgs))
+_SELECTORS = ("select", "extend_select", "ignore", "extend_ignore")
 
 
 def scan_options(command: F) -> F:
@@ -140,12 +142,30 @@ def scan_options(command: F) -> F:
             metavar="PATH",
             help="With --site-packages: the interpreter whose packages to scan (not imported).",
         ),
-        click.option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes."),
         click.option(
-            "--extend-select", metavar="CODES", help="Rule codes or prefixes to add to select."
+            "--select",
+            multiple=True,
+            metavar="CODES",
+            help="Comma-separated rule codes or prefixes; repeated ones add up.",
         ),
-        click.option("--ignore", metavar="CODES", help="Comma-separated rule codes to skip."),
-        click.option("--extend-ignore", metavar="CODES", help="Rule codes to add to ignore."),
+        click.option(
+            "--extend-select",
+            multiple=True,
+            metavar="CODES",
+            help="Rule codes or prefixes to add to select.",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            metavar="CODES",
+            help="Comma-separated rule codes or prefixes to skip; repeated ones add up.",
+        ),
+        click.option(
+            "--extend-ignore",
+            multiple=True,
+            metavar="CODES",
+            help="Rule codes or prefixes to add to ignore.",
+        ),
         click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths."),
         click.option("--extend-exclude", multiple=True, metavar="GLOB", help="More paths to skip."),
         click.option(
@@ -178,7 +198,10 @@ def scan_options(command: F) -> F:
 
     @functools.wraps(command)
     def bundled(*args: Any, **kwargs: Any) -> Any:
-        scan = ScanArgs(**{name: kwargs.pop(name) for name in _SCAN_FIELDS})
+        values = {name: kwargs.pop(name) for name in _SCAN_FIELDS}
+        for name in _SELECTORS:  # repeated --select LL1 --select LL2: one list, as in ruff
+            values[name] = ",".join(values[name]) or None
+        scan = ScanArgs(**values)
         return command(*args, scan=scan, **kwargs)
 
     wrapped: Any = bundled
@@ -247,7 +270,7 @@ def prepare(
             per_file_ignores=parse_per_file_ignores(scan.per_file_ignores),
         )
     )
-    check_selection(config)
+    check_selection(config, scan)
     cache = None if scan.no_cache else usable_cache(scan.cache_dir or default_cache_dir())
     excludes = (*config.exclude, *scan.exclude)
     if stdin is not None and not scan.paths:
@@ -266,17 +289,26 @@ def prepare(
     return discovery, options
 
 
-def check_selection(config: Config) -> None:
-    """A selector that matches no rule stops the run (exit 2); an unknown ignored code warns."""
+def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
+    """A selector that matches no rule stops the run (exit 2), naming where it came from (the
+    option, or the configuration file); an unknown ignored code warns."""
     from lintloader.rules.codes import rule_codes
 
     known = {*rule_codes(), PARSE_ERROR_CODE}
     errors, warnings = config.selection_problems(known)
     for warning in warnings:
         click.echo(f"lintloader: warning: {warning}", err=True)
-    if errors:
-        source = f" (in {config.source})" if config.source else ""
-        raise Failure(f"{errors[0]}{source}")
+    if not errors:
+        return
+    selector = next(s for s in config.select if not selects(s, known))
+    for option, given in (
+        ("--select", scan and scan.select),
+        ("--extend-select", scan and scan.extend_select),
+    ):
+        if selector in split_codes(given or None):
+            raise Failure(f"{option}{errors[0].removeprefix('select')}")
+    source = f" (in {config.source})" if config.source else ""
+    raise Failure(f"{errors[0]}{source}")
 
 
 def usable_cache(directory: Path) -> Path | None:

@@ -23,6 +23,7 @@ from urllib.parse import quote
 from lintloader import DOCS_URL, __version__
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
 from lintloader.fixers.registry import fix_safety
+from lintloader.fixers.safety import safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules
@@ -124,6 +125,8 @@ def result(finding: Finding, root: str, index: dict[str, int]) -> dict[str, Any]
         properties["cell"] = finding.cell
     if finding.advisory:
         properties["advisory"] = finding.advisory.to_json()
+    if finding.fixes:
+        properties["fixSafety"] = [entry.to_json() for entry in safety_of(finding.fixes)]
     if properties:
         data["properties"] = properties
     return data
