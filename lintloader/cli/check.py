@@ -107,6 +107,12 @@ class CheckDone(SystemExit):
     is_flag=True,
     help="With --fix: exit 1 when a fix was applied, even if nothing is left.",
 )
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the resolved settings (config file, selection, roots, vocabulary) and exit.",
+)
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked and exit.")
 @stdin_filename_option
 @project_root_option("report")
 @guarded
@@ -128,6 +134,8 @@ def check(
     unsafe_fixes: bool,
     show_fixes: bool,
     exit_non_zero_on_fix: bool,
+    show_settings: bool,
+    show_files: bool,
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
@@ -142,6 +150,12 @@ def check(
     else:
         scope, scan, add_file = stdin_scan(scan, stdin, project_root)
         discovery, options = prepare(scan, min_severity, stdin, add_file)
+    if show_settings or show_files:
+        from lintloader.cli.show import files_text, settings_text
+
+        shown = settings_text(options.config, discovery) if show_settings else ""
+        emit(shown + (files_text(discovery) if show_files else ""), nl=False)
+        raise CheckDone(EXIT_CLEAN)
     fixed = None
     if (apply_fix or show_diff) and stdin is None:
         from lintloader.cli.fixing import run_fixes
@@ -157,6 +171,7 @@ def check(
     # a format that carries fixes' edits needs the linked program, which a replayed run lacks
     result = run_check(discovery, replace(options, replay=not edits_wanted))
     if scope is not None:
+        excluded_notes(scope.targets, result)
         result = scope.restrict(result)
     if fixed is not None:
         from lintloader.cli.fixing import show_fixes as list_fixes
@@ -223,6 +238,22 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
     click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
     return EXIT_ERROR if failed else EXIT_CLEAN
+
+
+def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:
+    """One note for each file named on the command line that the walk excluded (the
+    configuration's ``exclude``, ``.gitignore`` or a default exclude): it was not checked."""
+    indexed = {os.path.realpath(file.path) for file in result.files}
+    for target in targets:
+        if os.path.isfile(target) and os.path.realpath(target) not in indexed:
+            shown = (
+                os.path.relpath(target) if not os.path.relpath(target).startswith("..") else target
+            )
+            click.echo(
+                f"note: {shown} is excluded (exclude, .gitignore or a default exclude); "
+                "not checked",
+                err=True,
+            )
 
 
 def config_source(options: CheckOptions) -> str | None:

@@ -381,17 +381,20 @@ def stdin_filename_option(command: F) -> F:
     return click.option(
         "--stdin-filename",
         metavar="PATH",
-        help="With PATHS '-': the name of the file read from standard input (its project is "
-        "indexed around it).",
+        help="The name of the file read from standard input (PATHS '-' or none; its project "
+        "is indexed around it).",
     )(command)
 
 
 def read_stdin(scan: ScanArgs, stdin_filename: str | None) -> StdinSource | None:
-    """The source on standard input when PATHS is ``-``, else None."""
+    """The source on standard input when PATHS is ``-`` (or empty, with ``--stdin-filename``),
+    else None."""
     if STDIN not in scan.paths:
-        if stdin_filename is not None:
-            raise Failure("--stdin-filename needs '-' as the only PATH")
-        return None
+        if stdin_filename is None:
+            return None
+        if scan.paths:
+            raise Failure("--stdin-filename reads standard input: give no PATHS (or only '-')")
+        scan = replace(scan, paths=(STDIN,))  # as ruff: the name alone means standard input
     if scan.paths != (STDIN,) or scan.site_packages:
         raise Failure("'-' (standard input) must be the only PATH, without --site-packages")
     display = stdin_filename or "stdin.py"
