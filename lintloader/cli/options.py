@@ -184,12 +184,15 @@ def scan_options(command: F) -> F:
         click.option(
             "--cache-dir",
             type=click.Path(path_type=Path),  # an unusable one is a warning (see usable_cache)
-            help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
+            metavar="DIR",
+            help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR, else "
+            "$XDG_CACHE_HOME/lintloader, else ~/.cache/lintloader).",
         ),
         click.option(
             "-j",
             "--jobs",
             type=click.IntRange(min=1),
+            metavar="N",
             default=None,
             help="Worker processes for parsing (default: CPU count, at most 8).",
         ),
@@ -307,8 +310,14 @@ def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
     ):
         if selector in split_codes(given or None):
             raise Failure(f"{option}{errors[0].removeprefix('select')}")
-    source = f" (in {config.source})" if config.source else ""
+    source = f" (in {shown_path(config.source)})" if config.source else ""
     raise Failure(f"{errors[0]}{source}")
+
+
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory when it is inside it, else as it is."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
 
 
 def usable_cache(directory: Path) -> Path | None:

@@ -71,3 +71,8 @@ FIX_SAFETY: MappingProxyType[str, FixSafety] = MappingProxyType({e.name: e for e
 def safety_of(names: tuple[str, ...]) -> list[FixSafety]:
     """The known entries of the strategies ``names`` lists, in its order."""
     return [FIX_SAFETY[name] for name in names if name in FIX_SAFETY]
+
+
+def unsafe_names() -> str:
+    """``add-persistent-workers, hoist-dataloader, ...``: every unsafe strategy, sorted."""
+    return ", ".join(sorted(name for name, entry in FIX_SAFETY.items() if not entry.safe))
