@@ -175,6 +175,9 @@ def check(
         result = scope.restrict(result)
     if fixed is not None:
         from lintloader.cli.fixing import show_fixes as list_fixes
+        from lintloader.cli.noqa_removal import remove_unused_noqa
+
+        result = remove_unused_noqa(result, discovery.roots)
         from lintloader.cli.fixing import unfixed_notes
 
         if show_fixes:
