@@ -53,9 +53,7 @@ def covered_lines(directive: Directive, source: str, tree: ast.AST | None) -> se
     return {line for line in lines if line != FILE_LEVEL}
 
 
-def unused(
-    suppressed: Iterable[Finding], paths: dict[str, str], read: Reader
-) -> list[Finding]:
+def unused(suppressed: Iterable[Finding], paths: dict[str, str], read: Reader) -> list[Finding]:
     """LL001 findings for the files in ``paths`` (display -> path) holding a directive."""
     by_file: dict[str, set[tuple[int, str]]] = {}
     for finding in suppressed:

@@ -205,6 +205,11 @@ def check(
         else:
             emit(text, nl=False, color=use_color)
     if not quiet:
+        if scan.site_packages:
+            from lintloader.cli.packages import package_lines
+
+            for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
+                click.echo(line, err=True)
         click.echo(summary_line(result, config.min_severity, baselined.count), err=True)
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
