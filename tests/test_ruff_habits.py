@@ -3,6 +3,7 @@ that is excluded, ``--show-settings``/``--show-files``, singular summaries; real
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -89,3 +90,19 @@ def test_one_finding_in_one_file_is_singular(tmp_path: Path) -> None:
     )
     done = run_cli("check", "--no-cache", "fetcher.py", cwd=tmp_path)
     assert "Found 1 finding (1 error) in 1 file (" in done.stderr
+
+
+def test_install_hints_name_a_source_that_exists_and_constraints_for_torch() -> None:
+    from lintloader.install_hints import extra_hint
+    from lintloader.runtime.errors import INSTALL_HINT
+
+    assert 'pip install -c constraints.txt -e ".[runtime]"' in INSTALL_HINT
+    assert "@ git+https://github.com/lintloader/lintloader@<commit-sha>" in INSTALL_HINT
+    assert "constraints" not in extra_hint("plot")  # matplotlib only: no torch to pin
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    for path in docs:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            # an extra is never suggested from an index lintloader is not on
+            assert not re.search(r"pip install ['\"]lintloader\[\w+\]['\"]", line), (path, line)
+            if re.search(r"pip install\b.*\.\[(runtime|test)\]", line):
+                assert "-c constraints.txt" in line, (path, line)
