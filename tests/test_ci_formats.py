@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -212,3 +214,17 @@ def test_a_selector_error_names_where_it_came_from(project: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("lintloader: error: --extend-select: 'LL9' matches no rule")
     assert "pyproject.toml" not in done.stderr
+
+
+def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:
+    """SARIF's and the rule pages' fix safety come from fixers/safety.py, which imports no
+    strategy (libcst); it says what the strategies' own ``safe`` says."""
+    from lintloader.fixers.registry import fix_safety
+    from lintloader.fixers.safety import fix_text
+    from lintloader.rules.registry import all_rules
+
+    for rule in all_rules():
+        assert fix_text(rule.fixes) == fix_safety(rule)
+    code = "import sys, lintloader.report.sarif; print('libcst' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

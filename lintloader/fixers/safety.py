@@ -76,3 +76,14 @@ def safety_of(names: tuple[str, ...]) -> list[FixSafety]:
 def unsafe_names() -> str:
     """``add-persistent-workers, hoist-dataloader, ...``: every unsafe strategy, sorted."""
     return ", ".join(sorted(name for name, entry in FIX_SAFETY.items() if not entry.safe))
+
+
+def fix_text(names: tuple[str, ...]) -> str:
+    """``safe (relocate) / unsafe (remove-call, remove-sink)``, or ``no fix``."""
+    entries = safety_of(names)
+    parts = [
+        f"{label} ({', '.join(e.name for e in entries if e.safe == safe)})"
+        for label, safe in (("safe", True), ("unsafe", False))
+        if any(e.safe == safe for e in entries)
+    ]
+    return " / ".join(parts) or "no fix"

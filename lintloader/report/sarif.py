@@ -22,8 +22,7 @@ from urllib.parse import quote
 
 from lintloader import DOCS_URL, __version__
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
-from lintloader.fixers.registry import fix_safety
-from lintloader.fixers.safety import safety_of
+from lintloader.fixers.safety import fix_text, safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules
@@ -87,7 +86,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["pytorch", "dataloader", "performance"],
-            "fixSafety": fix_safety(rule),
+            "fixSafety": fix_text(rule.fixes),
         },
     }
 
