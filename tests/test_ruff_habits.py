@@ -106,3 +106,16 @@ def test_install_hints_name_a_source_that_exists_and_constraints_for_torch() -> 
             assert not re.search(r"pip install ['\"]lintloader\[\w+\]['\"]", line), (path, line)
             if re.search(r"pip install\b.*\.\[(runtime|test)\]", line):
                 assert "-c constraints.txt" in line, (path, line)
+
+
+def test_verify_on_another_interpreter_says_what_is_missing_there(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    done = run_cli("verify", "--engine", "torch", "--python", str(python), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert f"torch is not importable by {python}" in done.stderr
+    assert f"{python} -m pip install -c constraints.txt torch" in done.stderr
