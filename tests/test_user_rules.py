@@ -346,7 +346,6 @@ def test_the_strategy_catalog_agrees_with_the_imported_strategies() -> None:
     the fixers import the modules: both must say the same, and every unsafe one says why."""
     from lintloader.fixers.catalog import strategy_safety
     from lintloader.fixers.registry import all_strategies
-
     from lintloader.fixers.safety import FIX_SAFETY
 
     assert strategy_safety() == {s.name: s.safe for s in all_strategies()}
