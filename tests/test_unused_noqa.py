@@ -57,3 +57,17 @@ def test_fix_removes_the_unused_codes(tmp_path: Path) -> None:
     )
     again = run_cli("check", "--no-cache", "--extend-select", "LL001", "fetcher.py", cwd=tmp_path)
     assert again.returncode == 0 and again.stdout == ""
+
+
+def test_ll001_in_sarif_has_a_rule(tmp_path: Path) -> None:
+    import json
+
+    write(tmp_path)
+    done = run_cli(
+        "check", "--no-cache", "--extend-select", "LL001", "--output-format", "sarif",
+        "fetcher.py", cwd=tmp_path,
+    )  # fmt: skip
+    run = json.loads(done.stdout)["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert {r["ruleId"] for r in run["results"]} == {"LL001"}
+    assert all(rules[r["ruleIndex"]]["id"] == "LL001" for r in run["results"])
