@@ -6,9 +6,10 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -30,12 +31,15 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
-from lintloader.cli.outputs import targets, write_output
+from lintloader.cli.outputs import Target, targets, write_output
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import Replacement, ReportContext, SortKey
 from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
-from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
+
+if TYPE_CHECKING:
+    from lintloader.cli.fixing import FixRun
 
 
 class CheckDone(SystemExit):
@@ -174,15 +178,7 @@ def check(
         excluded_notes(scope.targets, result)
         result = scope.restrict(result)
     if fixed is not None:
-        from lintloader.cli.fixing import show_fixes as list_fixes
-        from lintloader.cli.noqa_removal import remove_unused_noqa
-
-        result = remove_unused_noqa(result, discovery.roots)
-        from lintloader.cli.fixing import unfixed_notes
-
-        if show_fixes:
-            list_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
-        unfixed_notes(result.findings, fixed.outcome, unsafe_fixes)
+        result = after_fixes(result, fixed, discovery, show_fixes, unsafe_fixes)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
     if write_baseline is not None:
@@ -193,17 +189,7 @@ def check(
     baselined = apply_baseline(result, chosen, show_stale_baseline)
     result = located_in_cells(baselined.result)
     replacements = suggested_edits(result) if edits_wanted else {}
-    for target in reports:
-        use_color = target.path is None and color_wanted(color)
-        if statistics:
-            text = render_statistics(result.findings, json_format=target.format == "json")
-        else:
-            context = ReportContext(color=use_color, root=os.getcwd(), replacements=replacements)
-            text = render(target.format, result.findings, context)
-        if target.path is not None:
-            write_output(target.path, text)
-        else:
-            emit(text, nl=False, color=use_color)
+    write_reports(reports, result.findings, statistics, color, replacements)
     if not quiet:
         if scan.site_packages:
             from lintloader.cli.packages import package_lines
@@ -246,6 +232,41 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
     click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
     return EXIT_ERROR if failed else EXIT_CLEAN
+
+
+def after_fixes(
+    result: CheckResult, fixed: FixRun, discovery: Discovery, listed: bool, unsafe: bool
+) -> CheckResult:
+    """``--fix``: remove unused noqa codes (LL001), list the fixes, note what is left."""
+    from lintloader.cli.fixing import show_fixes, unfixed_notes
+    from lintloader.cli.noqa_removal import remove_unused_noqa
+
+    result = remove_unused_noqa(result, discovery.roots)
+    if listed:
+        show_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
+    unfixed_notes(result.findings, fixed.outcome, unsafe)
+    return result
+
+
+def write_reports(
+    reports: Sequence[Target],
+    findings: Sequence[Finding],
+    statistics: bool,
+    color: bool | None,
+    replacements: Mapping[SortKey, tuple[Replacement, ...]],
+) -> None:
+    """Every report of the run: to its file, or (at most one) to standard output."""
+    for target in reports:
+        use_color = target.path is None and color_wanted(color)
+        if statistics:
+            text = render_statistics(findings, json_format=target.format == "json")
+        else:
+            context = ReportContext(color=use_color, root=os.getcwd(), replacements=replacements)
+            text = render(target.format, findings, context)
+        if target.path is not None:
+            write_output(target.path, text)
+        else:
+            emit(text, nl=False, color=use_color)
 
 
 def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:
