@@ -119,3 +119,17 @@ def test_verify_on_another_interpreter_says_what_is_missing_there(tmp_path: Path
     assert done.returncode == 2, done.stderr
     assert f"torch is not importable by {python}" in done.stderr
     assert f"{python} -m pip install -c constraints.txt torch" in done.stderr
+
+
+def test_an_info_rule_selected_by_its_code_is_shown(tmp_path: Path) -> None:
+    shutil.copy(REPO / "fixtures" / "rules" / "LL204" / "positive.py", tmp_path / "train.py")
+    hidden = run_cli("check", "--no-cache", "--output-format", "concise", "train.py", cwd=tmp_path)
+    assert ": LL204 [info]" not in hidden.stdout
+    shown = run_cli(
+        "check", "--no-cache", "--select", "LL204", "--output-format", "concise", "train.py",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert shown.returncode == 1
+    assert shown.stdout and all(": LL204 [info]" in line for line in shown.stdout.splitlines())
+    prefix = run_cli("check", "--no-cache", "--select", "LL2", "train.py", cwd=tmp_path)
+    assert ": LL204 [info]" not in prefix.stdout  # a prefix is not an explicit selection
