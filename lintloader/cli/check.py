@@ -66,7 +66,8 @@ class CheckDone(SystemExit):
 @click.option(
     "--statistics",
     is_flag=True,
-    help="Print a count per rule (count, code, fixable, name) instead of findings.",
+    help="Print a count per rule instead of findings: count, code, [*] a safe fix exists, [-] "
+    "only unsafe ones, name.",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option(
