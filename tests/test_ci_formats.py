@@ -228,3 +228,16 @@ def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:
     code = "import sys, lintloader.report.sarif; print('libcst' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_rdjson_columns_are_utf8_bytes(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text(
+        'class Fetcher:\n    def __iter__(self):\n        é = "ü"; self.loader._iterator = None\n'
+        "        return iter(self.loader)\n",
+        encoding="utf-8",
+    )
+    done = run_cli("check", "--no-cache", "--output-format", "rdjson", "f.py", cwd=tmp_path)
+    (diagnostic,) = json.loads(done.stdout)["diagnostics"]
+    concise = run_cli("check", "--no-cache", "--output-format", "concise", "f.py", cwd=tmp_path)
+    assert concise.stdout.startswith("f.py:3:18: LL101")  # characters
+    assert diagnostic["location"]["range"]["start"] == {"line": 3, "column": 20}  # bytes
