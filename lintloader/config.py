@@ -2,7 +2,10 @@
 
 Keys: ``select``, ``extend-select``, ``ignore``, ``extend-ignore``, ``exclude``,
 ``extend-exclude``, ``min-severity``, ``per-file-ignores`` (``{"glob" = ["LL101"]}``),
-``max-file-size`` (MB; larger files are LL000, 0: no limit). Codes match by prefix (``LL1``
+``max-file-size`` (MB; larger files are LL000, 0: no limit), ``baseline`` (a file of accepted
+findings, relative to the configuration's directory), ``output-format`` (``FORMAT`` or
+``FORMAT:PATH`` strings) and ``extend`` (another ``pyproject.toml`` whose table this one
+overrides, as ruff's ``extend``). Codes match by prefix (``LL1``
 selects LL101-LL105); a selector that matches no rule is an error, as in ruff.
 """
 
@@ -12,7 +15,7 @@ import fnmatch
 import os
 import sys
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +42,14 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     source: str | None = None  # the pyproject.toml it came from
     root: str | None = None  # its directory: per-file-ignores globs are relative to it
+    # what a run reports to, not what it finds: left out of the repr that keys stored runs
+    baseline: str | None = field(default=None, repr=False)  # absolute path, if configured
+    output_format: tuple[str, ...] = field(default=(), repr=False)  # ``FORMAT[:PATH]``
+
+    def hides(self, code: str, severity: Severity) -> bool:
+        """Below the threshold, and not a rule selected by its exact code (``--select LL204``
+        shows LL204's info findings without ``--min-severity info``)."""
+        return severity < self.min_severity and code not in self.select
 
     def enabled(self, code: str) -> bool:
         return _matches(code, self.select) and not _matches(code, self.ignore)
@@ -82,6 +93,11 @@ class Config:
         ignored = (*self.ignore, *(code for _, codes in self.per_file_ignores for code in codes))
         warnings = [_unknown("ignore", s, known) for s in ignored if not _selects(s, known)]
         return errors, list(dict.fromkeys(warnings))
+
+
+def selects(selector: str, known: Collection[str]) -> bool:
+    """Whether ``selector`` (a code, a prefix or ``ALL``) matches a code in ``known``."""
+    return _selects(selector, known)
 
 
 def _selects(selector: str, known: Collection[str]) -> bool:
@@ -128,6 +144,30 @@ def _has_table(path: Path) -> bool:
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
+    table = _extended_table(_read_table(path), path, (os.path.abspath(path),))
+    return parse_table(table, str(path))
+
+
+def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) -> dict[str, Any]:
+    """``table`` over the table its ``extend`` names (recursively); a path-valued key of the
+    extended file (``baseline``) stays relative to that file."""
+    if "extend" not in table:
+        return table
+    extend = table["extend"]
+    if not isinstance(extend, str):
+        raise ConfigError(f"{path}: [tool.lintloader]: extend must be a path, not {_kind(extend)}")
+    target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
+    if target in seen:
+        raise ConfigError(f"{path}: [tool.lintloader]: extend {extend!r} makes a cycle")
+    if not os.path.isfile(target):
+        raise ConfigError(f"{path}: [tool.lintloader]: extend {extend!r}: no such file")
+    base = _extended_table(_read_table(Path(target)), Path(target), (*seen, target))
+    if isinstance(base.get("baseline"), str):
+        base = {**base, "baseline": os.path.join(os.path.dirname(target), base["baseline"])}
+    return {**base, **{key: value for key, value in table.items() if key != "extend"}}
+
+
+def _read_table(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -138,7 +178,7 @@ def load_config(path: Path | None) -> Config:
     table = tool.get("lintloader", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.lintloader] must be a table, not {_kind(table)}")
-    return parse_table(table, str(path))
+    return table
 
 
 def _kind(value: Any) -> str:
@@ -159,6 +199,8 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
         "min-severity",
         "per-file-ignores",
         "max-file-size",
+        "baseline",
+        "output-format",
     }
     unknown = sorted(set(table) - known)
     if unknown:
@@ -191,10 +233,22 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             per_file_ignores=per_file,
             source=source,
             root=os.path.dirname(os.path.abspath(source)),
+            baseline=_baseline(table.get("baseline"), source),
+            output_format=tuple(
+                _strings(table.get("output-format", []), "output-format", "FORMAT[:PATH]")
+            ),
         )
     except (ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"{source}: [tool.lintloader]: {exc}") from None
     return config
+
+
+def _baseline(value: Any, source: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"baseline must be a file name (a string), not {_kind(value)}")
+    return os.path.join(os.path.dirname(os.path.abspath(source)), value)
 
 
 def _megabytes(value: Any) -> float:
@@ -248,5 +302,6 @@ __all__ = [
     "find_pyproject",
     "load_config",
     "parse_per_file_ignores",
+    "selects",
     "split_codes",
 ]

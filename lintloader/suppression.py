@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.summary.model import FileSummary
-from lintloader.summary.noqa import suppresses
+from lintloader.summary.noqa import Codes, suppresses
+from lintloader.unused_noqa import CODE as UNUSED_NOQA
 
 
 def filter_findings(
@@ -24,18 +25,43 @@ def filter_findings(
     path_by_display = {d: p for p, d in displays.items()}
     kept: dict[tuple[str, int, int, int, str], Finding] = {}
     suppressed = hidden = 0
+    by_noqa: list[Finding] = []
     for finding in findings:
         if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
             continue
-        if finding.severity < config.min_severity:
+        if config.hides(finding.code, finding.severity):
             hidden += 1
             continue
         absolute = path_by_display.get(finding.path, finding.path)
         noqa = noqa_by_display.get(finding.path, {})
-        if config.ignored_in(finding.code, absolute) or suppresses(
-            noqa, finding.line, finding.code
-        ):
+        if config.ignored_in(finding.code, absolute):
             suppressed += 1
             continue
+        if suppresses(noqa, finding.line, finding.code):
+            suppressed += 1
+            by_noqa.append(finding)
+            continue
         kept.setdefault(finding.sort_key, finding)
+    if UNUSED_NOQA in config.select and config.enabled(UNUSED_NOQA):
+        for finding in unused_noqa(by_noqa, config, noqa_by_display, path_by_display):
+            kept.setdefault(finding.sort_key, finding)
     return sorted(kept.values(), key=lambda f: f.sort_key), suppressed, hidden
+
+
+def unused_noqa(
+    by_noqa: list[Finding],
+    config: Config,
+    noqa_by_display: dict[str, dict[int, Codes]],
+    path_by_display: dict[str, str],
+) -> list[Finding]:
+    """LL001 (opt-in) for the files whose ``# noqa`` comments suppress less than they name."""
+    from lintloader.engine import read_source
+    from lintloader.unused_noqa import unused
+
+    paths = {
+        display: path_by_display.get(display, display)
+        for display, noqa in noqa_by_display.items()
+        if noqa
+    }
+    found = unused(by_noqa, paths, read_source)
+    return [f for f in found if not config.ignored_in(f.code, paths.get(f.path, f.path))]

@@ -69,7 +69,8 @@ def test_extend_options_add_to_the_configuration(tmp_path: Path) -> None:
     listed = json.loads(check(tmp_path, "--min-severity", "info", "--output-format", "json").stdout)
     assert {f["code"] for f in listed} == {"LL103"}
     extended = check(tmp_path, "--extend-select", "LL101", "--output-format", "json")
-    assert {f["code"] for f in json.loads(extended.stdout)} == {"LL101"}
+    # LL103 (info) is selected by its exact code, so it shows without --min-severity info
+    assert {f["code"] for f in json.loads(extended.stdout)} == {"LL101", "LL103"}
     ignored = check(tmp_path, "--select", "LL1", "--extend-ignore", "LL101")
     assert ignored.returncode == 0
     excluded = run_cli(
@@ -109,12 +110,18 @@ def test_statistics_as_ruff_prints_them(tmp_path: Path) -> None:
     project(tmp_path)
     text = check(tmp_path, "--statistics", "--min-severity", "info")
     assert text.stdout.splitlines() == [
-        "1\tLL101\t[ ] iter-resets-dataloader-iterator",  # remove-sink only: unsafe
+        "1\tLL101\t[-] iter-resets-dataloader-iterator",  # remove-sink only: unsafe
         "1\tLL103\t[ ] unreached-dataloader-iterator-reset",
     ]
     rows = json.loads(check(tmp_path, "--statistics", "--output-format", "json").stdout)
     assert rows == [
-        {"code": "LL101", "name": "iter-resets-dataloader-iterator", "count": 1, "fixable": False}
+        {
+            "code": "LL101",
+            "name": "iter-resets-dataloader-iterator",
+            "count": 1,
+            "fixable": False,
+            "unsafe_fixable": True,
+        }
     ]
 
 

@@ -80,4 +80,12 @@ def test_stdin_must_be_the_only_path(tmp_path: Path) -> None:
     mixed = run(["check", "-", "other.py"], BUGGY, tmp_path)
     assert mixed.returncode == 2 and "must be the only PATH" in mixed.stderr
     named = run(["check", "--stdin-filename", "x.py", "other.py"], BUGGY, tmp_path)
-    assert named.returncode == 2 and "needs '-'" in named.stderr
+    assert named.returncode == 2 and "give no PATHS" in named.stderr
+
+
+def test_stdin_filename_alone_reads_stdin_as_ruff_does(tmp_path: Path) -> None:
+    done = run(["check", "--no-cache", "--output-format", "concise", "--stdin-filename",
+                "feeder.py"], BUGGY, tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("feeder.py:3:9: LL101 [error]")
+    assert not (tmp_path / "feeder.py").exists()

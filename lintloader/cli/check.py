@@ -6,18 +6,20 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from lintloader.cli.baselining import apply_baseline
+from lintloader.cli.baselining import write_baseline as write_baseline_file
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
     SEVERITIES,
-    Failure,
     ScanArgs,
     emit,
     guarded,
@@ -29,11 +31,15 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
-from lintloader.engine import CheckResult, run_check
+from lintloader.cli.outputs import Target, targets, write_output
+from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.report.context import ReportContext
-from lintloader.report.formats import FORMATS, render
-from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.report.context import Replacement, ReportContext, SortKey
+from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
+from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
+
+if TYPE_CHECKING:
+    from lintloader.cli.fixing import FixRun
 
 
 class CheckDone(SystemExit):
@@ -45,10 +51,11 @@ class CheckDone(SystemExit):
 @scan_options
 @click.option(
     "--output-format",
-    type=click.Choice(sorted(FORMATS)),
-    default="text",
-    show_default=True,
-    help="How findings are printed.",
+    "output_formats",
+    multiple=True,
+    metavar="FORMAT[:PATH]",
+    help=f"How findings are printed: {', '.join(sorted(FORMATS))} (default: text). Repeatable; "
+    "FORMAT:PATH writes that report to PATH; at most one goes to stdout.",
 )
 @click.option(
     "--min-severity",
@@ -59,7 +66,8 @@ class CheckDone(SystemExit):
 @click.option(
     "--statistics",
     is_flag=True,
-    help="Print a count per rule (count, code, fixable, name) instead of findings.",
+    help="Print a count per rule instead of findings: count, code, [*] a safe fix exists, [-] "
+    "only unsafe ones, name.",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option(
@@ -79,6 +87,22 @@ class CheckDone(SystemExit):
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the findings to this file instead of stdout.",
 )
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Hide the findings recorded in this file; report (and fail on) the rest.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record today's findings in this file (exit 0), for --baseline.",
+)
+@click.option(
+    "--show-stale-baseline",
+    is_flag=True,
+    help="With a baseline: list its entries that no longer match a finding.",
+)
 @click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply unsafe fixes.")
@@ -88,12 +112,18 @@ class CheckDone(SystemExit):
     is_flag=True,
     help="With --fix: exit 1 when a fix was applied, even if nothing is left.",
 )
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the resolved settings (config file, selection, roots, vocabulary) and exit.",
+)
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked and exit.")
 @stdin_filename_option
 @project_root_option("report")
 @guarded
 def check(
     scan: ScanArgs,
-    output_format: str,
+    output_formats: tuple[str, ...],
     min_severity: str | None,
     statistics: bool,
     exit_zero: bool,
@@ -101,11 +131,16 @@ def check(
     quiet: bool,
     add_noqa: bool,
     output_file: Path | None,
+    baseline_path: Path | None,
+    write_baseline: Path | None,
+    show_stale_baseline: bool,
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
     show_fixes: bool,
     exit_non_zero_on_fix: bool,
+    show_settings: bool,
+    show_files: bool,
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
@@ -120,6 +155,12 @@ def check(
     else:
         scope, scan, add_file = stdin_scan(scan, stdin, project_root)
         discovery, options = prepare(scan, min_severity, stdin, add_file)
+    if show_settings or show_files:
+        from lintloader.cli.show import files_text, settings_text
+
+        shown = settings_text(options.config, discovery) if show_settings else ""
+        emit(shown + (files_text(discovery) if show_files else ""), nl=False)
+        raise CheckDone(EXIT_CLEAN)
     fixed = None
     if (apply_fix or show_diff) and stdin is None:
         from lintloader.cli.fixing import run_fixes
@@ -128,31 +169,35 @@ def check(
         fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, restrict)
         if show_diff:
             raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
-    result = run_check(discovery, replace(options, replay=True))
+    reports = targets(
+        output_formats, options.config.output_format, output_file, config_source(options)
+    )
+    edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
+    # a format that carries fixes' edits needs the linked program, which a replayed run lacks
+    result = run_check(discovery, replace(options, replay=not edits_wanted))
     if scope is not None:
+        excluded_notes(scope.targets, result)
         result = scope.restrict(result)
     if fixed is not None:
-        from lintloader.cli.fixing import show_fixes as list_fixes
-        from lintloader.cli.fixing import unfixed_notes
-
-        if show_fixes:
-            list_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
-        unfixed_notes(result.findings, fixed.outcome, unsafe_fixes)
+        result = after_fixes(result, fixed, discovery, show_fixes, unsafe_fixes)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
-    result = located_in_cells(result)
-    use_color = output_file is None and color_wanted(color)
-    if statistics:
-        text = render_statistics(result.findings, json_format=output_format == "json")
-    else:
-        context = ReportContext(color=use_color, root=os.getcwd())
-        text = render(output_format, result.findings, context)
-    if output_file is not None:
-        write_output(output_file, text)
-    else:
-        emit(text, nl=False, color=use_color)
+    if write_baseline is not None:
+        write_baseline_file(write_baseline, result)
+        raise CheckDone(EXIT_CLEAN)
+    config = options.config
+    chosen = str(baseline_path) if baseline_path is not None else config.baseline
+    baselined = apply_baseline(result, chosen, show_stale_baseline)
+    result = located_in_cells(baselined.result)
+    replacements = suggested_edits(result) if edits_wanted else {}
+    write_reports(reports, result.findings, statistics, color, replacements)
     if not quiet:
-        click.echo(summary_line(result, options.config.min_severity), err=True)
+        if scan.site_packages:
+            from lintloader.cli.packages import package_lines
+
+            for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
+                click.echo(line, err=True)
+        click.echo(summary_line(result, config.min_severity, baselined.count), err=True)
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
     raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
@@ -190,6 +235,68 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     return EXIT_ERROR if failed else EXIT_CLEAN
 
 
+def after_fixes(
+    result: CheckResult, fixed: FixRun, discovery: Discovery, listed: bool, unsafe: bool
+) -> CheckResult:
+    """``--fix``: remove unused noqa codes (LL001), list the fixes, note what is left."""
+    from lintloader.cli.fixing import show_fixes, unfixed_notes
+    from lintloader.cli.noqa_removal import remove_unused_noqa
+
+    result = remove_unused_noqa(result, discovery.roots)
+    if listed:
+        show_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
+    unfixed_notes(result.findings, fixed.outcome, unsafe)
+    return result
+
+
+def write_reports(
+    reports: Sequence[Target],
+    findings: Sequence[Finding],
+    statistics: bool,
+    color: bool | None,
+    replacements: Mapping[SortKey, tuple[Replacement, ...]],
+) -> None:
+    """Every report of the run: to its file, or (at most one) to standard output."""
+    for target in reports:
+        use_color = target.path is None and color_wanted(color)
+        if statistics:
+            text = render_statistics(findings, json_format=target.format == "json")
+        else:
+            context = ReportContext(color=use_color, root=os.getcwd(), replacements=replacements)
+            text = render(target.format, findings, context)
+        if target.path is not None:
+            write_output(target.path, text)
+        else:
+            emit(text, nl=False, color=use_color)
+
+
+def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:
+    """One note for each file named on the command line that the walk excluded (the
+    configuration's ``exclude``, ``.gitignore`` or a default exclude): it was not checked."""
+    indexed = {os.path.realpath(file.path) for file in result.files}
+    for target in targets:
+        if os.path.isfile(target) and os.path.realpath(target) not in indexed:
+            shown = (
+                os.path.relpath(target) if not os.path.relpath(target).startswith("..") else target
+            )
+            click.echo(
+                f"note: {shown} is excluded (exclude, .gitignore or a default exclude); "
+                "not checked",
+                err=True,
+            )
+
+
+def config_source(options: CheckOptions) -> str | None:
+    return options.config.source
+
+
+def suggested_edits(result: CheckResult) -> dict[SortKey, tuple[Replacement, ...]]:
+    """The safe fixes' edits, for the formats that offer them as suggestions."""
+    from lintloader.fixers.suggest import replacements
+
+    return replacements(result)
+
+
 def located_in_cells(result: CheckResult) -> CheckResult:
     """Findings in notebooks reported by cell (``train.ipynb:cell 3:2:14``)."""
     if not any(f.path.endswith(NOTEBOOK_SUFFIX) for f in result.findings):
@@ -211,32 +318,24 @@ def color_wanted(flag: bool | None) -> bool:
     return bool(sys.stdout and sys.stdout.isatty())  # no stdout at all: no colour
 
 
-def write_output(path: Path, text: str) -> None:
-    """``--output-file``: written whole or not at all (a temporary file, then a rename)."""
-    temporary = path.with_name(f".{path.name}.lintloader-tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise Failure(f"cannot write output: {path}: {exc.strerror or exc}") from None
-
-
 def render_statistics(findings: Sequence[Finding], json_format: bool = False) -> str:
-    """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists, rule name;
-    sorted by count (most first)."""
+    """As ruff's ``--statistics``: count, code, ``[*]`` when a safe fix exists (``[-]`` when only
+    unsafe ones do), rule name; sorted by count (most first)."""
     from lintloader.fixers.catalog import fix_kind
     from lintloader.rules.registry import rules_by_code
 
     rules = rules_by_code()
     counts = Counter(f.code for f in findings)
-    fixable = {f.code for f in findings if fix_kind(f.fixes) == "safe"}
+    kinds: dict[str, set[str]] = {code: set() for code in counts}
+    for finding in findings:
+        kinds[finding.code].add(fix_kind(finding.fixes))
     rows = [
         {
             "code": code,
             "name": rules[code].name if code in rules else "syntax-or-read-error",
             "count": count,
-            "fixable": code in fixable,
+            "fixable": "safe" in kinds[code],
+            "unsafe_fixable": "safe" not in kinds[code] and "unsafe" in kinds[code],
         }
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
@@ -244,13 +343,18 @@ def render_statistics(findings: Sequence[Finding], json_format: bool = False) ->
         return json.dumps(rows, indent=2) + "\n"
     width = max((len(str(row["count"])) for row in rows), default=1)
     return "".join(
-        f"{row['count']:>{width}}\t{row['code']}\t{'[*]' if row['fixable'] else '[ ]'} "
-        f"{row['name']}\n"
-        for row in rows
+        f"{row['count']:>{width}}\t{row['code']}\t{_fix_mark(row)} {row['name']}\n" for row in rows
     )
 
 
-def summary_line(result: CheckResult, threshold: Severity = Severity.WARNING) -> str:
+def _fix_mark(row: dict[str, object]) -> str:
+    """ruff's marks: ``[*]`` a safe fix exists, ``[-]`` only unsafe ones, ``[ ]`` none."""
+    return "[*]" if row["fixable"] else "[-]" if row["unsafe_fixable"] else "[ ]"
+
+
+def summary_line(
+    result: CheckResult, threshold: Severity = Severity.WARNING, baselined: int = 0
+) -> str:
     by_severity = Counter(f.severity.label for f in result.findings)
     parts = ", ".join(f"{by_severity[s]} {s}" for s in reversed(SEVERITIES) if by_severity[s])
     found = f"Found {len(result.findings)} finding{'s' * (len(result.findings) != 1)}"
@@ -258,7 +362,9 @@ def summary_line(result: CheckResult, threshold: Severity = Severity.WARNING) ->
     stats = result.stats
     return (
         f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
-        f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed)."
+        f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed"
+        + (f", {baselined} baselined" if baselined else "")
+        + ")."
         + hidden_note(result.hidden, threshold)
         + fixable_note(result.findings)
     )

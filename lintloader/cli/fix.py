@@ -37,6 +37,7 @@ from lintloader.fixers.backup import BackupStore, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
+from lintloader.fixers.safety import unsafe_names
 from lintloader.fixers.writer import (
     FileChanged,
     Roots,
@@ -57,9 +58,7 @@ from lintloader.scan.site_packages import discover_site_packages
 @click.command("fix")
 @scan_options
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
-@click.option(
-    "--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (remove-call, remove-sink)."
-)
+@click.option("--unsafe-fixes", is_flag=True, help=f"Also apply unsafe fixes ({unsafe_names()}).")
 @click.option(
     "--revert",
     is_flag=True,

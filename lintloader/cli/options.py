@@ -21,6 +21,7 @@ from lintloader.config import (
     find_pyproject,
     load_config,
     parse_per_file_ignores,
+    selects,
     split_codes,
 )
 from lintloader.engine import CheckOptions, collector_paused
@@ -121,6 +122,7 @@ class ScanArgs:
 
 
 _SCAN_FIELDS = tuple(f.name for f in fields(ScanArgs))
+_SELECTORS = ("select", "extend_select", "ignore", "extend_ignore")
 
 
 def scan_options(command: F) -> F:
@@ -140,12 +142,30 @@ def scan_options(command: F) -> F:
             metavar="PATH",
             help="With --site-packages: the interpreter whose packages to scan (not imported).",
         ),
-        click.option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes."),
         click.option(
-            "--extend-select", metavar="CODES", help="Rule codes or prefixes to add to select."
+            "--select",
+            multiple=True,
+            metavar="CODES",
+            help="Comma-separated rule codes or prefixes; repeated ones add up.",
         ),
-        click.option("--ignore", metavar="CODES", help="Comma-separated rule codes to skip."),
-        click.option("--extend-ignore", metavar="CODES", help="Rule codes to add to ignore."),
+        click.option(
+            "--extend-select",
+            multiple=True,
+            metavar="CODES",
+            help="Rule codes or prefixes to add to select.",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            metavar="CODES",
+            help="Comma-separated rule codes or prefixes to skip; repeated ones add up.",
+        ),
+        click.option(
+            "--extend-ignore",
+            multiple=True,
+            metavar="CODES",
+            help="Rule codes or prefixes to add to ignore.",
+        ),
         click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths."),
         click.option("--extend-exclude", multiple=True, metavar="GLOB", help="More paths to skip."),
         click.option(
@@ -164,12 +184,15 @@ def scan_options(command: F) -> F:
         click.option(
             "--cache-dir",
             type=click.Path(path_type=Path),  # an unusable one is a warning (see usable_cache)
-            help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
+            metavar="DIR",
+            help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR, else "
+            "$XDG_CACHE_HOME/lintloader, else ~/.cache/lintloader).",
         ),
         click.option(
             "-j",
             "--jobs",
             type=click.IntRange(min=1),
+            metavar="N",
             default=None,
             help="Worker processes for parsing (default: CPU count, at most 8).",
         ),
@@ -178,7 +201,10 @@ def scan_options(command: F) -> F:
 
     @functools.wraps(command)
     def bundled(*args: Any, **kwargs: Any) -> Any:
-        scan = ScanArgs(**{name: kwargs.pop(name) for name in _SCAN_FIELDS})
+        values = {name: kwargs.pop(name) for name in _SCAN_FIELDS}
+        for name in _SELECTORS:  # repeated --select LL1 --select LL2: one list, as in ruff
+            values[name] = ",".join(values[name]) or None
+        scan = ScanArgs(**values)
         return command(*args, scan=scan, **kwargs)
 
     wrapped: Any = bundled
@@ -247,7 +273,7 @@ def prepare(
             per_file_ignores=parse_per_file_ignores(scan.per_file_ignores),
         )
     )
-    check_selection(config)
+    check_selection(config, scan)
     cache = None if scan.no_cache else usable_cache(scan.cache_dir or default_cache_dir())
     excludes = (*config.exclude, *scan.exclude)
     if stdin is not None and not scan.paths:
@@ -266,17 +292,33 @@ def prepare(
     return discovery, options
 
 
-def check_selection(config: Config) -> None:
-    """A selector that matches no rule stops the run (exit 2); an unknown ignored code warns."""
+def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
+    """A selector that matches no rule stops the run (exit 2), naming where it came from (the
+    option, or the configuration file); an unknown ignored code warns."""
     from lintloader.rules.codes import rule_codes
+    from lintloader.unused_noqa import CODE as UNUSED_NOQA_CODE
 
-    known = {*rule_codes(), PARSE_ERROR_CODE}
+    known = {*rule_codes(), PARSE_ERROR_CODE, UNUSED_NOQA_CODE}
     errors, warnings = config.selection_problems(known)
     for warning in warnings:
         click.echo(f"lintloader: warning: {warning}", err=True)
-    if errors:
-        source = f" (in {config.source})" if config.source else ""
-        raise Failure(f"{errors[0]}{source}")
+    if not errors:
+        return
+    selector = next(s for s in config.select if not selects(s, known))
+    for option, given in (
+        ("--select", scan and scan.select),
+        ("--extend-select", scan and scan.extend_select),
+    ):
+        if selector in split_codes(given or None):
+            raise Failure(f"{option}{errors[0].removeprefix('select')}")
+    source = f" (in {shown_path(config.source)})" if config.source else ""
+    raise Failure(f"{errors[0]}{source}")
+
+
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory when it is inside it, else as it is."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
 
 
 def usable_cache(directory: Path) -> Path | None:
@@ -349,17 +391,20 @@ def stdin_filename_option(command: F) -> F:
     return click.option(
         "--stdin-filename",
         metavar="PATH",
-        help="With PATHS '-': the name of the file read from standard input (its project is "
-        "indexed around it).",
+        help="The name of the file read from standard input (PATHS '-' or none; its project "
+        "is indexed around it).",
     )(command)
 
 
 def read_stdin(scan: ScanArgs, stdin_filename: str | None) -> StdinSource | None:
-    """The source on standard input when PATHS is ``-``, else None."""
+    """The source on standard input when PATHS is ``-`` (or empty, with ``--stdin-filename``),
+    else None."""
     if STDIN not in scan.paths:
-        if stdin_filename is not None:
-            raise Failure("--stdin-filename needs '-' as the only PATH")
-        return None
+        if stdin_filename is None:
+            return None
+        if scan.paths:
+            raise Failure("--stdin-filename reads standard input: give no PATHS (or only '-')")
+        scan = replace(scan, paths=(STDIN,))  # as ruff: the name alone means standard input
     if scan.paths != (STDIN,) or scan.site_packages:
         raise Failure("'-' (standard input) must be the only PATH, without --site-packages")
     display = stdin_filename or "stdin.py"

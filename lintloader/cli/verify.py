@@ -24,7 +24,7 @@ that every epoch after the first reuses the first epoch's workers and sees every
 \b
 Exit status: 0 PASS, 1 FAIL, 2 the probe cannot run (torch or Lightning
 missing, no CUDA for --device cuda, a bad factory), 130 interrupted.
-Needs the runtime extra: pip install -e ".[runtime]"
+Needs the runtime extra: pip install -c constraints.txt -e ".[runtime]" (in a checkout)
 
 \b
 --dataloader MODULE:FACTORY imports and RUNS YOUR CODE; it is the only

@@ -24,7 +24,11 @@ FORMATS: dict[str, str] = {  # format name -> module of lintloader.report that r
     "github": "github",
     "markdown": "markdown",
     "dot": "dot",
+    "gitlab": "gitlab",
+    "rdjson": "rdjson",
+    "junit": "junit",
 }
+EDITING_FORMATS = frozenset({"rdjson"})  # carry a safe fix's replacement text
 
 
 def renderer(name: str) -> Renderer:

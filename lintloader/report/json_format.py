@@ -2,17 +2,24 @@
 docs/output.schema.json).
 
 Each item: code, severity, path, line, column, end_line, end_column, message, chain (hops:
-path, line, column, function, action, confidence), also_reaches (hops), fixes (fixer names).
+path, line, column, function, action, confidence), also_reaches (hops), fixes (fixer names),
+fix_safety (per fix: its applicability, safe or unsafe, and for an unsafe one why).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from lintloader.findings import Finding
+from lintloader.fixers.safety import safety_of
 from lintloader.report.context import ReportContext
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:
-    return json.dumps([f.to_json() for f in findings], indent=2) + "\n"
+    return json.dumps([item(f) for f in findings], indent=2) + "\n"
+
+
+def item(finding: Finding) -> dict[str, Any]:
+    return {**finding.to_json(), "fix_safety": [s.to_json() for s in safety_of(finding.fixes)]}

@@ -22,10 +22,11 @@ from urllib.parse import quote
 
 from lintloader import DOCS_URL, __version__
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
-from lintloader.fixers.registry import fix_safety
+from lintloader.fixers.safety import fix_text, safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules
+from lintloader.unused_noqa import CODE as UNUSED_NOQA
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -43,6 +44,17 @@ PARSE_ERROR_RULE = {
     "help": {"text": "Fix the file (or exclude it); lintloader analyzes what it can parse."},
     "defaultConfiguration": {"level": "error"},
 }
+UNUSED_NOQA_RULE = {
+    "id": UNUSED_NOQA,
+    "name": "unused-noqa",
+    "shortDescription": {"text": "a `# noqa: LLxxx` that suppresses nothing"},
+    "fullDescription": {
+        "text": "A `# noqa` code that suppresses no finding on its line or statement (opt-in, "
+        "as ruff's RUF100)."
+    },
+    "help": {"text": "Remove the code from the comment; `lintloader check --fix` does."},
+    "defaultConfiguration": {"level": "warning"},
+}
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:
@@ -53,6 +65,7 @@ def sarif_log(findings: Sequence[Finding], context: ReportContext) -> dict[str, 
     root = os.path.abspath(context.root)
     index = {rule.code: position for position, rule in enumerate(all_rules())}
     index[PARSE_ERROR_CODE] = len(all_rules())
+    index[UNUSED_NOQA] = len(all_rules()) + 1
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -64,7 +77,11 @@ def sarif_log(findings: Sequence[Finding], context: ReportContext) -> dict[str, 
                         "version": __version__,
                         "semanticVersion": __version__,
                         "informationUri": INFORMATION_URI,
-                        "rules": [*map(rule_descriptor, all_rules()), PARSE_ERROR_RULE],
+                        "rules": [
+                            *map(rule_descriptor, all_rules()),
+                            PARSE_ERROR_RULE,
+                            UNUSED_NOQA_RULE,
+                        ],
                     }
                 },
                 "originalUriBaseIds": {SRCROOT: {"uri": Path(root).as_uri() + "/"}},
@@ -86,7 +103,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["pytorch", "dataloader", "performance"],
-            "fixSafety": fix_safety(rule),
+            "fixSafety": fix_text(rule.fixes),
         },
     }
 
@@ -124,6 +141,8 @@ def result(finding: Finding, root: str, index: dict[str, int]) -> dict[str, Any]
         properties["cell"] = finding.cell
     if finding.advisory:
         properties["advisory"] = finding.advisory.to_json()
+    if finding.fixes:
+        properties["fixSafety"] = [entry.to_json() for entry in safety_of(finding.fixes)]
     if properties:
         data["properties"] = properties
     return data

@@ -66,7 +66,7 @@ def rule_page(rule: Rule, fixes: str) -> str:
         f"# {rule.code}: {rule.name}",
         f"{rule.summary.rstrip('.')}.",
         facts_table(rule, fixes, source),
-        docstring_body(rule.doc),
+        with_applicability(docstring_body(rule.doc), rule),
         examples("Valid: no finding", rule.valid),
         examples(f"Invalid: reported as {rule.code}", rule.invalid),
         "[All rules](README.md)",
@@ -98,6 +98,31 @@ def docstring_body(doc: str) -> str:
             fenced = not fenced
         out.append(line[1:] if not fenced and line.startswith("### ") else line)
     return "\n".join(out).strip()
+
+
+def applicability(rule: Rule) -> str:
+    """The generated part of a page's Fix safety section: each fix the rule declares, safe or
+    unsafe and why, from :mod:`lintloader.fixers.safety` (the data reports carry too)."""
+    from lintloader.fixers.safety import safety_of  # plain data: no strategy is imported
+
+    entries = safety_of(rule.fixes)
+    if not entries:
+        return "Applicability: no fix."
+    lines = ["Applicability (as `json`, `sarif` and `rdjson` output report it):", ""]
+    for entry in entries:
+        why = f": {entry.why}" if entry.why else " (`--fix`)"
+        extra = " (`--fix --unsafe-fixes`)" if not entry.safe else ""
+        lines.append(f"- `{entry.name}`: {entry.applicability}{extra}{why}")
+    return "\n".join(lines)
+
+
+def with_applicability(body: str, rule: Rule) -> str:
+    """``body`` with :func:`applicability` at the end of its ``## Fix safety`` section."""
+    match = re.search(r"^## Fix safety\n.*?(?=^## |\Z)", body, re.S | re.M)
+    if match is None:
+        return body
+    section = match.group(0).rstrip("\n")
+    return body[: match.start()] + f"{section}\n\n{applicability(rule)}\n\n" + body[match.end() :]
 
 
 def examples(title: str, sources: tuple[str, ...]) -> str:

@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from types import ModuleType
 
-from lintloader.runtime.errors import INSTALL_HINT, ProbeUnavailable
+from lintloader.runtime.errors import ProbeUnavailable
 from lintloader.runtime.records import DeviceInfo
 
 # Tried in this order; the first importable one is probed.
@@ -31,7 +31,9 @@ def require_torch() -> ModuleType:
     try:
         return importlib.import_module("torch")
     except ImportError as exc:
-        raise ProbeUnavailable(f"torch is not importable ({exc}); {INSTALL_HINT}") from None
+        raise ProbeUnavailable(
+            f"torch is not importable by {sys.executable} ({exc}); {missing_hint('torch')}"
+        ) from None
 
 
 def import_lightning() -> Lightning:
@@ -45,8 +47,20 @@ def import_lightning() -> Lightning:
             continue
         return Lightning(package, str(getattr(top, "__version__", "?")), module)
     raise ProbeUnavailable(
-        f"Lightning is not importable ({'; '.join(errors)}); {INSTALL_HINT}"
-        " -- or probe plain PyTorch with --engine torch"
+        f"Lightning is not importable by {sys.executable} ({'; '.join(errors)}); "
+        f"{missing_hint('pytorch-lightning')} -- or probe plain PyTorch with --engine torch"
+    )
+
+
+def missing_hint(package: str) -> str:
+    """What to install, into the interpreter that lacks it (``verify --python`` probes another
+    one: lintloader's own extra would not help there)."""
+    import shlex
+
+    python = shlex.quote(sys.executable)
+    return (
+        f"install it into that interpreter: {python} -m pip install -c constraints.txt {package} "
+        "(the constraints.txt of a lintloader checkout)"
     )
 
 

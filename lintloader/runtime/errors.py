@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-INSTALL_HINT = (
-    'install the runtime extra: pip install -e ".[runtime]" (or: pip install "lintloader[runtime]")'
-)
+from lintloader.install_hints import extra_hint
+
+INSTALL_HINT = f"install the runtime extra: {extra_hint('runtime')}"
 
 
 class ProbeUnavailable(Exception):

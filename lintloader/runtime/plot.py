@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-EXTRA_HINT = "pip install 'lintloader[plot]'"
+from lintloader.install_hints import extra_hint
+
+EXTRA_HINT = extra_hint("plot")
 
 
 class PlotError(Exception):

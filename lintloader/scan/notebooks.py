@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from lintloader.install_hints import extra_hint
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")
 _MARKER_LINE = re.compile(r"^# %% lintloader cell (?P<cell>\d+)$")
 _LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")
-EXTRA_HINT = "pip install 'lintloader[notebooks]'"
+EXTRA_HINT = extra_hint("notebooks")
 
 
 def is_notebook(path: str) -> bool:

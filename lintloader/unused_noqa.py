@@ -1,0 +1,112 @@
+"""LL001: a ``# noqa: LLxxx`` that suppresses nothing, as ruff's RUF100.
+
+Opt-in, as in ruff: reported only when LL001 is selected by its code (``--extend-select
+LL001``). A directive is unused for a code when no finding of that code, on a line the
+directive covers (its line, or the lines of the statement it sits in), was suppressed by it.
+Only ``LL`` codes are judged: a bare ``# noqa`` and other tools' codes (``E501``) may be for
+another linter. ``check --fix`` removes the unused codes (the whole comment when none is left).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from lintloader.findings import Finding, Severity
+from lintloader.summary.noqa import FILE_LEVEL, noqa_lines
+
+CODE = "LL001"
+PREFIX = "LL"
+_DIRECTIVE = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.I)
+
+Reader = Callable[[str], "bytes | None"]
+
+
+@dataclass(frozen=True)
+class Directive:
+    line: int
+    start: int  # 0-based column of the ``#``
+    end: int  # 0-based column after the last code
+    codes: tuple[str, ...]  # as written, upper-cased
+
+
+def directives(source: str) -> list[Directive]:
+    """Every ``# noqa: CODES`` comment of a file (file-level ones are not judged)."""
+    found = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = _DIRECTIVE.search(line)
+        if match and "lintloader:" not in line[: match.start()].lower():
+            codes = tuple(c.upper() for c in re.split(r"[\s,]+", match["codes"]) if c)
+            found.append(Directive(number, match.start(), match.end(), codes))
+    return found
+
+
+def covered_lines(directive: Directive, source: str, tree: ast.AST | None) -> set[int]:
+    """The lines a directive suppresses findings on: its own, and its statement's."""
+    text = "\n".join(
+        line if number == directive.line else ""
+        for number, line in enumerate(source.splitlines(), start=1)
+    )
+    lines = noqa_lines(text, tree)
+    return {line for line in lines if line != FILE_LEVEL}
+
+
+def unused(suppressed: Iterable[Finding], paths: dict[str, str], read: Reader) -> list[Finding]:
+    """LL001 findings for the files in ``paths`` (display -> path) holding a directive."""
+    by_file: dict[str, set[tuple[int, str]]] = {}
+    for finding in suppressed:
+        by_file.setdefault(finding.path, set()).add((finding.line, finding.code))
+    found = []
+    for display, path in sorted(paths.items()):
+        data = read(path)
+        if data is None:
+            continue
+        source = data.decode("utf-8", "surrogateescape")
+        if "noqa" not in source.lower():
+            continue
+        try:
+            tree: ast.AST | None = ast.parse(source)
+        except (SyntaxError, ValueError):
+            tree = None
+        seen = by_file.get(display, set())
+        for directive in directives(source):
+            lines = covered_lines(directive, source, tree)
+            stale = [
+                code
+                for code in directive.codes
+                if code.startswith(PREFIX) and not any((ln, code) in seen for ln in lines)
+            ]
+            if stale:
+                found.append(_finding(display, directive, stale))
+    return found
+
+
+def _finding(display: str, directive: Directive, stale: list[str]) -> Finding:
+    return Finding(
+        code=CODE,
+        severity=Severity.WARNING,
+        path=display,
+        line=directive.line,
+        column=directive.start + 1,
+        message=f"unused `noqa` directive (unused: {', '.join(stale)})",
+        end_line=directive.line,
+        end_column=directive.end + 1,
+    )
+
+
+def without_unused(line: str, stale: Iterable[str]) -> str:
+    """``line`` with the unused codes taken out of its ``# noqa: ...`` (the comment gone when
+    none is left)."""
+    match = _DIRECTIVE.search(line)
+    if match is None:
+        return line
+    drop = {code.upper() for code in stale}
+    kept = [c for c in re.split(r"[\s,]+", match["codes"]) if c and c.upper() not in drop]
+    if kept:
+        return f"{line[: match.start()]}# noqa: {', '.join(kept)}{line[match.end() :]}"
+    return (line[: match.start()].rstrip() + line[match.end() :]).rstrip()
+
+
+STALE_CODES = re.compile(r"\(unused: (?P<codes>[^)]*)\)")

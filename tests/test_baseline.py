@@ -1,0 +1,142 @@
+"""``check --write-baseline`` / ``--baseline`` / ``--show-stale-baseline`` and ``baseline =`` in
+``[tool.lintloader]``, through the real CLI on real code: a recorded finding stays hidden when
+lines move above it or its call is reformatted; a second instance in the same function is new."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import run_cli
+
+REPO = Path(__file__).resolve().parents[1]
+LIGHTNING = REPO / "fixtures" / "check" / "lightning150" / "minilight"
+
+TRAIN = """\
+from torch.utils.data import DataLoader
+
+
+def train(dataset, epochs):
+    for epoch in range(epochs):
+        loader = DataLoader(dataset, batch_size=4, num_workers=2)
+        for batch in loader:
+            pass
+"""
+
+
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    shutil.copytree(LIGHTNING, root / "minilight")
+    (root / "train.py").write_text(TRAIN)
+    (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    return root
+
+
+def check(root: Path, *args: str):
+    return run_cli("check", "--no-cache", *args, ".", cwd=root)
+
+
+def test_a_baseline_hides_what_it_records_and_says_so(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    written = check(root, "--write-baseline", "lintloader-baseline.json")
+    assert written.returncode == 0, written.stderr
+    assert "Wrote 2 findings to the baseline" in written.stderr
+    data = json.loads((root / "lintloader-baseline.json").read_text())
+    assert [(e["code"], e["path"], e["root"], e["sink"]) for e in data["findings"]] == [
+        (
+            "LL101",
+            "minilight/utilities/fetching.py",
+            "DataFetcher.__iter__",
+            "CombinedLoader._shutdown_workers_and_reset_iterator",
+        ),
+        ("LL202", "train.py", "train", "train"),
+    ]
+    done = check(root, "--baseline", "lintloader-baseline.json")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "Found 0 findings in 7 files" in done.stderr
+    assert "2 baselined" in done.stderr
+
+
+def test_the_file_is_stable_and_the_same_from_another_directory(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert check(root, "--write-baseline", "first.json").returncode == 0
+    assert check(root, "--write-baseline", "second.json").returncode == 0
+    first = (root / "first.json").read_text()
+    assert first == (root / "second.json").read_text()
+    # the same files checked from the parent directory: paths relative to the baseline's folder
+    done = run_cli(
+        "check", "--no-cache", "--write-baseline", "proj/third.json", "proj", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert (root / "third.json").read_text() == first
+
+
+def test_moved_and_reformatted_findings_stay_hidden_a_second_instance_is_new(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    assert check(root, "--write-baseline", "base.json").returncode == 0
+    moved = "import os\nimport sys\n\n\n" + TRAIN.replace(
+        "DataLoader(dataset, batch_size=4, num_workers=2)",
+        "DataLoader(\n            dataset,\n            batch_size=4,\n"
+        "            num_workers=2,\n        )",
+    )
+    (root / "train.py").write_text(moved)
+    done = check(root, "--baseline", "base.json", "--output-format", "concise")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 baselined" in done.stderr
+    again = moved + (
+        "\n\ndef more(dataset, epochs):\n    for epoch in range(epochs):\n"
+        "        for batch in DataLoader(dataset, num_workers=2):\n            pass\n"
+    )
+    twice = again.replace(
+        "        for batch in loader:\n            pass\n",
+        "        for batch in loader:\n            pass\n"
+        "    for epoch in range(epochs):\n"
+        "        loader = DataLoader(dataset, batch_size=4, num_workers=2)\n"
+        "        for batch in loader:\n            pass\n",
+        1,
+    )
+    (root / "train.py").write_text(twice)
+    done = check(root, "--baseline", "base.json", "--output-format", "concise")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2, done.stdout  # the second loop in train() and the one in more()
+    assert all(": LL202 [warning]" in line for line in lines)
+    assert "2 baselined" in done.stderr
+
+
+def test_stale_entries_are_listed(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert check(root, "--write-baseline", "base.json").returncode == 0
+    (root / "train.py").write_text("def train():\n    pass\n")
+    done = check(root, "--baseline", "base.json", "--show-stale-baseline")
+    assert done.returncode == 0, done.stderr
+    assert "stale baseline entry: train.py: LL202 train -> train" in done.stderr
+    assert "1 stale baseline entry in base.json." in done.stderr
+
+
+def test_baseline_in_the_configuration(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "ci").mkdir()
+    assert check(root, "--write-baseline", "ci/base.json").returncode == 0
+    (root / "pyproject.toml").write_text("[tool.lintloader]\nbaseline = 'ci/base.json'\n")
+    done = check(root)
+    assert done.returncode == 0, done.stderr
+    assert "2 baselined" in done.stderr
+
+
+def test_a_bad_baseline_is_one_line(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    missing = check(root, "--baseline", "nope.json")
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines() == [
+        "lintloader: error: baseline nope.json: no such file "
+        "(`--write-baseline nope.json` records one)"
+    ]
+    (root / "bad.json").write_text("[1, 2]")
+    bad = check(root, "--baseline", "bad.json")
+    assert bad.returncode == 2
+    assert "not a lintloader baseline" in bad.stderr

@@ -1,0 +1,243 @@
+"""The formats CI systems read (gitlab, rdjson, junit), several reports from one run, and fix
+safety in json/sarif/rdjson and ``--statistics``, all from real runs of the CLI.
+
+rdjson is validated against reviewdog's published schema (downloaded at test time; the test
+skips when it cannot be reached) and its suggestion is applied to the file and compared with
+what ``lintloader fix`` writes; junit is read by junitparser, a real JUnit consumer; gitlab is
+checked for the fields GitLab's Code Quality report requires.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from xml.etree import ElementTree
+
+import jsonschema
+import pytest
+from conftest import run_cli
+
+REPO = Path(__file__).resolve().parents[1]
+LIGHTNING = REPO / "fixtures" / "check" / "lightning150" / "minilight"
+LL202 = REPO / "fixtures" / "rules" / "LL202" / "positive.py"
+RDJSON_SCHEMA = (
+    "https://raw.githubusercontent.com/reviewdog/reviewdog/master/"
+    "proto/rdf/jsonschema/DiagnosticResult.json"
+)
+GITLAB_SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ci") / "proj"
+    shutil.copytree(LIGHTNING, root / "minilight")
+    shutil.copy(LL202, root / "train.py")
+    (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def reports(project: Path) -> dict[str, str]:
+    """One run, five reports: json on stdout, the others in files."""
+    done = run_cli(
+        "check",
+        "--no-cache",
+        "--output-format",
+        "json",
+        *("--output-format", "gitlab:gl.json"),
+        *("--output-format", "rdjson:rd.json"),
+        *("--output-format", "junit:report.xml"),
+        *("--output-format", "sarif:out.sarif"),
+        ".",
+        cwd=project,
+    )
+    assert done.returncode == 1, done.stderr
+    files = {"gitlab": "gl.json", "rdjson": "rd.json", "junit": "report.xml", "sarif": "out.sarif"}
+    found = {name: (project / path).read_text() for name, path in files.items()}
+    return {"json": done.stdout, **found}
+
+
+def test_one_run_writes_every_report(reports: dict[str, str]) -> None:
+    codes = [item["code"] for item in json.loads(reports["json"])]
+    assert codes == ["LL101", "LL202", "LL202", "LL202"]
+    assert len(json.loads(reports["gitlab"])) == 4
+    assert len(json.loads(reports["rdjson"])["diagnostics"]) == 4
+    assert len(json.loads(reports["sarif"])["runs"][0]["results"]) == 4
+
+
+def test_at_most_one_report_on_stdout(project: Path) -> None:
+    done = run_cli("check", "--output-format", "json", "--output-format", "text", ".", cwd=project)
+    assert done.returncode == 2
+    assert "at most one report goes to standard output (json, text)" in done.stderr
+    bad = run_cli("check", "--output-format", "yaml", ".", cwd=project)
+    assert bad.returncode == 2
+    assert "--output-format: unknown format 'yaml'" in bad.stderr
+
+
+def test_reports_from_the_configuration(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(LIGHTNING, root / "minilight")
+    (root / "pyproject.toml").write_text(
+        '[tool.lintloader]\noutput-format = ["concise", "gitlab:codequality.json"]\n'
+    )
+    done = run_cli("check", "--no-cache", ".", cwd=root)
+    assert done.returncode == 1
+    assert done.stdout.startswith("minilight/utilities/fetching.py:16:9: LL101 [error]")
+    assert json.loads((root / "codequality.json").read_text())[0]["check_name"] == "LL101"
+    (root / "pyproject.toml").write_text('[tool.lintloader]\noutput-format = ["csv"]\n')
+    bad = run_cli("check", "--no-cache", ".", cwd=root)
+    assert bad.returncode == 2
+    assert "output-format (in " in bad.stderr and "unknown format 'csv'" in bad.stderr
+
+
+def test_gitlab_code_quality(reports: dict[str, str], project: Path) -> None:
+    issues = json.loads(reports["gitlab"])
+    for issue in issues:
+        assert {"description", "check_name", "fingerprint", "severity", "location"} <= set(issue)
+        assert issue["severity"] in GITLAB_SEVERITIES
+        assert isinstance(issue["location"]["lines"]["begin"], int)
+        assert not Path(issue["location"]["path"]).is_absolute()
+    assert [i["severity"] for i in issues] == ["critical", "major", "major", "major"]
+    prints = [issue["fingerprint"] for issue in issues]
+    assert len(set(prints)) == len(prints)
+    # the fingerprint is the baseline key
+    done = run_cli("check", "--no-cache", "--write-baseline", "base.json", ".", cwd=project)
+    assert done.returncode == 0, done.stderr
+    recorded = json.loads((project / "base.json").read_text())["findings"]
+    assert sorted(prints) == sorted(entry["fingerprint"] for entry in recorded)
+
+
+def rdjson_schema() -> dict:
+    try:
+        with urllib.request.urlopen(RDJSON_SCHEMA, timeout=20) as response:
+            return json.loads(response.read())
+    except (OSError, urllib.error.URLError, ValueError) as exc:
+        pytest.skip(f"cannot download reviewdog's rdjson schema: {exc}")
+
+
+def test_rdjson_validates_against_reviewdogs_schema(reports: dict[str, str]) -> None:
+    schema = rdjson_schema()
+    result = json.loads(reports["rdjson"])
+    jsonschema.Draft4Validator(schema).validate(result)
+    with pytest.raises(jsonschema.ValidationError):  # the schema does bite
+        broken = {**result, "diagnostics": [{**result["diagnostics"][0], "severity": "FATAL"}]}
+        jsonschema.Draft4Validator(schema).validate(broken)
+
+
+def test_rdjson_diagnostics(reports: dict[str, str]) -> None:
+    diagnostics = json.loads(reports["rdjson"])["diagnostics"]
+    first = diagnostics[0]
+    assert first["location"]["path"] == "minilight/utilities/fetching.py"
+    assert first["location"]["range"]["start"] == {"line": 16, "column": 9}
+    assert first["severity"] == "ERROR"
+    assert first["code"]["value"] == "LL101"
+    assert first["code"]["url"].endswith("/docs/rules/LL101.md")
+    assert first["fixes"][0] == {"fix": "relocate", "applicability": "safe"}
+    assert first["fixes"][1]["applicability"] == "unsafe" and first["fixes"][1]["why"]
+    assert all("suggestions" not in d for d in diagnostics[1:])  # LL202: no safe fix
+
+
+def apply_suggestion(source: str, suggestion: dict) -> str:
+    lines = source.splitlines(keepends=True)
+    start = suggestion["range"]["start"]["line"] - 1
+    end = suggestion["range"]["end"]["line"] - 1
+    assert suggestion["range"]["start"]["column"] == suggestion["range"]["end"]["column"] == 1
+    return "".join(lines[:start]) + suggestion["text"] + "".join(lines[end:])
+
+
+def test_the_rdjson_suggestion_is_the_safe_fix(reports: dict[str, str], tmp_path: Path) -> None:
+    (suggestion,) = json.loads(reports["rdjson"])["diagnostics"][0]["suggestions"]
+    fetching = LIGHTNING / "utilities" / "fetching.py"
+    suggested = apply_suggestion(fetching.read_text(), suggestion)
+    fixed = tmp_path / "fixed"
+    shutil.copytree(LIGHTNING, fixed / "minilight")
+    done = run_cli("fix", "--no-cache", "--select", "LL101", ".", cwd=fixed)
+    assert done.returncode == 0, done.stderr
+    written = (fixed / "minilight" / "utilities" / "fetching.py").read_text()
+    assert written != fetching.read_text()
+    assert suggested == written
+
+
+def test_junit_one_testcase_per_finding(reports: dict[str, str]) -> None:
+    from junitparser import Failure, JUnitXml
+
+    tree = ElementTree.fromstring(reports["junit"].encode())
+    assert tree.tag == "testsuites" and tree.get("tests") == "4"
+    assert [s.get("name") for s in tree] == ["minilight/utilities/fetching.py", "train.py"]
+    xml = JUnitXml.fromstring(reports["junit"])
+    cases = [case for suite in xml for case in suite]
+    assert [case.name.split()[0] for case in cases] == ["LL101", "LL202", "LL202", "LL202"]
+    assert all(isinstance(case.result[0], Failure) for case in cases)
+    assert cases[0].classname == "minilight/utilities/fetching.py"
+    assert "DataFetcher.reset: calls" in cases[0].result[0].text
+
+
+def test_junit_without_findings_is_one_passing_case(tmp_path: Path) -> None:
+    from junitparser import JUnitXml
+
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    done = run_cli("check", "--no-cache", "--output-format", "junit", ".", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    cases = [case for suite in JUnitXml.fromstring(done.stdout) for case in suite]
+    assert len(cases) == 1 and cases[0].is_passed
+
+
+def test_fix_safety_in_json_and_sarif(reports: dict[str, str]) -> None:
+    first = json.loads(reports["json"])[0]
+    assert first["fix_safety"][0] == {"fix": "relocate", "applicability": "safe"}
+    unsafe = first["fix_safety"][1]
+    assert unsafe["fix"] == "remove-call" and unsafe["applicability"] == "unsafe"
+    assert "stale state" in unsafe["why"]
+    result = json.loads(reports["sarif"])["runs"][0]["results"][0]
+    assert result["properties"]["fixSafety"] == first["fix_safety"]
+
+
+def test_statistics_marks_unsafe_only_fixes(project: Path) -> None:
+    # repeated --select adds up; LL202 named by its code also shows its info finding
+    done = run_cli(
+        "check", "--statistics", "--select", "LL101", "--select", "LL202", ".", cwd=project
+    )
+    lines = done.stdout.splitlines()
+    assert lines == [
+        "4\tLL202\t[-] dataloader-built-every-epoch",
+        "1\tLL101\t[*] iter-resets-dataloader-iterator",
+    ]
+
+
+def test_a_selector_error_names_where_it_came_from(project: Path) -> None:
+    done = run_cli("check", "--select", "LL1", "--extend-select", "LL9", ".", cwd=project)
+    assert done.returncode == 2
+    assert done.stderr.startswith("lintloader: error: --extend-select: 'LL9' matches no rule")
+    assert "pyproject.toml" not in done.stderr
+
+
+def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:
+    """SARIF's and the rule pages' fix safety come from fixers/safety.py, which imports no
+    strategy (libcst); it says what the strategies' own ``safe`` says."""
+    from lintloader.fixers.registry import fix_safety
+    from lintloader.fixers.safety import fix_text
+    from lintloader.rules.registry import all_rules
+
+    for rule in all_rules():
+        assert fix_text(rule.fixes) == fix_safety(rule)
+    code = "import sys, lintloader.report.sarif; print('libcst' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_rdjson_columns_are_utf8_bytes(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text(
+        'class Fetcher:\n    def __iter__(self):\n        é = "ü"; self.loader._iterator = None\n'
+        "        return iter(self.loader)\n",
+        encoding="utf-8",
+    )
+    done = run_cli("check", "--no-cache", "--output-format", "rdjson", "f.py", cwd=tmp_path)
+    (diagnostic,) = json.loads(done.stdout)["diagnostics"]
+    concise = run_cli("check", "--no-cache", "--output-format", "concise", "f.py", cwd=tmp_path)
+    assert concise.stdout.startswith("f.py:3:18: LL101")  # characters
+    assert diagnostic["location"]["range"]["start"] == {"line": 3, "column": 20}  # bytes

@@ -1,0 +1,73 @@
+"""LL001, an unused ``# noqa: LLxxx`` (ruff's RUF100): opt-in, reported through the real CLI,
+and removed by ``check --fix``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_cli
+
+SOURCE = """\
+class Fetcher:
+    def __iter__(self):
+        self.loader._iterator = None  # noqa: LL101
+        return iter(self.loader)  # noqa: LL101, E501
+
+
+loader = make(  # noqa: LL201
+    persistent=True,
+)
+x = 1  # noqa: LL202
+y = 2  # noqa
+"""
+
+
+def write(tmp_path: Path) -> Path:
+    path = tmp_path / "fetcher.py"
+    path.write_text(SOURCE)
+    return path
+
+
+def test_unused_directives_are_reported_when_selected(tmp_path: Path) -> None:
+    write(tmp_path)
+    off = run_cli("check", "--no-cache", "fetcher.py", cwd=tmp_path)
+    assert off.returncode == 0 and off.stdout == ""  # opt-in, as RUF100
+    done = run_cli(
+        "check", "--no-cache", "--extend-select", "LL001", "--output-format", "concise",
+        "fetcher.py", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "fetcher.py:4:35: LL001 [warning] unused `noqa` directive (unused: LL101)",
+        "fetcher.py:7:17: LL001 [warning] unused `noqa` directive (unused: LL201)",
+        "fetcher.py:10:8: LL001 [warning] unused `noqa` directive (unused: LL202)",
+    ]
+
+
+def test_fix_removes_the_unused_codes(tmp_path: Path) -> None:
+    path = write(tmp_path)
+    done = run_cli("check", "--no-cache", "--extend-select", "LL001", "--fix", "fetcher.py",
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Removed 3 unused noqa directives." in done.stderr
+    assert path.read_text() == (
+        SOURCE.replace("  # noqa: LL101, E501", "  # noqa: E501")
+        .replace("make(  # noqa: LL201", "make(")
+        .replace("x = 1  # noqa: LL202", "x = 1")
+    )
+    again = run_cli("check", "--no-cache", "--extend-select", "LL001", "fetcher.py", cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == ""
+
+
+def test_ll001_in_sarif_has_a_rule(tmp_path: Path) -> None:
+    import json
+
+    write(tmp_path)
+    done = run_cli(
+        "check", "--no-cache", "--extend-select", "LL001", "--output-format", "sarif",
+        "fetcher.py", cwd=tmp_path,
+    )  # fmt: skip
+    run = json.loads(done.stdout)["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert {r["ruleId"] for r in run["results"]} == {"LL001"}
+    assert all(rules[r["ruleIndex"]]["id"] == "LL001" for r in run["results"])
