@@ -193,7 +193,8 @@ def report_notes(outcome: FixOutcome, displays: dict[str, str], dry_run: bool = 
     for note in outcome.notes:
         f = note.finding
         click.echo(
-            f"note: {f.path}:{f.line}: {f.code} {note.strategy} not applied: {note.reason}",
+            f"note: {f.path}:{f.line}: {f.code} {note.strategy} not applied: "
+            f"{printable(note.reason)}",
             err=True,
         )
     for applied in outcome.applied:

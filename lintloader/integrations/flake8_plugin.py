@@ -35,6 +35,7 @@ from lintloader.config import ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
+from lintloader.scan.escape import printable
 from lintloader.scan.model import DiscoveryError
 from lintloader.scan.paths import discover_paths
 
@@ -53,7 +54,7 @@ class Located:
 
     @classmethod
     def of(cls, finding: Finding) -> Located:
-        message = " ".join(finding.message.split())
+        message = printable(" ".join(finding.message.split()))  # no raw ESC from the source
         return cls(finding.line, max(finding.column - 1, 0), f"{finding.code} {message}")
 
 

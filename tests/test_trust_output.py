@@ -1,0 +1,65 @@
+"""Hostile text from scanned code never reaches a terminal raw (issue 28, part B): a string
+literal holding ESC and BEL in a quoted call is escaped in every format made for terminals and
+pages; the data formats keep the text and JSON escapes it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[2K\x1b[1GAll clear\u202e"
+FETCHER = (
+    "class Fetcher:\n"
+    "    def __iter__(self):\n"
+    f'        self.reset("{HOSTILE}")\n'
+    "\n"
+    "    def reset(self, msg):\n"
+    "        self.loader._iterator = None\n"
+)
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202e]")  # any control character but \t and \n
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "fetch.py").write_text(FETCHER, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("output_format", ["text", "concise", "github", "markdown", "dot"])
+def test_terminal_formats_escape_control_characters(project: Path, output_format: str) -> None:
+    done = run_cli(
+        "check", ".", "--no-cache", "--color", "--output-format", output_format, cwd=project
+    )
+    assert done.returncode == 1, done.stderr
+    assert "LL101" in done.stdout or output_format == "dot"
+    shown = re.sub("\x1b\\[[0-9;]*m", "", done.stdout)  # lintloader's own colours (--color)
+    assert not RAW.search(shown), ascii(shown)
+    assert not RAW.search(done.stderr)
+    if output_format in ("text", "github"):  # the formats that quote every hop's call
+        assert "\\x1b]0;pwned\\x07" in shown
+
+
+def test_data_formats_keep_the_text_and_escape_it_as_json(project: Path) -> None:
+    done = run_cli("check", ".", "--no-cache", "--output-format", "json", cwd=project)
+    assert done.returncode == 1 and not RAW.search(done.stdout)
+    (finding,) = json.loads(done.stdout)
+    assert HOSTILE in finding["chain"][0]["action"]
+    sarif = run_cli("check", ".", "--no-cache", "--output-format", "sarif", cwd=project)
+    assert sarif.returncode == 1 and not RAW.search(sarif.stdout)
+    assert json.loads(sarif.stdout)["runs"][0]["results"][0]["ruleId"] == "LL101"
+
+
+def test_flake8_messages_escape_control_characters(project: Path) -> None:
+    (project / "fetch.py").write_text(FETCHER.replace("msg):", f'msg="{HOSTILE}"):'))
+    done = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "LL", "--no-show-source", "fetch.py"],
+        cwd=project, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert "LL101" in done.stdout, done.stdout + done.stderr
+    assert not RAW.search(done.stdout), ascii(done.stdout)
