@@ -137,7 +137,7 @@ def check(
 
         if show_fixes:
             list_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
-        unfixed_notes(result.findings, fixed.outcome, unsafe_fixes)
+        unfixed_notes(result.findings, fixed, unsafe_fixes, located_in_cells(result).findings)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
     result = located_in_cells(result)
@@ -153,6 +153,8 @@ def check(
         emit(text, nl=False, color=use_color)
     if not quiet:
         click.echo(summary_line(result, options.config.min_severity), err=True)
+    if fixed is not None and fixed.failed:
+        raise CheckDone(EXIT_ERROR)  # a fix that was not written (said above, file by file)
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
     raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
@@ -160,7 +162,7 @@ def check(
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     """``--add-noqa``: write the comments; exit 0, or 2 when a file could not be written."""
-    from lintloader.fixers.add_noqa import add_noqa, still_suppressed
+    from lintloader.fixers.add_noqa import CannotComment, file_with_noqa
     from lintloader.fixers.writer import Roots, WriteError, atomic_write, why_not_writable
 
     paths = {file.display: file.path for file in result.files}
@@ -178,12 +180,10 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
                 raise WriteError(problem)
             with open(path, "rb") as handle:
                 source = handle.read()
-            edited, count = add_noqa(source, lines)
-            if not still_suppressed(edited.decode("utf-8", "surrogateescape"), lines):
-                raise WriteError("a finding's line is not in a statement that can carry a comment")
+            edited, count = file_with_noqa(path, source, lines)
             atomic_write(path, edited)
             added += count
-        except (OSError, WriteError) as exc:
+        except (OSError, WriteError, CannotComment) as exc:
             failed += 1
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
     click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import click
 
+from lintloader.cli.fix_places import FixPlaces
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -112,11 +113,12 @@ def fix_command(
     restrict = scope.restrict if scope is not None else None
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
     displays = {f.path: f.display for f in discovery.files}
-    report_notes(outcome, displays, show_diff)
     report_advisories(outcome)
     if show_diff:
+        report_notes(outcome, displays, dry_run=True)
         sys.exit(print_diffs(outcome, displays))
     report = write_all(outcome, displays, discovery if scan.site_packages else None)
+    report_notes(outcome, displays, written=report.written)
     click.echo(summary(outcome, report, unsafe_fixes), err=True)
     sys.exit(report.exit_code(bool(outcome.remaining or outcome.incomplete)))
 
@@ -187,28 +189,38 @@ def fix_stdin(
     return EXIT_FINDINGS if outcome.remaining else EXIT_CLEAN
 
 
-def report_notes(outcome: FixOutcome, displays: dict[str, str], dry_run: bool = False) -> None:
-    """What was fixed (``dry_run``: what would be) and the fixes that were refused."""
+def report_notes(
+    outcome: FixOutcome,
+    displays: dict[str, str],
+    dry_run: bool = False,
+    written: Collection[str] | None = None,
+) -> None:
+    """What was fixed (``dry_run``: what would be) and the fixes that were refused. With
+    ``written`` (the files written), a fix in a file that was not written is not reported as
+    made. A place in a notebook reads ``train.ipynb:cell N:L``."""
     done = "would be fixed by" if dry_run else "fixed by"
+    place = FixPlaces(outcome.originals, displays)
     for note in outcome.notes:
         f = note.finding
         click.echo(
-            f"note: {f.path}:{f.line}: {f.code} {note.strategy} not applied: "
+            f"note: {place(f.path, f.line)}: {f.code} {note.strategy} not applied: "
             f"{printable(note.reason)}",
             err=True,
         )
     for applied in outcome.applied:
+        if written is not None and not set(applied.paths) <= set(written):
+            continue  # its file was not written: said above, with why
         f = applied.finding
         files = ", ".join(displays.get(p, p) for p in applied.paths)
         name = applied.strategy.name
         if applied.complete:
-            click.echo(f"{f.path}:{f.line}: {f.code} {done} {name} ({files})", err=True)
+            click.echo(f"{place(f.path, f.line)}: {f.code} {done} {name} ({files})", err=True)
             continue
         left = applied.residual[0]
         changed = "would be changed" if dry_run else "changed"
         click.echo(
-            f"{f.path}:{f.line}: {f.code} {changed} by {name} ({files}) but not fixed: "
-            f"{left.code} [{left.severity.label}] at {left.path}:{left.line} still says "
+            f"{place(f.path, f.line)}: {f.code} {changed} by {name} ({files}) but not fixed: "
+            f"{left.code} [{left.severity.label}] at {place(left.path, left.line)} still says "
             "the worker pool is rebuilt",
             err=True,
         )

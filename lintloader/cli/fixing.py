@@ -18,7 +18,7 @@ from lintloader.scan.model import Discovery
 @dataclass(frozen=True)
 class FixRun:
     outcome: FixOutcome
-    written: int
+    failed: tuple[str, ...] = ()  # the files that were not written (an error: exit 2)
 
 
 def run_fixes(
@@ -48,11 +48,13 @@ def run_fixes(
         restrict,  # type: ignore[arg-type]
     )
     displays = {f.path: f.display for f in discovery.files}
-    report_notes(outcome, displays, dry_run)
     if dry_run:
+        report_notes(outcome, displays, dry_run)
         print_diffs(outcome, displays)
-        return FixRun(outcome, 0)
-    return FixRun(outcome, write_all(outcome, displays, None))
+        return FixRun(outcome)
+    report = write_all(outcome, displays, None)
+    report_notes(outcome, displays, written=report.written)
+    return FixRun(outcome, tuple(displays.get(path, path) for path in report.failed))
 
 
 def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
@@ -75,19 +77,26 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
         click.echo(f"- {display}:\n    {count} \u00d7 {code} ({strategy})", err=True)
 
 
-def unfixed_notes(findings: Sequence[Finding], outcome: FixOutcome | None, unsafe: bool) -> None:
-    """A ``note:`` for every finding left unfixed: no fix exists for it, its shape is not
-    supported (the strategy said why), or it needs ``--unsafe-fixes``."""
+def unfixed_notes(
+    findings: Sequence[Finding],
+    fixed: FixRun,
+    unsafe: bool,
+    shown: Sequence[Finding] | None = None,
+) -> None:
+    """A ``note:`` for every finding left unfixed: its file could not be written, no fix exists
+    for it, its shape is not supported (the strategy said why), or it needs
+    ``--unsafe-fixes``. ``shown``: the same findings as reports show them (by notebook cell)."""
     from lintloader.fixers.catalog import strategy_safety
 
     safety = strategy_safety()
     refused = {}
-    if outcome is not None:
-        for note in outcome.notes:
-            refused.setdefault(note.finding.sort_key, note.reason)
-    for finding in findings:
-        where = f"{finding.place}: {finding.code}"
-        if finding.sort_key in refused:
+    for note in fixed.outcome.notes:
+        refused.setdefault(note.finding.sort_key, note.reason)
+    for finding, seen in zip(findings, shown or findings, strict=True):
+        where = f"{seen.place}: {finding.code}"
+        if finding.path in fixed.failed:
+            why = "its file was not written (see above)"
+        elif finding.sort_key in refused:
             why = f"unsupported shape ({refused[finding.sort_key]})"
         elif not finding.fixes:
             why = "no fix for this finding"

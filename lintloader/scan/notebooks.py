@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.scan.notebook_json import source_json, source_spans
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding, Hop
@@ -165,23 +166,66 @@ def _hop_in_cells(hop: Hop, python_lines: Callable[[str], list[str] | None]) -> 
 
 def python_to_notebook(original: bytes, python: bytes) -> bytes:
     """``original`` (the notebook's bytes) with each code cell's source replaced by its part of
-    ``python`` (the edited Python source), magics restored; outputs are kept as they were."""
-    nbformat = _nbformat()
+    ``python`` (the edited Python source), magics restored. Only the ``source`` of a cell whose
+    lines changed is rewritten (in the style of the old one, with its line endings); every
+    other byte stays as it was. The result must validate and read back as ``original`` with
+    just those sources changed; else :class:`NotebookError`."""
     notebook = _read(original)
+    text = original.decode("utf-8")
     magic_lines = _magic_lines(notebook)
-    cells = _split_cells(python.decode("utf-8"), len(notebook.cells))
-    for number, lines in cells.items():
+    try:
+        spans = source_spans(text)
+    except (ValueError, IndexError) as exc:
+        raise NotebookError(f"the notebook's cells cannot be mapped ({exc})") from None
+    if len(spans) != len(notebook.cells):
+        raise NotebookError("the notebook's cells cannot be mapped")
+    edits: dict[int, str] = {}
+    for number, lines in _split_cells(python.decode("utf-8"), len(notebook.cells)).items():
         cell = notebook.cells[number - 1]
         if cell.get("cell_type") != "code":
             raise NotebookError(f"cell {number} is not a code cell; not written")
         restored = [_restore(line, magic_lines) for line in lines]
         old = "".join(cell.get("source", ""))
-        new = "\n".join(restored) + ("\n" if old.endswith("\n") else "")
-        if new != old:
-            cell["source"] = new
-    text = nbformat.writes(notebook)
-    nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
-    return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+        if old.splitlines() != restored:
+            newline = "\r\n" if "\r\n" in old else "\n"
+            edits[number - 1] = newline.join(restored) + (newline if old.endswith("\n") else "")
+    for index in sorted(edits, reverse=True):
+        span = spans[index]
+        if span is None:
+            raise NotebookError(f"cell {index + 1} has no source to edit")
+        column = span.start - (text.rfind("\n", 0, span.start) + 1)
+        value = source_json(text[span.start : span.end], edits[index], column)
+        text = text[: span.start] + value + text[span.end :]
+    _check_written(original, text, edits)
+    return text.encode("utf-8")
+
+
+def _check_written(original: bytes, text: str, edits: dict[int, str]) -> None:
+    """The edited notebook validates and holds what ``original`` held but ``edits``."""
+    import json
+    import warnings
+
+    nbformat = _nbformat()
+    expected = json.loads(original)
+    for index, source in edits.items():
+        expected["cells"][index]["source"] = source
+    try:
+        written = json.loads(text)
+        for cell in written["cells"]:
+            if isinstance(cell.get("source"), list):
+                cell["source"] = "".join(cell["source"])
+        for cell in expected["cells"]:
+            if isinstance(cell.get("source"), list):
+                cell["source"] = "".join(cell["source"])
+        if written != expected:
+            raise ValueError("it would not read back as written")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
+    except Exception as exc:  # nbformat's ValidationError and friends: not its own base class
+        lines = str(exc).strip().splitlines()
+        first = " ".join(lines[0].split())[:200] if lines else type(exc).__name__
+        raise NotebookError(f"not a valid notebook ({first})") from None
 
 
 def _magic_lines(notebook) -> list[str]:  # type: ignore[no-untyped-def]
