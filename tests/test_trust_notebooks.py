@@ -84,9 +84,7 @@ def test_a_notebook_that_does_not_validate_is_one_line_and_the_rest_is_fixed(
         assert (tmp_path / "bad.ipynb").read_text() == bad
         assert "persistent_workers=True" in (tmp_path / "other.py").read_text()
         (tmp_path / "other.py").write_text(PY_BUG)
-    assert "note: bad.ipynb:cell 1:4:14: LL202 not fixed: its file was not written" in (
-        done.stderr
-    )
+    assert "note: bad.ipynb:cell 1:4:14: LL202 not fixed: its file was not written" in (done.stderr)
 
 
 def test_add_noqa_comments_a_notebook_cell(tmp_path: Path) -> None:
