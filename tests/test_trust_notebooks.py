@@ -132,3 +132,19 @@ def test_add_noqa_keeps_a_bom_and_a_coding_cookie(tmp_path: Path) -> None:
     assert b'["\xe9"]' in written and b"# noqa: LL202" in written  # still latin-1
     again = run_cli("check", "--no-cache", ".", cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_check_fix_on_a_full_disk_exits_2_and_says_not_written(tmp_path: Path) -> None:
+    from trust_support import fill, tmpfs
+
+    with tmpfs(tmp_path / "disk") as disk:
+        (disk / "train.py").write_text(PY_BUG)
+        fill(disk)
+        done = run_cli("check", "--fix", "--no-cache", "--unsafe-fixes", ".", cwd=disk)
+        assert done.returncode == 2, done.stderr
+        assert "lintloader: train.py: not written:" in done.stderr
+        assert "fixed by" not in done.stderr
+        assert "train.py:4:14: LL202 not fixed: its file was not written" in done.stderr
+        assert (disk / "train.py").read_text() == PY_BUG
+        fixed = run_cli("fix", "--no-cache", "--unsafe-fixes", ".", cwd=disk)
+        assert fixed.returncode == 2 and "fixed by" not in fixed.stderr, fixed.stderr
