@@ -63,3 +63,29 @@ def test_flake8_messages_escape_control_characters(project: Path) -> None:
     )  # fmt: skip
     assert "LL101" in done.stdout, done.stdout + done.stderr
     assert not RAW.search(done.stdout), ascii(done.stdout)
+
+
+def test_a_hostile_file_name_neither_breaks_the_table_nor_brings_html(tmp_path: Path) -> None:
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    from cmarkgfm.cmark import Options
+
+    name = "a|b<img src=x onerror=alert(1)>`c.py"
+    (tmp_path / name).write_text(FETCHER.replace(HOSTILE, "x"))
+    done = run_cli("check", ".", "--no-cache", "--output-format", "markdown", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    html = cmarkgfm.github_flavored_markdown_to_html(done.stdout, options=Options.CMARK_OPT_UNSAFE)
+    assert "<img" not in html, html  # raw HTML would pass with CMARK_OPT_UNSAFE
+    row = re.search(r"<tbody>\s*<tr>(.*?)</tr>", html, re.DOTALL)
+    assert row is not None, html
+    cells = re.findall(r"<td>(.*?)</td>", row.group(1), re.DOTALL)
+    assert len(cells) == 4, cells  # the | in the name did not add a column
+    assert "a|b&lt;img src=x onerror=alert(1)&gt;`c.py:3:9" in cells[2]
+    heading = re.search(r"<h3>(.*?)</h3>", html, re.DOTALL)
+    assert heading is not None and "&lt;img" in heading.group(1)
+
+
+def test_github_file_property_keeps_an_escaped_name(tmp_path: Path) -> None:
+    (tmp_path / "tab\there.py").write_text(FETCHER.replace(HOSTILE, "x"))
+    done = run_cli("check", ".", "--no-cache", "--output-format", "github", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("::error file=tab\\there.py,line=3,"), done.stdout
