@@ -1,0 +1,73 @@
+"""Hostile or unusual inputs (issue 28, part B): ``[tool.lintloader]`` in every way TOML can
+write it, a pyproject.toml nested too deeply, ``--config`` naming a device or a FIFO, and
+``fix`` given a link that points out of the scanned paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+BUG = "class Fetcher:\n    def __iter__(self):\n        self.loader._iterator = None\n"
+
+SPELLINGS = {
+    "tool-table-dotted-key": '[tool]\nlintloader.ignore = ["LL101"]\n',
+    "dotted-root-key": 'tool.lintloader.ignore = ["LL101"]\n',
+    "spaces-in-header": '[ tool . lintloader ]\nignore = ["LL101"]\n',
+    "quoted-key": '[tool."lintloader"]\nignore = ["LL101"]\n',
+    "literal-quoted-key": "[tool.'lintloader']\nignore = ['LL101']\n",
+    "escaped-quoted-key": '[tool."lint\\u006coader"]\nignore = ["LL101"]\n',
+    "inline-table": '[tool]\nlintloader = { ignore = ["LL101"] }\n',
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_the_table_is_found_however_toml_spells_it(tmp_path: Path, spelling: str) -> None:
+    (tmp_path / "fetch.py").write_text(BUG)
+    (tmp_path / "pyproject.toml").write_text(SPELLINGS[spelling] + '[project]\nname = "x"\n')
+    done = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "LL101" not in done.stdout
+
+
+def test_a_mention_that_is_no_table_does_not_shadow_the_real_one(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.lintloader]\nignore = ["LL101"]\n')
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "fetch.py").write_text(BUG)
+    (inner / "pyproject.toml").write_text(
+        '# settings for [tool.lintloader]: one level up\n[tool.other]\nx = "[tool.lintloader]"\n'
+    )
+    done = run_cli("check", "--no-cache", "inner", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_pyproject_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "fetch.py").write_text(BUG)
+    deep = "x = " + "[" * 20000 + "]" * 20000 + "\n"
+    (tmp_path / "pyproject.toml").write_text(deep + "[tool.lintloader]\n")
+    done = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"lintloader: error: {tmp_path / 'pyproject.toml'}: cannot read configuration "
+        "(nested too deeply)"
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("kind", ["device", "fifo", "missing"])
+def test_config_that_is_no_regular_file_is_one_line(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "fetch.py").write_text(BUG)
+    target = {"device": Path("/dev/zero"), "fifo": tmp_path / "fifo", "missing": tmp_path / "no"}
+    if kind == "fifo":
+        os.mkfifo(target["fifo"])
+    if kind == "device" and not target["device"].exists():
+        pytest.skip("no /dev/zero")
+    done = run_cli(
+        "check", "--no-cache", "--config", str(target[kind]), ".", cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 2
+    why = "no such file" if kind == "missing" else "not a regular file"
+    assert done.stderr == f"lintloader: error: --config {target[kind]}: {why}\n"
