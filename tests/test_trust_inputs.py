@@ -71,3 +71,23 @@ def test_config_that_is_no_regular_file_is_one_line(tmp_path: Path, kind: str) -
     assert done.returncode == 2
     why = "no such file" if kind == "missing" else "not a regular file"
     assert done.stderr == f"lintloader: error: --config {target[kind]}: {why}\n"
+
+
+@pytest.mark.parametrize("project_root", [None, "none"])
+def test_fix_of_a_named_link_never_writes_its_target_outside(
+    tmp_path: Path, project_root: str | None
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "fetch.py").write_text(BUG)
+    work = tmp_path / "work"  # no pyproject.toml, no .git: outside any project
+    work.mkdir()
+    (work / "LINK.py").symlink_to(outside / "fetch.py")
+    (work / "own.py").write_text(BUG)
+    extra = [f"--project-root={project_root}"] if project_root else []
+    done = run_cli("fix", "--no-cache", "--unsafe-fixes", *extra, "LINK.py", "own.py", cwd=work)
+    assert done.returncode == 1, done.stderr  # refused, as with a directory argument
+    assert "not applied: LINK.py: resolves (through a symbolic link) outside" in done.stderr
+    assert (outside / "fetch.py").read_text() == BUG
+    assert (work / "LINK.py").is_symlink()
+    assert (work / "own.py").read_text() != BUG  # the file itself is still fixed
