@@ -5,6 +5,7 @@ pages; the data formats keep the text and JSON escapes it."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -89,3 +90,22 @@ def test_github_file_property_keeps_an_escaped_name(tmp_path: Path) -> None:
     done = run_cli("check", ".", "--no-cache", "--output-format", "github", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith("::error file=tab\\there.py,line=3,"), done.stdout
+
+
+def test_flake8_survives_a_finding_in_a_file_it_cannot_name(tmp_path: Path) -> None:
+    """flake8's formatter encodes names strictly: a finding yielded for ``a\\xff.py`` crashed
+    it and lost every later file's. The plugin prints that file's findings on stderr under the
+    escaped name, and flake8 reports the other files."""
+    bug = FETCHER.replace(HOSTILE, "x").encode()
+    for name in (b"a\xff.py", b"b.py", b"c.py"):
+        with open(os.path.join(os.fsencode(tmp_path), name), "wb") as handle:
+            handle.write(bug)
+    done = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "LL", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "LINTLOADER_CACHE_DIR": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    assert sorted(line.split(":")[0] for line in done.stdout.splitlines()) == ["./b.py", "./c.py"]
+    assert "./a\\xff.py:3:9: LL101 " in done.stderr

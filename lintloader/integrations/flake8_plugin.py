@@ -181,6 +181,9 @@ class LintloaderChecker:
             located = self.findings()
         except (DiscoveryError, ConfigError, OSError) as exc:
             located = [Located(1, 0, f"{PARSE_ERROR_CODE} lintloader could not run: {exc}")]
+        if located and not _printable_name(self.filename):
+            _report_unprintable(self.filename, located)
+            return
         for item in located:
             yield item.line, item.column, item.text, type(self)
 
@@ -192,3 +195,19 @@ class LintloaderChecker:
         if root is None:
             return file_findings(path)
         return project_findings(root).get(path, [])
+
+
+def _printable_name(filename: str) -> bool:
+    """Whether flake8's formatter can print ``filename`` (it encodes it as UTF-8 strictly)."""
+    try:
+        filename.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _report_unprintable(filename: str, located: list[Located]) -> None:
+    """The findings of a file flake8 cannot name (its formatter would crash and lose every
+    later file's findings): on stderr, under the escaped name, once each."""
+    for item in located:
+        print(f"{printable(filename)}:{item.line}:{item.column + 1}: {item.text}", file=sys.stderr)
