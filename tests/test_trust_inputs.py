@@ -91,3 +91,46 @@ def test_fix_of_a_named_link_never_writes_its_target_outside(
     assert (outside / "fetch.py").read_text() == BUG
     assert (work / "LINK.py").is_symlink()
     assert (work / "own.py").read_text() != BUG  # the file itself is still fixed
+
+
+BASE = """from torch.utils.data import DataLoader
+
+
+class Base:
+    def __init__(self, loader: DataLoader):
+        self.loader = loader
+
+    def reset(self):
+        self.loader._iterator = None
+
+    def close(self):
+        self.reset()
+"""
+SUB = """from base import Base
+
+
+class Sub(Base):
+    def __iter__(self):
+        self.reset()
+        return iter(self.loader)
+"""
+
+
+@pytest.mark.parametrize("command", [["fix"], ["check", "--fix"]])
+def test_fix_of_a_given_file_never_edits_a_base_class_file_not_given(
+    tmp_path: Path, command: list[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "base.py").write_text(BASE)
+    (tmp_path / "sub.py").write_text(SUB)
+    done = run_cli(*command, "--no-cache", "--project-root=auto", "sub.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert (tmp_path / "base.py").read_text() == BASE
+    assert (
+        "note: sub.py:6: LL101 relocate not applied: base.py: not among the files given, "
+        "and the fix edits it" in done.stderr
+    )
+    both = run_cli(*command, "--no-cache", "--project-root=auto", "sub.py", "base.py", cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
+    assert "sub.py:6: LL101 fixed by relocate (base.py)" in both.stderr  # which file was edited
+    assert (tmp_path / "base.py").read_text() != BASE

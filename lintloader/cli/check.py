@@ -124,8 +124,7 @@ def check(
     if (apply_fix or show_diff) and stdin is None:
         from lintloader.cli.fixing import run_fixes
 
-        restrict = scope.restrict if scope is not None else None
-        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, restrict)
+        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, scope)
         if show_diff:
             raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
     result = run_check(discovery, replace(options, replay=True))

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 
@@ -53,6 +54,9 @@ from lintloader.scan.interpreter import query_interpreter
 from lintloader.scan.model import Discovery
 from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
 from lintloader.scan.site_packages import discover_site_packages
+
+if TYPE_CHECKING:
+    from lintloader.integrations.project import ReportScope
 
 
 @click.command("fix")
@@ -106,13 +110,16 @@ def fix_command(
     scope, scan = project_scope(scan, project_root)
     discovery, options = prepare(scan, min_severity)
     roots = Roots.of(discovery.roots)
+    displays = {f.path: f.display for f in discovery.files}
 
     def guard(path: str) -> str | None:
-        return None if show_diff else why_not_writable(path, roots, scan.site_packages)
+        outside = not_given(scope, path)
+        if outside or show_diff:
+            return outside
+        return why_not_writable(path, roots, scan.site_packages)
 
     restrict = scope.restrict if scope is not None else None
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
-    displays = {f.path: f.display for f in discovery.files}
     report_advisories(outcome)
     if show_diff:
         report_notes(outcome, displays, dry_run=True)
@@ -121,6 +128,15 @@ def fix_command(
     report_notes(outcome, displays, written=report.written)
     click.echo(summary(outcome, report, unsafe_fixes), err=True)
     sys.exit(report.exit_code(bool(outcome.remaining or outcome.incomplete)))
+
+
+def not_given(scope: ReportScope | None, path: str) -> str | None:
+    """With ``--project-root`` (or files given alone, in their project), a fix writes only the
+    files given: why not ``path``, or None. The project is indexed so that chains through
+    other files are seen; a fix that would edit one of those is refused with this reason."""
+    if scope is None or scope.covers(os.path.abspath(path)):
+        return None
+    return "not among the files given, and the fix edits it (give it too, or fix the directory)"
 
 
 def report_advisories(outcome: FixOutcome) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from lintloader.engine import CheckOptions
 from lintloader.findings import Finding
 from lintloader.fixers.runner import FixOutcome
 from lintloader.scan.model import Discovery
+
+if TYPE_CHECKING:
+    from lintloader.integrations.project import ReportScope
 
 
 @dataclass(frozen=True)
@@ -26,28 +30,26 @@ def run_fixes(
     options: CheckOptions,
     unsafe: bool,
     dry_run: bool,
-    restrict: object | None = None,
+    scope: ReportScope | None = None,
 ) -> FixRun:
-    """Fix in memory, then write (or, ``dry_run``, print the diff); notes on stderr."""
-    from lintloader.cli.fix import print_diffs, report_notes, write_all
+    """Fix in memory, then write (or, ``dry_run``, print the diff); notes on stderr. With
+    ``scope``, only findings located in its files are fixed, and only its files written."""
+    from lintloader.cli.fix import not_given, print_diffs, report_notes, write_all
     from lintloader.fixers.registry import load_registry
     from lintloader.fixers.runner import fix_in_memory
     from lintloader.fixers.writer import Roots, why_not_writable
 
     roots = Roots.of(discovery.roots)
+    displays = {f.path: f.display for f in discovery.files}
 
     def guard(path: str) -> str | None:
-        return None if dry_run else why_not_writable(path, roots, False)
+        outside = not_given(scope, path)
+        if outside or dry_run:
+            return outside
+        return why_not_writable(path, roots, False)
 
-    outcome = fix_in_memory(
-        discovery,
-        options,
-        load_registry(),
-        unsafe,
-        guard,
-        restrict,  # type: ignore[arg-type]
-    )
-    displays = {f.path: f.display for f in discovery.files}
+    restrict = scope.restrict if scope is not None else None
+    outcome = fix_in_memory(discovery, options, load_registry(), unsafe, guard, restrict)
     if dry_run:
         report_notes(outcome, displays, dry_run)
         print_diffs(outcome, displays)
