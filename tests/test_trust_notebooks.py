@@ -148,3 +148,14 @@ def test_check_fix_on_a_full_disk_exits_2_and_says_not_written(tmp_path: Path) -
         assert (disk / "train.py").read_text() == PY_BUG
         fixed = run_cli("fix", "--no-cache", "--unsafe-fixes", ".", cwd=disk)
         assert fixed.returncode == 2 and "fixed by" not in fixed.stderr, fixed.stderr
+
+
+def test_a_syntax_error_in_a_cell_is_placed_by_cell_in_its_message(tmp_path: Path) -> None:
+    unterminated = json.dumps(["s = '''abc\n", "def\n"])
+    (tmp_path / "nb.ipynb").write_text(notebook_text(cell(BUGGY_CELL), cell(unterminated)))
+    done = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.startswith(
+        "nb.ipynb:cell 2:1:5: LL000 [error] syntax error: unterminated triple-quoted string "
+        "literal (detected at cell 2, line 2)\n"
+    ), done.stdout

@@ -30,7 +30,7 @@ MARKER = "# %% lintloader cell "
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")
 _MARKER_LINE = re.compile(r"^# %% lintloader cell (?P<cell>\d+)$")
-_LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")
+_LINE_IN_MESSAGE = re.compile(r"\((detected at |)line (\d+)\)")  # a rule's, a syntax error's
 EXTRA_HINT = "pip install 'lintloader[notebooks]'"
 
 
@@ -140,7 +140,9 @@ def _finding_in_cells(finding: Finding, python_lines: Callable[[str], list[str] 
     if where is None:
         return replace(finding, chain=chain, also=also)
     end_line = where.line + max(0, finding.end_line - finding.line) if finding.end_line else 0
-    message = _LINE_IN_MESSAGE.sub(lambda m: _cell_line(python, int(m.group(1))), finding.message)
+    message = _LINE_IN_MESSAGE.sub(
+        lambda m: _cell_line(python, int(m.group(2)), m.group(1)), finding.message
+    )
     return replace(
         finding,
         cell=where.cell,
@@ -152,10 +154,12 @@ def _finding_in_cells(finding: Finding, python_lines: Callable[[str], list[str] 
     )
 
 
-def _cell_line(python: Sequence[str], line: int) -> str:
-    """``(line 7)`` of a message, as ``(cell 4, line 2)``."""
+def _cell_line(python: Sequence[str], line: int, prefix: str = "") -> str:
+    """``(line 7)`` of a message, as ``(cell 4, line 2)`` (``prefix``: ``detected at``)."""
     where = location(python, line)
-    return f"(line {line})" if where is None else f"(cell {where.cell}, line {where.line})"
+    if where is None:
+        return f"({prefix}line {line})"
+    return f"({prefix}cell {where.cell}, line {where.line})"
 
 
 def _hop_in_cells(hop: Hop, python_lines: Callable[[str], list[str] | None]) -> Hop:
