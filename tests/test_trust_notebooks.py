@@ -159,3 +159,14 @@ def test_a_syntax_error_in_a_cell_is_placed_by_cell_in_its_message(tmp_path: Pat
         "nb.ipynb:cell 2:1:5: LL000 [error] syntax error: unterminated triple-quoted string "
         "literal (detected at cell 2, line 2)\n"
     ), done.stdout
+
+
+def test_a_hostile_key_in_a_notebook_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    bad = notebook_text(cell(BUGGY_CELL, extra='\n   "\\u001b]0;pwned\\u0007": 1,'))
+    (tmp_path / "bad.ipynb").write_text(bad)
+    for command in (["fix", "--unsafe-fixes"], ["check", "--add-noqa"]):
+        done = run_cli(*command, "--no-cache", ".", cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+        assert "\\x1b]0;pwned\\x07" in done.stderr
+        assert (tmp_path / "bad.ipynb").read_text() == bad

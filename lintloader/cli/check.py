@@ -163,6 +163,7 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     """``--add-noqa``: write the comments; exit 0, or 2 when a file could not be written."""
     from lintloader.fixers.add_noqa import CannotComment, file_with_noqa
     from lintloader.fixers.writer import Roots, WriteError, atomic_write, why_not_writable
+    from lintloader.scan.escape import printable
 
     paths = {file.display: file.path for file in result.files}
     by_file: dict[str, dict[int, set[str]]] = {}
@@ -184,7 +185,7 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
             added += count
         except (OSError, WriteError, CannotComment) as exc:
             failed += 1
-            click.echo(f"lintloader: error: {display}: {exc}", err=True)
+            click.echo(f"lintloader: error: {display}: {printable(str(exc))}", err=True)
     click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
     return EXIT_ERROR if failed else EXIT_CLEAN
 

@@ -276,7 +276,7 @@ def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | N
             continue
         except (WriteError, OSError) as exc:
             message = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            click.echo(f"lintloader: {display}: not written: {message}", err=True)
+            click.echo(f"lintloader: {display}: not written: {printable(str(message))}", err=True)
             report.failed.append(path)
             continue
         report.written.append(path)
