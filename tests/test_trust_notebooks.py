@@ -140,8 +140,11 @@ def test_check_fix_on_a_full_disk_exits_2_and_says_not_written(tmp_path: Path) -
     with tmpfs(tmp_path / "disk") as disk:
         (disk / "train.py").write_text(PY_BUG)
         fill(disk)
-        done = run_cli("check", "--fix", "--no-cache", "--unsafe-fixes", ".", cwd=disk)
+        done = run_cli(
+            "check", "--fix", "--show-fixes", "--no-cache", "--unsafe-fixes", ".", cwd=disk
+        )
         assert done.returncode == 2, done.stderr
+        assert "No fixes applied." in done.stderr
         assert "lintloader: train.py: not written:" in done.stderr
         assert "fixed by" not in done.stderr
         assert "train.py:4:14: LL202 not fixed: its file was not written" in done.stderr

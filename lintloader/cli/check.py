@@ -135,7 +135,7 @@ def check(
         from lintloader.cli.fixing import unfixed_notes
 
         if show_fixes:
-            list_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
+            list_fixes(fixed.outcome, {f.path: f.display for f in discovery.files}, fixed.failed)
         unfixed_notes(result.findings, fixed, unsafe_fixes, located_in_cells(result).findings)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))

@@ -59,11 +59,13 @@ def run_fixes(
     return FixRun(outcome, tuple(displays.get(path, path) for path in report.failed))
 
 
-def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
-    """``--show-fixes``: what was fixed, per file and code (as ruff prints it)."""
+def show_fixes(outcome: FixOutcome, displays: dict[str, str], failed: Sequence[str] = ()) -> None:
+    """``--show-fixes``: what was fixed, per file and code (as ruff prints it); not a fix in
+    a file of ``failed`` (displays of the files that were not written)."""
     counts = Counter(
         (displays.get(path, path), applied.finding.code, applied.strategy.name)
         for applied in outcome.fixed  # not those after which the loader still respawns
+        if not any(displays.get(p, p) in failed for p in applied.paths)
         for path in applied.paths[:1]
     )
     partly = len(outcome.incomplete)
