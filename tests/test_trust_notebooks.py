@@ -9,6 +9,8 @@ from pathlib import Path
 
 import nbformat
 from conftest import run_cli
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 CRLF_CELL = '["x = 1\\r\\n", "y = 2\\r\\n"]'
 SPLIT_CELL = '["a = (1,\\n", "     2)\\n", "b", " = 3"]'  # not split the way nbformat would
@@ -173,3 +175,35 @@ def test_a_hostile_key_in_a_notebook_reaches_the_terminal_escaped(tmp_path: Path
         assert "\x1b" not in done.stderr and "\x07" not in done.stderr
         assert "\\x1b]0;pwned\\x07" in done.stderr
         assert (tmp_path / "bad.ipynb").read_text() == bad
+
+
+LINE = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\r\n"),
+    max_size=12,
+)
+CELL = st.tuples(st.lists(LINE, max_size=4), st.sampled_from(["\n", "\r\n"]), st.booleans())
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(cells=st.lists(CELL, min_size=1, max_size=4), indent=st.sampled_from([1, 2, 4]))
+def test_an_edit_of_one_cell_keeps_every_other_byte(cells: list, indent: int) -> None:
+    """Notebooks in any layout (indentation, CRLF, a final newline or not): writing back the
+    unedited Python changes nothing; an edit of one cell changes only that cell's source."""
+    from lintloader.scan.notebooks import notebook_to_python, python_to_notebook
+
+    sources = [
+        newline.join(lines) + (newline if ends and lines else "") for lines, newline, ends in cells
+    ]
+    assume(not sources[0].lstrip().startswith("%%"))  # a cell magic: not Python, not edited
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    text = json.dumps(json.loads(nbformat.writes(notebook)), indent=indent, ensure_ascii=False)
+    data = text.encode()
+    python = notebook_to_python(data)
+    assert python_to_notebook(data, python) == data
+    marker = b"# %% lintloader cell 1\n"
+    edited = python_to_notebook(data, python.replace(marker, marker + b"edited = 1\n", 1))
+    before, after = json.loads(data)["cells"], json.loads(edited)["cells"]
+    assert after[1:] == before[1:]
+    assert "".join(after[0]["source"]).splitlines()[0] == "edited = 1"
+    nbformat.validate(nbformat.reads(edited.decode(), as_version=nbformat.NO_CONVERT))
