@@ -91,6 +91,7 @@ def unfixed_notes(
     for it, its shape is not supported (the strategy said why), or it needs
     ``--unsafe-fixes``. ``shown``: the same findings as reports show them (by notebook cell)."""
     from lintloader.fixers.catalog import strategy_safety
+    from lintloader.scan.escape import printable
 
     safety = strategy_safety()
     refused = {}
@@ -101,7 +102,7 @@ def unfixed_notes(
         if finding.path in fixed.failed:
             why = "its file was not written (see above)"
         elif finding.sort_key in refused:
-            why = f"unsupported shape ({refused[finding.sort_key]})"
+            why = f"unsupported shape ({printable(refused[finding.sort_key])})"
         elif not finding.fixes:
             why = "no fix for this finding"
         elif not unsafe and not any(safety.get(name) for name in finding.fixes):
