@@ -17,7 +17,7 @@ import errno
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.scan.notebook_json import source_json, source_spans
@@ -214,14 +214,7 @@ def _check_written(original: bytes, text: str, edits: dict[int, str]) -> None:
     for index, source in edits.items():
         expected["cells"][index]["source"] = source
     try:
-        written = json.loads(text)
-        for cell in written["cells"]:
-            if isinstance(cell.get("source"), list):
-                cell["source"] = "".join(cell["source"])
-        for cell in expected["cells"]:
-            if isinstance(cell.get("source"), list):
-                cell["source"] = "".join(cell["source"])
-        if written != expected:
+        if _joined(json.loads(text)) != _joined(expected):
             raise ValueError("it would not read back as written")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -230,6 +223,14 @@ def _check_written(original: bytes, text: str, edits: dict[int, str]) -> None:
         lines = str(exc).strip().splitlines()
         first = " ".join(lines[0].split())[:200] if lines else type(exc).__name__
         raise NotebookError(f"not a valid notebook ({first})") from None
+
+
+def _joined(notebook: dict[str, Any]) -> dict[str, Any]:
+    """``notebook`` (its JSON) with each cell's source as one string, as nbformat reads it."""
+    for cell in notebook["cells"]:
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+    return notebook
 
 
 def _magic_lines(notebook) -> list[str]:  # type: ignore[no-untyped-def]
