@@ -109,3 +109,34 @@ def test_flake8_survives_a_finding_in_a_file_it_cannot_name(tmp_path: Path) -> N
     assert done.returncode == 1
     assert sorted(line.split(":")[0] for line in done.stdout.splitlines()) == ["./b.py", "./c.py"]
     assert "./a\\xff.py:3:9: LL101 " in done.stderr
+
+
+def test_a_diff_on_a_terminal_escapes_control_characters(project: Path) -> None:
+    """``fix --diff`` to a terminal (a pty here) escapes ESC and BEL; piped, it stays a patch."""
+    pty = pytest.importorskip("pty")
+    from conftest import lintloader_command
+
+    command = [*lintloader_command(), "fix", "--diff", "--unsafe-fixes", "--no-cache", "."]
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            command, cwd=project, stdout=follower, stderr=subprocess.PIPE, timeout=300, check=False
+        )
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the pty is drained
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 1, done.stderr
+    text = shown.decode()
+    assert "@@" in text and "\x1b" not in text and "\x07" not in text, ascii(text)
+    assert "\\x1b]0;pwned\\x07" in text
+    piped = run_cli("fix", "--diff", "--unsafe-fixes", "--no-cache", ".", cwd=project)
+    assert HOSTILE in piped.stdout  # a patch, byte for byte

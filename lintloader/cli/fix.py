@@ -49,7 +49,7 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
-from lintloader.scan.escape import printable
+from lintloader.scan.escape import for_terminal, printable
 from lintloader.scan.interpreter import query_interpreter
 from lintloader.scan.model import Discovery
 from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
@@ -246,7 +246,11 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     changed = outcome.changed
     for path in sorted(changed):
         display = displays.get(path, path)
-        emit(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
+        diff = unified_diff(display, outcome.originals[path], changed[path])
+        if sys.stdout and sys.stdout.isatty():
+            emit(for_terminal(diff), nl=False)
+        else:
+            emit(diff, nl=False, color=True)  # a patch, byte for byte (click strips no ANSI)
     count = len(changed)
     fixed, partly = len(outcome.fixed), len(outcome.incomplete)
     more = f" (and change {partly} without fixing them)" if partly else ""
