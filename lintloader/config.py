@@ -11,8 +11,10 @@ selects LL101-LL105); a selector that matches no rule is an error, as in ruff.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 import sys
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
@@ -123,7 +125,9 @@ def _relative(path: str, root: str | None) -> str:
 
 
 def find_pyproject(start: str) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.lintloader]`` table, walking upwards."""
+    """The nearest ``pyproject.toml`` with a ``[tool.lintloader]`` table, walking upwards.
+    A file whose TOML cannot be read but that names lintloader counts (its error is reported
+    by :func:`load_config`, never skipped in silence)."""
     directory = Path(os.path.abspath(start))
     if directory.is_file() or not directory.exists():
         directory = directory.parent
@@ -135,10 +139,32 @@ def find_pyproject(start: str) -> Path | None:
 
 
 def _has_table(path: Path) -> bool:
+    """Whether ``path`` holds ``tool.lintloader``, in any way TOML can write it (``[tool]``
+    with ``lintloader.x = ...``, dotted keys, quoted keys, inline tables)."""
     try:
-        return b"[tool.lintloader" in path.read_bytes()
+        data = read_regular(path)
     except OSError:
         return False
+    if b"lintloader" not in data and b"\\u" not in data and b"\\U" not in data:
+        return False  # no way to spell the key (an escape in a quoted key could)
+    try:
+        tool = tomllib.loads(data.decode("utf-8")).get("tool")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return b"lintloader" in data  # load_config says what is wrong with it
+    return isinstance(tool, dict) and "lintloader" in tool
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file; never blocks on a FIFO or reads a device
+    without end (OSError otherwise)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def load_config(path: Path | None) -> Config:
@@ -169,9 +195,13 @@ def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) ->
 
 def _read_table(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_regular(path).decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration ({exc.strerror or exc})") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: cannot read configuration (nested too deeply)") from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(f"{path}: 'tool' must be a table, not {_kind(tool)}")

@@ -104,3 +104,65 @@ def test_the_action_steps_run_as_written(tmp_path: Path) -> None:
     check_code, annotations, _ = codes["lintloader"]
     assert check_code == 1 and annotations.startswith("::error file=fetch.py,line=3,col=9")
     assert condition_holds(spec["runs"]["steps"][-1]["if"], values)  # the upload would run
+
+
+HOSTILE_NAMES = [
+    "x$(id>PWNED-dollar).py",
+    "y`id>PWNED-backtick`.py",
+    'q\'"$(id>PWNED-quote)".py',
+    "*.py",
+    "-starts-with-dash.py",
+]
+
+
+def run_check_steps(spec: dict, values: dict[str, str], cwd: Path) -> dict[str, tuple]:
+    """The action's check step, as the runner runs them, with the test's own lintloader."""
+    bindir = str(Path(sys.executable).parent)
+    environment = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    codes = {}
+    for step in spec["runs"]["steps"]:
+        if step["name"] != "lintloader":
+            continue
+        step_env = {k: fill(str(v), values) for k, v in step.get("env", {}).items()}
+        done = subprocess.run(
+            ["bash", "-e", "-c", fill(step["run"], values)],
+            cwd=cwd, env={**environment, **step_env},
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        codes[step["name"]] = (done.returncode, done.stdout, done.stderr)
+    return codes
+
+
+@pytest.mark.parametrize("separator", [" ", "\n"])
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "lintloader").exists(), reason="no lintloader script"
+)
+def test_hostile_inputs_are_data_never_shell_code(tmp_path: Path, separator: str) -> None:
+    names = [*HOSTILE_NAMES, *(["with space.py"] if separator == "\n" else [])]
+    for name in names:
+        (tmp_path / name).write_text(BUG)
+    (tmp_path / "ignored.py").write_text(BUG)  # what `*.py` would add if it were expanded
+    spec = action()
+    values = {
+        "inputs.src": separator.join(names),
+        "inputs.args": "--min-severity info $(id>PWNED-args) `id>PWNED-args2`",
+        "inputs.sarif": "out $(id>PWNED-sarif).sarif",
+    }
+    codes = run_check_steps(spec, values, tmp_path)
+    assert sorted(p.name for p in tmp_path.glob("PWNED*")) == []
+    # the stray words of args reach lintloader as paths, which do not exist: one error each
+    assert codes["lintloader"][0] == 2, codes["lintloader"]
+    assert "$(id>PWNED-args)" in codes["lintloader"][2]
+    values["inputs.args"] = "--min-severity info"
+    codes = run_check_steps(spec, values, tmp_path)
+    assert sorted(p.name for p in tmp_path.glob("PWNED*")) == []
+    sarif = json.loads((tmp_path / values["inputs.sarif"]).read_text())
+    uris = sorted(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    )
+    assert len(uris) == len(names) and not any("ignored" in uri for uri in uris)
+    check_code, annotations, errors = codes["lintloader"]
+    assert check_code == 1, errors
+    files = sorted(re.findall(r"^::error file=([^,]*),", annotations, re.MULTILINE))
+    assert len(files) == len(names) and "ignored.py" not in files

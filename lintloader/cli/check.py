@@ -165,8 +165,7 @@ def check(
     if (apply_fix or show_diff) and stdin is None:
         from lintloader.cli.fixing import run_fixes
 
-        restrict = scope.restrict if scope is not None else None
-        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, restrict)
+        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, scope)
         if show_diff:
             raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
     reports = targets(
@@ -198,6 +197,8 @@ def check(
             for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
                 click.echo(line, err=True)
         click.echo(summary_line(result, config.min_severity, baselined.count), err=True)
+    if fixed is not None and fixed.failed:
+        raise CheckDone(EXIT_ERROR)  # a fix that was not written (said above, file by file)
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
     raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
@@ -205,8 +206,9 @@ def check(
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     """``--add-noqa``: write the comments; exit 0, or 2 when a file could not be written."""
-    from lintloader.fixers.add_noqa import add_noqa, still_suppressed
+    from lintloader.fixers.add_noqa import CannotComment, file_with_noqa
     from lintloader.fixers.writer import Roots, WriteError, atomic_write, why_not_writable
+    from lintloader.scan.escape import printable
 
     paths = {file.display: file.path for file in result.files}
     by_file: dict[str, dict[int, set[str]]] = {}
@@ -223,14 +225,12 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
                 raise WriteError(problem)
             with open(path, "rb") as handle:
                 source = handle.read()
-            edited, count = add_noqa(source, lines)
-            if not still_suppressed(edited.decode("utf-8", "surrogateescape"), lines):
-                raise WriteError("a finding's line is not in a statement that can carry a comment")
+            edited, count = file_with_noqa(path, source, lines)
             atomic_write(path, edited)
             added += count
-        except (OSError, WriteError) as exc:
+        except (OSError, WriteError, CannotComment) as exc:
             failed += 1
-            click.echo(f"lintloader: error: {display}: {exc}", err=True)
+            click.echo(f"lintloader: error: {display}: {printable(str(exc))}", err=True)
     click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
     return EXIT_ERROR if failed else EXIT_CLEAN
 
@@ -244,8 +244,8 @@ def after_fixes(
 
     result = remove_unused_noqa(result, discovery.roots)
     if listed:
-        show_fixes(fixed.outcome, {f.path: f.display for f in discovery.files})
-    unfixed_notes(result.findings, fixed.outcome, unsafe)
+        show_fixes(fixed.outcome, {f.path: f.display for f in discovery.files}, fixed.failed)
+    unfixed_notes(result.findings, fixed, unsafe, located_in_cells(result).findings)
     return result
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 
+from lintloader.cli.fix_places import FixPlaces
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -48,11 +50,14 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
-from lintloader.scan.escape import printable
+from lintloader.scan.escape import for_terminal, printable
 from lintloader.scan.interpreter import query_interpreter
 from lintloader.scan.model import Discovery
 from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
 from lintloader.scan.site_packages import discover_site_packages
+
+if TYPE_CHECKING:
+    from lintloader.integrations.project import ReportScope
 
 
 @click.command("fix")
@@ -104,20 +109,33 @@ def fix_command(
     scope, scan = project_scope(scan, project_root)
     discovery, options = prepare(scan, min_severity)
     roots = Roots.of(discovery.roots)
+    displays = {f.path: f.display for f in discovery.files}
 
     def guard(path: str) -> str | None:
-        return None if show_diff else why_not_writable(path, roots, scan.site_packages)
+        outside = not_given(scope, path)
+        if outside or show_diff:
+            return outside
+        return why_not_writable(path, roots, scan.site_packages)
 
     restrict = scope.restrict if scope is not None else None
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
-    displays = {f.path: f.display for f in discovery.files}
-    report_notes(outcome, displays, show_diff)
     report_advisories(outcome)
     if show_diff:
+        report_notes(outcome, displays, dry_run=True)
         sys.exit(print_diffs(outcome, displays))
     report = write_all(outcome, displays, discovery if scan.site_packages else None)
+    report_notes(outcome, displays, written=report.written)
     click.echo(summary(outcome, report, unsafe_fixes), err=True)
     sys.exit(report.exit_code(bool(outcome.remaining or outcome.incomplete)))
+
+
+def not_given(scope: ReportScope | None, path: str) -> str | None:
+    """With ``--project-root`` (or files given alone, in their project), a fix writes only the
+    files given: why not ``path``, or None. The project is indexed so that chains through
+    other files are seen; a fix that would edit one of those is refused with this reason."""
+    if scope is None or scope.covers(os.path.abspath(path)):
+        return None
+    return "not among the files given, and the fix edits it (give it too, or fix the directory)"
 
 
 def report_advisories(outcome: FixOutcome) -> None:
@@ -187,27 +205,38 @@ def fix_stdin(
     return EXIT_FINDINGS if outcome.remaining else EXIT_CLEAN
 
 
-def report_notes(outcome: FixOutcome, displays: dict[str, str], dry_run: bool = False) -> None:
-    """What was fixed (``dry_run``: what would be) and the fixes that were refused."""
+def report_notes(
+    outcome: FixOutcome,
+    displays: dict[str, str],
+    dry_run: bool = False,
+    written: Collection[str] | None = None,
+) -> None:
+    """What was fixed (``dry_run``: what would be) and the fixes that were refused. With
+    ``written`` (the files written), a fix in a file that was not written is not reported as
+    made. A place in a notebook reads ``train.ipynb:cell N:L``."""
     done = "would be fixed by" if dry_run else "fixed by"
+    place = FixPlaces(outcome.originals, displays)
     for note in outcome.notes:
         f = note.finding
         click.echo(
-            f"note: {f.path}:{f.line}: {f.code} {note.strategy} not applied: {note.reason}",
+            f"note: {place(f.path, f.line)}: {f.code} {note.strategy} not applied: "
+            f"{printable(note.reason)}",
             err=True,
         )
     for applied in outcome.applied:
+        if written is not None and not set(applied.paths) <= set(written):
+            continue  # its file was not written: said above, with why
         f = applied.finding
         files = ", ".join(displays.get(p, p) for p in applied.paths)
         name = applied.strategy.name
         if applied.complete:
-            click.echo(f"{f.path}:{f.line}: {f.code} {done} {name} ({files})", err=True)
+            click.echo(f"{place(f.path, f.line)}: {f.code} {done} {name} ({files})", err=True)
             continue
         left = applied.residual[0]
         changed = "would be changed" if dry_run else "changed"
         click.echo(
-            f"{f.path}:{f.line}: {f.code} {changed} by {name} ({files}) but not fixed: "
-            f"{left.code} [{left.severity.label}] at {left.path}:{left.line} still says "
+            f"{place(f.path, f.line)}: {f.code} {changed} by {name} ({files}) but not fixed: "
+            f"{left.code} [{left.severity.label}] at {place(left.path, left.line)} still says "
             "the worker pool is rebuilt",
             err=True,
         )
@@ -217,7 +246,11 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     changed = outcome.changed
     for path in sorted(changed):
         display = displays.get(path, path)
-        emit(unified_diff(display, outcome.originals[path], changed[path]), nl=False)
+        diff = unified_diff(display, outcome.originals[path], changed[path])
+        if sys.stdout and sys.stdout.isatty():
+            emit(for_terminal(diff), nl=False)
+        else:
+            emit(diff, nl=False, color=True)  # a patch, byte for byte (click strips no ANSI)
     count = len(changed)
     fixed, partly = len(outcome.fixed), len(outcome.incomplete)
     more = f" (and change {partly} without fixing them)" if partly else ""
@@ -247,7 +280,7 @@ def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | N
             continue
         except (WriteError, OSError) as exc:
             message = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            click.echo(f"lintloader: {display}: not written: {message}", err=True)
+            click.echo(f"lintloader: {display}: not written: {printable(str(message))}", err=True)
             report.failed.append(path)
             continue
         report.written.append(path)

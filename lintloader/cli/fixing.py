@@ -16,13 +16,13 @@ from lintloader.fixers.runner import FixOutcome
 from lintloader.scan.model import Discovery
 
 if TYPE_CHECKING:
-    from lintloader.cli.fix import WriteReport
+    from lintloader.integrations.project import ReportScope
 
 
 @dataclass(frozen=True)
 class FixRun:
     outcome: FixOutcome
-    report: WriteReport | None  # what became of the changed files; None for a dry run
+    failed: tuple[str, ...] = ()  # the files that were not written (an error: exit 2)
 
 
 def run_fixes(
@@ -30,40 +30,42 @@ def run_fixes(
     options: CheckOptions,
     unsafe: bool,
     dry_run: bool,
-    restrict: object | None = None,
+    scope: ReportScope | None = None,
 ) -> FixRun:
-    """Fix in memory, then write (or, ``dry_run``, print the diff); notes on stderr."""
-    from lintloader.cli.fix import print_diffs, report_notes, write_all
+    """Fix in memory, then write (or, ``dry_run``, print the diff); notes on stderr. With
+    ``scope``, only findings located in its files are fixed, and only its files written."""
+    from lintloader.cli.fix import not_given, print_diffs, report_notes, write_all
     from lintloader.fixers.registry import load_registry
     from lintloader.fixers.runner import fix_in_memory
     from lintloader.fixers.writer import Roots, why_not_writable
 
     roots = Roots.of(discovery.roots)
+    displays = {f.path: f.display for f in discovery.files}
 
     def guard(path: str) -> str | None:
-        return None if dry_run else why_not_writable(path, roots, False)
+        outside = not_given(scope, path)
+        if outside or dry_run:
+            return outside
+        return why_not_writable(path, roots, False)
 
-    outcome = fix_in_memory(
-        discovery,
-        options,
-        load_registry(),
-        unsafe,
-        guard,
-        restrict,  # type: ignore[arg-type]
-    )
-    displays = {f.path: f.display for f in discovery.files}
-    report_notes(outcome, displays, dry_run)
+    restrict = scope.restrict if scope is not None else None
+    outcome = fix_in_memory(discovery, options, load_registry(), unsafe, guard, restrict)
     if dry_run:
+        report_notes(outcome, displays, dry_run)
         print_diffs(outcome, displays)
-        return FixRun(outcome, None)
-    return FixRun(outcome, write_all(outcome, displays, None))
+        return FixRun(outcome)
+    report = write_all(outcome, displays, None)
+    report_notes(outcome, displays, written=report.written)
+    return FixRun(outcome, tuple(displays.get(path, path) for path in report.failed))
 
 
-def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
-    """``--show-fixes``: what was fixed, per file and code (as ruff prints it)."""
+def show_fixes(outcome: FixOutcome, displays: dict[str, str], failed: Sequence[str] = ()) -> None:
+    """``--show-fixes``: what was fixed, per file and code (as ruff prints it); not a fix in
+    a file of ``failed`` (displays of the files that were not written)."""
     counts = Counter(
         (displays.get(path, path), applied.finding.code, applied.strategy.name)
         for applied in outcome.fixed  # not those after which the loader still respawns
+        if not any(displays.get(p, p) in failed for p in applied.paths)
         for path in applied.paths[:1]
     )
     partly = len(outcome.incomplete)
@@ -79,20 +81,28 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str]) -> None:
         click.echo(f"- {display}:\n    {count} \u00d7 {code} ({strategy})", err=True)
 
 
-def unfixed_notes(findings: Sequence[Finding], outcome: FixOutcome | None, unsafe: bool) -> None:
-    """A ``note:`` for every finding left unfixed: no fix exists for it, its shape is not
-    supported (the strategy said why), or it needs ``--unsafe-fixes``."""
+def unfixed_notes(
+    findings: Sequence[Finding],
+    fixed: FixRun,
+    unsafe: bool,
+    shown: Sequence[Finding] | None = None,
+) -> None:
+    """A ``note:`` for every finding left unfixed: its file could not be written, no fix exists
+    for it, its shape is not supported (the strategy said why), or it needs
+    ``--unsafe-fixes``. ``shown``: the same findings as reports show them (by notebook cell)."""
     from lintloader.fixers.catalog import strategy_safety
+    from lintloader.scan.escape import printable
 
     safety = strategy_safety()
     refused: dict[tuple[str, int, int, int, str], str] = {}
-    if outcome is not None:
-        for note in outcome.notes:
-            refused.setdefault(note.finding.sort_key, note.reason)
-    for finding in findings:
-        where = f"{finding.place}: {finding.code}"
-        if finding.sort_key in refused:
-            why = f"unsupported shape ({refused[finding.sort_key]})"
+    for note in fixed.outcome.notes:
+        refused.setdefault(note.finding.sort_key, note.reason)
+    for finding, seen in zip(findings, shown or findings, strict=True):
+        where = f"{seen.place}: {finding.code}"
+        if finding.path in fixed.failed:
+            why = "its file was not written (see above)"
+        elif finding.sort_key in refused:
+            why = f"unsupported shape ({printable(refused[finding.sort_key])})"
         elif not finding.fixes:
             why = "no fix for this finding"
         elif not unsafe and not any(safety.get(name) for name in finding.fixes):

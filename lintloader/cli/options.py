@@ -244,8 +244,10 @@ def discover(
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:
     if config_path is not None:
-        if not config_path.is_file():
+        if not config_path.exists():
             raise Failure(f"--config {config_path}: no such file")
+        if not config_path.is_file():  # a FIFO, a device: never opened in a way that blocks
+            raise Failure(f"--config {config_path}: not a regular file")
         return load_config(config_path)
     start = paths[0] if paths and not site_packages else os.getcwd()
     return load_config(find_pyproject(start))

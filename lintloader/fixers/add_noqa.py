@@ -104,11 +104,46 @@ def _with_codes(comment: str, codes: set[str]) -> str:
     return comment[: match.start()] + merged + comment[match.end() :]
 
 
-def still_suppressed(source: str, codes_by_line: Mapping[int, set[str]]) -> bool:
-    """Whether every (line, code) is suppressed in ``source`` (a check of the edit itself)."""
+def still_suppressed(source: bytes, codes_by_line: Mapping[int, set[str]]) -> bool:
+    """Whether every (line, code) is suppressed in ``source`` (a check of the edit itself),
+    decoded as Python reads it (a BOM, a coding cookie)."""
     import ast
 
     from lintloader.summary.noqa import suppresses
+    from lintloader.summary.source_text import decode_source
 
-    noqa = noqa_lines(source, ast.parse(source))
+    text = decode_source(source)
+    noqa = noqa_lines(text, ast.parse(text))
     return all(suppresses(noqa, line, c) for line, codes in codes_by_line.items() for c in codes)
+
+
+def file_with_noqa(
+    path: str, data: bytes, codes_by_line: Mapping[int, set[str]]
+) -> tuple[bytes, int]:
+    """The new bytes of the file at ``path`` (now ``data``) and how many comments were added.
+    A notebook gets the comments in its cells' sources (the cell mapping ``fix`` uses), and
+    the written notebook must read back with every finding suppressed. Raises
+    :class:`CannotComment` with the reason, never anything else the file's bytes can cause."""
+    from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
+
+    try:
+        if not is_notebook(path):
+            edited, count = add_noqa(data, codes_by_line)
+            checked = edited
+        else:
+            python = notebook_to_python(data)
+            commented, count = add_noqa(python, codes_by_line)
+            edited = python_to_notebook(data, commented) if count else data
+            checked = notebook_to_python(edited)
+        if not still_suppressed(checked, codes_by_line):
+            raise CannotComment("a finding's line is not in a statement that can carry a comment")
+    except CannotComment:
+        raise
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, OSError, RecursionError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CannotComment(f"no noqa comment added: {first}") from None
+    return edited, count
+
+
+class CannotComment(Exception):
+    """A file ``--add-noqa`` leaves alone, with the reason (one line; the run goes on)."""

@@ -43,11 +43,20 @@ class Roots:
 
     @classmethod
     def of(cls, roots: Iterable[str]) -> Roots:
-        return cls(tuple(os.path.realpath(r) for r in roots))
+        """A directory root is where it leads; a file root is the name itself, in its real
+        directory, so a named link (``fix LINK.py``) does not bring its target in."""
+        return cls(tuple(_root(r) for r in roots))
 
     def contains(self, path: str) -> bool:
         real = os.path.realpath(path)
         return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.paths)
+
+
+def _root(path: str) -> str:
+    if os.path.isdir(path):
+        return os.path.realpath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(folder), name)
 
 
 def decode(data: bytes) -> str:

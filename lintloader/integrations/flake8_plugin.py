@@ -35,6 +35,7 @@ from lintloader.config import ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
+from lintloader.scan.escape import printable
 from lintloader.scan.model import DiscoveryError
 from lintloader.scan.paths import discover_paths
 
@@ -53,7 +54,7 @@ class Located:
 
     @classmethod
     def of(cls, finding: Finding) -> Located:
-        message = " ".join(finding.message.split())
+        message = printable(" ".join(finding.message.split()))  # no raw ESC from the source
         return cls(finding.line, max(finding.column - 1, 0), f"{finding.code} {message}")
 
 
@@ -180,6 +181,9 @@ class LintloaderChecker:
             located = self.findings()
         except (DiscoveryError, ConfigError, OSError) as exc:
             located = [Located(1, 0, f"{PARSE_ERROR_CODE} lintloader could not run: {exc}")]
+        if located and not _printable_name(self.filename):
+            _report_unprintable(self.filename, located)
+            return
         for item in located:
             yield item.line, item.column, item.text, type(self)
 
@@ -191,3 +195,19 @@ class LintloaderChecker:
         if root is None:
             return file_findings(path)
         return project_findings(root).get(path, [])
+
+
+def _printable_name(filename: str) -> bool:
+    """Whether flake8's formatter can print ``filename`` (it encodes it as UTF-8 strictly)."""
+    try:
+        filename.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _report_unprintable(filename: str, located: list[Located]) -> None:
+    """The findings of a file flake8 cannot name (its formatter would crash and lose every
+    later file's findings): on stderr, under the escaped name, once each."""
+    for item in located:
+        print(f"{printable(filename)}:{item.line}:{item.column + 1}: {item.text}", file=sys.stderr)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from lintloader.findings import Finding
 from lintloader.report.context import ReportContext
+from lintloader.report.printable import DATA_FORMATS, printable_findings
 
 Renderer = Callable[[Sequence[Finding], ReportContext], str]
 
@@ -37,4 +38,8 @@ def renderer(name: str) -> Renderer:
 
 
 def render(name: str, findings: Sequence[Finding], context: ReportContext) -> str:
+    """``findings`` in format ``name``; in a format for terminals and pages, every text from
+    scanned code with its control characters escaped (``report/printable.py``)."""
+    if name not in DATA_FORMATS:
+        findings = printable_findings(findings)
     return renderer(name)(findings, context)

@@ -8,6 +8,7 @@ annotation shows every call down to the reset. Escaping follows GitHub's runner:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from lintloader.findings import Finding, Severity
@@ -30,7 +31,7 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
 
 def annotation(finding: Finding, context: ReportContext) -> str:
     properties = {
-        "file": finding.path.replace("\\", "/"),
+        "file": finding.path if os.sep == "/" else finding.path.replace(os.sep, "/"),
         "line": str(finding.line),
         "col": str(finding.column),
     }

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from lintloader.findings import Finding
 from lintloader.report.chain_graph import Node, also_nodes, chain_nodes
 from lintloader.report.context import ReportContext
+from lintloader.report.markdown_text import code_span, inline
 
 _ESCAPES = {'"': "#quot;", "<": "#lt;", ">": "#gt;", "`": "#96;", "\n": " "}
 
@@ -20,8 +21,8 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
     counts = Counter(f.severity.label for f in findings)
     totals = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
     rows = "".join(
-        f"| [{index}](#finding-{index}) | `{finding.code}` | `{finding.place}` | "
-        f"{_cell(finding.message)} |\n"
+        f"| [{index}](#finding-{index}) | `{finding.code}` | "
+        f"{code_span(finding.place, cell=True)} | {inline(finding.message, cell=True)} |\n"
         for index, finding in enumerate(findings, start=1)
     )
     parts = [
@@ -35,11 +36,11 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
 def _finding(index: int, finding: Finding) -> str:
     lines = [
         f'<a id="finding-{index}"></a>',
-        f"### {index}. `{finding.code}` [{finding.severity.label}] `{finding.place}`",
+        f"### {index}. `{finding.code}` [{finding.severity.label}] {code_span(finding.place)}",
         "",
-        finding.message,
+        inline(finding.message),
         "",
-        *([f"> **Advisory:** {finding.advisory.message}", ""] if finding.advisory else []),
+        *([f"> **Advisory:** {inline(finding.advisory.message)}", ""] if finding.advisory else []),
         "```mermaid",
         *flowchart(finding),
         "```",
@@ -76,7 +77,3 @@ def _label(node: Node) -> str:
 
 def _escape(text: str) -> str:
     return "".join(_ESCAPES.get(character, character) for character in text)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")

@@ -23,3 +23,11 @@ def _escape(char: str) -> str:
     if char.isprintable() or char == " ":
         return char
     return repr(char)[1:-1]
+
+
+def for_terminal(text: str) -> str:
+    """Lines of text (a diff) for a terminal: control characters escaped but tab and newline,
+    so a patch still reads as one; piped elsewhere, a diff stays byte for byte."""
+    if all(line.isprintable() for line in text.replace("\t", " ").splitlines()):
+        return text
+    return "".join(char if char in "\t\n" else _escape(char) for char in text)

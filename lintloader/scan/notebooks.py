@@ -17,10 +17,11 @@ import errno
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lintloader.install_hints import extra_hint
 from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.scan.notebook_json import source_json, source_spans
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding, Hop
@@ -30,7 +31,7 @@ MARKER = "# %% lintloader cell "
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")
 _MARKER_LINE = re.compile(r"^# %% lintloader cell (?P<cell>\d+)$")
-_LINE_IN_MESSAGE = re.compile(r"\(line (\d+)\)")
+_LINE_IN_MESSAGE = re.compile(r"\((detected at |)line (\d+)\)")  # a rule's, a syntax error's
 EXTRA_HINT = extra_hint("notebooks")
 
 
@@ -140,7 +141,9 @@ def _finding_in_cells(finding: Finding, python_lines: Callable[[str], list[str] 
     if python is None or where is None:
         return replace(finding, chain=chain, also=also)
     end_line = where.line + max(0, finding.end_line - finding.line) if finding.end_line else 0
-    message = _LINE_IN_MESSAGE.sub(lambda m: _cell_line(python, int(m.group(1))), finding.message)
+    message = _LINE_IN_MESSAGE.sub(
+        lambda m: _cell_line(python, int(m.group(2)), m.group(1)), finding.message
+    )
     return replace(
         finding,
         cell=where.cell,
@@ -152,10 +155,12 @@ def _finding_in_cells(finding: Finding, python_lines: Callable[[str], list[str] 
     )
 
 
-def _cell_line(python: Sequence[str], line: int) -> str:
-    """``(line 7)`` of a message, as ``(cell 4, line 2)``."""
+def _cell_line(python: Sequence[str], line: int, prefix: str = "") -> str:
+    """``(line 7)`` of a message, as ``(cell 4, line 2)`` (``prefix``: ``detected at``)."""
     where = location(python, line)
-    return f"(line {line})" if where is None else f"(cell {where.cell}, line {where.line})"
+    if where is None:
+        return f"({prefix}line {line})"
+    return f"({prefix}cell {where.cell}, line {where.line})"
 
 
 def _hop_in_cells(hop: Hop, python_lines: Callable[[str], list[str] | None]) -> Hop:
@@ -166,23 +171,67 @@ def _hop_in_cells(hop: Hop, python_lines: Callable[[str], list[str] | None]) -> 
 
 def python_to_notebook(original: bytes, python: bytes) -> bytes:
     """``original`` (the notebook's bytes) with each code cell's source replaced by its part of
-    ``python`` (the edited Python source), magics restored; outputs are kept as they were."""
-    nbformat = _nbformat()
+    ``python`` (the edited Python source), magics restored. Only the ``source`` of a cell whose
+    lines changed is rewritten (in the style of the old one, with its line endings); every
+    other byte stays as it was. The result must validate and read back as ``original`` with
+    just those sources changed; else :class:`NotebookError`."""
     notebook = _read(original)
+    text = original.decode("utf-8")
     magic_lines = _magic_lines(notebook)
-    cells = _split_cells(python.decode("utf-8"), len(notebook.cells))
-    for number, lines in cells.items():
+    try:
+        spans = source_spans(text)
+    except (ValueError, IndexError) as exc:
+        raise NotebookError(f"the notebook's cells cannot be mapped ({exc})") from None
+    if len(spans) != len(notebook.cells):
+        raise NotebookError("the notebook's cells cannot be mapped")
+    edits: dict[int, str] = {}
+    for number, lines in _split_cells(python.decode("utf-8"), len(notebook.cells)).items():
         cell = notebook.cells[number - 1]
         if cell.get("cell_type") != "code":
             raise NotebookError(f"cell {number} is not a code cell; not written")
         restored = [_restore(line, magic_lines) for line in lines]
         old = "".join(cell.get("source", ""))
-        new = "\n".join(restored) + ("\n" if old.endswith("\n") else "")
-        if new != old:
-            cell["source"] = new
-    text = nbformat.writes(notebook)
-    nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
-    return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+        if old.splitlines() != restored:
+            newline = "\r\n" if "\r\n" in old else "\n"
+            edits[number - 1] = newline.join(restored) + (newline if old.endswith("\n") else "")
+    for index in sorted(edits, reverse=True):
+        span = spans[index]
+        if span is None:
+            raise NotebookError(f"cell {index + 1} has no source to edit")
+        column = span.start - (text.rfind("\n", 0, span.start) + 1)
+        value = source_json(text[span.start : span.end], edits[index], column)
+        text = text[: span.start] + value + text[span.end :]
+    _check_written(original, text, edits)
+    return text.encode("utf-8")
+
+
+def _check_written(original: bytes, text: str, edits: dict[int, str]) -> None:
+    """The edited notebook validates and holds what ``original`` held but ``edits``."""
+    import json
+    import warnings
+
+    nbformat = _nbformat()
+    expected = json.loads(original)
+    for index, source in edits.items():
+        expected["cells"][index]["source"] = source
+    try:
+        if _joined(json.loads(text)) != _joined(expected):
+            raise ValueError("it would not read back as written")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
+    except Exception as exc:  # nbformat's ValidationError and friends: not its own base class
+        lines = str(exc).strip().splitlines()
+        first = " ".join(lines[0].split())[:200] if lines else type(exc).__name__
+        raise NotebookError(f"not a valid notebook ({first})") from None
+
+
+def _joined(notebook: dict[str, Any]) -> dict[str, Any]:
+    """``notebook`` (its JSON) with each cell's source as one string, as nbformat reads it."""
+    for cell in notebook["cells"]:
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+    return notebook
 
 
 def _magic_lines(notebook) -> list[str]:  # type: ignore[no-untyped-def]
