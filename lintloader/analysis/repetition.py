@@ -141,7 +141,7 @@ def _place(
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
         if index >= 0:
-            dependent = _loop_value_reaches(program, target, chain, facts.loops[index].assigned)
+            dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
             return Place(caller, chain, facts.loops[index], "loop", dependent), True
     elif edge.call.in_loop:  # a file without loader facts: the loop is known, not its header
         return Place(caller, chain, None, "loop", False), True
@@ -157,6 +157,14 @@ def _kept(facts: FunctionFacts, edge: Edge) -> bool:
     early return of the kept value (``if key in self._cache: return self._cache[key]``)."""
     after = facts.cached_after
     return facts.cached or (after > 0 and edge.call.site.line > after)
+
+
+def changed(loop: LoopInfo) -> frozenset[str]:
+    """What a pass of ``loop`` changes: the names it binds or assigns, and the object of an
+    attribute it iterates into (``for self.experience in stream``: ``self`` is another object
+    for every pass, as far as what its methods build is concerned)."""
+    owners = {target.split(".")[0] for target in loop.targets if "." in target}
+    return loop.assigned | owners
 
 
 def _loop_value_reaches(
@@ -212,6 +220,10 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
     return derived
 
 
+def _text(node: ast.expr) -> str:
+    return f"({ast.unparse(node)})"
+
+
 def _passed(
     call: CallSite, caller: FunctionInfo, callee: FunctionInfo, tainted: set[str]
 ) -> set[str]:
@@ -226,6 +238,10 @@ def _passed(
     if not isinstance(node, ast.Call):
         return set()
     found: set[str] = set()
+    # ``ds = Splitter(adm); ds.train_dataloader()``: the method reads its object
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if callee.function.self_name and receiver and _reads(_text(receiver), tainted, caller):
+        found.add(callee.function.self_name)
     for index, argument in enumerate(node.args):
         if not _reads(f"({ast.unparse(argument)})", tainted, caller):
             continue
