@@ -49,6 +49,13 @@ class Place(NamedTuple):
         return self.kind == "loop" and is_setup(self.caller)
 
     @property
+    def passed(self) -> bool:
+        """The loop passes the function on as a value (``Process(target=work)``,
+        ``save_hyperparameters(setup)``) instead of calling it: how often it runs (once per
+        process, or never) is up to the callee."""
+        return self.kind == "loop" and bool(self.edges) and self.edges[0].call.is_reference
+
+    @property
     def frequency(self) -> int:
         if self.setup:
             return 0
@@ -64,7 +71,7 @@ class Place(NamedTuple):
 
     def rank(self) -> tuple[int, int, int, int]:
         """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""
-        qualified = int(self.dependent or self.persistent_guard or self.setup)
+        qualified = int(self.dependent or self.persistent_guard or self.setup or self.passed)
         return (qualified, -self.frequency, len(self.edges), self.line)
 
     @property
