@@ -128,6 +128,8 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
         if len(path) >= MAX_CALLS:
             continue
         for edge in program.edges_into(key, Confidence.HIGH):
+            if not path and leaves_zero_default(site, edge):
+                continue  # this call builds the loader without workers
             place, climb = _place(program, site, edge, (edge, *path))
             mark = (edge.caller, edge.call.site.line, edge.call.site.column)
             if place is not None:
@@ -136,6 +138,29 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
                 seen.add(edge.caller)
                 queue.append((edge.caller, (edge, *path)))
     return sorted(found.values(), key=Place.rank)
+
+
+def leaves_zero_default(site: LoaderSite, edge: Edge) -> bool:
+    """``num_workers=num_workers`` where that parameter defaults to 0, and the call ``edge``
+    makes does not pass it (``load(experience)`` for ``def load(experience, num_workers=0)``):
+    built without workers there."""
+    argument = site.num_workers
+    if argument is None or not argument.from_default or argument.literal != 0:
+        return False
+    if edge.call.is_reference:
+        return False
+    try:
+        node = ast.parse(edge.call.site.text, mode="eval").body
+    except SyntaxError:  # cut at the text limit: it may pass it
+        return False
+    if not isinstance(node, ast.Call) or any(k.arg in (None, argument.text) for k in node.keywords):
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return False
+    function = site.info.function
+    offset = 1 if function.self_name else 0
+    params = function.params[offset:]
+    return argument.text not in params or params.index(argument.text) >= len(node.args)
 
 
 def _place(
