@@ -50,10 +50,10 @@ class Place(NamedTuple):
 
     @property
     def passed(self) -> bool:
-        """The loop passes the function on as a value (``Process(target=work)``,
-        ``save_hyperparameters(setup)``) instead of calling it: how often it runs (once per
-        process, or never) is up to the callee."""
-        return self.kind == "loop" and bool(self.edges) and self.edges[0].call.is_reference
+        """A function on the way is passed on as a value (``Process(target=work)``,
+        ``save_hyperparameters(setup)``, ``load_pretrained(CodecModel, path)``) instead of
+        called: how often it runs (once per process, or never) is up to the callee."""
+        return any(edge.call.is_reference for edge in self.edges)
 
     @property
     def frequency(self) -> int:

@@ -55,8 +55,8 @@ None:`), only runs when `persistent_workers` is off, or when its arguments chang
 (a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
 through locals and calls (`files = glob(split)`, `load_data(files)`), and when the loop is in
 a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
-loader per item, built once), and when the loop passes the function on as a value instead of
-calling it (`Process(target=work)` per GPU: one run per process). A function that builds
+loader per item, built once), and when a function on the way is passed on as a value instead
+of called (`Process(target=work)` per GPU: one run per process). A function that builds
 its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Calls
 matched by method name only are never followed.
@@ -87,7 +87,7 @@ from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 FIX = "hoist-dataloader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
-PASSED_NOTE = " (the loop passes the function as a value: how often it runs is up to the callee)"
+PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
 SETUP_NOTE = " (a loop in a set-up function: probably one loader per item, built once)"
 
 
