@@ -14,7 +14,7 @@ covers (new), the labels whose finding is gone, and the false positives fixed in
 (labels with a ``fixture``) that are reported again. Exit status 0 when nothing is new or gone
 and the precision is at least 95 %; 1 otherwise.
 
-Usage (from the repository root; needs the package index, about 2 minutes on 2 cores once the
+Usage (from the repository root; needs the package index, about 3 minutes on 2 cores once the
 downloads are cached)::
 
     .venv/bin/python benchmarks/ecosystem_scan.py
