@@ -77,16 +77,22 @@ class Hop:
 @dataclass(frozen=True)
 class Advisory:
     """A released version known to ship the bug a finding reports, and the release that fixed
-    it (from ``lintloader/data/advisories.toml``); attached to a finding, never instead of one."""
+    it, if one has (from ``lintloader/data/advisories.toml``); attached to a finding, never
+    instead of one."""
 
     distribution: str
     version: str
-    fixed: str
+    fixed: str | None  # None: affected, no fixed release yet
     summary: str
     reference: str
 
     @property
     def message(self) -> str:
+        if self.fixed is None:
+            return (
+                f"{self.distribution} {self.version} is affected; no fixed release yet \u2014 "
+                f"{self.summary} ({self.reference})"
+            )
         return (
             f"{self.distribution} {self.version} is affected; fixed in {self.fixed} \u2014 "
             f"upgrading is better than patching: pip install '{self.distribution}>={self.fixed}'"

@@ -73,6 +73,10 @@ CONSTRUCTION_ROOTS = frozenset({"__iter__", "__next__"})
 DEFERRED_REGISTRATIONS = frozenset(
     {("atexit", "register"), ("weakref", "finalize"), ("signal", "signal")}
 )
+# Builtins that look at their arguments and never call them (``isinstance(m, ModelPT)``).
+INSPECTING_BUILTINS = frozenset(
+    {("isinstance",), ("issubclass",), ("hasattr",), ("getattr",), ("callable",), ("type",)}
+)
 
 # -- Lightning's Trainer ------------------------------------------------------------------------
 TRAINER_PATHS = frozenset(

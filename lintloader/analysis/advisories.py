@@ -27,7 +27,7 @@ else:  # pragma: no cover - exercised only on old interpreters
 class Entry:
     distribution: str
     affected: frozenset[str]
-    fixed: str
+    fixed: str | None  # None: affected, no fixed release yet
     rules: frozenset[str]
     summary: str
     reference: str
@@ -40,7 +40,7 @@ def known_advisories() -> tuple[Entry, ...]:
         Entry(
             str(item["distribution"]),
             frozenset(map(str, item["affected"])),
-            str(item["fixed"]),
+            str(item["fixed"]) if "fixed" in item else None,
             frozenset(map(str, item["rules"])),
             str(item["summary"]),
             str(item["reference"]),

@@ -61,6 +61,7 @@ class LoaderSite(NamedTuple):
     call: LoaderCall
     subclass: bool  # a scanned subclass: its signature may differ from DataLoader's
     pool: bool = False
+    pinned_zero: bool = False  # a subclass whose ``__init__`` passes ``num_workers=0`` up
 
     @property
     def key(self) -> str:
@@ -75,6 +76,8 @@ class LoaderSite(NamedTuple):
 
     @property
     def workers(self) -> Workers:
+        if self.pinned_zero:
+            return Workers.ZERO
         argument = self.num_workers
         if argument is None:
             if self.subclass or self.call.has_star_kwargs:
@@ -150,7 +153,27 @@ def _loader_sites(program: Program) -> Iterator[LoaderSite]:
         for call in facts.loader_calls:
             resolved = resolves_to_dataloader(program, info, call.target)
             if resolved is not False:
-                yield LoaderSite(info, facts, call, subclass=resolved is None)
+                pinned = resolved is None and pins_no_workers(program, info, call.target)
+                yield LoaderSite(info, facts, call, subclass=resolved is None, pinned_zero=pinned)
+
+
+def pins_no_workers(program: Program, info: FunctionInfo, target: Dotted) -> bool:
+    """A scanned DataLoader subclass whose ``__init__`` hands a literal ``num_workers=0`` to
+    ``super().__init__`` (flair's ``DataLoader``): whatever its callers pass, no workers."""
+    symbol = program.resolve(info.file.module, target)
+    init = (
+        program.lookup_method(symbol.key, "__init__") if symbol and symbol.kind == "class" else None
+    )
+    init_info = program.functions.get(init) if init else None
+    facts = facts_of(init_info) if init_info else None
+    if facts is None:
+        return False
+    supers = [c for c in facts.loader_calls if c.target == ("super()", "__init__")]
+    return bool(supers) and all(_literal_zero(c.keyword("num_workers")) for c in supers)
+
+
+def _literal_zero(argument: Argument | None) -> bool:
+    return argument is not None and argument.is_literal and argument.literal == 0
 
 
 def pool_sites(program: Program) -> list[LoaderSite]:

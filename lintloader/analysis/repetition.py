@@ -49,6 +49,13 @@ class Place(NamedTuple):
         return self.kind == "loop" and is_setup(self.caller)
 
     @property
+    def passed(self) -> bool:
+        """A function on the way is passed on as a value (``Process(target=work)``,
+        ``save_hyperparameters(setup)``, ``load_pretrained(CodecModel, path)``) instead of
+        called: how often it runs (once per process, or never) is up to the callee."""
+        return any(edge.call.is_reference for edge in self.edges)
+
+    @property
     def frequency(self) -> int:
         if self.setup:
             return 0
@@ -64,7 +71,7 @@ class Place(NamedTuple):
 
     def rank(self) -> tuple[int, int, int, int]:
         """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""
-        qualified = int(self.dependent or self.persistent_guard or self.setup)
+        qualified = int(self.dependent or self.persistent_guard or self.setup or self.passed)
         return (qualified, -self.frequency, len(self.edges), self.line)
 
     @property
@@ -121,6 +128,8 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
         if len(path) >= MAX_CALLS:
             continue
         for edge in program.edges_into(key, Confidence.HIGH):
+            if not path and leaves_zero_default(site, edge):
+                continue  # this call builds the loader without workers
             place, climb = _place(program, site, edge, (edge, *path))
             mark = (edge.caller, edge.call.site.line, edge.call.site.column)
             if place is not None:
@@ -129,6 +138,29 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
                 seen.add(edge.caller)
                 queue.append((edge.caller, (edge, *path)))
     return sorted(found.values(), key=Place.rank)
+
+
+def leaves_zero_default(site: LoaderSite, edge: Edge) -> bool:
+    """``num_workers=num_workers`` where that parameter defaults to 0, and the call ``edge``
+    makes does not pass it (``load(experience)`` for ``def load(experience, num_workers=0)``):
+    built without workers there."""
+    argument = site.num_workers
+    if argument is None or not argument.from_default or argument.literal != 0:
+        return False
+    if edge.call.is_reference:
+        return False
+    try:
+        node = ast.parse(edge.call.site.text, mode="eval").body
+    except SyntaxError:  # cut at the text limit: it may pass it
+        return False
+    if not isinstance(node, ast.Call) or any(k.arg in (None, argument.text) for k in node.keywords):
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return False
+    function = site.info.function
+    offset = 1 if function.self_name else 0
+    params = function.params[offset:]
+    return argument.text not in params or params.index(argument.text) >= len(node.args)
 
 
 def _place(
@@ -141,7 +173,7 @@ def _place(
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
         if index >= 0:
-            dependent = _loop_value_reaches(program, target, chain, facts.loops[index].assigned)
+            dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
             return Place(caller, chain, facts.loops[index], "loop", dependent), True
     elif edge.call.in_loop:  # a file without loader facts: the loop is known, not its header
         return Place(caller, chain, None, "loop", False), True
@@ -157,6 +189,14 @@ def _kept(facts: FunctionFacts, edge: Edge) -> bool:
     early return of the kept value (``if key in self._cache: return self._cache[key]``)."""
     after = facts.cached_after
     return facts.cached or (after > 0 and edge.call.site.line > after)
+
+
+def changed(loop: LoopInfo) -> frozenset[str]:
+    """What a pass of ``loop`` changes: the names it binds or assigns, and the object of an
+    attribute it iterates into (``for self.experience in stream``: ``self`` is another object
+    for every pass, as far as what its methods build is concerned)."""
+    owners = {target.split(".")[0] for target in loop.targets if "." in target}
+    return loop.assigned | owners
 
 
 def _loop_value_reaches(
@@ -212,6 +252,10 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
     return derived
 
 
+def _text(node: ast.expr) -> str:
+    return f"({ast.unparse(node)})"
+
+
 def _passed(
     call: CallSite, caller: FunctionInfo, callee: FunctionInfo, tainted: set[str]
 ) -> set[str]:
@@ -226,6 +270,10 @@ def _passed(
     if not isinstance(node, ast.Call):
         return set()
     found: set[str] = set()
+    # ``ds = Splitter(adm); ds.train_dataloader()``: the method reads its object
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if callee.function.self_name and receiver and _reads(_text(receiver), tainted, caller):
+        found.add(callee.function.self_name)
     for index, argument in enumerate(node.args):
         if not _reads(f"({ast.unparse(argument)})", tainted, caller):
             continue

@@ -55,7 +55,8 @@ None:`), only runs when `persistent_workers` is off, or when its arguments chang
 (a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
 through locals and calls (`files = glob(split)`, `load_data(files)`), and when the loop is in
 a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
-loader per item, built once). A function that builds
+loader per item, built once), and when a function on the way is passed on as a value instead
+of called (`Process(target=work)` per GPU: one run per process). A function that builds
 its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Calls
 matched by method name only are never followed.
@@ -87,6 +88,7 @@ from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 FIX = "hoist-dataloader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
+PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
 SETUP_NOTE = " (a loop in a set-up function: probably one loader per item, built once)"
 
 
@@ -166,6 +168,8 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     first = next((h for h in hops if h.verb != "loop"), hops[0])
     persistent = persistent_guarded(site.facts, site.call.context) or best.persistent_guard
     note = PERSISTENT_NOTE if persistent else DEPENDENT_NOTE if best.dependent else ""
+    if not note and best.passed:
+        note = PASSED_NOTE
     if not note and best.setup:
         note = SETUP_NOTE
     calls = len(best.edges)

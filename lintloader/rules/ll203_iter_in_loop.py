@@ -41,8 +41,9 @@ behaviour).
 warning; info when the loader has `persistent_workers=True` (the pool survives, but each
 `iter()` still restarts the epoch and throws away prefetched batches), and info when the call
 only runs every N-th pass (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one per step). Not reported inside an `except StopIteration:` handler or behind a
-one-shot check.
+batch, not one per step). Not reported inside an `except StopIteration:` handler, behind a
+one-shot check, or when the loader itself is built in the same loop body (each pass iterates a
+new loader: that construction is LL202's).
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                 continue
             if loader is not None and loader.workers is Workers.ZERO:
                 continue
+            if loader is not None and _built_in_same_pass(facts, call, loader):
+                continue
             yield _finding(ctx, info, facts, call, loader)
 
 
@@ -90,6 +93,16 @@ def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
     depth = loop_depth(facts, call.context.loop)
     stop = any(c.stop_iteration and c.loop_depth >= depth for c in call.context.conditions)
     return stop or once_guarded(facts, call.context)
+
+
+def _built_in_same_pass(facts: FunctionFacts, call: IterCall, loader: LoaderSite) -> bool:
+    """The loader is built in the same loop body as the call (``for shuffle in (False, True):
+    loader = DataLoader(...); next(iter(loader))``): each pass iterates its own new loader, so
+    the loop repeats no pool of one loader (a loader built every pass is LL202's)."""
+    if loader.facts is not facts:
+        return False
+    site = loader.call.site
+    return facts.innermost_loop_at(site.line, site.column) == call.context.loop
 
 
 def _periodic(facts: FunctionFacts, call: IterCall) -> str:

@@ -21,7 +21,12 @@ from lintloader.summary.model import (
 )
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
-from lintloader.torch_api import DEFERRED_REGISTRATIONS, SHUTDOWN_METHOD, SINK_ATTRIBUTE
+from lintloader.torch_api import (
+    DEFERRED_REGISTRATIONS,
+    INSPECTING_BUILTINS,
+    SHUTDOWN_METHOD,
+    SINK_ATTRIBUTE,
+)
 
 
 def _annotation_type(node: ast.expr) -> Dotted | None:
@@ -354,6 +359,8 @@ class Summarizer(Walker):
             function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop, loop))
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
+        if name in INSPECTING_BUILTINS:
+            return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
         for _, _, value in call_arguments(node):
             reference = dotted(value)
             if reference and reference[0] != "super()":
