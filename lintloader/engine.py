@@ -25,7 +25,7 @@ from lintloader.cache.replay import (
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
+from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, Environment, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import recorded
 from lintloader.select.progress import ParseStats, Progress
@@ -168,7 +168,8 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     replayable = options.replay and not options.sources and not discovery.context
     replay_file = sources.index_file if replayable and cache else None
     if replay_file is None or cache is None:
-        return analyze(files, problems, sources, cache, stats, options, discovery.context)
+        context, environment = discovery.context, discovery.environment
+        return analyze(files, problems, sources, cache, stats, options, context, None, environment)
     shape, key = replay_keys(files, sources, problems, options.config)
     stored = load_replay(replay_file, cache)
     run = _Run(files, problems, sources, cache, stats, options)
@@ -179,7 +180,12 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
                 progress.close()
             return replayed
     rounds: list[Round] = []
-    result = analyze(files, problems, sources, cache, stats, options, discovery.context, rounds)
+    result = analyze(
+        files, problems, sources, cache, stats, options, discovery.context, rounds,
+        discovery.environment,
+    )  # fmt: skip
+    if _read_context(result):
+        return result  # its key covers the scanned files only, not the context it read
     taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
     summaries = stats.parsed + stats.cached
     reads = recorded(result.linked) if result.linked is not None else None
@@ -189,6 +195,12 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     )  # fmt: skip
     _store(stored, cache.used, run)
     return result
+
+
+def _read_context(result: CheckResult) -> bool:
+    """Whether a run summarized a file it did not scan (context from the environment)."""
+    scanned = {file.path for file in result.files}
+    return any(path not in scanned for path in result.summaries)
 
 
 def _replayed(stored: Replay, key: str, run: _Run) -> CheckResult | None:
@@ -282,10 +294,13 @@ def analyze(
     options: CheckOptions,
     context_dirs: list[str] | None = None,
     rounds: list[Round] | None = None,
+    environment: Environment | None = None,
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules.
-    ``context_dirs``: where modules the files build on are looked up (scan/locate.py);
-    ``rounds`` receives the selection's trail (select/trail.py)."""
+    ``context_dirs``: where modules the files build on are looked up (scan/locate.py), and
+    ``environment``: an interpreter whose site directories are looked in too
+    (scan/environment.py); ``rounds`` receives the selection's trail (select/trail.py)."""
+    from lintloader.scan.environment import EnvironmentLocator
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
@@ -295,7 +310,9 @@ def analyze(
     rules = active_rules(config)
     jobs = options.jobs or default_jobs()
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
-    locator = ModuleLocator(context_dirs) if context_dirs else None
+    locator: ModuleLocator | None = ModuleLocator(context_dirs) if context_dirs else None
+    if environment is not None:
+        locator = EnvironmentLocator(list(context_dirs or ()), environment=environment)
     locate = locator.find if locator else None
     summaries, program = select(files, sources, rules, taker.take, rounds, locate)
     sources.save()

@@ -25,7 +25,7 @@ from lintloader.config import (
 )
 from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import PARSE_ERROR_CODE, Severity
-from lintloader.scan.model import Discovery, DiscoveryError
+from lintloader.scan.model import Discovery, DiscoveryError, Environment
 from lintloader.scan.paths import discover_paths
 from lintloader.select.progress import Progress
 
@@ -205,12 +205,15 @@ def discover(
             return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
         try:
-            return discover_paths(
+            found = discover_paths(
                 paths,
                 exclude,
                 on_found=progress.found_so_far if progress else None,
                 cache_dir=cache_dir,
             )
+            # the frameworks its classes build on, read as context (scan/environment.py)
+            found.environment = Environment(None, cache_dir)
+            return found
         finally:
             if progress:
                 progress.close()

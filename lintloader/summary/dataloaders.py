@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from lintloader.summary.guards import keeps, tested
 from lintloader.summary.helpers import (
     Scope,
     call_arguments,
@@ -166,14 +167,14 @@ def _once_like(test: ast.expr) -> bool:
     return False
 
 
-def _returns_only(body: list[ast.stmt]) -> bool:
-    """The body only returns something kept (``return self._loader``,
-    ``return self._cache[key]``, ``return prepare(self._loader)``), not a new object or a
-    constant (``return DataLoader([])``, ``return None``)."""
+def _returns_only(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+    """The body only returns something kept, the very value the test looked at
+    (``return self._loader``, ``return self._cache[key]``, ``return prepare(self._loader)``),
+    not a new object or a constant (``return DataLoader([])``, ``return None``)."""
     if len(body) != 1 or not isinstance(body[0], ast.Return):
         return False
     value = body[0].value
-    return value is not None and _kept_value(value)
+    return value is not None and _kept_value(value) and bool(subjects & set(_names(value)))
 
 
 def _kept_value(node: ast.expr) -> bool:
@@ -271,7 +272,8 @@ def _decorator_name(decorator: ast.expr) -> str:
     return name[-1] if name else ""
 
 
-_Pending = tuple[str, "ast.expr | None", bool, int]  # kind ("if"/"except"), node, negated, depth
+# kind ("if"/"except"), node, negated, depth, whether the branch keeps the value it tests
+_Pending = tuple[str, "ast.expr | None", bool, int, bool]
 
 
 @dataclass
@@ -449,31 +451,31 @@ class _LoaderVisitor(Walker):
 
     # -- conditions (kept as nodes; turned into text only for a call that gets recorded) -------
     def _condition(self, pending: _Pending) -> Condition:
-        kind, node, negated, depth = pending
+        kind, node, negated, depth, once = pending
         text = self.parsed.segment(node) if node is not None else ""
         if kind == "except":
             return Condition(
                 one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
             )
         assert node is not None
-        return Condition(
-            one_line(text), negated, _once_like(node), "persistent_workers" in text, False, depth
-        )
+        once = once and _once_like(node)
+        return Condition(one_line(text), negated, once, "persistent_workers" in text, False, depth)
 
-    def _push(self, kind: str, node: ast.expr | None, negated: bool) -> None:
-        self.state.conditions.append((kind, node, negated, len(self.state.open_loops)))
+    def _push(self, kind: str, node: ast.expr | None, negated: bool, once: bool = False) -> None:
+        self.state.conditions.append((kind, node, negated, len(self.state.open_loops), once))
 
     def visit_If(self, node: ast.If) -> None:
         state = self.state
-        if not state.open_loops and _once_like(node.test) and _returns_only(node.body):
+        subjects = tested(node.test)
+        if not state.open_loops and _once_like(node.test) and _returns_only(node.body, subjects):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        self._push("if", node.test, False)
+        self._push("if", node.test, False, keeps(node.body, subjects))
         self.visit_all(node.body)
         self.state.conditions.pop()
         if node.orelse:
-            self._push("if", node.test, True)
+            self._push("if", node.test, True, keeps(node.orelse, subjects))
             self.visit_all(node.orelse)
             self.state.conditions.pop()
 
