@@ -45,16 +45,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.config_defaults import config_default, config_demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
 from lintloader.findings import Finding, Severity
-from lintloader.rules.base import AnalysisContext, Rule
+from lintloader.program import Program
+from lintloader.rules.base import AnalysisContext, Demand, Rule
 
 FIX = "persistent-workers-guard"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     for site in loader_sites(ctx.program):
-        if not site.persistent_true or site.workers is Workers.POSITIVE or _checked(site):
+        if site.workers is Workers.POSITIVE or _checked(site):
+            continue
+        configured = None if site.persistent_true else _configured(ctx, site)
+        if not site.persistent_true and configured is None:
             continue
         severity, why = _severity(site)
         call = site.call
@@ -68,12 +73,36 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             column=call.site.column,
             end_line=call.site.end_line,
             message=(
-                f"{_persistent_text(site)} with {why}: DataLoader raises `ValueError: "
-                "persistent_workers option needs num_workers > 0`"
+                f"{configured or _persistent_text(site)} with {why}: DataLoader raises "
+                "`ValueError: persistent_workers option needs num_workers > 0`"
             ),
             chain=(hop(ctx.display, site.info, call.site, verb="builds"),),
             fixes=(FIX,) if written else (),
         )
+
+
+def _configured(ctx: AnalysisContext, site: LoaderSite) -> str | None:
+    """``persistent_workers=self.args.flag`` where the configuration class's default is True
+    (a field, a class attribute or a stored ``__init__`` parameter), described; else None."""
+    argument = site.persistent
+    if argument is None or argument.is_literal or argument.from_default:
+        return None
+    found = config_default(ctx.program, site.info, argument.text)
+    if found is None or found.value is not True:
+        return None
+    return f"`persistent_workers={argument.text}` (defaults to True in `{found.owner}`)"
+
+
+def _demand(program: Program) -> Demand:
+    """What every LL2xx rule asks (:func:`loader_demand`), and the modules of the unparsed
+    configuration classes a ``persistent_workers=`` argument reads from."""
+    texts = [
+        (site.info, site.persistent.text)
+        for site in loader_sites(program)
+        if site.persistent is not None and not site.persistent.is_literal
+    ]
+    shared, configs = loader_demand(program), config_demand(program, texts)
+    return Demand(shared.token_groups, shared.modules | configs.modules)
 
 
 def _persistent_text(site: LoaderSite) -> str:
@@ -161,5 +190,5 @@ RULE = Rule(
     fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
-    demand=loader_demand,
+    demand=_demand,
 )

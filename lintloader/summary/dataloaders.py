@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from lintloader.summary.config_defaults import class_defaults, class_stores
 from lintloader.summary.guards import keeps, tested
 from lintloader.summary.helpers import (
     Scope,
@@ -64,6 +65,9 @@ def summarize_loaders(parsed: ParsedSource, source: bytes) -> LoaderFacts | None
         return None
     facts = LoaderFacts()
     _LoaderVisitor(facts, parsed).visit(parsed.tree)
+    if isinstance(parsed.tree, ast.Module):
+        facts.class_defaults = class_defaults(parsed.tree)
+        facts.class_stores = class_stores(parsed.tree)
     return facts
 
 
@@ -87,6 +91,8 @@ def _lower_bound(node: ast.expr) -> int | None:
     is_literal, value = _literal(node)
     if is_literal:
         return int(value) if isinstance(value, int) else None
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return _lower_bound(node.values[-1])  # `n or os.cpu_count()`: the last when all are 0
     if not isinstance(node, ast.Call):
         return None
     func = dotted(node.func)
@@ -103,6 +109,20 @@ def _lower_bound(node: ast.expr) -> int | None:
     if func in (("min",), ("builtins", "min")) and bounds and None not in bounds:
         return min(b for b in bounds if b is not None)
     return None
+
+
+def _zero_test(test: ast.expr) -> str | None:
+    """The name a test checks for 0: ``not n``, ``n == 0``, ``n <= 0``, ``n < 1``, ``n is None``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand.id if isinstance(test.operand, ast.Name) else None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant)):
+        return None
+    zero = {ast.Eq: 0, ast.LtE: 0, ast.Lt: 1}.get(type(op))
+    none = isinstance(op, (ast.Is, ast.Eq)) and right.value is None
+    return left.id if none or (zero is not None and right.value == zero) else None
 
 
 def _starred(node: ast.expr) -> bool:
@@ -287,6 +307,7 @@ class _FunctionState:
     defaults: dict[str, int | bool | None] = field(default_factory=dict)  # literal defaults
     constructors: dict[str, Dotted] = field(default_factory=dict)  # local name -> class
     dicts: dict[str, _DictFlow] = field(default_factory=dict)
+    bounds: dict[str, int] = field(default_factory=dict)  # local name -> proven minimum > 0
 
 
 class _LoaderVisitor(Walker):
@@ -328,6 +349,9 @@ class _LoaderVisitor(Walker):
 
     def _argument(self, keyword: str | None, star: str, value: ast.expr, via: str = "") -> Argument:
         is_literal, literal = _literal(value)
+        bound = _lower_bound(value)
+        if bound is None and isinstance(value, ast.Name):
+            bound = self.state.bounds.get(value.id)
         from_default = False
         if isinstance(value, ast.Name) and value.id in self.state.defaults:
             literal, from_default = self.state.defaults[value.id], True
@@ -336,7 +360,7 @@ class _LoaderVisitor(Walker):
             one_line(self.parsed.segment(value)),
             is_literal,
             literal,
-            _lower_bound(value),
+            bound,
             _names(value),
             star,
             from_default,
@@ -478,6 +502,7 @@ class _LoaderVisitor(Walker):
             self._push("if", node.test, True, keeps(node.orelse, subjects))
             self.visit_all(node.orelse)
             self.state.conditions.pop()
+        self._zero_mapped(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self._push("except", node.type, False)
@@ -492,6 +517,8 @@ class _LoaderVisitor(Walker):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._note_assigned(target)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self._track_bound(node.targets[0].id, node.value)
         if len(node.targets) == 1:
             target = node.targets[0]
             bound = UNPACKED if isinstance(target, (ast.Tuple, ast.List)) else dotted(target)
@@ -501,6 +528,33 @@ class _LoaderVisitor(Walker):
             elif isinstance(target, ast.Subscript):
                 self._track_item(target, node.value)
         self.generic_visit(node)
+
+    def _track_bound(self, name: str, value: ast.expr) -> None:
+        """``n = n or os.cpu_count()``, ``n = max(1, n)``: ``n`` cannot be 0 after it (an
+        assignment under an ``if`` proves nothing, unless the ``if`` tests ``n`` for 0)."""
+        state = self.state
+        bound = _lower_bound(value)
+        if bound is not None and bound > 0 and not state.conditions:
+            state.bounds[name] = bound
+        else:
+            state.bounds.pop(name, None)
+
+    def _zero_mapped(self, node: ast.If) -> None:
+        """``if not n: n = os.cpu_count()`` / ``if n == 0: n = 1`` (no ``else``): ``n`` cannot be
+        0 after the ``if``."""
+        name = _zero_test(node.test)
+        if name is None or node.orelse:
+            return
+        for statement in node.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and statement.targets[0].id == name
+            ):
+                bound = _lower_bound(statement.value)
+                if bound is not None and bound > 0 and not self.state.conditions:
+                    self.state.bounds[name] = bound
 
     def _track_value(self, bound: Dotted, value: ast.expr) -> None:
         """Follow dicts (for ``**name``) and classes (``loader_cls = DataLoader``) by name."""
