@@ -25,7 +25,6 @@ from lintloader.torch_api import (
     TEARDOWN_NAMES,
 )
 
-_MAX_CHAIN = 16
 _WORD = re.compile(r"[A-Z]?[a-z]+")
 _Start = tuple[str, tuple[Edge, ...]]  # a function to explore, and the edges that led there
 
@@ -249,8 +248,8 @@ class Reachability:
             key, path = queue.popleft()
             for sink in self.sinks.get(key, ()):
                 yield Chain(root, path, sink)
-            if len(path) >= _MAX_CHAIN:
-                continue
+            # no depth bound: each function is explored once (``seen``), so chains of any length
+            # the program has are followed, and cycles end
             for edge in self.program.edges_from(key):
                 if edge.callee in seen or edge.callee not in self.program.functions:
                     continue

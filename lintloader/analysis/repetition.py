@@ -23,7 +23,6 @@ from lintloader.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
-MAX_CALLS = 6  # call edges followed upwards from a construction
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
 
 # How often a loop runs, guessed from its header (higher: more often).
@@ -117,9 +116,7 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
     seen = {site.key}
     while queue and len(found) < MAX_PLACES:
-        key, path = queue.popleft()
-        if len(path) >= MAX_CALLS:
-            continue
+        key, path = queue.popleft()  # no depth bound: each caller is climbed once (``seen``)
         for edge in program.edges_into(key, Confidence.HIGH):
             place, climb = _place(program, site, edge, (edge, *path))
             mark = (edge.caller, edge.call.site.line, edge.call.site.column)

@@ -125,6 +125,20 @@ def _zero_test(test: ast.expr) -> str | None:
     return left.id if none or (zero is not None and right.value == zero) else None
 
 
+def _container_items(node: ast.expr) -> tuple[Dotted, ...]:
+    """The dotted names a tuple, list or dict literal holds, when every item is one."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        values = node.elts
+    elif isinstance(node, ast.Dict):
+        values = list(node.values)
+    else:
+        return ()
+    names = [dotted(value) for value in values]
+    if not names or any(not name for name in names):
+        return ()
+    return tuple(name for name in names if name)
+
+
 def _starred(node: ast.expr) -> bool:
     return isinstance(node, ast.Starred)
 
@@ -321,6 +335,8 @@ class _LoaderVisitor(Walker):
         self.handled: set[int] = set()
         self.once: set[int] = set()  # calls whose value is kept once (`cache.setdefault(k, ...)`)
         self.class_constructors: list[dict[str, Dotted]] = []
+        # name -> the classes a tuple, list or dict of classes holds (``LOADERS[kind](...)``)
+        self.containers: dict[str, tuple[Dotted, ...]] = {}
 
     # -- scaffolding ---------------------------------------------------------------------------
     def _state(self, qualname: str, cached: bool) -> _FunctionState:
@@ -525,6 +541,7 @@ class _LoaderVisitor(Walker):
             if bound:
                 self._bind(node.value, bound)
                 self._track_value(bound, node.value)
+                self._track_container(bound, node.value)
             elif isinstance(target, ast.Subscript):
                 self._track_item(target, node.value)
         self.generic_visit(node)
@@ -574,6 +591,29 @@ class _LoaderVisitor(Walker):
         elif source and _constructor_like(source, self.aliases):
             state.constructors[name] = source
 
+    def _track_container(self, bound: Dotted, value: ast.expr) -> None:
+        """``_iterators = (MultiProcessIter, SingleProcessIter)``, ``LOADERS = {"train":
+        DataLoader}``: a subscript of it, called, calls one of these classes."""
+        name = ".".join(bound)
+        items = _container_items(value)
+        if items:
+            self.containers[name] = items
+        else:
+            self.containers.pop(name, None)
+
+    def _picked(self, func: ast.expr) -> Dotted | None:
+        """The class a call of ``container[key]`` may construct: a worker pool's iterator
+        first, then a DataLoader-like class (the linker decides which is torch's)."""
+        if not isinstance(func, ast.Subscript):
+            return None
+        holder = dotted(func.value)
+        items = self.containers.get(".".join(holder)) if holder else None
+        if not items:
+            return None
+        pools = [item for item in items if item[-1] in _POOL_FACTORIES]
+        loaders = [item for item in items if _constructor_like(item, self.aliases)]
+        return (pools or loaders or [None])[0]
+
     def _track_item(self, target: ast.Subscript, value: ast.expr) -> None:
         """``kwargs["persistent_workers"] = value``: a parameter dict gains a known key."""
         key = target.slice
@@ -620,7 +660,7 @@ class _LoaderVisitor(Walker):
 
     # -- calls ---------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
-        name = dotted(node.func)
+        name = dotted(node.func) or self._picked(node.func)
         if name is not None:
             self._record_call(node, name)
         self.generic_visit(node)
