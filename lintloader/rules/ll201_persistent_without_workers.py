@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.builder_callers import callers_keeping_default
 from lintloader.analysis.config_defaults import config_default, config_demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
 from lintloader.findings import Finding, Severity
@@ -78,6 +79,33 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             ),
             chain=(hop(ctx.display, site.info, call.site, verb="builds"),),
             fixes=(FIX,) if written else (),
+        )
+        yield from _kept_by_callers(ctx, site)
+
+
+def _kept_by_callers(ctx: AnalysisContext, site: LoaderSite) -> Iterator[Finding]:
+    """The callers of a builder that keep its ``persistent_workers=True`` default with a worker
+    count that can be 0: where the ValueError fires (the chain goes into the builder)."""
+    for kept in callers_keeping_default(ctx.program, site):
+        call = kept.edge.call.site
+        builder = site.info.display_name
+        yield Finding(
+            code=RULE.code,
+            severity=Severity.ERROR if kept.zero else Severity.WARNING,
+            path=ctx.display(kept.caller.file.path),
+            line=call.line,
+            column=call.column,
+            end_line=call.end_line,
+            message=(
+                f"`{builder}` keeps its `persistent_workers=True` default here, with "
+                f"`{site.num_workers.text if site.num_workers else 'num_workers'}="
+                f"{kept.workers}`, which {'is' if kept.zero else 'can be'} 0: DataLoader raises "
+                "`ValueError: persistent_workers option needs num_workers > 0`"
+            ),
+            chain=(
+                hop(ctx.display, kept.caller, call, verb="calls"),
+                hop(ctx.display, site.info, site.call.site, verb="builds"),
+            ),
         )
 
 

@@ -724,3 +724,9 @@ class _LoaderVisitor(Walker):
                 self.bindings.get(id(node)),
             )
         )
+
+
+def lower_bound(node: ast.expr) -> int | None:
+    """A proven minimum of an expression (a literal, ``max(1, n)``, ``n or os.cpu_count()``),
+    for the analyses that read a call's text again."""
+    return _lower_bound(node)
