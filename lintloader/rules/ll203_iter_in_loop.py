@@ -48,6 +48,7 @@ one-shot check.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from lintloader.analysis.loaders import (
     LoaderSite,
@@ -60,7 +61,8 @@ from lintloader.analysis.loaders import (
     loop_depth,
     once_guarded,
 )
-from lintloader.findings import Finding, Severity
+from lintloader.analysis.param_loaders import PassedLoader, passed_loader
+from lintloader.findings import Confidence, Finding, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
 from lintloader.summary.model import FunctionFacts, IterCall
@@ -78,11 +80,26 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             if not call.in_next and _per_epoch(facts, call.context.loop):
                 continue
             loader = loader_bound_to(sites, info, call.argument)
+            passed = None
             if loader is None and not is_dataloader_name(program, info, call.argument):
-                continue
+                passed = passed_loader(program, sites, info, call.argument)
+                if passed is None:
+                    continue
+                loader = passed.site
             if loader is not None and loader.workers is Workers.ZERO:
                 continue
-            yield _finding(ctx, info, facts, call, loader)
+            finding = _finding(ctx, info, facts, call, loader)
+            yield finding if passed is None else _from_callers(finding, passed)
+
+
+def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
+    """A finding on an untyped parameter that every caller fills with a DataLoader: its
+    iterating step is a guess (medium confidence), and the message says so."""
+    chain = list(finding.chain)
+    chain[-1] = replace(chain[-1], confidence=Confidence.MEDIUM)
+    callers = f"{passed.callers} call site{'s' * (passed.callers != 1)}"
+    note = f" (an untyped parameter: every one of its {callers} passes a DataLoader)"
+    return replace(finding, chain=tuple(chain), message=finding.message + note)
 
 
 def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
