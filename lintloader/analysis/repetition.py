@@ -16,6 +16,7 @@ from collections import deque
 from typing import NamedTuple
 
 from lintloader.analysis.call_kinds import LOCAL_BUILDERS
+from lintloader.analysis.fixed_sets import only_fixed_sets
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
@@ -58,12 +59,22 @@ class Place(NamedTuple):
         return loop_frequency(self.loop)
 
     @property
+    def fixed(self) -> bool:
+        """A loop over a fixed set of items written in it (``for ds in (a, b)``)."""
+        if self.kind != "loop" or self.loop is None:
+            return False
+        facts = facts_of(self.caller)
+        if facts is None or self.loop not in facts.loops:
+            return False
+        return only_fixed_sets(facts.loop_chain(facts.loops.index(self.loop)))
+
+    @property
     def persistent_guard(self) -> bool:
         return any(e.call.persistent_guard for e in self.edges)
 
     def rank(self) -> tuple[int, int, int, int]:
         """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""
-        qualified = int(self.dependent or self.persistent_guard or self.setup)
+        qualified = int(self.dependent or self.persistent_guard or self.setup or self.fixed)
         return (qualified, -self.frequency, len(self.edges), self.line)
 
     @property

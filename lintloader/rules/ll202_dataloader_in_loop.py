@@ -65,6 +65,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.fixed_sets import only_fixed_sets
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -87,6 +88,7 @@ FIX = "hoist-dataloader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 SETUP_NOTE = " (a loop in a set-up function: probably one loader per item, built once)"
+FIXED_SET_NOTE = " (a loop over a fixed set of items: probably one loader per item)"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -116,6 +118,8 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     once = once_guarded(facts, call.context)
     persistent = persistent_guarded(facts, call.context)
     note = _note(dependent, once, persistent) or (SETUP_NOTE if is_setup(site.info) else "")
+    if not note and only_fixed_sets(facts.loop_chain(call.context.loop)):
+        note = FIXED_SET_NOTE
     hoistable = (
         not (dependent or once or site.pool)
         and call.bound_to is not None
@@ -167,6 +171,8 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     note = PERSISTENT_NOTE if persistent else DEPENDENT_NOTE if best.dependent else ""
     if not note and best.setup:
         note = SETUP_NOTE
+    if not note and best.fixed:
+        note = FIXED_SET_NOTE
     calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
     build = hops[-1]
