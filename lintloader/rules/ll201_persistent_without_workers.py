@@ -37,7 +37,15 @@ info when `num_workers` may come from `**kwargs` or the class is a DataLoader su
 Keywords passed through a dict count as written in the call when the same function builds
 that dict (`cfg = {...}`, `dict(...)`, `kwargs["persistent_workers"] = ...`), and so does a
 parameter that defaults to `True` (`persistent_workers=persistent_workers`).
-`num_workers=os.cpu_count()` (or `max(1, n)`) is never 0.
+`persistent_workers` read from a configuration object counts with the class's default
+(`self.args.dataloader_persistent_workers` where a dataclass field, a class attribute or a
+stored `__init__` parameter defaults to `True`); a class that sets the attribute itself (a
+`__post_init__` that clears it when there are no workers) proves no default.
+A builder that passes its own `persistent_workers=True` default and worker-count parameter to
+`DataLoader` is reported, and so is each caller that keeps the default with a worker count that
+can be 0 (error for a literal 0), with the chain into the builder.
+`num_workers=os.cpu_count()` (or `max(1, n)`, `n or os.cpu_count()`,
+`len(os.sched_getaffinity(0))`, a local mapped from 0 first: `n = max(1, n)`) is never 0.
 A call inside an `if` that tests the `num_workers` expression is not reported.
 """
 

@@ -18,7 +18,15 @@ epoch loop, before a loop over a few evaluation sets or splits); the other loops
 Also a construction: a DataLoader class passed as a value (`iterator_train=DataLoader` kept in
 `self.iterator_train` and called later, `loader_cls = DataLoader`), and a worker pool started
 by hand in a DataLoader subclass or wrapper (`_MultiProcessingDataLoaderIter(self)`, or
-`self._get_iterator()` outside torch's `persistent_workers` branch).
+`self._get_iterator()` outside torch's `persistent_workers` branch), and a class picked from a
+tuple, list or dict of classes and called (`_ITERATORS[self.num_workers == 0]` called on
+`self` in `__iter__`, `LOADERS[kind]` called with `num_workers=8`). Chains are followed to
+any length.
+
+In a project scan, the frameworks a project's classes subclass are read from the environment
+(the running interpreter's site directories) as context: the framework's loop reaches the
+user's override (`get_eval_dataloader` of a `Trainer` subclass), and the finding is placed in
+the user's file.
 
 ### Why is this bad?
 Every new DataLoader starts a new pool of worker processes the first time it is iterated:
@@ -55,7 +63,10 @@ None:`), only runs when `persistent_workers` is off, or when its arguments chang
 (a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
 through locals and calls (`files = glob(split)`, `load_data(files)`), and when the loop is in
 a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
-loader per item, built once). A function that builds
+loader per item, built once) or over a fixed set of items written in it (`for ds in
+(train_ds, val_ds)`) with no ordinary loop around it. Only a test of the very value a branch
+keeps is a one-shot check: both branches of an ordinary `if` (`if self.collate_fn is None:`,
+`if self.curriculum:`) build a pool each time. A function that builds
 its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Calls
 matched by method name only are never followed.

@@ -3,9 +3,11 @@
 ### What it does
 Finds `next(iter(loader))`, or `iter(loader)` in an innermost (per-step) loop body, where
 `loader` is a DataLoader with workers: assigned from a `DataLoader(...)` call in the same
-function, at module level or in another method of the same class (`self.loader`), or annotated
-as one. An `iter(loader)` that heads a per-epoch block (its loop has an inner loop, or its header
-names an epoch) is the normal way to start an epoch and is not reported.
+function, at module level or in another method of the same class (`self.loader`), annotated
+as one, or an unannotated parameter that every call of the function in the scanned program
+fills with a DataLoader (the step's confidence is then medium). An `iter(loader)` that heads
+a per-epoch block (its loop has an inner loop, or its header names an epoch) is the normal way
+to start an epoch and is not reported.
 
 ### Why is this bad?
 `iter(loader)` on a DataLoader with workers starts a new worker pool (unless
