@@ -37,6 +37,10 @@ class Config:
     min_severity: Severity = Severity.WARNING
     max_file_size: float = DEFAULT_MAX_FILE_MB  # MB; larger files are LL000, 0 = no limit
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # a team's own vocabulary (analysis/vocabulary.py): dotted paths of functions or methods
+    extend_resets: tuple[str, ...] = ()
+    extend_roots: tuple[str, ...] = ()
+    extend_loaders: tuple[str, ...] = ()
     source: str | None = None  # the pyproject.toml it came from
     root: str | None = None  # its directory: per-file-ignores globs are relative to it
 
@@ -159,6 +163,7 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
         "min-severity",
         "per-file-ignores",
         "max-file-size",
+        *VOCABULARY_KEYS,
     }
     unknown = sorted(set(table) - known)
     if unknown:
@@ -189,12 +194,32 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             min_severity=Severity.parse(_string(table.get("min-severity", "warning"))),
             max_file_size=_megabytes(table.get("max-file-size", DEFAULT_MAX_FILE_MB)),
             per_file_ignores=per_file,
+            extend_resets=_paths(table.get("extend-resets", []), "extend-resets"),
+            extend_roots=_paths(table.get("extend-roots", []), "extend-roots"),
+            extend_loaders=_paths(table.get("extend-loaders", []), "extend-loaders"),
             source=source,
             root=os.path.dirname(os.path.abspath(source)),
         )
     except (ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"{source}: [tool.lintloader]: {exc}") from None
     return config
+
+
+VOCABULARY_KEYS = ("extend-resets", "extend-roots", "extend-loaders")
+
+
+def _paths(value: Any, key: str) -> tuple[str, ...]:
+    """Dotted paths of functions or methods (``mypkg.data.Loader.restart``): a module and a
+    name at least, each part an identifier."""
+    paths = _strings(value, key, "dotted paths")
+    for path in paths:
+        parts = path.split(".")
+        if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+            raise ValueError(
+                f"{key}: {path!r} is not a dotted path of a function or method "
+                "(module.function, module.Class.method)"
+            )
+    return tuple(paths)
 
 
 def _megabytes(value: Any) -> float:

@@ -300,6 +300,10 @@ def analyze(
     ``context_dirs``: where modules the files build on are looked up (scan/locate.py), and
     ``environment``: an interpreter whose site directories are looked in too
     (scan/environment.py); ``rounds`` receives the selection's trail (select/trail.py)."""
+    from functools import partial
+
+    from lintloader.analysis.vocabulary import Vocabulary
+    from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.scan.environment import EnvironmentLocator
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
@@ -314,7 +318,11 @@ def analyze(
     if environment is not None:
         locator = EnvironmentLocator(list(context_dirs or ()), environment=environment)
     locate = locator.find if locator else None
-    summaries, program = select(files, sources, rules, taker.take, rounds, locate)
+    vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
+    extra = [partial(vocabulary_demand, vocabulary=vocabulary)] if vocabulary.modules else []
+    summaries, program = select(
+        files, sources, rules, taker.take, rounds, locate, vocabulary.modules, extra
+    )
     sources.save()
     if stats.progress:
         stats.progress.close()
@@ -336,6 +344,7 @@ def conclude(
     the scanned files), whose findings are placed in the scanned ones."""
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
+    from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.rules.base import AnalysisContext
     from lintloader.suppression import filter_findings
 
@@ -344,7 +353,8 @@ def conclude(
     located = located or {}
     context_shown = {shown for p, shown in located.items() if p not in displays}
     displays = {**located, **displays}
-    context = AnalysisContext(program, lambda path: displays.get(path, path))
+    vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
+    context = AnalysisContext(program, lambda path: displays.get(path, path), vocabulary)
     raw = [finding for rule in active_rules(config) for finding in rule.check(context)]
     modules = {displays.get(p, p): s.module for p, s in summaries.items()}
     raw = list(placed_at_overrides(raw, program, modules))

@@ -116,12 +116,13 @@ def is_construction_root(info: FunctionInfo) -> bool:
     return function.name in CONSTRUCTION_ROOTS and function.class_qualname is not None
 
 
-def places(program: Program, site: LoaderSite) -> list[Place]:
-    """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once)."""
+def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset()) -> list[Place]:
+    """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once).
+    ``roots``: keys of functions declared to run once per epoch (``extend-roots``)."""
     start = site.info
     if is_construction_root(start):
         return [Place(start, (), None, "iter", False)]
-    if is_epoch_root(program, start):
+    if start.key in roots or is_epoch_root(program, start):
         return [Place(start, (), None, "hook", False)]
     found: dict[tuple[str, int, int], Place] = {}
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
@@ -129,7 +130,7 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
     while queue and len(found) < MAX_PLACES:
         key, path = queue.popleft()  # no depth bound: each caller is climbed once (``seen``)
         for edge in program.edges_into(key, Confidence.HIGH):
-            place, climb = _place(program, site, edge, (edge, *path))
+            place, climb = _place(program, site, edge, (edge, *path), roots)
             mark = (edge.caller, edge.call.site.line, edge.call.site.column)
             if place is not None:
                 found.setdefault(mark, place)
@@ -140,7 +141,11 @@ def places(program: Program, site: LoaderSite) -> list[Place]:
 
 
 def _place(
-    program: Program, target: LoaderSite, edge: Edge, chain: tuple[Edge, ...]
+    program: Program,
+    target: LoaderSite,
+    edge: Edge,
+    chain: tuple[Edge, ...],
+    roots: frozenset[str] = frozenset(),
 ) -> tuple[Place | None, bool]:
     """The place ``edge`` makes (if its call repeats), and whether to keep climbing above."""
     caller = program.functions[edge.caller]
@@ -155,7 +160,7 @@ def _place(
         return Place(caller, chain, None, "loop", False), True
     if is_construction_root(caller):
         return Place(caller, chain, None, "iter", False), False
-    if is_epoch_root(program, caller):
+    if caller.key in roots or is_epoch_root(program, caller):
         return Place(caller, chain, None, "hook", False), False
     return None, not (facts is not None and _kept(facts, edge))
 

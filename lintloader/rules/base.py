@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from lintloader.analysis.reachability import Reachability
+from lintloader.analysis.vocabulary import Vocabulary
 from lintloader.findings import Finding, Severity
 from lintloader.program import Program
 
@@ -34,10 +35,11 @@ class AnalysisContext:
 
     program: Program
     display: Callable[[str], str] = str
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
 
     @cached_property
     def reachability(self) -> Reachability:
-        return Reachability(self.program)
+        return Reachability(self.program, self.vocabulary)
 
 
 @dataclass(frozen=True)

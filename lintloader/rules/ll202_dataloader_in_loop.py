@@ -76,6 +76,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lintloader.analysis.declared_loaders import declared_loader_sites
 from lintloader.analysis.fixed_sets import only_fixed_sets
 from lintloader.analysis.loaders import (
     LoaderSite,
@@ -89,6 +90,7 @@ from lintloader.analysis.loaders import (
     pool_sites,
 )
 from lintloader.analysis.repetition import Place, is_setup, places
+from lintloader.analysis.vocabulary import function_keys
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.program import FunctionInfo
 from lintloader.rules.base import AnalysisContext, Rule
@@ -105,6 +107,7 @@ FIXED_SET_NOTE = " (a loop over a fixed set of items: probably one loader per it
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     sites = [s for s in loader_sites(program) if s.workers is not Workers.ZERO]
+    sites += declared_loader_sites(program, ctx.vocabulary.loaders)
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
             yield _in_loop(ctx, site)
@@ -171,7 +174,8 @@ def _loop_hop(ctx: AnalysisContext, info: FunctionInfo, loop: LoopInfo) -> Hop:
 def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     """A construction outside any loop of its function, run repeatedly by its callers: anchored
     on the place that runs it most often, the other places listed as "also reached from"."""
-    found = places(ctx.program, site)
+    roots = frozenset(function_keys(ctx.program, ctx.vocabulary.roots))
+    found = places(ctx.program, site, roots)
     if not found:
         return None
     best = found[0]
