@@ -95,3 +95,12 @@ def test_a_malformed_name_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert result.returncode == 2, result.stdout + result.stderr
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "[tool.lintloader]: extend-" in lines[0], result.stderr
+
+
+def test_a_name_its_linked_module_does_not_define_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    table = '[tool.lintloader]\nextend-resets = ["mypkg.data.Loader.restrat"]\n'
+    root = project(tmp_path, table)
+    result = run_cli("check", "--no-cache", "mypkg", cwd=root)
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "'mypkg.data.Loader.restrat' names no function or method of module mypkg.data" in line

@@ -39,3 +39,31 @@ def function_keys(program: Program, paths: tuple[str, ...]) -> list[str]:
         if symbol is not None and symbol.kind == "function" and symbol.key in program.functions:
             found.append(symbol.key)
     return found
+
+
+def unknown_names(program: Program, vocabulary: Vocabulary) -> list[str]:
+    """One line for each declared name whose module the program linked but which names no
+    function or method there (a typo); a name of a module not linked says nothing."""
+    found: list[str] = []
+    for key, paths in (
+        ("extend-resets", vocabulary.resets),
+        ("extend-roots", vocabulary.roots),
+        ("extend-loaders", vocabulary.loaders),
+    ):
+        for path in paths:
+            module = _linked_module(program, path)
+            if module is None:
+                continue
+            symbol = program.resolve_path(path)
+            if symbol is None or symbol.kind != "function" or symbol.key not in program.functions:
+                found.append(f"{key}: {path!r} names no function or method of module {module}")
+    return found
+
+
+def _linked_module(program: Program, path: str) -> str | None:
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:cut])
+        if module in program.files:
+            return module
+    return None
