@@ -138,7 +138,8 @@ def _demand(program: Program) -> Demand:
         if site.persistent is not None and not site.persistent.is_literal
     ]
     shared, configs = loader_demand(program), config_demand(program, texts)
-    return Demand(shared.token_groups, shared.modules | configs.modules)
+    groups = shared.token_groups | configs.token_groups
+    return Demand(groups, shared.modules | configs.modules)
 
 
 def _persistent_text(site: LoaderSite) -> str:

@@ -78,7 +78,7 @@ def _annotated_stores(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[st
         for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
         if a.annotation is not None
     }
-    found: dict[str, tuple[str, ...]] = {}
+    found: dict[str, tuple[str, ...]] = _passed_to_base(method, params)
     for statement in method.body:
         if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name)):
             continue
@@ -86,6 +86,28 @@ def _annotated_stores(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[st
         for attribute in _self_targets(statement, self_name):
             if annotation:
                 found[attribute] = annotation
+    return found
+
+
+def _passed_to_base(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, params: dict[str, ast.expr]
+) -> dict[str, tuple[str, ...]]:
+    """``super().__init__(args=args)`` with ``args: TrainingArguments``: the base stores it
+    under its own name, by the convention of keyword arguments named after attributes."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node in ast.walk(method):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        owner = node.func.value
+        is_super = isinstance(owner, ast.Call) and dotted(owner.func) == ("super",)
+        if node.func.attr != "__init__" or not is_super:
+            continue
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg and isinstance(value, ast.Name) and value.id == keyword.arg:
+                annotation = _annotation(params.get(value.id))
+                if annotation:
+                    found[keyword.arg] = annotation
     return found
 
 

@@ -335,6 +335,7 @@ class _LoaderVisitor(Walker):
         self.handled: set[int] = set()
         self.once: set[int] = set()  # calls whose value is kept once (`cache.setdefault(k, ...)`)
         self.class_constructors: list[dict[str, Dotted]] = []
+        self.self_names: list[str | None] = []  # per open function: its instance parameter
         # name -> the classes a tuple, list or dict of classes holds (``LOADERS[kind](...)``)
         self.containers: dict[str, tuple[Dotted, ...]] = {}
 
@@ -346,6 +347,10 @@ class _LoaderVisitor(Walker):
     @property
     def state(self) -> _FunctionState:
         return self.states[-1]
+
+    def _self_name(self) -> str | None:
+        """The first parameter of the method being visited (``self``), if it is one."""
+        return self.self_names[-1] if self.self_names else None
 
     def _qualname(self, name: str) -> str:
         return qualname_in(self.scopes, name)
@@ -436,7 +441,9 @@ class _LoaderVisitor(Walker):
             for attribute, name in self.class_constructors[-1].items():
                 state.constructors[f"{self_name}.{attribute}"] = name
         self.states.append(state)
+        self.self_names.append(node.args.args[0].arg if in_class and node.args.args else None)
         self.visit_all(node.body)
+        self.self_names.pop()
         self.scopes.pop()
         self.states.pop()
 
@@ -579,6 +586,11 @@ class _LoaderVisitor(Walker):
         if len(bound) != 1:
             return
         name = bound[0]
+        source = dotted(value)
+        if source and len(source) >= 2 and source[0] != name and source[0] == self._self_name():
+            state.facts.attribute_aliases[name] = source
+        else:
+            state.facts.attribute_aliases.pop(name, None)
         state.dicts.pop(name, None)
         state.constructors.pop(name, None)
         entries = _dict_entries(value)
