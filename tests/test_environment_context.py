@@ -114,3 +114,16 @@ def test_real_lightning_calls_the_loader_hooks_once_per_fit(tmp_path: Path) -> N
     result = run_cli("check", "--output-format", "json", "--no-cache", "model.py", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout) == []
+
+
+def test_python_names_the_environment_of_a_project_scan(environment: Path, project: Path) -> None:
+    """lintloader runs in its own environment; ``--python`` reads the framework from another
+    one, by asking that interpreter for its site directories (never importing anything)."""
+    result = run_cli(
+        "check", "--python", str(environment), "--output-format", "json", "--no-cache",
+        "myproj/training.py", cwd=project,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    (finding,) = json.loads(result.stdout)
+    assert (finding["path"], finding["line"]) == ("myproj/training.py", 10)
+    assert finding["chain"][0]["path"].endswith("fakeframe/trainer.py")

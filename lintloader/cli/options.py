@@ -138,7 +138,10 @@ def scan_options(command: F) -> F:
             "--python",
             "python",
             metavar="PATH",
-            help="With --site-packages: the interpreter whose packages to scan (not imported).",
+            help=(
+                "The interpreter whose packages to scan with --site-packages, or whose "
+                "packages a project scan reads as context (never imported)."
+            ),
         ),
         click.option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes."),
         click.option(
@@ -194,8 +197,6 @@ def discover(
     exclude: Sequence[str],
     cache_dir: Path | None = None,
 ) -> Discovery:
-    if python and not site_packages:
-        raise Failure("--python only makes sense with --site-packages")
     if not site_packages and not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
     with collector_paused():  # thousands of small records, no cycles (see engine.py)
@@ -212,11 +213,21 @@ def discover(
                 cache_dir=cache_dir,
             )
             # the frameworks its classes build on, read as context (scan/environment.py)
-            found.environment = Environment(None, cache_dir)
+            found.environment = project_environment(python, cache_dir)
             return found
         finally:
             if progress:
                 progress.close()
+
+
+def project_environment(python: str | None, cache_dir: Path | None) -> Environment:
+    """Where a project scan reads its context: the running interpreter (asked when first
+    needed), or ``--python``, asked now so that a bad one stops the run with one line."""
+    if python is not None:
+        from lintloader.scan.interpreter import query_interpreter
+
+        query_interpreter(python, [], cache_dir)  # DiscoveryError: exit 2
+    return Environment(python, cache_dir)
 
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:
