@@ -223,11 +223,12 @@ def discover(
 def project_environment(python: str | None, cache_dir: Path | None) -> Environment:
     """Where a project scan reads its context: the running interpreter (asked when first
     needed), or ``--python``, asked now so that a bad one stops the run with one line."""
-    if python is not None:
-        from lintloader.scan.interpreter import query_interpreter
+    if python is None:
+        return Environment(None, cache_dir)
+    from lintloader.scan.interpreter import query_interpreter
 
-        query_interpreter(python, [], cache_dir)  # DiscoveryError: exit 2
-    return Environment(python, cache_dir)
+    answer = query_interpreter(python, [], cache_dir)  # DiscoveryError: exit 2
+    return Environment(python, cache_dir, tuple(str(site) for site in answer.get("sites", [])))
 
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:

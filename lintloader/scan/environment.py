@@ -41,6 +41,8 @@ def environment_sites(environment: Environment | None) -> list[str]:
     from lintloader.scan.model import DiscoveryError
 
     environment = environment or Environment()
+    if environment.sites is not None:
+        return list(environment.sites)
     try:
         answer = query_interpreter(environment.python, [], environment.cache_dir)
     except (DiscoveryError, OSError):

@@ -40,6 +40,7 @@ class Environment:
 
     python: str | None = None  # None: the running interpreter
     cache_dir: Path | None = None
+    sites: tuple[str, ...] | None = None  # already asked for (``--python``); None: not yet
 
 
 @dataclass
