@@ -79,6 +79,8 @@ def conclude(
     from lintloader.analysis.context import AnalysisContext
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
+    from lintloader.analysis.vocabulary import Vocabulary, unknown_names
+    from lintloader.config import ConfigError
     from lintloader.suppression import filter_findings
 
     config = options.config
@@ -86,7 +88,11 @@ def conclude(
     located = located or {}
     context_shown = {shown for p, shown in located.items() if p not in displays}
     displays = {**located, **displays}
-    context = AnalysisContext(program, lambda path: displays.get(path, path))
+    vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
+    unknown = unknown_names(program, vocabulary) if vocabulary.modules else []
+    if unknown:
+        raise ConfigError(f"{config.source or 'configuration'}: [tool.lintloader]: {unknown[0]}")
+    context = AnalysisContext(program, lambda path: displays.get(path, path), vocabulary)
     raw = [finding for rule in active_rules(config) for finding in rule.check(context)]
     modules = {displays.get(p, p): s.module for p, s in summaries.items()}
     raw = list(placed_at_overrides(raw, program, modules))

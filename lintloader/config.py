@@ -42,6 +42,10 @@ class Config:
     min_severity: Severity = Severity.WARNING
     max_file_size: float = DEFAULT_MAX_FILE_MB  # MB; larger files are LL000, 0 = no limit
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # a team's own vocabulary (analysis/vocabulary.py): dotted paths of functions or methods
+    extend_resets: tuple[str, ...] = ()
+    extend_roots: tuple[str, ...] = ()
+    extend_loaders: tuple[str, ...] = ()
     source: str | None = None  # the pyproject.toml it came from
     root: str | None = None  # its directory: per-file-ignores globs are relative to it
     # what a run reports to, not what it finds: left out of the repr that keys stored runs
@@ -231,6 +235,7 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
         "max-file-size",
         "baseline",
         "output-format",
+        *VOCABULARY_KEYS,
     }
     unknown = sorted(set(table) - known)
     if unknown:
@@ -261,6 +266,9 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             min_severity=Severity.parse(_string(table.get("min-severity", "warning"))),
             max_file_size=_megabytes(table.get("max-file-size", DEFAULT_MAX_FILE_MB)),
             per_file_ignores=per_file,
+            extend_resets=_paths(table.get("extend-resets", []), "extend-resets"),
+            extend_roots=_paths(table.get("extend-roots", []), "extend-roots"),
+            extend_loaders=_paths(table.get("extend-loaders", []), "extend-loaders"),
             source=source,
             root=os.path.dirname(os.path.abspath(source)),
             baseline=_baseline(table.get("baseline"), source),
@@ -279,6 +287,23 @@ def _baseline(value: Any, source: str) -> str | None:
     if not isinstance(value, str) or not value:
         raise ValueError(f"baseline must be a file name (a string), not {_kind(value)}")
     return os.path.join(os.path.dirname(os.path.abspath(source)), value)
+
+
+VOCABULARY_KEYS = ("extend-resets", "extend-roots", "extend-loaders")
+
+
+def _paths(value: Any, key: str) -> tuple[str, ...]:
+    """Dotted paths of functions or methods (``mypkg.data.Loader.restart``): a module and a
+    name at least, each part an identifier."""
+    paths = _strings(value, key, "dotted paths")
+    for path in paths:
+        parts = path.split(".")
+        if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+            raise ValueError(
+                f"{key}: {path!r} is not a dotted path of a function or method "
+                "(module.function, module.Class.method)"
+            )
+    return tuple(paths)
 
 
 def _megabytes(value: Any) -> float:

@@ -20,7 +20,7 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.checking import CheckOptions, CheckResult, active_rules, conclude
 from lintloader.incremental.replay import load_replay, replay_keys
 from lintloader.incremental.reuse import Run, reused, store_analyzed
-from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, FileProblem, SourceFile
+from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, Environment, FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.workers.progress import ParseStats, Progress
 
@@ -104,7 +104,8 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     replayable = options.replay and not options.sources and not discovery.context
     replay_file = sources.index_file if replayable and cache else None
     if replay_file is None or cache is None:
-        return analyze(files, problems, sources, cache, stats, options, discovery.context)
+        context, environment = discovery.context, discovery.environment
+        return analyze(files, problems, sources, cache, stats, options, context, None, environment)
     shape, key = replay_keys(files, sources, problems, options.config)
     run = Run(files, problems, sources, cache, stats, options)
     replayed = reused(load_replay(replay_file, cache), shape, key, run)
@@ -113,9 +114,19 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
             progress.close()
         return replayed
     rounds: list[Round] = []
-    result = analyze(files, problems, sources, cache, stats, options, discovery.context, rounds)
-    store_analyzed(result, rounds, shape, run)
+    result = analyze(
+        files, problems, sources, cache, stats, options, discovery.context, rounds,
+        discovery.environment,
+    )  # fmt: skip
+    if not _read_context(result):  # its key covers the scanned files only, not the context
+        store_analyzed(result, rounds, shape, run)
     return result
+
+
+def _read_context(result: CheckResult) -> bool:
+    """Whether a run summarized a file it did not scan (context from the environment)."""
+    scanned = {file.path for file in result.files}
+    return any(path not in scanned for path in result.summaries)
 
 
 def analyze(
@@ -127,10 +138,17 @@ def analyze(
     options: CheckOptions,
     context_dirs: list[str] | None = None,
     rounds: list[Round] | None = None,
+    environment: Environment | None = None,
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules.
-    ``context_dirs``: where modules the files build on are looked up (scan/locate.py);
-    ``rounds`` receives the selection's trail (select/trail.py)."""
+    ``context_dirs``: where modules the files build on are looked up (scan/locate.py), and
+    ``environment``: an interpreter whose site directories are looked in too
+    (scan/environment.py); ``rounds`` receives the selection's trail (select/trail.py)."""
+    from functools import partial
+
+    from lintloader.analysis.vocabulary import Vocabulary
+    from lintloader.analysis.vocabulary_demand import vocabulary_demand
+    from lintloader.scan.environment import EnvironmentLocator
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
@@ -140,9 +158,15 @@ def analyze(
     rules = active_rules(config)
     jobs = options.jobs or default_jobs()
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
-    locator = ModuleLocator(context_dirs) if context_dirs else None
+    locator: ModuleLocator | None = ModuleLocator(context_dirs) if context_dirs else None
+    if environment is not None:
+        locator = EnvironmentLocator(list(context_dirs or ()), environment=environment)
     locate = locator.find if locator else None
-    summaries, program = select(files, sources, rules, taker.take, rounds, locate)
+    vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
+    extra = [partial(vocabulary_demand, vocabulary=vocabulary)] if vocabulary.modules else []
+    summaries, program = select(
+        files, sources, rules, taker.take, rounds, locate, vocabulary.modules, extra
+    )
     sources.save()
     if stats.progress:
         stats.progress.close()

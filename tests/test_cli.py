@@ -7,6 +7,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -170,10 +171,14 @@ def test_rule_command_prints_docs_and_lists_rules() -> None:
     assert unknown.returncode == 2 and "unknown rule" in unknown.stderr
 
 
-def test_python_without_site_packages_is_a_usage_error() -> None:
-    result = run_cli("check", "--python", "/usr/bin/python3", str(FIXTURES / "check"))
+def test_python_of_a_project_scan_must_be_an_interpreter() -> None:
+    """Issue 29: --python names the environment a project scan reads context from; one that
+    is not an interpreter stops the run with one line."""
+    result = run_cli("check", "--python", "/nonexistent/python", str(FIXTURES / "check"))
     assert result.returncode == 2
-    assert "--python only makes sense with --site-packages" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    ok = run_cli("check", "--python", sys.executable, "--no-cache", str(FIXTURES / "check"))
+    assert ok.returncode in (0, 1), ok.stderr
 
 
 def test_unknown_distribution_lists_close_matches() -> None:

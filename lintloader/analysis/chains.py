@@ -12,6 +12,7 @@ from lintloader.analysis.reachability import (
     group_by_start,
     sink_hop,
 )
+from lintloader.analysis.vocabulary import DECLARED_RESET
 from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
 
@@ -34,7 +35,9 @@ _UNSURE = {
 
 
 def chain_fixes(chain: Chain) -> tuple[str, ...]:
-    return ("relocate", "remove-call") if chain.edges else ("remove-sink",)
+    if chain.edges:
+        return ("relocate", "remove-call")
+    return () if chain.sink.sink.kind == DECLARED_RESET else ("remove-sink",)
 
 
 def findings_for_roots(

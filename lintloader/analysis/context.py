@@ -10,9 +10,11 @@ without loading it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
+
+from lintloader.analysis.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from lintloader.analysis.reachability import Reachability
@@ -36,9 +38,10 @@ class AnalysisContext:
 
     program: Program
     display: Callable[[str], str] = str
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
 
     @cached_property
     def reachability(self) -> Reachability:
         from lintloader.analysis.reachability import Reachability
 
-        return Reachability(self.program)
+        return Reachability(self.program, self.vocabulary)

@@ -193,7 +193,8 @@ def _pool_sites(program: Program) -> Iterator[LoaderSite]:
         for call in facts.loader_calls:
             if call.target[-1] == POOL_ITERATOR_CLASS:
                 symbol = program.resolve(info.file.module, call.target)
-                if symbol is not None and symbol.key in POOL_ITERATOR_PATHS:
+                dotted = symbol.key.replace(":", ".") if symbol is not None else ""
+                if dotted in POOL_ITERATOR_PATHS:  # external, or torch's parsed as context
                     yield LoaderSite(info, facts, call, subclass=True, pool=True)
             elif _own_get_iterator(program, info, call):
                 yield LoaderSite(info, facts, call, subclass=True, pool=True)

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+from lintloader.analysis.vocabulary import DECLARED_RESET, Vocabulary, function_keys
 from lintloader.findings import Confidence, Hop
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import LoopInfo, SinkSite
+from lintloader.summary.model import LoopInfo, SinkSite, Site
 from lintloader.torch_api import (
     EPOCH_HOOKS,
     ITER_ROOTS,
@@ -25,7 +26,6 @@ from lintloader.torch_api import (
     TEARDOWN_NAMES,
 )
 
-_MAX_CHAIN = 16
 _WORD = re.compile(r"[A-Z]?[a-z]+")
 _Start = tuple[str, tuple[Edge, ...]]  # a function to explore, and the edges that led there
 
@@ -142,6 +142,7 @@ class Reachability:
     """Sinks of the program and the chains that reach them from every root, computed once."""
 
     program: Program
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
     sinks: dict[str, list[SinkRef]] = field(default_factory=dict)
     _chains: dict[str, list[Chain]] = field(default_factory=dict)
 
@@ -150,6 +151,8 @@ class Reachability:
             real = [s for s in info.function.sinks if is_real_sink(self.program, info, s)]
             if real:
                 self.sinks[key] = [SinkRef(key, s) for s in real]
+        for key in function_keys(self.program, self.vocabulary.resets):
+            self.sinks.setdefault(key, []).append(SinkRef(key, declared_reset(self.program, key)))
 
     def all_sinks(self) -> list[SinkRef]:
         return [ref for refs in self.sinks.values() for ref in refs]
@@ -174,8 +177,15 @@ class Reachability:
         return tuple(
             i
             for i in self.program.functions.values()
-            if not is_iter_root(i) and is_epoch_root(self.program, i)
+            if not is_iter_root(i) and self._is_epoch_root(i)
         )
+
+    @cached_property
+    def _declared_roots(self) -> frozenset[str]:
+        return frozenset(function_keys(self.program, self.vocabulary.roots))
+
+    def _is_epoch_root(self, info: FunctionInfo) -> bool:
+        return info.key in self._declared_roots or is_epoch_root(self.program, info)
 
     @cached_property
     def _loop_roots(self) -> tuple[LoopRoot, ...]:
@@ -190,7 +200,7 @@ class Reachability:
         return tuple(found)
 
     def _is_function_root(self, info: FunctionInfo) -> bool:
-        return is_iter_root(info) or is_epoch_root(self.program, info)
+        return is_iter_root(info) or self._is_epoch_root(info)
 
     def _is_root_key(self, key: str) -> bool:
         info = self.program.functions.get(key)
@@ -249,8 +259,8 @@ class Reachability:
             key, path = queue.popleft()
             for sink in self.sinks.get(key, ()):
                 yield Chain(root, path, sink)
-            if len(path) >= _MAX_CHAIN:
-                continue
+            # no depth bound: each function is explored once (``seen``), so chains of any length
+            # the program has are followed, and cycles end
             for edge in self.program.edges_from(key):
                 if edge.callee in seen or edge.callee not in self.program.functions:
                     continue
@@ -268,6 +278,13 @@ class Reachability:
         }
         reached |= {c.sink for loop in self.loop_roots() for c in self.chains_from_loop(loop)}
         return [s for s in self.all_sinks() if s not in reached]
+
+
+def declared_reset(program: Program, key: str) -> SinkSite:
+    """A reset the configuration declares (``extend-resets``): its definition is the sink."""
+    function = program.functions[key].function
+    text = f"{program.functions[key].display_name}() (a reset named in extend-resets)"
+    return SinkSite(DECLARED_RESET, None, Site(function.line, 1, text, function.line))
 
 
 def group_by_start(chains: Iterable[Chain]) -> list[list[Chain]]:

@@ -19,11 +19,11 @@ from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import LOCAL_BUILDERS
+from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
-MAX_CALLS = 6  # call edges followed upwards from a construction
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
 
 # How often a loop runs, guessed from its header (higher: more often).
@@ -66,12 +66,24 @@ class Place(NamedTuple):
         return loop_frequency(self.loop)
 
     @property
+    def fixed(self) -> bool:
+        """A loop over a fixed set of items written in it (``for ds in (a, b)``)."""
+        if self.kind != "loop" or self.loop is None:
+            return False
+        facts = facts_of(self.caller)
+        if facts is None or self.loop not in facts.loops:
+            return False
+        return only_fixed_sets(facts.loop_chain(facts.loops.index(self.loop)))
+
+    @property
     def persistent_guard(self) -> bool:
         return any(e.call.persistent_guard for e in self.edges)
 
     def rank(self) -> tuple[int, int, int, int]:
         """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""
-        qualified = int(self.dependent or self.persistent_guard or self.setup or self.passed)
+        qualified = int(
+            self.dependent or self.persistent_guard or self.setup or self.passed or self.fixed
+        )
         return (qualified, -self.frequency, len(self.edges), self.line)
 
     @property
@@ -113,24 +125,23 @@ def is_construction_root(info: FunctionInfo) -> bool:
     return function.name in CONSTRUCTION_ROOTS and function.class_qualname is not None
 
 
-def places(program: Program, site: LoaderSite) -> list[Place]:
-    """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once)."""
+def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset()) -> list[Place]:
+    """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once).
+    ``roots``: keys of functions declared to run once per epoch (``extend-roots``)."""
     start = site.info
     if is_construction_root(start):
         return [Place(start, (), None, "iter", False)]
-    if is_epoch_root(program, start):
+    if start.key in roots or is_epoch_root(program, start):
         return [Place(start, (), None, "hook", False)]
     found: dict[tuple[str, int, int], Place] = {}
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
     seen = {site.key}
     while queue and len(found) < MAX_PLACES:
-        key, path = queue.popleft()
-        if len(path) >= MAX_CALLS:
-            continue
+        key, path = queue.popleft()  # no depth bound: each caller is climbed once (``seen``)
         for edge in program.edges_into(key, Confidence.HIGH):
             if not path and leaves_zero_default(site, edge):
                 continue  # this call builds the loader without workers
-            place, climb = _place(program, site, edge, (edge, *path))
+            place, climb = _place(program, site, edge, (edge, *path), roots)
             mark = (edge.caller, edge.call.site.line, edge.call.site.column)
             if place is not None:
                 found.setdefault(mark, place)
@@ -164,7 +175,11 @@ def leaves_zero_default(site: LoaderSite, edge: Edge) -> bool:
 
 
 def _place(
-    program: Program, target: LoaderSite, edge: Edge, chain: tuple[Edge, ...]
+    program: Program,
+    target: LoaderSite,
+    edge: Edge,
+    chain: tuple[Edge, ...],
+    roots: frozenset[str] = frozenset(),
 ) -> tuple[Place | None, bool]:
     """The place ``edge`` makes (if its call repeats), and whether to keep climbing above."""
     caller = program.functions[edge.caller]
@@ -179,7 +194,7 @@ def _place(
         return Place(caller, chain, None, "loop", False), True
     if is_construction_root(caller):
         return Place(caller, chain, None, "iter", False), False
-    if is_epoch_root(program, caller):
+    if caller.key in roots or is_epoch_root(program, caller):
         return Place(caller, chain, None, "hook", False), False
     return None, not (facts is not None and _kept(facts, edge))
 

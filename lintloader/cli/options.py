@@ -26,7 +26,7 @@ from lintloader.config import (
 )
 from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import PARSE_ERROR_CODE, Severity
-from lintloader.scan.model import Discovery, DiscoveryError
+from lintloader.scan.model import Discovery, DiscoveryError, Environment
 from lintloader.scan.paths import discover_paths
 from lintloader.workers.progress import Progress
 
@@ -140,7 +140,10 @@ def scan_options(command: F) -> F:
             "--python",
             "python",
             metavar="PATH",
-            help="With --site-packages: the interpreter whose packages to scan (not imported).",
+            help=(
+                "The interpreter whose packages to scan with --site-packages, or whose "
+                "packages a project scan reads as context (never imported)."
+            ),
         ),
         click.option(
             "--select",
@@ -220,8 +223,6 @@ def discover(
     exclude: Sequence[str],
     cache_dir: Path | None = None,
 ) -> Discovery:
-    if python and not site_packages:
-        raise Failure("--python only makes sense with --site-packages")
     if not site_packages and not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
     with collector_paused():  # thousands of small records, no cycles (see engine.py)
@@ -231,15 +232,29 @@ def discover(
             return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
         try:
-            return discover_paths(
+            found = discover_paths(
                 paths,
                 exclude,
                 on_found=progress.found_so_far if progress else None,
                 cache_dir=cache_dir,
             )
+            # the frameworks its classes build on, read as context (scan/environment.py)
+            found.environment = project_environment(python, cache_dir)
+            return found
         finally:
             if progress:
                 progress.close()
+
+
+def project_environment(python: str | None, cache_dir: Path | None) -> Environment:
+    """Where a project scan reads its context: the running interpreter (asked when first
+    needed), or ``--python``, asked now so that a bad one stops the run with one line."""
+    if python is None:
+        return Environment(None, cache_dir)
+    from lintloader.scan.interpreter import query_interpreter
+
+    answer = query_interpreter(python, [], cache_dir)  # DiscoveryError: exit 2
+    return Environment(python, cache_dir, tuple(str(site) for site in answer.get("sites", [])))
 
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:

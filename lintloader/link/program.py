@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import EVERY_CALL, CallKind
+from lintloader.link.fixed_sets import fixed_set_value
 from lintloader.link.linkable import defined_names
 from lintloader.link.receiver_names import agreement, is_distinctive, words
 from lintloader.summary.model import (
@@ -443,6 +444,8 @@ class Program:
             return
         if call.is_reference or len(target) < 2:
             return
+        if len(target) == 2 and fixed_set_value(info.function.loops, call.loop, target[0]):
+            return  # one of the items written in the loop: its class is no guess by name
         yield from self.guess(target[-2], target[-1])
 
     def guess(self, receiver: str, method: str) -> list[tuple[str, Confidence]]:

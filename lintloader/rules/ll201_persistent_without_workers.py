@@ -37,7 +37,15 @@ info when `num_workers` may come from `**kwargs` or the class is a DataLoader su
 Keywords passed through a dict count as written in the call when the same function builds
 that dict (`cfg = {...}`, `dict(...)`, `kwargs["persistent_workers"] = ...`), and so does a
 parameter that defaults to `True` (`persistent_workers=persistent_workers`).
-`num_workers=os.cpu_count()` (or `max(1, n)`) is never 0.
+`persistent_workers` read from a configuration object counts with the class's default
+(`self.args.dataloader_persistent_workers` where a dataclass field, a class attribute or a
+stored `__init__` parameter defaults to `True`); a class that sets the attribute itself (a
+`__post_init__` that clears it when there are no workers) proves no default.
+A builder that passes its own `persistent_workers=True` default and worker-count parameter to
+`DataLoader` is reported, and so is each caller that keeps the default with a worker count that
+can be 0 (error for a literal 0), with the chain into the builder.
+`num_workers=os.cpu_count()` (or `max(1, n)`, `n or os.cpu_count()`,
+`len(os.sched_getaffinity(0))`, a local mapped from 0 first: `n = max(1, n)`) is never 0.
 A call inside an `if` that tests the `num_workers` expression is not reported.
 """
 
@@ -45,9 +53,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.builder_callers import callers_keeping_default
+from lintloader.analysis.config_defaults import config_default, config_demand
+from lintloader.analysis.context import AnalysisContext, Demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
 from lintloader.findings import Finding, Severity
+from lintloader.link.program import Program
 from lintloader.rules.base import Rule
 
 FIX = "persistent-workers-guard"
@@ -55,7 +66,10 @@ FIX = "persistent-workers-guard"
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     for site in loader_sites(ctx.program):
-        if not site.persistent_true or site.workers is Workers.POSITIVE or _checked(site):
+        if site.workers is Workers.POSITIVE or _checked(site):
+            continue
+        configured = None if site.persistent_true else _configured(ctx, site)
+        if not site.persistent_true and configured is None:
             continue
         severity, why = _severity(site)
         call = site.call
@@ -69,12 +83,64 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             column=call.site.column,
             end_line=call.site.end_line,
             message=(
-                f"{_persistent_text(site)} with {why}: DataLoader raises `ValueError: "
-                "persistent_workers option needs num_workers > 0`"
+                f"{configured or _persistent_text(site)} with {why}: DataLoader raises "
+                "`ValueError: persistent_workers option needs num_workers > 0`"
             ),
             chain=(hop(ctx.display, site.info, call.site, verb="builds"),),
             fixes=(FIX,) if written else (),
         )
+        yield from _kept_by_callers(ctx, site)
+
+
+def _kept_by_callers(ctx: AnalysisContext, site: LoaderSite) -> Iterator[Finding]:
+    """The callers of a builder that keep its ``persistent_workers=True`` default with a worker
+    count that can be 0: where the ValueError fires (the chain goes into the builder)."""
+    for kept in callers_keeping_default(ctx.program, site):
+        call = kept.edge.call.site
+        builder = site.info.display_name
+        yield Finding(
+            code=RULE.code,
+            severity=Severity.ERROR if kept.zero else Severity.WARNING,
+            path=ctx.display(kept.caller.file.path),
+            line=call.line,
+            column=call.column,
+            end_line=call.end_line,
+            message=(
+                f"`{builder}` keeps its `persistent_workers=True` default here, with "
+                f"`{site.num_workers.text if site.num_workers else 'num_workers'}="
+                f"{kept.workers}`, which {'is' if kept.zero else 'can be'} 0: DataLoader raises "
+                "`ValueError: persistent_workers option needs num_workers > 0`"
+            ),
+            chain=(
+                hop(ctx.display, kept.caller, call, verb="calls"),
+                hop(ctx.display, site.info, site.call.site, verb="builds"),
+            ),
+        )
+
+
+def _configured(ctx: AnalysisContext, site: LoaderSite) -> str | None:
+    """``persistent_workers=self.args.flag`` where the configuration class's default is True
+    (a field, a class attribute or a stored ``__init__`` parameter), described; else None."""
+    argument = site.persistent
+    if argument is None or argument.is_literal or argument.from_default:
+        return None
+    found = config_default(ctx.program, site.info, argument.text)
+    if found is None or found.value is not True:
+        return None
+    return f"`persistent_workers={argument.text}` (defaults to True in `{found.owner}`)"
+
+
+def _demand(program: Program) -> Demand:
+    """What every LL2xx rule asks (:func:`loader_demand`), and the modules of the unparsed
+    configuration classes a ``persistent_workers=`` argument reads from."""
+    texts = [
+        (site.info, site.persistent.text)
+        for site in loader_sites(program)
+        if site.persistent is not None and not site.persistent.is_literal
+    ]
+    shared, configs = loader_demand(program), config_demand(program, texts)
+    groups = shared.token_groups | configs.token_groups
+    return Demand(groups, shared.modules | configs.modules)
 
 
 def _persistent_text(site: LoaderSite) -> str:
@@ -162,5 +228,5 @@ RULE = Rule(
     fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
-    demand=loader_demand,
+    demand=_demand,
 )

@@ -18,7 +18,15 @@ epoch loop, before a loop over a few evaluation sets or splits); the other loops
 Also a construction: a DataLoader class passed as a value (`iterator_train=DataLoader` kept in
 `self.iterator_train` and called later, `loader_cls = DataLoader`), and a worker pool started
 by hand in a DataLoader subclass or wrapper (`_MultiProcessingDataLoaderIter(self)`, or
-`self._get_iterator()` outside torch's `persistent_workers` branch).
+`self._get_iterator()` outside torch's `persistent_workers` branch), and a class picked from a
+tuple, list or dict of classes and called (`_ITERATORS[self.num_workers == 0]` called on
+`self` in `__iter__`, `LOADERS[kind]` called with `num_workers=8`). Chains are followed to
+any length.
+
+In a project scan, the frameworks a project's classes subclass are read from the environment
+(the running interpreter's site directories) as context: the framework's loop reaches the
+user's override (`get_eval_dataloader` of a `Trainer` subclass), and the finding is placed in
+the user's file.
 
 ### Why is this bad?
 Every new DataLoader starts a new pool of worker processes the first time it is iterated:
@@ -55,9 +63,12 @@ None:`), only runs when `persistent_workers` is off, or when its arguments chang
 (a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
 through locals and calls (`files = glob(split)`, `load_data(files)`), and when the loop is in
 a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
-loader per item, built once), and when a function on the way is passed on as a value instead
-of called (`Process(target=work)` per GPU: one run per process). A function that builds
-its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
+loader per item, built once), when a function on the way is passed on as a value instead
+of called (`Process(target=work)` per GPU: one run per process), or over a fixed set of
+items written in it (`for ds in (train_ds, val_ds)`) with no ordinary loop around it. Only a
+test of the very value a branch keeps is a one-shot check: both branches of an ordinary `if`
+(`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each time. A function
+that builds its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Calls
 matched by method name only are never followed.
 """
@@ -67,6 +78,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.declared_loaders import declared_loader_sites
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -79,7 +91,9 @@ from lintloader.analysis.loaders import (
     pool_sites,
 )
 from lintloader.analysis.repetition import Place, is_setup, places
+from lintloader.analysis.vocabulary import function_keys
 from lintloader.findings import Finding, Hop, Severity
+from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import LoopInfo, Site
@@ -90,11 +104,13 @@ PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
 SETUP_NOTE = " (a loop in a set-up function: probably one loader per item, built once)"
+FIXED_SET_NOTE = " (a loop over a fixed set of items: probably one loader per item)"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     sites = [s for s in loader_sites(program) if s.workers is not Workers.ZERO]
+    sites += declared_loader_sites(program, ctx.vocabulary.loaders)
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
             yield _in_loop(ctx, site)
@@ -119,6 +135,8 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     once = once_guarded(facts, call.context)
     persistent = persistent_guarded(facts, call.context)
     note = _note(dependent, once, persistent) or (SETUP_NOTE if is_setup(site.info) else "")
+    if not note and only_fixed_sets(facts.loop_chain(call.context.loop)):
+        note = FIXED_SET_NOTE
     hoistable = (
         not (dependent or once or site.pool)
         and call.bound_to is not None
@@ -159,7 +177,8 @@ def _loop_hop(ctx: AnalysisContext, info: FunctionInfo, loop: LoopInfo) -> Hop:
 def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     """A construction outside any loop of its function, run repeatedly by its callers: anchored
     on the place that runs it most often, the other places listed as "also reached from"."""
-    found = places(ctx.program, site)
+    roots = frozenset(function_keys(ctx.program, ctx.vocabulary.roots))
+    found = places(ctx.program, site, roots)
     if not found:
         return None
     best = found[0]
@@ -172,6 +191,8 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
         note = PASSED_NOTE
     if not note and best.setup:
         note = SETUP_NOTE
+    if not note and best.fixed:
+        note = FIXED_SET_NOTE
     calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
     build = hops[-1]

@@ -3,9 +3,11 @@
 ### What it does
 Finds `next(iter(loader))`, or `iter(loader)` in an innermost (per-step) loop body, where
 `loader` is a DataLoader with workers: assigned from a `DataLoader(...)` call in the same
-function, at module level or in another method of the same class (`self.loader`), or annotated
-as one. An `iter(loader)` that heads a per-epoch block (its loop has an inner loop, or its header
-names an epoch) is the normal way to start an epoch and is not reported.
+function, at module level or in another method of the same class (`self.loader`), annotated
+as one, or an unannotated parameter that every call of the function in the scanned program
+fills with a DataLoader (the step's confidence is then medium). An `iter(loader)` that heads
+a per-epoch block (its loop has an inner loop, or its header names an epoch) is the normal way
+to start an epoch and is not reported.
 
 ### Why is this bad?
 `iter(loader)` on a DataLoader with workers starts a new worker pool (unless
@@ -49,6 +51,7 @@ new loader: that construction is LL202's).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import (
@@ -62,7 +65,8 @@ from lintloader.analysis.loaders import (
     loop_depth,
     once_guarded,
 )
-from lintloader.findings import Finding, Severity
+from lintloader.analysis.param_loaders import PassedLoader, passed_loader
+from lintloader.findings import Confidence, Finding, Severity
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import FunctionFacts, IterCall
@@ -80,13 +84,28 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             if not call.in_next and _per_epoch(facts, call.context.loop):
                 continue
             loader = loader_bound_to(sites, info, call.argument)
+            passed = None
             if loader is None and not is_dataloader_name(program, info, call.argument):
-                continue
+                passed = passed_loader(program, sites, info, call.argument)
+                if passed is None:
+                    continue
+                loader = passed.site
             if loader is not None and loader.workers is Workers.ZERO:
                 continue
             if loader is not None and _built_in_same_pass(facts, call, loader):
                 continue
-            yield _finding(ctx, info, facts, call, loader)
+            finding = _finding(ctx, info, facts, call, loader)
+            yield finding if passed is None else _from_callers(finding, passed)
+
+
+def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
+    """A finding on an untyped parameter that every caller fills with a DataLoader: its
+    iterating step is a guess (medium confidence), and the message says so."""
+    chain = list(finding.chain)
+    chain[-1] = replace(chain[-1], confidence=Confidence.MEDIUM)
+    callers = f"{passed.callers} call site{'s' * (passed.callers != 1)}"
+    note = f" (an untyped parameter: every one of its {callers} passes a DataLoader)"
+    return replace(finding, chain=tuple(chain), message=finding.message + note)
 
 
 def _guarded(facts: FunctionFacts, call: IterCall) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are scanned (scan/notebooks.py)
@@ -32,6 +33,16 @@ class FileProblem:
     column: int = 1
 
 
+@dataclass(frozen=True)
+class Environment:
+    """Which interpreter's site directories a project scan reads context from
+    (scan/environment.py)."""
+
+    python: str | None = None  # None: the running interpreter
+    cache_dir: Path | None = None
+    sites: tuple[str, ...] | None = None  # already asked for (``--python``); None: not yet
+
+
 @dataclass
 class Discovery:
     files: list[SourceFile] = field(default_factory=list)
@@ -40,9 +51,13 @@ class Discovery:
     # where modules the files build on, but that are not scanned, may be looked up by name
     # (the site directories when only some distributions are scanned); see scan/locate.py
     context: list[str] = field(default_factory=list)
+    # a project scan: also look such modules up in the environment's site directories
+    # (scan/environment.py), without blocking a replay; None: do not
+    environment: Environment | None = None
 
     def extend(self, other: Discovery) -> None:
         self.files.extend(other.files)
         self.problems.extend(other.problems)
         self.roots.extend(other.roots)
         self.context.extend(other.context)
+        self.environment = self.environment or other.environment

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from lintloader.analysis.context import TokenGroup
 from lintloader.analysis.override_demand import override_demand
 from lintloader.link.program import Program
-from lintloader.rules.base import Rule
+from lintloader.rules.base import Demand, Rule
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.query import GroupQuery
@@ -47,26 +47,32 @@ def select(
     take: Take,
     rounds: list[Round] | None = None,
     locate: Locate | None = None,
+    wanted: frozenset[str] = frozenset(),
+    extra: Sequence[Callable[[Program], Demand]] = (),
 ) -> tuple[dict[str, FileSummary], Program]:
     """Summaries of every file the active rules need, found backwards from their seeds, and
     the program they link into.
     ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates;
     ``locate`` finds a wanted module that no file is (context: a scanned distribution's base
     classes in another one), which then joins the candidates; ``rounds`` receives what each
-    round asked for and took (the trail a later run revisits, see ``select/trail.py``)."""
+    round asked for and took (the trail a later run revisits, see ``select/trail.py``);
+    ``wanted``: dotted paths whose modules are parsed from the start (a declared vocabulary,
+    ``analysis/vocabulary.py``), and ``extra`` the demand hooks that follow them."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     files = list(files)
     by_module = {f.module: f for f in files}
     groups = seed_groups(rules)
     query = GroupQuery.build(groups)
-    summaries = take(list(files), query, frozenset())
-    rounds.append(Round(tuple(sorted(groups)), frozenset(), tuple(summaries)))
+    first = frozenset(_longest_known(path, by_module) for path in wanted) - {""}
+    summaries = take(list(files), query, first)
+    rounds.append(Round(tuple(sorted(groups)), first, tuple(summaries)))
     tried: set[TokenGroup] = set(groups)
     # rules that share a demand hook (LL101-LL105 do, and LL201, LL202, LL204) ask it once
     demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
     if any(rule.code.startswith("LL2") for rule in rules):
         demands.append(override_demand)  # bases across distributions (shape 6 of issue 14)
+    demands += extra
     program = Program(summaries.values())
     for _ in range(MAX_ROUNDS):
         asked = [demand(program) for demand in demands]

@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from lintloader.summary.config_defaults import class_defaults, class_stores
+from lintloader.summary.guards import keeps, tested
 from lintloader.summary.helpers import (
     Scope,
     call_arguments,
@@ -63,6 +65,9 @@ def summarize_loaders(parsed: ParsedSource, source: bytes) -> LoaderFacts | None
         return None
     facts = LoaderFacts()
     _LoaderVisitor(facts, parsed).visit(parsed.tree)
+    if isinstance(parsed.tree, ast.Module):
+        facts.class_defaults = class_defaults(parsed.tree)
+        facts.class_stores = class_stores(parsed.tree)
     return facts
 
 
@@ -86,6 +91,8 @@ def _lower_bound(node: ast.expr) -> int | None:
     is_literal, value = _literal(node)
     if is_literal:
         return int(value) if isinstance(value, int) else None
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return _lower_bound(node.values[-1])  # `n or os.cpu_count()`: the last when all are 0
     if not isinstance(node, ast.Call):
         return None
     func = dotted(node.func)
@@ -102,6 +109,34 @@ def _lower_bound(node: ast.expr) -> int | None:
     if func in (("min",), ("builtins", "min")) and bounds and None not in bounds:
         return min(b for b in bounds if b is not None)
     return None
+
+
+def _zero_test(test: ast.expr) -> str | None:
+    """The name a test checks for 0: ``not n``, ``n == 0``, ``n <= 0``, ``n < 1``, ``n is None``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand.id if isinstance(test.operand, ast.Name) else None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant)):
+        return None
+    zero = {ast.Eq: 0, ast.LtE: 0, ast.Lt: 1}.get(type(op))
+    none = isinstance(op, (ast.Is, ast.Eq)) and right.value is None
+    return left.id if none or (zero is not None and right.value == zero) else None
+
+
+def _container_items(node: ast.expr) -> tuple[Dotted, ...]:
+    """The dotted names a tuple, list or dict literal holds, when every item is one."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        values = node.elts
+    elif isinstance(node, ast.Dict):
+        values = list(node.values)
+    else:
+        return ()
+    names = [dotted(value) for value in values]
+    if not names or any(not name for name in names):
+        return ()
+    return tuple(name for name in names if name)
 
 
 def _starred(node: ast.expr) -> bool:
@@ -166,14 +201,14 @@ def _once_like(test: ast.expr) -> bool:
     return False
 
 
-def _returns_only(body: list[ast.stmt]) -> bool:
-    """The body only returns something kept (``return self._loader``,
-    ``return self._cache[key]``, ``return prepare(self._loader)``), not a new object or a
-    constant (``return DataLoader([])``, ``return None``)."""
+def _returns_only(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+    """The body only returns something kept, the very value the test looked at
+    (``return self._loader``, ``return self._cache[key]``, ``return prepare(self._loader)``),
+    not a new object or a constant (``return DataLoader([])``, ``return None``)."""
     if len(body) != 1 or not isinstance(body[0], ast.Return):
         return False
     value = body[0].value
-    return value is not None and _kept_value(value)
+    return value is not None and _kept_value(value) and bool(subjects & set(_names(value)))
 
 
 def _kept_value(node: ast.expr) -> bool:
@@ -273,7 +308,8 @@ def _decorator_name(decorator: ast.expr) -> str:
     return name[-1] if name else ""
 
 
-_Pending = tuple[str, "ast.expr | None", bool, int]  # kind ("if"/"except"), node, negated, depth
+# kind ("if"/"except"), node, negated, depth, whether the branch keeps the value it tests
+_Pending = tuple[str, "ast.expr | None", bool, int, bool]
 
 
 @dataclass
@@ -287,6 +323,7 @@ class _FunctionState:
     defaults: dict[str, int | bool | None] = field(default_factory=dict)  # literal defaults
     constructors: dict[str, Dotted] = field(default_factory=dict)  # local name -> class
     dicts: dict[str, _DictFlow] = field(default_factory=dict)
+    bounds: dict[str, int] = field(default_factory=dict)  # local name -> proven minimum > 0
 
 
 class _LoaderVisitor(Walker):
@@ -300,6 +337,9 @@ class _LoaderVisitor(Walker):
         self.handled: set[int] = set()
         self.once: set[int] = set()  # calls whose value is kept once (`cache.setdefault(k, ...)`)
         self.class_constructors: list[dict[str, Dotted]] = []
+        self.self_names: list[str | None] = []  # per open function: its instance parameter
+        # name -> the classes a tuple, list or dict of classes holds (``LOADERS[kind](...)``)
+        self.containers: dict[str, tuple[Dotted, ...]] = {}
 
     # -- scaffolding ---------------------------------------------------------------------------
     def _state(self, qualname: str, cached: bool) -> _FunctionState:
@@ -309,6 +349,10 @@ class _LoaderVisitor(Walker):
     @property
     def state(self) -> _FunctionState:
         return self.states[-1]
+
+    def _self_name(self) -> str | None:
+        """The first parameter of the method being visited (``self``), if it is one."""
+        return self.self_names[-1] if self.self_names else None
 
     def _qualname(self, name: str) -> str:
         return qualname_in(self.scopes, name)
@@ -328,6 +372,9 @@ class _LoaderVisitor(Walker):
 
     def _argument(self, keyword: str | None, star: str, value: ast.expr, via: str = "") -> Argument:
         is_literal, literal = _literal(value)
+        bound = _lower_bound(value)
+        if bound is None and isinstance(value, ast.Name):
+            bound = self.state.bounds.get(value.id)
         from_default = False
         if isinstance(value, ast.Name) and value.id in self.state.defaults:
             literal, from_default = self.state.defaults[value.id], True
@@ -336,7 +383,7 @@ class _LoaderVisitor(Walker):
             one_line(self.parsed.segment(value)),
             is_literal,
             literal,
-            _lower_bound(value),
+            bound,
             _names(value),
             star,
             from_default,
@@ -396,7 +443,9 @@ class _LoaderVisitor(Walker):
             for attribute, name in self.class_constructors[-1].items():
                 state.constructors[f"{self_name}.{attribute}"] = name
         self.states.append(state)
+        self.self_names.append(node.args.args[0].arg if in_class and node.args.args else None)
         self.visit_all(node.body)
+        self.self_names.pop()
         self.scopes.pop()
         self.states.pop()
 
@@ -451,33 +500,34 @@ class _LoaderVisitor(Walker):
 
     # -- conditions (kept as nodes; turned into text only for a call that gets recorded) -------
     def _condition(self, pending: _Pending) -> Condition:
-        kind, node, negated, depth = pending
+        kind, node, negated, depth, once = pending
         text = self.parsed.segment(node) if node is not None else ""
         if kind == "except":
             return Condition(
                 one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
             )
         assert node is not None
-        return Condition(
-            one_line(text), negated, _once_like(node), "persistent_workers" in text, False, depth
-        )
+        once = once and _once_like(node)
+        return Condition(one_line(text), negated, once, "persistent_workers" in text, False, depth)
 
-    def _push(self, kind: str, node: ast.expr | None, negated: bool) -> None:
-        self.state.conditions.append((kind, node, negated, len(self.state.open_loops)))
+    def _push(self, kind: str, node: ast.expr | None, negated: bool, once: bool = False) -> None:
+        self.state.conditions.append((kind, node, negated, len(self.state.open_loops), once))
 
     def visit_If(self, node: ast.If) -> None:
         state = self.state
-        if not state.open_loops and _once_like(node.test) and _returns_only(node.body):
+        subjects = tested(node.test)
+        if not state.open_loops and _once_like(node.test) and _returns_only(node.body, subjects):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        self._push("if", node.test, False)
+        self._push("if", node.test, False, keeps(node.body, subjects))
         self.visit_all(node.body)
         self.state.conditions.pop()
         if node.orelse:
-            self._push("if", node.test, True)
+            self._push("if", node.test, True, keeps(node.orelse, subjects))
             self.visit_all(node.orelse)
             self.state.conditions.pop()
+        self._zero_mapped(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self._push("except", node.type, False)
@@ -492,15 +542,45 @@ class _LoaderVisitor(Walker):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._note_assigned(target)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self._track_bound(node.targets[0].id, node.value)
         if len(node.targets) == 1:
             target = node.targets[0]
             bound = UNPACKED if isinstance(target, (ast.Tuple, ast.List)) else dotted(target)
             if bound:
                 self._bind(node.value, bound)
                 self._track_value(bound, node.value)
+                self._track_container(bound, node.value)
             elif isinstance(target, ast.Subscript):
                 self._track_item(target, node.value)
         self.generic_visit(node)
+
+    def _track_bound(self, name: str, value: ast.expr) -> None:
+        """``n = n or os.cpu_count()``, ``n = max(1, n)``: ``n`` cannot be 0 after it (an
+        assignment under an ``if`` proves nothing, unless the ``if`` tests ``n`` for 0)."""
+        state = self.state
+        bound = _lower_bound(value)
+        if bound is not None and bound > 0 and not state.conditions:
+            state.bounds[name] = bound
+        else:
+            state.bounds.pop(name, None)
+
+    def _zero_mapped(self, node: ast.If) -> None:
+        """``if not n: n = os.cpu_count()`` / ``if n == 0: n = 1`` (no ``else``): ``n`` cannot be
+        0 after the ``if``."""
+        name = _zero_test(node.test)
+        if name is None or node.orelse:
+            return
+        for statement in node.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and statement.targets[0].id == name
+            ):
+                bound = _lower_bound(statement.value)
+                if bound is not None and bound > 0 and not self.state.conditions:
+                    self.state.bounds[name] = bound
 
     def _track_value(self, bound: Dotted, value: ast.expr) -> None:
         """Follow dicts (for ``**name``) and classes (``loader_cls = DataLoader``) by name."""
@@ -508,6 +588,11 @@ class _LoaderVisitor(Walker):
         if len(bound) != 1:
             return
         name = bound[0]
+        source = dotted(value)
+        if source and len(source) >= 2 and source[0] != name and source[0] == self._self_name():
+            state.facts.attribute_aliases[name] = source
+        else:
+            state.facts.attribute_aliases.pop(name, None)
         state.dicts.pop(name, None)
         state.constructors.pop(name, None)
         entries = _dict_entries(value)
@@ -519,6 +604,29 @@ class _LoaderVisitor(Walker):
             state.constructors[name] = state.constructors[".".join(source)]
         elif source and _constructor_like(source, self.aliases):
             state.constructors[name] = source
+
+    def _track_container(self, bound: Dotted, value: ast.expr) -> None:
+        """``_iterators = (MultiProcessIter, SingleProcessIter)``, ``LOADERS = {"train":
+        DataLoader}``: a subscript of it, called, calls one of these classes."""
+        name = ".".join(bound)
+        items = _container_items(value)
+        if items:
+            self.containers[name] = items
+        else:
+            self.containers.pop(name, None)
+
+    def _picked(self, func: ast.expr) -> Dotted | None:
+        """The class a call of ``container[key]`` may construct: a worker pool's iterator
+        first, then a DataLoader-like class (the linker decides which is torch's)."""
+        if not isinstance(func, ast.Subscript):
+            return None
+        holder = dotted(func.value)
+        items = self.containers.get(".".join(holder)) if holder else None
+        if not items:
+            return None
+        pools = [item for item in items if item[-1] in _POOL_FACTORIES]
+        loaders = [item for item in items if _constructor_like(item, self.aliases)]
+        return (pools or loaders or [None])[0]
 
     def _track_item(self, target: ast.Subscript, value: ast.expr) -> None:
         """``kwargs["persistent_workers"] = value``: a parameter dict gains a known key."""
@@ -566,7 +674,7 @@ class _LoaderVisitor(Walker):
 
     # -- calls ---------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
-        name = dotted(node.func)
+        name = dotted(node.func) or self._picked(node.func)
         if name is not None:
             self._record_call(node, name)
         self.generic_visit(node)
@@ -630,3 +738,9 @@ class _LoaderVisitor(Walker):
                 self.bindings.get(id(node)),
             )
         )
+
+
+def lower_bound(node: ast.expr) -> int | None:
+    """A proven minimum of an expression (a literal, ``max(1, n)``, ``n or os.cpu_count()``),
+    for the analyses that read a call's text again."""
+    return _lower_bound(node)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 24  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 27  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -238,6 +238,8 @@ class FunctionFacts:
     # Line of an early return of a kept value (`if key in self._cache: return self._cache[key]`):
     # what the function calls after it runs once per key, not on every call. 0: none.
     cached_after: int = 0
+    # locals assigned from an attribute of the instance (`args = self.args`): name -> dotted
+    attribute_aliases: dict[str, Dotted] = field(default_factory=dict)
 
     def innermost_loop_at(self, line: int, column: int) -> int:
         """Index of the innermost loop whose body holds ``line:column``, -1 if none."""
@@ -262,6 +264,10 @@ class FunctionFacts:
 class LoaderFacts:
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     loader_aliases: frozenset[str] = frozenset()  # local names bound to an imported DataLoader
+    # class qualname -> attribute -> literal default (summary/config_defaults.py)
+    class_defaults: dict[str, dict[str, int | bool | str | None]] = field(default_factory=dict)
+    # class qualname -> attribute -> annotation of the ``__init__`` parameter stored in it
+    class_stores: dict[str, dict[str, Dotted]] = field(default_factory=dict)
 
     def facts(self, qualname: str) -> FunctionFacts | None:
         return self.functions.get(qualname)

@@ -1,0 +1,90 @@
+"""A builder's ``persistent_workers=True`` default kept by its callers (issue 29, shape 2).
+
+``def build_loader(dataset, workers_per_gpu, persistent_workers=True, **kwargs)`` passes both
+to ``DataLoader``. LL201 reports the definition; the ValueError fires at a caller that passes a
+worker count that can be 0 (``cfg.get("workers", 0)``) and leaves ``persistent_workers`` at its
+default, which is where upstream fixes it. A caller that passes ``persistent_workers`` itself
+(``persistent_workers=workers > 0``) or a worker count that cannot be 0 is not one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from lintloader.analysis.loaders import LoaderSite
+from lintloader.findings import Confidence
+from lintloader.link.program import Edge, FunctionInfo, Program
+from lintloader.summary.dataloaders import lower_bound
+
+
+class KeptDefault(NamedTuple):
+    """A call of the builder that keeps its True default."""
+
+    edge: Edge
+    caller: FunctionInfo
+    workers: str  # the worker count the caller passes, as written (or the builder's default)
+    zero: bool  # a literal 0, passed or defaulted
+
+
+def callers_keeping_default(program: Program, site: LoaderSite) -> Iterator[KeptDefault]:
+    """The calls of ``site``'s function that keep its ``persistent_workers`` default of True
+    and pass a worker count that can be 0."""
+    persistent, workers = site.persistent, site.num_workers
+    function = site.info.function
+    if persistent is None or not persistent.from_default or persistent.literal is not True:
+        return
+    if workers is None or workers.text not in function.params or persistent.text == workers.text:
+        return
+    offset = 1 if function.self_name else 0
+    params = function.params[offset:]
+    for edge in program.edges_into(site.key, Confidence.HIGH):
+        if edge.call.is_reference:
+            continue
+        call = _parsed(edge.call.site.text)
+        if call is None or _passes(call, params, persistent.text) is not False:
+            continue
+        passed = _argument(call, params, workers.text)
+        if passed is None:  # the builder's own default
+            if not workers.from_default or not isinstance(workers.literal, int):
+                continue
+            text, zero = f"{workers.text}={workers.literal}", workers.literal == 0
+        else:
+            bound = lower_bound(passed)
+            if bound is not None and bound > 0:
+                continue
+            text, zero = ast.unparse(passed), bound == 0 and _is_literal(passed)
+        yield KeptDefault(edge, program.functions[edge.caller], text, zero)
+
+
+def _parsed(text: str) -> ast.Call | None:
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:  # cut at the text limit
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def _passes(call: ast.Call, params: list[str], name: str) -> bool | None:
+    """Whether the call passes parameter ``name``: None when it may (``*args``, ``**kw``)."""
+    if any(k.arg == name for k in call.keywords):
+        return True
+    if any(k.arg is None for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args
+    ):
+        return None
+    return name in params and params.index(name) < len(call.args)
+
+
+def _argument(call: ast.Call, params: list[str], name: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name in params and params.index(name) < len(call.args):
+        return call.args[params.index(name)]
+    return None
+
+
+def _is_literal(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant)

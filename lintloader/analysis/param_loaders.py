@@ -1,0 +1,101 @@
+"""Loaders that arrive as untyped parameters (issue 29, shape 7): ``def train_steps(model,
+loader, steps)`` iterates ``loader``; when every call of the function in the scanned program
+passes a DataLoader (a name bound to one, one annotated as one, or a ``DataLoader(...)`` built
+in the call), the parameter is treated as one, with the confidence of that step lowered."""
+
+from __future__ import annotations
+
+import ast
+from typing import NamedTuple
+
+from lintloader.analysis.loaders import (
+    LoaderSite,
+    Workers,
+    is_dataloader_name,
+    loader_bound_to,
+    resolves_to_dataloader,
+)
+from lintloader.findings import Confidence
+from lintloader.link.program import FunctionInfo, Program
+from lintloader.summary.helpers import dotted
+from lintloader.summary.model import Dotted
+
+
+class PassedLoader(NamedTuple):
+    """Every caller passes a DataLoader; ``site``: one of their constructions, if known."""
+
+    site: LoaderSite | None
+    callers: int
+
+
+def passed_loader(
+    program: Program, sites: list[LoaderSite], info: FunctionInfo, name: Dotted
+) -> PassedLoader | None:
+    """How ``name``, an unannotated parameter of ``info``, is known to hold a DataLoader with
+    workers from all of its callers; None when one caller may pass something else."""
+    function = info.function
+    if len(name) != 1 or name[0] not in function.params or name[0] == function.self_name:
+        return None
+    if name[0] in function.local_types:
+        return None  # annotated: read as written
+    offset = 1 if function.self_name else 0
+    params = function.params[offset:]
+    found: list[LoaderSite | None] = []
+    for edge in program.edges_into(info.key, Confidence.HIGH):
+        if edge.call.is_reference:
+            return None
+        caller = program.functions[edge.caller]
+        argument = _argument(edge.call.site.text, params, name[0])
+        if argument is None:
+            return None
+        line = edge.call.site.line + argument.lineno - 1
+        passed = _loader_of(program, sites, caller, argument, line)
+        if passed is False:
+            return None
+        found.append(passed if isinstance(passed, tuple) else None)
+    if not found:
+        return None
+    known = [site for site in found if site is not None]
+    if known and all(site.workers is Workers.ZERO for site in known):
+        return None
+    return PassedLoader(known[0] if known else None, len(found))
+
+
+def _argument(text: str, params: list[str], name: str) -> ast.expr | None:
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    index = params.index(name)
+    if any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
+        return None
+    return node.args[index] if index < len(node.args) else None
+
+
+def _loader_of(
+    program: Program,
+    sites: list[LoaderSite],
+    caller: FunctionInfo,
+    argument: ast.expr,
+    line: int,
+) -> LoaderSite | bool:
+    """The construction a passed argument holds (True: a DataLoader, construction unknown;
+    False: not known to be one). ``line``: where the argument starts in the caller's file."""
+    if isinstance(argument, ast.Call):
+        func = dotted(argument.func)
+        if not func or resolves_to_dataloader(program, caller, func) is False:
+            return False
+        built = [s for s in sites if s.info.key == caller.key and s.call.site.line == line]
+        return built[0] if len(built) == 1 else True
+    name = dotted(argument)
+    if not name:
+        return False
+    bound = loader_bound_to(sites, caller, name)
+    if bound is not None:
+        return bound
+    return is_dataloader_name(program, caller, name)

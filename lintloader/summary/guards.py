@@ -1,0 +1,104 @@
+"""Built-once guards: an ``if`` counts as one only when it tests the very value its branch keeps.
+
+``if self._loader is None: self._loader = DataLoader(...)``, ``if key not in self._cache:
+self._cache[key] = ...``, ``if not hasattr(self, "_loader"): self._loader = ...`` and a flag the
+branch sets (``if not self._built: ...; self._built = True``) build once. An ordinary branch
+(``if self.collate_fn is None: DataLoader(...) else: DataLoader(...)``, ``if self.curriculum:``)
+builds a pool on either side, every time the function runs.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lintloader.summary.helpers import dotted
+
+_LOOKUPS = frozenset({"hasattr", "getattr"})
+_KEEPERS = frozenset({"setdefault", "update", "__setitem__"})
+
+
+def tested(test: ast.expr) -> frozenset[str]:
+    """The values a condition looks at, as dotted text: ``x`` of ``x is None``, ``not x``,
+    ``x``; ``obj.name`` of ``hasattr(obj, "name")``; ``cache`` of ``key in cache`` and of
+    ``cache.get(key) is None``; every side of ``and``/``or``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return tested(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return frozenset().union(*(tested(value) for value in test.values))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            return _subject(test.comparators[0])
+        return _subject(test.left)
+    return _subject(test)
+
+
+def _subject(node: ast.expr) -> frozenset[str]:
+    if isinstance(node, ast.Call):
+        func = dotted(node.func)
+        if func in ((name,) for name in _LOOKUPS) and len(node.args) >= 2:
+            owner, attribute = dotted(node.args[0]), node.args[1]
+            if owner and isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                return frozenset({".".join((*owner, attribute.value))})
+            return frozenset()
+        if func and len(func) > 1:  # `cache.get(key)`: the container
+            return frozenset({".".join(func[:-1])})
+        return frozenset()
+    if isinstance(node, ast.Subscript):
+        return _subject(node.value)
+    name = dotted(node)
+    return frozenset({".".join(name)}) if name else frozenset()
+
+
+def keeps(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+    """Whether a branch stores into one of the tested values (an assignment, an item, a
+    ``setattr``, ``cache.setdefault``/``update``), so the test is false the next time."""
+    if not subjects:
+        return False
+    return any(_covers(target, subjects) for target in _stored(body))
+
+
+def _covers(target: str, subjects: frozenset[str]) -> bool:
+    return any(target == s or s.startswith(target + ".") for s in subjects)
+
+
+def _stored(body: list[ast.stmt]) -> set[str]:
+    found: set[str] = set()
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                found |= _target_names(target)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            found |= _target_names(node.target)
+        elif isinstance(node, ast.Call):
+            found |= _call_stores(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _target_names(target: ast.expr) -> set[str]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for item in target.elts for name in _target_names(item)}
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    if isinstance(target, ast.Subscript):
+        return _target_names(target.value)
+    name = dotted(target)
+    return {".".join(name)} if name else set()
+
+
+def _call_stores(node: ast.Call) -> set[str]:
+    func = dotted(node.func)
+    if not func:
+        return set()
+    if func == ("setattr",) and len(node.args) >= 2:
+        owner, attribute = dotted(node.args[0]), node.args[1]
+        if owner and isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+            return {".".join((*owner, attribute.value))}
+        return set()
+    if len(func) > 1 and func[-1] in _KEEPERS:
+        return {".".join(func[:-1])}
+    return set()
