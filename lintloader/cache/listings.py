@@ -10,8 +10,9 @@ is what it was when it was listed still holds the same entries: a warm run stats
 * a directory with a symbolic link among its entries is never remembered: what a link points
   to can change without touching the directory (and broken links must be reported each run).
 
-The listings of a walk are stored in one pickle per site directory under the cache directory
-(``listings-<version>/``), written atomically like every cache file.
+The listings of a walk are stored in one entry per site directory under the cache directory
+(``listings-<version>/``), written atomically like every cache file. An entry keeps the names
+only (a listing's paths are its directory's path and the name, made again when it is read).
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader import __version__
-from lintloader.cache.files import read_keyed, write_pickle
+from lintloader.cache.files import read_keyed, write_entry
 from lintloader.cache.statindex import RACY_NS
 
 Entries = list[tuple[str, str]]  # sorted (name, path)
+# what is stored of a listing: mtime, names of the subdirectories, of the files, of the broken
+StoredListing = tuple[int, list[str], list[str], list[str]]
+KIND = "listings 1"
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,9 @@ class ListingCache:
     def load(cls, cache_dir: Path | None, site: str) -> ListingCache:
         if cache_dir is None:
             return cls(site)
-        path = walk_file(cache_dir, site, "pickle")
-        return cls(site, path, Path(cache_dir), read_keyed(path, site))
+        path = walk_file(cache_dir, site, "listing")
+        stored = read_keyed(Path(cache_dir), path, KIND, dict[str, StoredListing], site)
+        return cls(site, path, Path(cache_dir), {d: _listing(d, s) for d, s in stored.items()})
 
     def get(self, directory: str) -> Listing | None:
         """The remembered listing of ``directory`` if it is certainly still right."""
@@ -119,4 +124,26 @@ class ListingCache:
             return
         if not self.changed and len(self.fresh) == len(self.known):
             return
-        write_pickle(self.root, self.path, (self.site, self.fresh))
+        stored = {directory: _stored(listing) for directory, listing in self.fresh.items()}
+        write_entry(
+            self.root, self.path, KIND, tuple[str, dict[str, StoredListing]], (self.site, stored)
+        )
+
+
+def _stored(listing: Listing) -> StoredListing:
+    names = [name for name, _ in listing.files]
+    broken = sorted(name for name, path in listing.files if path in listing.broken)
+    return (listing.mtime_ns, [name for name, _ in listing.subdirs], names, broken)
+
+
+def _listing(directory: str, stored: StoredListing) -> Listing:
+    """The listing ``stored`` for ``directory`` (its names still to be checked by
+    :meth:`Listing.lists_only`: a name with a separator would leave the directory)."""
+    mtime_ns, subdirs, files, broken = stored
+    prefix = os.path.join(directory, "")
+    return Listing(
+        mtime_ns,
+        [(name, prefix + name) for name in subdirs],
+        [(name, prefix + name) for name in files],
+        frozenset(prefix + name for name in broken),
+    )

@@ -26,12 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintloader.cache.code import code_stamp
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_entry, write_entry
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import Finding
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
+from lintloader.select.demand_reads import DemandReads
+from lintloader.select.trail import Round
+
+KIND = "replay 1"
 
 
 @dataclass(frozen=True)
@@ -43,11 +47,12 @@ class Replay:
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
     hidden: int = 0  # findings below the severity threshold
     shape: str = ""  # the key without the files' content (see the module docstring)
-    contents: tuple[object, ...] = ()  # each file's content identity, in the files' order
-    rounds: tuple[object, ...] = ()  # the selection trail (select/trail.py)
+    # each file's content identity (a digest, else a stat stamp), in the files' order
+    contents: tuple[str | tuple[int, int, int, int], ...] = ()
+    rounds: tuple[Round, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (select/demand_reads.py); None: unknown
-    reads: object = None
+    reads: DemandReads | None = None
 
 
 def replay_keys(
@@ -101,30 +106,12 @@ def replay_path(index_file: Path) -> Path:
 def load_replay(index_file: Path, cache: SummaryCache) -> Replay | None:
     """The stored run, if the summary cache entries it was derived from are untouched (a
     removed, rewritten or linked entry means: run again, and repair it)."""
-    stored = read_pickle(replay_path(index_file))
-    if not isinstance(stored, Replay) or not _well_formed(stored):
+    stored = read_entry(cache.root, replay_path(index_file), KIND, Replay)
+    if stored is None:  # missing, a link, or not exactly a Replay (cache/codec.py)
         return None
     keys = [entry[0] for entry in stored.entries]
     return stored if cache.stamps(keys) == stored.entries else None
 
 
-def _well_formed(stored: Replay) -> bool:
-    """Whether a stored run read from disk has fields of the types this version writes (the
-    trail is checked where it is used)."""
-    return (
-        isinstance(stored.key, str)
-        and isinstance(stored.shape, str)
-        and isinstance(stored.entries, tuple)
-        and all(isinstance(entry, tuple) and len(entry) == 3 for entry in stored.entries)
-        and isinstance(stored.contents, tuple)
-        and isinstance(stored.rounds, tuple)
-        and isinstance(stored.taken, tuple)
-        and all(
-            isinstance(item, tuple) and len(item) == 2 and all(isinstance(v, str) for v in item)
-            for item in stored.taken
-        )
-    )
-
-
 def save_replay(cache_dir: Path, index_file: Path, replay: Replay) -> None:
-    write_pickle(Path(cache_dir), replay_path(index_file), replay)
+    write_entry(Path(cache_dir), replay_path(index_file), KIND, Replay, replay)
