@@ -137,7 +137,7 @@ def write_entry(root: Path, target: Path, kind: str, hint: object, value: object
     A cache that cannot be written is only slower, never wrong: errors are swallowed."""
     temporary = target.parent / f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
     try:
-        if not _make_levels(root, target.parent):
+        if not make_private_dirs(root, target.parent):
             return  # never write (not even a folder) through a link planted inside the cache
         data = codec.dumps(kind, hint, value)
         descriptor = os.open(temporary, _CREATE_FLAGS, PRIVATE_FILE)
@@ -173,7 +173,7 @@ def _trusted_levels(root: Path, folder: Path) -> bool:
     return True
 
 
-def _make_levels(root: Path, folder: Path) -> bool:
+def make_private_dirs(root: Path, folder: Path) -> bool:
     """Create the missing directories from ``root`` down to ``folder`` (mode 0700); whether
     they all are then trusted (see :func:`_trusted_levels`)."""
     for level in _levels(root, folder):
