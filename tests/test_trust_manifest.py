@@ -144,7 +144,7 @@ def test_revert_after_an_upgrade_drops_the_stale_entry(
     assert target.read_bytes() == upgraded
     code, out, err = finish(fix(env, "--revert"))
     assert code == 0, err
-    assert "installed again since it was patched" in out
+    assert f"dropped: {target}: installed again since it was patched" in out
     assert "stale manifest entry was dropped" in out
     assert target.read_bytes() == upgraded  # the new release, untouched
     assert env.entries() == {}
@@ -159,7 +159,8 @@ def test_revert_after_an_uninstall_drops_the_stale_entry(installed: tuple[Env, P
     assert not target.exists()
     code, out, err = finish(fix(env, "--revert"))
     assert code == 0, err
-    assert "no longer installed" in out and "stale manifest entry was dropped" in out
+    assert f"dropped: {target}: no longer installed" in out
+    assert "stale manifest entry was dropped" in out
     assert env.entries() == {}
 
 

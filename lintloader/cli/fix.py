@@ -346,7 +346,7 @@ def manage_site(store: BackupStore, wanted: set[str] | None, revert: bool) -> tu
         listed += 1
         if revert:
             restored = store.revert(key)
-            tag = "reverted" if restored.ok else "refused"
+            tag = "dropped" if restored.dropped else "reverted" if restored.ok else "refused"
             line = printable(f"{tag}: {restored.path}: {restored.message}")
             if restored.ok:
                 emit(line)

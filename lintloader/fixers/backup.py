@@ -70,6 +70,7 @@ class Restored:
     path: str
     message: str
     ok: bool
+    dropped: bool = False  # not restored: its entry was stale, and was dropped
 
 
 def read_regular(path: str) -> bytes:
@@ -284,7 +285,7 @@ class BackupStore:
         stale = self.stale(key, state)
         if stale:
             self.forget(key)
-            return Restored(path, f"{stale}; its stale manifest entry was dropped", True)
+            return Restored(path, f"{stale}; its stale manifest entry was dropped", True, True)
         if state != "patched":
             why = {"missing": "no longer exists", "unreadable": "cannot be read"}.get(
                 state, "changed since it was patched"
