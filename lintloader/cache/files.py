@@ -163,23 +163,26 @@ def _levels(root: Path, folder: Path) -> list[Path]:
 def _trusted_levels(root: Path, folder: Path) -> bool:
     """Whether ``folder`` and every directory between it and ``root`` (inclusive) is a real
     directory (not a link) that only the user can write in."""
-    for level in _levels(root, folder):
-        try:
-            status = os.lstat(level)
-        except OSError:
-            return False
-        if not stat.S_ISDIR(status.st_mode) or not _private(status):
-            return False
-    return True
+    return all(_trusted_level(level) for level in _levels(root, folder))
+
+
+def _trusted_level(level: Path) -> bool:
+    try:
+        status = os.lstat(level)
+    except OSError:
+        return False
+    return stat.S_ISDIR(status.st_mode) and _private(status)
 
 
 def make_private_dirs(root: Path, folder: Path) -> bool:
     """Create the missing directories from ``root`` down to ``folder`` (mode 0700); whether
     they all are then trusted (see :func:`_trusted_levels`)."""
-    for level in _levels(root, folder):
+    for level in _levels(root, folder):  # each one checked before anything is made in it
         with contextlib.suppress(FileExistsError):
             os.mkdir(level, PRIVATE_DIR)
-    return _trusted_levels(root, folder)
+        if not _trusted_level(level):
+            return False
+    return True
 
 
 # What lintloader names an entry of the cache root: a store of this or another version, the

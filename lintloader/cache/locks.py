@@ -21,8 +21,9 @@ class LockBusy(Exception):
 
 
 @contextlib.contextmanager
-def bounded_lock(path: Path, wait_s: float) -> Iterator[bool]:
-    """Hold an exclusive lock on ``path`` (created 0600, never through a link) for the body;
+def bounded_lock(path: Path, wait_s: float, mode: int = 0o600) -> Iterator[bool]:
+    """Hold an exclusive lock on ``path`` (created with ``mode`` masked by the umask, never
+    through a link) for the body;
     yields whether it is held (False: it could not be created, the body runs unlocked).
     :class:`LockBusy` when someone else still held it after ``wait_s`` seconds."""
     try:
@@ -32,7 +33,7 @@ def bounded_lock(path: Path, wait_s: float) -> Iterator[bool]:
         return
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        descriptor = os.open(path, flags, 0o600)
+        descriptor = os.open(path, flags, mode)
     except OSError:
         yield False
         return

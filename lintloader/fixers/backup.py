@@ -332,7 +332,7 @@ def locked_store(
     with contextlib.suppress(OSError):  # an unwritable site: the writes report it
         os.makedirs(folder, exist_ok=True)
     try:
-        with bounded_lock(Path(folder) / MANIFEST_LOCK, wait_s):
+        with bounded_lock(Path(folder) / MANIFEST_LOCK, wait_s, mode=0o666):  # as backups are
             yield BackupStore.load(site)
     except LockBusy:
         raise ManifestRefused(
