@@ -39,10 +39,9 @@ def check(tool: Path, project: Path, *extra: str) -> str:
 
 def taken_files(cache: Path) -> list[Path]:
     """The files the stored run took (its selection trail), read with lintloader's reader."""
-    from lintloader.cache.files import read_entry
-    from lintloader.cache.replay import KIND, Replay
+    from lintloader.cache.replay import read_replay
 
-    (stored,) = (read_entry(cache, p, KIND, Replay) for p in cache.glob("index-*/*.replay"))
+    (stored,) = (read_replay(cache, path) for path in cache.glob("index-*/*.replay"))
     return sorted({Path(p) for round_ in stored.rounds for p in round_.taken})
 
 

@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
-from lintloader.cache import codec
-from lintloader.cache.files import read_entry, write_entry
-from lintloader.cache.replay import KIND, Replay
+from lintloader.cache.replay import Replay, read_replay, save_replay
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.scan.paths import discover_paths
@@ -76,19 +74,20 @@ def ll101_lines(findings: list[Finding], name: str) -> list[int]:
 
 def stored_run(cache: Path) -> tuple[Path, Replay]:
     (path,) = cache.glob("index-*/*.replay")
-    stored = read_entry(cache, path, KIND, Replay)
+    stored = read_replay(cache, path)
     assert isinstance(stored, Replay)
     return path, stored
 
 
-def write_crafted(path: Path, stored: Replay, **fields: object) -> None:
+def write_crafted(cache: Path, path: Path, stored: Replay, **fields: object) -> None:
     """``stored`` as lintloader writes it, with ``fields`` replaced by raw JSON values (what
     a crafted entry can hold, of any type)."""
-    header, _, body = codec.dumps(KIND, Replay, stored).partition(b"\n")
+    save_replay(cache, path.with_suffix(".index"), stored)
+    header, _, body = path.read_bytes().partition(b"\n")
     value = json.loads(body)
     names = [field.name for field in dataclasses.fields(Replay)]
     for name, raw in fields.items():
-        value[names.index(name)] = raw
+        value[0][names.index(name)] = raw
     path.write_bytes(header + b"\n" + json.dumps(value).encode())
 
 
@@ -289,7 +288,7 @@ def test_stored_reads_that_are_not_what_lintloader_writes_mean_analyze(tmp_path:
         [[], [], [], []],
     )
     for n, reads in enumerate(bad_reads):
-        write_crafted(path, stored, reads=reads)
+        write_crafted(cache, path, stored, reads=reads)
         fetching.write_text(original + f"\n\ndef helper_{n}(value):\n    return len(value)\n")
         again = check(root, cache)
         assert again.route == "analyzed"  # what the rounds read is unknown
@@ -307,7 +306,7 @@ def test_a_stored_kind_lintloader_does_not_know_reads_every_call(tmp_path: Path)
     assert isinstance(reads, DemandReads)
     key = "minilight.utilities.fetching:DataFetcher.reset"
     crafted = reads._replace(kinds=reads.kinds | {(key, "a-kind-from-elsewhere")})
-    write_entry(cache, path, KIND, Replay, replace(stored, reads=crafted))
+    save_replay(cache, path.with_suffix(".index"), replace(stored, reads=crafted))
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     where = "def reset(self):\n"
     fetching.write_text(fetching.read_text().replace(where, f"{where}        print(self)\n", 1))
@@ -395,7 +394,7 @@ def test_a_stored_run_with_a_crafted_trail_is_analyzed_again(tmp_path: Path) -> 
     first = check(root, cache)
     path, stored = stored_run(cache)
     for rounds in (["not a round"], [[None, [1], ["x"]]], [[None, [], "x"]], 7):
-        write_crafted(path, stored, rounds=rounds)
+        write_crafted(cache, path, stored, rounds=rounds)
         util = root / "plain" / "util_3.py"
         util.write_text(util.read_text() + "# edited\n")
         again = check(root, cache)

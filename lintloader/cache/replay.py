@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lintloader.cache.code import code_stamp
@@ -35,7 +35,8 @@ from lintloader.scan.sources import SourceSet
 from lintloader.select.demand_reads import DemandReads
 from lintloader.select.trail import Round
 
-KIND = "replay 1"
+KIND = "replay 2"
+ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,7 @@ class Replay:
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
     hidden: int = 0  # findings below the severity threshold
     shape: str = ""  # the key without the files' content (see the module docstring)
-    # each file's content identity (a digest, else a stat stamp), in the files' order
-    contents: tuple[str | tuple[int, int, int, int], ...] = ()
+    contents: tuple[ContentId, ...] = ()  # each file's, in the files' order
     rounds: tuple[Round, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (select/demand_reads.py); None: unknown
@@ -106,12 +106,40 @@ def replay_path(index_file: Path) -> Path:
 def load_replay(index_file: Path, cache: SummaryCache) -> Replay | None:
     """The stored run, if the summary cache entries it was derived from are untouched (a
     removed, rewritten or linked entry means: run again, and repair it)."""
-    stored = read_entry(cache.root, replay_path(index_file), KIND, Replay)
-    if stored is None:  # missing, a link, or not exactly a Replay (cache/codec.py)
+    stored = read_replay(cache.root, replay_path(index_file))
+    if stored is None:
         return None
     keys = [entry[0] for entry in stored.entries]
     return stored if cache.stamps(keys) == stored.entries else None
 
 
+def read_replay(cache_dir: Path, path: Path) -> Replay | None:
+    """The run stored at ``path``; None when missing, a link, or not exactly what
+    :func:`save_replay` writes (``cache/codec.py``)."""
+    stored = read_entry(Path(cache_dir), path, KIND, _Stored)
+    if stored is None:
+        return None
+    replay, digests, flat = stored
+    contents = _contents(digests, flat)
+    return None if contents is None else replace(replay, contents=contents)
+
+
 def save_replay(cache_dir: Path, index_file: Path, replay: Replay) -> None:
-    write_entry(Path(cache_dir), replay_path(index_file), KIND, Replay, replay)
+    """Stored with its contents in two columns (digests, "" where a stamp stands instead;
+    the stamps, four ints each), which read back several times faster than one per file."""
+    digests = [item if isinstance(item, str) else "" for item in replay.contents]
+    flat = [number for item in replay.contents if not isinstance(item, str) for number in item]
+    stored = (replace(replay, contents=()), digests, flat)
+    write_entry(Path(cache_dir), replay_path(index_file), KIND, _Stored, stored)
+
+
+# the run without its contents, the contents' digests and their stamps (see save_replay)
+_Stored = tuple[Replay, list[str], list[int]]
+
+
+def _contents(digests: list[str], flat: list[int]) -> tuple[ContentId, ...] | None:
+    if len(flat) != 4 * digests.count(""):
+        return None
+    numbers = iter(flat)
+    stamps = zip(numbers, numbers, numbers, numbers, strict=True)
+    return tuple(digest or next(stamps) for digest in digests)
