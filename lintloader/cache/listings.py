@@ -31,6 +31,7 @@ Entries = list[tuple[str, str]]  # sorted (name, path)
 # what is stored of a listing: mtime, names of the subdirectories, of the files, of the broken
 StoredListing = tuple[int, list[str], list[str], list[str]]
 KIND = "listings 1"
+_NOT_NAMES = frozenset({"", ".", ".."})
 
 
 @dataclass(frozen=True)
@@ -44,29 +45,6 @@ class Listing:
     subdirs: Entries
     files: Entries
     broken: frozenset[str] = frozenset()
-
-    def lists_only(self, directory: str) -> bool:
-        """Whether every entry is a child of ``directory`` named as it says (a listing read
-        from disk is not trusted: it must not add a file from elsewhere to a walk)."""
-        prefix = os.path.join(directory, "")
-        lists = (self.subdirs, self.files)
-        return (
-            all(isinstance(entries, list) for entries in lists)
-            and all(_is_child(entry, prefix) for entries in lists for entry in entries)
-            and isinstance(self.broken, frozenset)
-        )
-
-
-def _is_child(entry: object, prefix: str) -> bool:
-    if not isinstance(entry, tuple) or len(entry) != 2:
-        return False
-    name, path = entry
-    return (
-        isinstance(name, str)
-        and path == prefix + name
-        and os.sep not in name
-        and name not in ("", ".", "..")
-    )
 
 
 def walk_file(cache_dir: Path, scope: str, suffix: str) -> Path:
@@ -94,12 +72,14 @@ class ListingCache:
             return cls(site)
         path = walk_file(cache_dir, site, "listing")
         stored = read_keyed(Path(cache_dir), path, KIND, dict[str, StoredListing], site)
-        return cls(site, path, Path(cache_dir), {d: _listing(d, s) for d, s in stored.items()})
+        known = {directory: _listing(directory, names) for directory, names in stored.items()}
+        usable = {directory: listing for directory, listing in known.items() if listing}
+        return cls(site, path, Path(cache_dir), usable)
 
     def get(self, directory: str) -> Listing | None:
         """The remembered listing of ``directory`` if it is certainly still right."""
         known = self.known.get(directory)
-        if not isinstance(known, Listing) or not known.lists_only(directory):
+        if known is None:
             return None
         try:
             mtime = os.stat(directory).st_mtime_ns
@@ -136,10 +116,15 @@ def _stored(listing: Listing) -> StoredListing:
     return (listing.mtime_ns, [name for name, _ in listing.subdirs], names, broken)
 
 
-def _listing(directory: str, stored: StoredListing) -> Listing:
-    """The listing ``stored`` for ``directory`` (its names still to be checked by
-    :meth:`Listing.lists_only`: a name with a separator would leave the directory)."""
+def _listing(directory: str, stored: StoredListing) -> Listing | None:
+    """The listing ``stored`` for ``directory``; None when a name is not that of a child (one
+    with a separator, or ``..``, would add a file from elsewhere to a walk: what is read from
+    disk is not trusted)."""
     mtime_ns, subdirs, files, broken = stored
+    names = [*subdirs, *files, *broken]
+    joined = "".join(names)
+    if os.sep in joined or "\0" in joined or _NOT_NAMES.intersection(names):
+        return None
     prefix = os.path.join(directory, "")
     return Listing(
         mtime_ns,
