@@ -386,3 +386,28 @@ def test_the_flake8_lock_wait_is_bounded(tmp_path: Path) -> None:
         holder.wait()
     with project_lock(cache, "/some/root", wait_s=0.5) as held:
         assert held
+
+
+def test_a_hostile_interpreter_answer_is_a_miss(tmp_path: Path) -> None:
+    """What another interpreter answered (``interpreters-*/``), replaced by a pickle, bare or
+    after the entry's header."""
+    env_dir = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    cache, marker = tmp_path / "cache", tmp_path / "PWNED"
+    command = [*CLI, "check", "--site-packages", "--python", str(env_dir / "bin" / "python")]
+
+    def check(*extra: str) -> str:
+        done = subprocess.run(
+            [*command, *extra], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+        return done.stdout + done.stderr.replace("from cache", "parsed")
+
+    reference = check("--no-cache")
+    check("--cache-dir", str(cache))
+    (entry,) = cache.glob("interpreters-*/*.json")
+    header = entry.read_bytes().split(b"\n", 1)[0] + b"\n"
+    for hostile in (pickle.dumps(Planted(marker)), header + pickle.dumps(Planted(marker))):
+        entry.write_bytes(hostile)
+        assert check("--cache-dir", str(cache)) == reference
+        assert not marker.exists()
