@@ -131,8 +131,9 @@ def test_a_group_writable_cache_is_refused_with_one_warning(project: Path, tmp_p
 def test_entries_in_a_directory_someone_else_can_write_are_misses(
     project: Path, tmp_path: Path
 ) -> None:
-    """A level below a private root that its group can write (made by an older version
-    under ``umask 002``): what is in it is not read, even a well-formed entry."""
+    """A store below a private root that its group can write (made by an older version
+    under ``umask 002``): one warning, no cache, and what is in it is not read, even a
+    well-formed entry; ``clean`` removes it. Deeper down, or an entry itself: a miss."""
     cache = tmp_path / "cache"
     reference, _ = run_check(project, None)
     run_check(project, cache)
@@ -141,11 +142,19 @@ def test_entries_in_a_directory_someone_else_can_write_are_misses(
     replay.write_bytes(forged)
     replay.parent.chmod(0o770)
     out, err = run_check(project, cache)
-    assert out == reference and WARNING not in err
+    assert out == reference
+    assert err.count(WARNING) == 1 and f"its {replay.parent.name}/ is writable by its group" in err
     replay.parent.chmod(0o700)
     replay.write_bytes(forged)
     replay.chmod(0o660)  # the entry itself writable by its group
-    assert run_check(project, cache)[0] == reference
+    out, err = run_check(project, cache)
+    assert out == reference and WARNING not in err
+    (folder,) = {path.parent for path in cache.glob("summaries-*/*/*.json")}
+    folder.chmod(0o777)
+    replay.unlink()  # so that the summaries are read, not the stored run
+    out, err = run_check(project, cache)
+    assert out == reference and WARNING not in err
+    assert "(0 parsed" not in err  # its summaries were not read: parsed again
 
 
 def forge_replay(data: bytes) -> bytes:
@@ -257,7 +266,8 @@ def test_a_level_owned_by_another_user_is_not_read(
     as_user(uid, gid, "import sys; open(sys.argv[1], 'wb').write(bytes.fromhex(sys.argv[2]))",
             str(replay), forged.hex())  # fmt: skip
     out, err = run_check(project, cache)
-    assert out == reference and WARNING not in err
+    assert out == reference
+    assert err.count(WARNING) == 1 and f"its {replay.parent.name}/ is owned by another" in err
 
 
 def test_codec_refuses_values_of_another_type() -> None:

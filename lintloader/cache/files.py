@@ -61,8 +61,22 @@ def cache_problem(directory: Path) -> str | None:
             os.close(descriptor)
             os.unlink(probe)
         mark(directory)
+        return _store_problem(directory)
     except OSError as exc:
         return exc.strerror or str(exc)
+
+
+def _store_problem(directory: Path) -> str | None:
+    """Why a store directory of the cache root (``summaries-<version>/``...) cannot be
+    trusted (someone else owns it or may write in it: left by an older version under
+    ``umask 002``), or None."""
+    for name in sorted(os.listdir(directory)):
+        if not _ENTRY_NAME.fullmatch(name) or name.startswith(".tmp-"):
+            continue
+        status = os.lstat(directory / name)
+        problem = foreign_problem(status) if stat.S_ISDIR(status.st_mode) else None
+        if problem:
+            return f"its {name}/ is {problem.split(';')[0]}; `lintloader clean` removes it"
     return None
 
 
@@ -144,7 +158,7 @@ def write_entry(root: Path, target: Path, kind: str, hint: object, value: object
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
         os.replace(temporary, target)  # replaces a link at target, never follows it
-    except OSError:
+    except (OSError, TypeError, ValueError):  # unwritable, or a value the codec cannot store
         return
     finally:
         with contextlib.suppress(OSError):  # left only when something failed
