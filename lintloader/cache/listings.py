@@ -119,16 +119,17 @@ def _stored(listing: Listing) -> StoredListing:
 def _listing(directory: str, stored: StoredListing) -> Listing | None:
     """The listing ``stored`` for ``directory``; None when a name is not that of a child (one
     with a separator, or ``..``, would add a file from elsewhere to a walk: what is read from
-    disk is not trusted)."""
+    disk is not trusted). This runs for every directory of a site (1,600 in a torch
+    environment): plain string operations only."""
     mtime_ns, subdirs, files, broken = stored
-    names = [*subdirs, *files, *broken]
+    names = subdirs + files + broken
     joined = "".join(names)
-    if os.sep in joined or "\0" in joined or _NOT_NAMES.intersection(names):
+    if os.sep in joined or "\0" in joined or not _NOT_NAMES.isdisjoint(names):
         return None
-    prefix = os.path.join(directory, "")
+    prefix = directory if directory.endswith(os.sep) else directory + os.sep
     return Listing(
         mtime_ns,
         [(name, prefix + name) for name in subdirs],
         [(name, prefix + name) for name in files],
-        frozenset(prefix + name for name in broken),
+        frozenset([prefix + name for name in broken]) if broken else frozenset(),
     )
