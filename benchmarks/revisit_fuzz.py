@@ -42,7 +42,10 @@ def taken_files(cache: Path) -> list[Path]:
     from lintloader.cache.replay import read_replay
 
     (stored,) = (read_replay(cache, path) for path in cache.glob("index-*/*.replay"))
-    return sorted({Path(p) for round_ in stored.rounds for p in round_.taken})
+    from lintloader.select.trail import as_trail
+
+    trail = as_trail(stored.rounds) if stored is not None else None
+    return sorted({Path(p) for round_ in trail or () for p in round_.taken})
 
 
 def in_a_function(statement: str) -> Callable[[bytes, random.Random], bytes]:

@@ -21,8 +21,9 @@ from lintloader.cache.replay import Replay, read_replay, save_replay
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.scan.paths import discover_paths
-from lintloader.select.demand_reads import DemandReads
+from lintloader.select.demand_reads import DemandReads, stored_reads
 from lintloader.select.revisit import MAX_CHANGED
+from lintloader.select.trail import as_trail
 
 EPOCH_REBUILD = """
 
@@ -76,7 +77,10 @@ def stored_run(cache: Path) -> tuple[Path, Replay]:
     (path,) = cache.glob("index-*/*.replay")
     stored = read_replay(cache, path)
     assert isinstance(stored, Replay)
-    return path, stored
+    # the trail and the reads come back as plain tuples: the select layer's records again
+    rounds, reads = as_trail(stored.rounds), stored_reads(stored.reads)
+    assert rounds is not None and (reads is not None or stored.reads is None)
+    return path, replace(stored, rounds=rounds, reads=reads)
 
 
 def write_crafted(cache: Path, path: Path, stored: Replay, **fields: object) -> None:

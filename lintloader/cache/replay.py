@@ -32,11 +32,16 @@ from lintloader.config import Config
 from lintloader.findings import Finding
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.demand_reads import DemandReads
-from lintloader.select.trail import Round
 
 KIND = "replay 2"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
+# What a round of the selection trail (select/trail.py: Round) and what the analysis read
+# (select/demand_reads.py: DemandReads) hold, field by field: they are stored and read back
+# as these plain tuples (the cache sits below select/; select makes them records again).
+StoredRound = tuple[tuple[tuple[bytes, ...], ...] | None, frozenset[str], tuple[str, ...]]
+StoredReads = tuple[
+    frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[str]
+]
 
 
 @dataclass(frozen=True)
@@ -49,10 +54,10 @@ class Replay:
     hidden: int = 0  # findings below the severity threshold
     shape: str = ""  # the key without the files' content (see the module docstring)
     contents: tuple[ContentId, ...] = ()  # each file's, in the files' order
-    rounds: tuple[Round, ...] = ()  # the selection trail (select/trail.py)
+    rounds: tuple[StoredRound, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (select/demand_reads.py); None: unknown
-    reads: DemandReads | None = None
+    reads: StoredReads | None = None
 
 
 def replay_keys(
