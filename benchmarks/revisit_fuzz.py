@@ -40,10 +40,13 @@ def check(tool: Path, project: Path, *extra: str) -> str:
 
 def taken_files(cache: Path) -> list[Path]:
     """The files the stored run took (its selection trail), read with lintloader's reader."""
-    from lintloader.cache.files import read_pickle
+    from lintloader.cache.replay import read_replay
 
-    (stored,) = (read_pickle(path) for path in cache.glob("index-*/*.replay"))
-    return sorted({Path(p) for round_ in stored.rounds for p in round_.taken})
+    (stored,) = (read_replay(cache, path) for path in cache.glob("index-*/*.replay"))
+    from lintloader.select.trail import as_trail
+
+    trail = as_trail(stored.rounds) if stored is not None else None
+    return sorted({Path(p) for round_ in trail or () for p in round_.taken})
 
 
 def in_a_function(statement: str) -> Callable[[bytes, random.Random], bytes]:

@@ -224,7 +224,7 @@ def test_clean_removes_only_lintloader_entries(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "proj", modules=1)
     cache = tmp_path / "cache"
     check_json(root, "--cache-dir", str(cache))
-    assert list(cache.rglob("*.pickle")) and list(cache.rglob("*.index"))
+    assert list(cache.rglob("summaries-*/*/*.json")) and list(cache.rglob("*.index"))
     cleaned = run_cli("clean", "--cache-dir", str(cache))
     assert cleaned.returncode == 0, cleaned.stderr
     assert not cache.exists()
@@ -232,7 +232,7 @@ def test_clean_removes_only_lintloader_entries(tmp_path: Path) -> None:
     (cache / "notes.txt").write_text("mine\n")
     run_cli("clean", "--cache-dir", str(cache))
     assert (cache / "notes.txt").read_text() == "mine\n"
-    assert [p.name for p in cache.iterdir()] == ["notes.txt"]
+    assert [p.name for p in cache.iterdir()] == ["notes.txt"]  # and no marker: not a cache
     again = run_cli("clean", "--cache-dir", str(tmp_path / "never-created"))
     assert again.returncode == 0, again.stderr
 

@@ -91,7 +91,7 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
     total = sharded_stats.parsed + sharded_stats.cached
     assert total == serial_stats.parsed + serial_stats.cached == len(serial)
     assert sharded_used == serial_used
-    assert len(list((tmp_path / "b").rglob("*.pickle"))) == len(serial_used)
+    assert len(list((tmp_path / "b").rglob("summaries-*/*/*.json"))) == len(serial_used)
 
 
 @pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])

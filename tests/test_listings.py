@@ -11,11 +11,18 @@ from pathlib import Path
 import pytest
 from test_fast_paths import odd_site, reference_site_files
 
+from lintloader.cache.files import read_entry, write_entry
 from lintloader.scan import site_packages
 from lintloader.scan.model import Discovery
 from lintloader.scan.paths import discover_paths
 from lintloader.scan.site_packages import discover_site_packages
 from lintloader.scan.statindex import RACY_NS
+from lintloader.scan.walk.listings import KIND as LISTINGS_KIND
+from lintloader.scan.walk.listings import StoredListing
+from lintloader.scan.walk.named_files import KIND as NAMED_KIND
+from lintloader.scan.walk.named_files import DirectoryFiles
+from lintloader.scan.walk.snapshot import KIND as WALK_KIND
+from lintloader.scan.walk.snapshot import Stored as WalkStored
 
 
 def age(root: Path) -> None:
@@ -38,11 +45,13 @@ def walk(site: Path, cache: Path) -> Discovery:
     return discover_site_packages(None, [], (), cwd=str(site), cache_dir=cache)
 
 
-def stored_listings(cache: Path) -> dict:
-    from lintloader.cache.files import read_pickle
+LISTINGS = tuple[str, dict[str, StoredListing]]
+NAMED = tuple[str, dict[str, DirectoryFiles]]
 
-    (entry,) = cache.glob("listings-*/*.pickle")
-    return read_pickle(entry)[1]
+
+def stored_listings(cache: Path) -> dict:
+    (entry,) = cache.glob("listings-*/*.listing")
+    return read_entry(cache, entry, LISTINGS_KIND, LISTINGS)[1]
 
 
 def test_a_warm_walk_finds_what_a_fresh_walk_finds(site: Path, tmp_path: Path) -> None:
@@ -130,9 +139,8 @@ def assert_walks_agree(root: Path, cache: Path, path: Path | None = None) -> Dis
 
 
 def tree_listings(cache: Path) -> dict:
-    from lintloader.cache.files import read_pickle
-
-    stored = [read_pickle(entry) for entry in cache.glob("listings-*/*.pickle")]
+    entries = cache.glob("listings-*/*.listing")
+    stored = [read_entry(cache, entry, LISTINGS_KIND, LISTINGS) for entry in entries]
     return next(listings for scope, listings in stored if scope.endswith("\0tree"))
 
 
@@ -173,21 +181,21 @@ def test_tree_changes_and_ignore_rules_are_noticed(tree: Path, tmp_path: Path) -
 
 
 def test_a_crafted_tree_listing_adds_no_file(tree: Path, tmp_path: Path) -> None:
-    from lintloader.cache.files import read_pickle, write_pickle
-    from lintloader.scan.walk.listings import Listing
-
     cache = tmp_path / "cache"
     assert_walks_agree(tree, cache)
     (entry,) = [
-        path for path in cache.glob("listings-*/*.pickle") if read_pickle(path)[0].endswith("tree")
+        path
+        for path in cache.glob("listings-*/*.listing")
+        if read_entry(cache, path, LISTINGS_KIND, LISTINGS)[0].endswith("tree")
     ]
-    scope, listings = read_pickle(entry)
+    scope, listings = read_entry(cache, entry, LISTINGS_KIND, LISTINGS)
     sub = str(tree / "pkg" / "sub")
     outside = tmp_path / "outside.py"
     outside.write_text("SECRET = 1\n")
-    for files in ([("outside.py", str(outside))], [("../outside.py", f"{sub}/../outside.py")]):
-        listings[sub] = Listing(listings[sub].mtime_ns, listings[sub].subdirs, files)
-        write_pickle(cache, entry, (scope, listings))
+    for files in ([str(outside)], ["../outside.py"], [".."]):
+        mtime, subdirs, _, broken = listings[sub]
+        listings[sub] = (mtime, subdirs, files, broken)
+        write_entry(cache, entry, LISTINGS_KIND, LISTINGS, (scope, listings))
         found = assert_walks_agree(tree, cache)
         assert "outside" not in " ".join(f.path for f in found.files)
 
@@ -213,10 +221,8 @@ def test_an_unreadable_tree_directory_is_not_remembered_as_empty(
 
 # -- what a walk made of each directory (scan/walk/named_files.py) --------------------------------
 def named_entries(cache: Path) -> tuple[Path, str, dict]:
-    from lintloader.cache.files import read_pickle
-
     (entry,) = cache.glob("listings-*/*.named")
-    key, known = read_pickle(entry)
+    key, known = read_entry(cache, entry, NAMED_KIND, NAMED)
     return entry, key, known
 
 
@@ -235,8 +241,6 @@ def tracked_dir(tree: Path) -> Path:
 def test_a_warm_walk_names_remembered_directories_from_the_cache(
     tree: Path, tmp_path: Path
 ) -> None:
-    from lintloader.cache.files import write_pickle
-
     inner, cache = tracked_dir(tree), tmp_path / "cache"
     assert_walks_agree(tree, cache)
     entry, key, known = named_entries(cache)
@@ -248,7 +252,7 @@ def test_a_warm_walk_names_remembered_directories_from_the_cache(
     index, _, is_package, display = known[str(inner)].files[0]
     stored = ((index, "stored.name", is_package, display),)
     known[str(inner)] = known[str(inner)]._replace(files=stored)
-    write_pickle(cache, entry, (key, known))
+    write_entry(cache, entry, NAMED_KIND, NAMED, (key, known))
     served = {f.path: f.module for f in walk_tree(tree, cache).files}
     assert served[str(inner / "m.py")] == "stored.name"
 
@@ -302,13 +306,11 @@ def test_a_package_made_above_a_directory_renames_its_modules(tmp_path: Path) ->
     ],
 )
 def test_a_crafted_named_entry_is_ignored(tree: Path, tmp_path: Path, crafted: object) -> None:
-    from lintloader.cache.files import write_pickle
-
     inner, cache = tracked_dir(tree), tmp_path / "cache"
     fresh = assert_walks_agree(tree, cache)
     entry, key, known = named_entries(cache)
     known[str(inner)] = known[str(inner)]._replace(files=(crafted,))
-    write_pickle(cache, entry, (key, known))
+    write_entry(cache, entry, NAMED_KIND, NAMED, (key, known))
     assert walk_tree(tree, cache).files == fresh.files
 
 
@@ -348,18 +350,14 @@ def plain_tree(tmp_path: Path) -> Path:
 
 
 def stored_snapshot(cache: Path) -> tuple[Path, str, object]:
-    from lintloader.cache.files import read_pickle
-
     (entry,) = cache.glob("listings-*/*.walk")
-    key, snapshot = read_pickle(entry)
+    key, snapshot = read_entry(cache, entry, WALK_KIND, WalkStored)
     return entry, key, snapshot
 
 
 def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
     plain_tree: Path, tmp_path: Path
 ) -> None:
-    from lintloader.cache.files import write_pickle
-
     cache = tmp_path / "cache"
     assert_walks_agree(plain_tree, cache)
     entry, key, snapshot = stored_snapshot(cache)
@@ -370,7 +368,13 @@ def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
     }
     # what is stored is what the next walk serves: a renamed module shows it was used
     first = snapshot.files[0]._replace(module="stored.name")
-    write_pickle(cache, entry, (key, snapshot._replace(files=(first, *snapshot.files[1:]))))
+    write_entry(
+        cache,
+        entry,
+        WALK_KIND,
+        WalkStored,
+        (key, snapshot._replace(files=(first, *snapshot.files[1:]))),
+    )
     assert walk_tree(plain_tree, cache).files[0].module == "stored.name"
 
 
@@ -433,8 +437,6 @@ def test_a_package_made_above_the_root_renames_a_remembered_walk(tmp_path: Path)
     ],
 )
 def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, craft: str) -> None:
-    from lintloader.cache.files import write_pickle
-
     cache = tmp_path / "cache"
     fresh = assert_walks_agree(plain_tree, cache)
     entry, key, snapshot = stored_snapshot(cache)
@@ -458,7 +460,13 @@ def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, cr
         dotted = f"{plain_tree}/pkg/../pkg"
         mtime = os.stat(dotted).st_mtime_ns
         directories = (*directories, last._replace(path=dotted, mtime_ns=mtime, files=0))
-    write_pickle(cache, entry, (key, snapshot._replace(directories=directories, files=files)))
+    write_entry(
+        cache,
+        entry,
+        WALK_KIND,
+        WalkStored,
+        (key, snapshot._replace(directories=directories, files=files)),
+    )
     assert walk_tree(plain_tree, cache).files == fresh.files
 
 
@@ -474,8 +482,6 @@ def test_a_changed_directory_is_patched_into_a_remembered_walk(
 ) -> None:
     """A file saved by renaming (its directory's mtime changes, git's list of files does
     not): that directory is listed again, the others come from the snapshot."""
-    from lintloader.cache.files import write_pickle
-
     cache = tmp_path / "cache"
     assert_walks_agree(plain_tree, cache)
     entry, key, snapshot = stored_snapshot(cache)
@@ -484,7 +490,7 @@ def test_a_changed_directory_is_patched_into_a_remembered_walk(
     for index, file in enumerate(files):
         if file.display in ("top.py", "pkg/sub/b.py"):
             files[index] = file._replace(module=f"stored.{file.module}")
-    write_pickle(cache, entry, (key, snapshot._replace(files=tuple(files))))
+    write_entry(cache, entry, WALK_KIND, WalkStored, (key, snapshot._replace(files=tuple(files))))
     rewrite(plain_tree / "pkg" / "sub" / "b.py", "X = 2\n")
     walked = {f.display: f.module for f in walk_tree(plain_tree, cache).files}
     assert walked["top.py"] == "stored.top"  # the unchanged root: from the snapshot

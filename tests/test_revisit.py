@@ -4,6 +4,8 @@ after any series of edits are those of a run without a cache."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import random
 import re
@@ -15,13 +17,13 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
-from lintloader.cache.files import read_pickle, write_pickle
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
-from lintloader.incremental.reads import DemandReads
-from lintloader.incremental.replay import Replay
+from lintloader.incremental.reads import DemandReads, stored_reads
+from lintloader.incremental.replay import Replay, read_replay, save_replay
 from lintloader.incremental.revisit import MAX_CHANGED
 from lintloader.scan.paths import discover_paths
+from lintloader.select.trail import as_trail
 
 EPOCH_REBUILD = """
 
@@ -73,9 +75,24 @@ def ll101_lines(findings: list[Finding], name: str) -> list[int]:
 
 def stored_run(cache: Path) -> tuple[Path, Replay]:
     (path,) = cache.glob("index-*/*.replay")
-    stored = read_pickle(path)
+    stored = read_replay(cache, path)
     assert isinstance(stored, Replay)
-    return path, stored
+    # the trail and the reads come back as plain tuples: the select layer's records again
+    rounds, reads = as_trail(stored.rounds), stored_reads(stored.reads)
+    assert rounds is not None and (reads is not None or stored.reads is None)
+    return path, replace(stored, rounds=rounds, reads=reads)
+
+
+def write_crafted(cache: Path, path: Path, stored: Replay, **fields: object) -> None:
+    """``stored`` as lintloader writes it, with ``fields`` replaced by raw JSON values (what
+    a crafted entry can hold, of any type)."""
+    save_replay(cache, path.with_suffix(".index"), stored)
+    header, _, body = path.read_bytes().partition(b"\n")
+    value = json.loads(body)
+    names = [field.name for field in dataclasses.fields(Replay)]
+    for name, raw in fields.items():
+        value[0][names.index(name)] = raw
+    path.write_bytes(header + b"\n" + json.dumps(value).encode())
 
 
 def test_an_edit_no_round_asks_about_is_replayed_without_a_parse(tmp_path: Path) -> None:
@@ -267,16 +284,15 @@ def test_stored_reads_that_are_not_what_lintloader_writes_mean_analyze(tmp_path:
     path, stored = stored_run(cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     original = fetching.read_text()
-    empty: frozenset[str] = frozenset()
     bad_reads = (
         None,
-        ("x",),
-        DemandReads(frozenset({1}), empty, frozenset(), empty, empty),  # type: ignore[arg-type]
-        DemandReads(empty, empty, frozenset({("key",)}), empty, empty),  # type: ignore[arg-type]
-        stored.reads[:4],
+        ["x"],
+        [[1], [], [], [], []],
+        [[], [], [["key"]], [], []],
+        [[], [], [], []],
     )
     for n, reads in enumerate(bad_reads):
-        write_pickle(cache, path, replace(stored, reads=reads))
+        write_crafted(cache, path, stored, reads=reads)
         fetching.write_text(original + f"\n\ndef helper_{n}(value):\n    return len(value)\n")
         again = check(root, cache)
         assert again.route == "analyzed"  # what the rounds read is unknown
@@ -294,7 +310,7 @@ def test_a_stored_kind_lintloader_does_not_know_reads_every_call(tmp_path: Path)
     assert isinstance(reads, DemandReads)
     key = "minilight.utilities.fetching:DataFetcher.reset"
     crafted = reads._replace(kinds=reads.kinds | {(key, "a-kind-from-elsewhere")})
-    write_pickle(cache, path, replace(stored, reads=crafted))
+    save_replay(cache, path.with_suffix(".index"), replace(stored, reads=crafted))
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     where = "def reset(self):\n"
     fetching.write_text(fetching.read_text().replace(where, f"{where}        print(self)\n", 1))
@@ -381,8 +397,8 @@ def test_a_stored_run_with_a_crafted_trail_is_analyzed_again(tmp_path: Path) -> 
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)
     path, stored = stored_run(cache)
-    for rounds in (("not a round",), ((None, frozenset(), ("x",)),), 7):
-        write_pickle(cache, path, replace(stored, rounds=rounds))
+    for rounds in (["not a round"], [[None, [1], ["x"]]], [[None, [], "x"]], 7):
+        write_crafted(cache, path, stored, rounds=rounds)
         util = root / "plain" / "util_3.py"
         util.write_text(util.read_text() + "# edited\n")
         again = check(root, cache)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from conftest import lintloader_command, run_cli
 
-from lintloader.summary.model import FileSummary
+from lintloader.cache.files import read_entry
+from lintloader.summary.model import SUMMARY_SCHEMA, FileSummary
 
 MODULES = 24
 
@@ -67,11 +68,11 @@ def test_two_concurrent_runs_share_a_cache_safely(tmp_path: Path) -> None:
         assert run.returncode == 1, stderr
         assert stdout == reference.stdout
 
-    entries = list(cache.glob("summaries-*/*/*.pickle"))
+    entries = list(cache.glob("summaries-*/*/*.json"))
     assert len(entries) >= MODULES - 1  # every parsed file (the empty __init__ needs no parse)
     for entry in entries:
-        with open(entry, "rb") as handle:
-            assert isinstance(pickle.load(handle), FileSummary)
+        stored = read_entry(cache, entry, f"summary {SUMMARY_SCHEMA}", FileSummary)
+        assert isinstance(stored, FileSummary)
     assert not list(cache.rglob(".tmp-*"))
 
     warm = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)

@@ -1,6 +1,7 @@
 """Security guarantees (issue 8, docs/guarantees.md): scanned code is never imported or run, not
-even an interpreter's ``.pth`` hooks; cache and backup files honour the umask and are never
-written or read through symbolic links; reported paths are relative; no environment value leaks.
+even an interpreter's ``.pth`` hooks; backup files honour the umask, cache files are private
+(0600 in 0700 directories) whatever it is; neither is written or read through symbolic links;
+reported paths are relative; no environment value leaks.
 """
 
 from __future__ import annotations
@@ -129,15 +130,17 @@ def modes(directory: Path) -> set[int]:
     return {stat.S_IMODE(p.stat().st_mode) for p in directory.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
-def test_cache_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002, 0])
+def test_cache_files_are_private_whatever_the_umask(tmp_path: Path, umask: int) -> None:
     root = tmp_path / "proj"
     root.mkdir()
     (root / "fetch.py").write_text(FETCHER)
     cache = tmp_path / "cache"
     result = run_with_umask(umask, "check", ".", "--cache-dir", str(cache), cwd=root)
     assert result.returncode == 1, result.stderr
-    assert modes(cache) == {0o666 & ~umask}
+    assert modes(cache) == {0o600}
+    folders = [cache, *(p for p in cache.rglob("*") if p.is_dir())]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
     assert not [p for p in cache.rglob(".tmp-*")]  # no temporary left behind
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import lintloader
 from lintloader import __version__
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_entry, write_entry
 
 CODE_DIR_PREFIX = "code-"
 
@@ -75,15 +75,9 @@ def code_digest(cache_dir: Path | None) -> str:
         return content_digest()
     stamp = code_stamp()
     path = Path(cache_dir) / f"{CODE_DIR_PREFIX}{__version__}" / f"{stamp}.digest"
-    stored = read_pickle(path)
-    if (
-        isinstance(stored, tuple)
-        and len(stored) == 2
-        and stored[0] == stamp
-        and isinstance(stored[1], str)
-        and len(stored[1]) == 64
-    ):
+    stored = read_entry(Path(cache_dir), path, "code digest", tuple[str, str])
+    if stored is not None and stored[0] == stamp and len(stored[1]) == 64:
         return stored[1]
     digest = content_digest()
-    write_pickle(Path(cache_dir), path, (stamp, digest))
+    write_entry(Path(cache_dir), path, "code digest", tuple[str, str], (stamp, digest))
     return digest

@@ -1,23 +1,35 @@
 """The cache directory and the safe file operations every cache file uses: reads that never
-follow a symbolic link, atomic writes, and a clean that removes only lintloader's own entries.
+follow a symbolic link and trust only what the user alone can have written, atomic writes of
+private files, and a clean that removes only lintloader's own entries.
 
-Everything under the cache directory is an optimisation: an entry that cannot be read is a miss.
+Entries are data (``cache/codec.py``), never pickles. Everything under the cache directory is
+an optimisation: an entry that cannot be read, or is not exactly what lintloader writes, is a
+miss.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pickle
+import re
+import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # summaries are imported only when one is keyed, read or written
-    pass
+from lintloader.cache import codec
 
 CACHE_DIR_NAME = ".lintloader_cache"
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+PRIVATE_DIR = 0o700  # the umask only ever takes bits away from these
+PRIVATE_FILE = 0o600
+# The cache root's marker, in the format of https://bford.info/cachedir/ (backup tools skip
+# the directory) with a line of lintloader's own: ``clean`` removes nothing without it.
+MARKER = "CACHEDIR.TAG"
+MARKER_TEXT = (
+    b"Signature: 8a477f597d28d172789f06886806bc55\n"
+    b"# This file is a cache directory tag created by lintloader.\n"
+)
 
 
 def default_cache_dir() -> Path:
@@ -29,107 +41,199 @@ def default_cache_dir() -> Path:
 
 
 def cache_problem(directory: Path) -> str | None:
-    """Why ``directory`` cannot hold the cache (not a directory, no permission, a full disk),
-    or None: it is created if missing, and a small probe file is written there and removed."""
+    """Why ``directory`` cannot hold the cache (not a directory, no permission, a full disk,
+    not private to the user), or None: it is created (mode 0700) if missing, marked as
+    lintloader's (:data:`MARKER`), and a small probe file is written there and removed."""
     probe = directory / f".tmp-probe-{os.getpid()}-{os.urandom(4).hex()}"
     try:
         if directory.exists() and not directory.is_dir():
             return "not a directory"
-        directory.mkdir(parents=True, exist_ok=True)
+        if not directory.exists():
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(mode=PRIVATE_DIR, exist_ok=True)
         foreign = foreign_problem(os.stat(directory))
         if foreign:
             return foreign
-        descriptor = os.open(probe, _CREATE_FLAGS, 0o666)
+        descriptor = os.open(probe, _CREATE_FLAGS, PRIVATE_FILE)
         try:
             os.write(descriptor, b"lintloader cache probe\n")
         finally:
             os.close(descriptor)
             os.unlink(probe)
+        mark(directory)
+        return _store_problem(directory)
     except OSError as exc:
         return exc.strerror or str(exc)
+
+
+def _store_problem(directory: Path) -> str | None:
+    """Why a store directory of the cache root (``summaries-<version>/``...) cannot be
+    trusted (someone else owns it or may write in it: left by an older version under
+    ``umask 002``), or None."""
+    for name in sorted(os.listdir(directory)):
+        if not _ENTRY_NAME.fullmatch(name) or name.startswith(".tmp-"):
+            continue
+        status = os.lstat(directory / name)
+        problem = foreign_problem(status) if stat.S_ISDIR(status.st_mode) else None
+        if problem:
+            return f"its {name}/ is {problem.split(';')[0]}; `lintloader clean` removes it"
     return None
 
 
 def foreign_problem(status: os.stat_result) -> str | None:
-    """Why a cache directory with ``status`` could hold entries written by someone else: the
-    cache holds pickles, and loading one another user planted would run their code."""
+    """Why a cache directory with ``status`` could hold entries written by someone else
+    (another user owns it, or others may write in it); None when only the user can."""
     if hasattr(os, "geteuid") and status.st_uid != os.geteuid():
         return f"owned by another user (uid {status.st_uid}); its entries are not trusted"
     if status.st_mode & 0o002:
         return "writable by every user; its entries are not trusted"
+    if status.st_mode & 0o020:
+        return "writable by its group; its entries are not trusted (chmod 700 it)"
     return None
 
 
-def read_pickle(path: Path) -> Any:
-    """The object pickled at ``path``; None when missing, unreadable, corrupt or a link."""
+def _private(status: os.stat_result) -> bool:
+    """Whether only the user can have written what ``status`` describes."""
+    return foreign_problem(status) is None
+
+
+def mark(directory: Path) -> None:
+    """Write :data:`MARKER` into the cache root (once): what ``clean`` requires before it
+    removes anything."""
+    target = directory / MARKER
+    if is_marked(directory):
+        return
+    with contextlib.suppress(FileExistsError):
+        descriptor = os.open(target, _CREATE_FLAGS, PRIVATE_FILE)
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(MARKER_TEXT)
+
+
+def is_marked(directory: Path) -> bool:
+    """Whether ``directory`` holds lintloader's marker (a regular file, its exact text)."""
+    try:
+        descriptor = os.open(directory / MARKER, _READ_FLAGS)
+        with os.fdopen(descriptor, "rb") as handle:
+            return handle.read(len(MARKER_TEXT) + 1) == MARKER_TEXT
+    except OSError:
+        return False
+
+
+def read_entry(root: Path, path: Path, kind: str, hint: object) -> Any:
+    """The value of type ``hint`` stored at ``path`` (below ``root``) as an entry of ``kind``;
+    None when it is missing, unreadable, a link, not of that type, or not private to the user
+    (the entry, or a directory between it and ``root``, owned or writable by someone else)."""
+    if not _trusted_levels(root, path.parent):
+        return None
     try:
         descriptor = os.open(path, _READ_FLAGS)
         with os.fdopen(descriptor, "rb") as handle:
-            return pickle.load(handle)
-    except Exception:  # missing, unreadable or corrupt: a miss, never an error
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode) or not _private(status):
+                return None
+            return codec.loads(kind, hint, handle.read())
+    except (OSError, codec.Invalid):  # missing, unreadable or not an entry: a miss
         return None
 
 
-def read_keyed(path: Path, key: str) -> dict[Any, Any]:
-    """The dict pickled at ``path`` as ``(key, dict)``; empty when missing, corrupt, or
-    stored under another key. (Its values are still to be checked by the caller.)"""
-    stored = read_pickle(path)
-    valid = isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key
-    return stored[1] if valid and isinstance(stored[1], dict) else {}
+def read_keyed(root: Path, path: Path, kind: str, hint: object, key: str) -> dict[Any, Any]:
+    """The dict (of type ``hint``) stored at ``path`` as ``(key, dict)``; empty when missing,
+    not of that type, or stored under another key."""
+    stored = read_entry(root, path, kind, tuple[str, hint])  # type: ignore[valid-type]
+    return stored[1] if stored is not None and stored[0] == key else {}
 
 
-def write_pickle(root: Path, target: Path, value: Any) -> None:
-    """Atomically write ``value`` to ``target`` (a path below ``root``), never through a link.
+def write_entry(root: Path, target: Path, kind: str, hint: object, value: object) -> None:
+    """Atomically write ``value`` (of type ``hint``) to ``target`` (a path below ``root``) as
+    an entry of ``kind``, never through a link nor into a directory someone else could write.
+    Directories are made 0700 and entries 0600, whatever the umask.
 
     A cache that cannot be written is only slower, never wrong: errors are swallowed."""
     temporary = target.parent / f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
     try:
-        if _linked_between(root, target.parent):
+        if not make_private_dirs(root, target.parent):
             return  # never write (not even a folder) through a link planted inside the cache
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # O_EXCL never follows a link; mode 0o666 lets the user's umask decide permissions.
-        descriptor = os.open(temporary, _CREATE_FLAGS, 0o666)
+        data = codec.dumps(kind, hint, value)
+        descriptor = os.open(temporary, _CREATE_FLAGS, PRIVATE_FILE)
         with os.fdopen(descriptor, "wb") as stream:
-            pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            stream.write(data)
         os.replace(temporary, target)  # replaces a link at target, never follows it
-    except OSError:
+    except (OSError, TypeError, ValueError):  # unwritable, or a value the codec cannot store
         return
     finally:
         with contextlib.suppress(OSError):  # left only when something failed
             temporary.unlink()
 
 
-def _linked_between(root: Path, folder: Path) -> bool:
-    """Whether ``folder`` or any directory between it and ``root`` (inclusive) is a link."""
-    current = folder
-    while True:
-        if current.is_symlink():
-            return True
-        if current == root or current.parent == current:
+def _levels(root: Path, folder: Path) -> list[Path]:
+    """``root`` and every directory from it down to ``folder``, in that order (just ``folder``
+    when it is not below ``root``)."""
+    found = [folder]
+    while found[-1] != root and found[-1].parent != found[-1]:
+        found.append(found[-1].parent)
+    return found[::-1] if found[-1] == root else [folder]
+
+
+def _trusted_levels(root: Path, folder: Path) -> bool:
+    """Whether ``folder`` and every directory between it and ``root`` (inclusive) is a real
+    directory (not a link) that only the user can write in."""
+    return all(_trusted_level(level) for level in _levels(root, folder))
+
+
+def _trusted_level(level: Path) -> bool:
+    try:
+        status = os.lstat(level)
+    except OSError:
+        return False
+    return stat.S_ISDIR(status.st_mode) and _private(status)
+
+
+def make_private_dirs(root: Path, folder: Path) -> bool:
+    """Create the missing directories from ``root`` down to ``folder`` (mode 0700); whether
+    they all are then trusted (see :func:`_trusted_levels`)."""
+    for level in _levels(root, folder):  # each one checked before anything is made in it
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(level, PRIVATE_DIR)
+        if not _trusted_level(level):
             return False
-        current = current.parent
+    return True
 
 
-CACHE_ENTRY_PREFIXES = ("summaries-", "index-", "interpreters-", "listings-", "code-", ".tmp-")
+# What lintloader names an entry of the cache root: a store of this or another version, the
+# flake8 plugin's locks, a temporary file of a write or a probe (the pid and random hex).
+_ENTRY_NAME = re.compile(
+    r"(?:summaries|index|interpreters|listings|code)-[0-9][0-9A-Za-z.+!-]*"
+    r"|flake8-locks"
+    r"|\.tmp-(?:probe-)?[0-9]+-[0-9a-f]+"
+)
+
+
+class NotACache(Exception):
+    """``clean`` was pointed at a directory lintloader did not make its cache."""
 
 
 def clean_cache(directory: Path) -> int:
-    """Remove what lintloader stored in ``directory`` (only its own entries, so a mistyped
-    ``--cache-dir ~`` removes nothing else), then the directory itself if that left it empty.
-    Links are removed, never followed. Returns how many entries were removed."""
+    """Remove what lintloader stored in ``directory``: only in a directory that holds its
+    marker (else :class:`NotACache`, nothing removed), and only entries named as it names
+    them, so that a mistyped ``--cache-dir ~`` never removes ``~/code-review/``. Then the
+    marker, and the directory itself if that left it empty. Links are removed, never
+    followed. Returns how many entries were removed (0 when there is no such directory)."""
     import shutil
 
-    if directory.is_symlink() or not directory.is_dir():
+    if not directory.is_symlink() and not directory.exists():
         return 0
+    if directory.is_symlink() or not directory.is_dir() or not is_marked(directory):
+        raise NotACache(f"{directory} is not a lintloader cache (no {MARKER} of lintloader's)")
     removed = 0
     for child in directory.iterdir():
-        if not child.name.startswith(CACHE_ENTRY_PREFIXES):
+        if not _ENTRY_NAME.fullmatch(child.name):
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
         else:
             child.unlink()
         removed += 1
-    with contextlib.suppress(OSError):  # something else lives there: leave it
-        directory.rmdir()
+    with contextlib.suppress(OSError):
+        (directory / MARKER).unlink()
+        directory.rmdir()  # something else lives there: leave it
     return removed

@@ -4,8 +4,8 @@ A summary depends only on a file's bytes, its module name and the tool version, 
 hash of those (the bytes enter through their sha256, which the stat index remembers, so a warm
 run finds a summary without reading the file). Entries are written to a temporary file and
 renamed into place, so concurrent runs sharing one directory never see a partial entry; a corrupt
-entry counts as a miss. Nothing is ever read or written through a symbolic link, and files are
-created with mode 0o666 so that the user's umask decides their permissions.
+entry counts as a miss. Entries are JSON (``cache/codec.py``) read back as exactly a
+:class:`FileSummary`; nothing is ever read or written through a symbolic link.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from lintloader import __version__
 from lintloader.cache.code import code_digest
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_entry, write_entry
 
 if TYPE_CHECKING:  # summaries are imported only when one is keyed, read or written
     from lintloader.summary.model import FileSummary
@@ -41,7 +41,7 @@ def summary_key(digest: str, module: str, is_package: bool, code: str) -> str:
 
 
 class SummaryCache:
-    """Pickled summaries under ``<dir>/summaries-<version>/<kk>/<key>.pickle``."""
+    """Summaries under ``<dir>/summaries-<version>/<kk>/<key>.json``."""
 
     def __init__(self, directory: Path) -> None:
         self.root = Path(directory)
@@ -53,6 +53,12 @@ class SummaryCache:
     def code(self) -> str:
         """The digest of lintloader's code, computed (or read from the cache) on first use."""
         return code_digest(self.root)
+
+    @functools.cached_property
+    def kind(self) -> str:
+        from lintloader.summary.model import SUMMARY_SCHEMA
+
+        return f"summary {SUMMARY_SCHEMA}"
 
     def key(self, digest: str, module: str, is_package: bool) -> str:
         return summary_key(digest, module, is_package, self.code)
@@ -71,18 +77,20 @@ class SummaryCache:
         return tuple(found)
 
     def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.pickle"
+        return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> FileSummary | None:
         from lintloader.summary.model import FileSummary
 
-        value = read_pickle(self._path(key))  # a symlinked entry is a miss
-        if not isinstance(value, FileSummary):
+        value = read_entry(self.root, self._path(key), self.kind, FileSummary)
+        if value is None:  # missing, a link, or not a summary this version writes
             return None
         self.used.add(key)
         return value
 
     def put(self, key: str, summary: FileSummary) -> None:
-        write_pickle(self.directory, self._path(key), summary)
+        from lintloader.summary.model import FileSummary
+
+        write_entry(self.root, self._path(key), self.kind, FileSummary, summary)
         self.used.add(key)
         self.made.add(key)

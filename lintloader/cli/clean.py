@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from lintloader.cache.files import clean_cache, default_cache_dir
-from lintloader.cli.options import guarded
+from lintloader.cache.files import NotACache, clean_cache, default_cache_dir
+from lintloader.cli.options import Failure, guarded
 
 
 @click.command("clean")
@@ -20,5 +20,8 @@ from lintloader.cli.options import guarded
 def clean_command(cache_dir: Path | None) -> None:
     """Remove the summary cache and stat index (only lintloader's own entries)."""
     directory = cache_dir or default_cache_dir()
-    removed = clean_cache(directory)
+    try:
+        removed = clean_cache(directory)
+    except NotACache as exc:
+        raise Failure(f"{exc}: nothing removed") from None
     click.echo(f"Removed {removed} cache entr{'y' if removed == 1 else 'ies'} from {directory}.")

@@ -35,8 +35,9 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
-from lintloader.fixers.backup import BackupStore, sha256, site_of
+from lintloader.fixers.backup import BackupStore, locked_store, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
+from lintloader.fixers.installed import recorded_path
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
 from lintloader.fixers.safety import unsafe_names
@@ -326,13 +327,13 @@ def write_one(
     site = site_of(path, discovery.roots)
     if site is None:
         raise WriteError("is outside every site directory; not patching without a backup")
-    store = BackupStore.load(site)
-    previous = store.record(path, original, data, fixes)
-    try:
-        atomic_write(path, data, expected_sha256=expected)
-    except WriteError:
-        store.undo(path, previous)
-        raise
+    with locked_store(site) as store:  # concurrent fixes of one environment: one at a time
+        previous = store.record(path, original, data, fixes)
+        try:
+            atomic_write(path, data, expected_sha256=expected)
+        except WriteError:
+            store.undo(path, previous)
+            raise
 
 
 def manage_backups(
@@ -350,34 +351,65 @@ def manage_backups(
     listed = 0
     for site in sites:
         try:
-            store = BackupStore.load(site)
+            with locked_store(site, create=False) as store:
+                site_status, site_listed = manage_site(store, wanted, revert)
         except WriteError as exc:
             click.echo(f"refused: {printable(str(exc))}", err=True)
             status = EXIT_ERROR
             continue
-        for key, (_, reason) in sorted(store.manifest.refused.items()):
-            where = printable(f"{store.manifest_path}: entry {key!r}")
-            click.echo(f"refused: {where}: {reason}", err=True)
-            status = EXIT_ERROR
-        for key in sorted(store.entries):
-            absolute = store.absolute(key)
-            if wanted is not None and os.path.realpath(absolute) not in wanted:
-                continue
-            listed += 1
-            if revert:
-                restored = store.revert(key)
-                tag = "reverted" if restored.ok else "refused"
-                line = printable(f"{tag}: {restored.path}: {restored.message}")
-                if restored.ok:
-                    emit(line)
-                else:
-                    click.echo(line, err=True)
-                status = status if restored.ok else EXIT_ERROR
-            else:
-                emit(describe(store, key))
+        status = max(status, site_status)
+        listed += site_listed
     if not listed:
         click.echo("No files patched by lintloader.", err=True)
     return status
+
+
+def manage_site(store: BackupStore, wanted: set[str] | None, revert: bool) -> tuple[int, int]:
+    """``--revert`` or ``--list-patched`` of one site directory's store: (exit status, how
+    many entries it listed or reverted)."""
+    status, listed = EXIT_CLEAN, 0
+    for key, (_, reason) in sorted(store.manifest.refused.items()):
+        where = printable(f"{store.manifest_path}: entry {key!r}")
+        click.echo(f"refused: {where}: {reason}", err=True)
+        status = EXIT_ERROR
+    for key in sorted(store.entries):
+        absolute = store.absolute(key)
+        if wanted is not None and os.path.realpath(absolute) not in wanted:
+            continue
+        listed += 1
+        if revert:
+            restored = store.revert(key)
+            tag = "dropped" if restored.dropped else "reverted" if restored.ok else "refused"
+            line = printable(f"{tag}: {restored.path}: {restored.message}")
+            if restored.ok:
+                emit(line)
+            else:
+                click.echo(line, err=True)
+            status = status if restored.ok else EXIT_ERROR
+        else:
+            emit(describe(store, key))
+    for backup in store.orphans():
+        click.echo(printable(f"refused: {orphan_line(store, backup)}"), err=True)
+        status = EXIT_ERROR
+    return status, listed
+
+
+def orphan_line(store: BackupStore, backup: str) -> str:
+    """What to say of a backup no manifest entry refers to (its entry was lost)."""
+    saved = os.path.join(store.directory, backup)
+    key = recorded_path(store.site, os.path.basename(backup))
+    if key is None:
+        return f"{saved}: a backup with no manifest entry (of no file a RECORD lists); kept"
+    path = store.absolute(key)
+    state = (
+        "is the original again"
+        if digest_of(path) == os.path.basename(backup)
+        else ("may still be patched")
+    )
+    return (
+        f"{path}: {state} but has no manifest entry; its original is {saved} "
+        f"(restore it with: cp {saved} {path})"
+    )
 
 
 def describe(store: BackupStore, key: str) -> str:

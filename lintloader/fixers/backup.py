@@ -27,13 +27,17 @@ import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 
 from lintloader import __version__
+from lintloader.cache.locks import LockBusy, bounded_lock
+from lintloader.fixers.installed import installed_as_recorded
 from lintloader.fixers.manifest import (
     BACKUP_DIR,
+    DIGEST,
     Entry,
     Manifest,
     ManifestRefused,
@@ -45,6 +49,8 @@ from lintloader.fixers.manifest import (
 from lintloader.fixers.writer import FileChanged, WriteError, atomic_write, remove_stale_bytecode
 
 MANIFEST = "manifest.json"
+MANIFEST_LOCK = "manifest.lock"
+MANIFEST_WAIT_S = 60.0  # how long a run waits for another one updating the same manifest
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
@@ -64,6 +70,7 @@ class Restored:
     path: str
     message: str
     ok: bool
+    dropped: bool = False  # not restored: its entry was stale, and was dropped
 
 
 def read_regular(path: str) -> bytes:
@@ -211,8 +218,31 @@ class BackupStore:
             self.save()
 
     def forget(self, key: str) -> None:
-        self.entries.pop(key, None)
+        """Drop the entry of ``key``, and its backup once no entry refers to it."""
+        entry = self.entries.pop(key, None)
         self.save()
+        if entry is not None and entry.backup not in {e.backup for e in self.entries.values()}:
+            with contextlib.suppress(OSError):
+                os.unlink(self.backup_path(entry))
+
+    def orphans(self) -> list[str]:
+        """The backups (``files/<digest>``) no entry refers to, usable or refused: the
+        original of a file whose entry was lost (patched, but not recorded)."""
+        try:
+            names = os.listdir(os.path.join(self.directory, "files"))
+        except OSError:
+            return []
+        known = {entry.backup for entry in self.entries.values()}
+        known |= {
+            str(raw.get("backup"))
+            for raw, _ in self.manifest.refused.values()
+            if isinstance(raw, dict)
+        }
+        return sorted(
+            backup_name(name)
+            for name in names
+            if backup_name(name) not in known and DIGEST.fullmatch(name)
+        )
 
     def state(self, key: str) -> str:
         """patched, changed since patched, reverted (already the original) or missing."""
@@ -229,6 +259,22 @@ class BackupStore:
             return "original"
         return "changed"
 
+    def stale(self, key: str, state: str) -> str | None:
+        """Why the entry of ``key`` no longer describes the installed file (``pip uninstall``
+        removed it, or ``pip install -U`` put another one there: it holds what its
+        distribution's ``RECORD`` says), or None."""
+        path = self.absolute(key)
+        if state == "missing" and not os.path.lexists(path):
+            return "no longer installed (uninstalled since it was patched)"
+        if state == "changed":
+            try:
+                digest = sha256(read_regular(path))
+            except OSError:
+                return None
+            if installed_as_recorded(self.site, key, digest):
+                return "installed again since it was patched (it matches its distribution's RECORD)"
+        return None
+
     def revert(self, key: str) -> Restored:
         entry = self.entries[key]
         path = self.absolute(key)
@@ -236,6 +282,10 @@ class BackupStore:
         if state == "original":
             self.forget(key)
             return Restored(path, "already the original; manifest entry dropped", True)
+        stale = self.stale(key, state)
+        if stale:
+            self.forget(key)
+            return Restored(path, f"{stale}; its stale manifest entry was dropped", True, True)
         if state != "patched":
             why = {"missing": "no longer exists", "unreadable": "cannot be read"}.get(
                 state, "changed since it was patched"
@@ -262,6 +312,33 @@ class BackupStore:
         self.forget(key)
         note = f" (could not remove stale bytecode: {'; '.join(stale)})" if stale else ""
         return Restored(path, f"restored from {entry.backup}{note}", True)
+
+
+@contextlib.contextmanager
+def locked_store(
+    site: str, create: bool = True, wait_s: float = MANIFEST_WAIT_S
+) -> Iterator[BackupStore]:
+    """The store of ``site``, read while holding its manifest lock (so that concurrent runs
+    patching one environment each add their entries to the manifest as it is then, never
+    to a copy read before another run wrote it). :class:`ManifestRefused` as :meth:`load`
+    does, or when another run held the lock for ``wait_s`` seconds. ``create`` False: a site
+    without a backup directory gets none (an empty store)."""
+    folder = os.path.join(site, BACKUP_DIR)
+    if os.path.islink(folder):
+        raise ManifestRefused(f"{folder} is a symbolic link; not using backups through it")
+    if not create and not os.path.isdir(folder):
+        yield BackupStore(site)  # nothing recorded there: nothing to lock
+        return
+    with contextlib.suppress(OSError):  # an unwritable site: the writes report it
+        os.makedirs(folder, exist_ok=True)
+    try:
+        with bounded_lock(Path(folder) / MANIFEST_LOCK, wait_s, mode=0o666):  # as backups are
+            yield BackupStore.load(site)
+    except LockBusy:
+        raise ManifestRefused(
+            f"{os.path.join(folder, MANIFEST)} is being updated by another run "
+            f"(waited {wait_s:.0f} s for its lock); not patching"
+        ) from None
 
 
 def write_plain(path: str, data: bytes) -> None:

@@ -30,7 +30,7 @@ from lintloader.fixers.writer import WriteError
 BACKUP_DIR = ".lintloader-backups"
 FORMAT = 1
 PERMISSION_BITS = 0o777
-_DIGEST = re.compile(r"[0-9a-f]{64}\Z")
+DIGEST = re.compile(r"[0-9a-f]{64}\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TEXT_FIELDS = ("tool_version", "time", "user")
 
@@ -95,7 +95,7 @@ def parse_entry(value: Any) -> Entry | str:
     if not isinstance(value, dict):
         return f"entry must be an object, found {type(value).__name__}"
     for name in ("original_sha256", "patched_sha256"):
-        if not isinstance(value.get(name), str) or not _DIGEST.match(value[name]):
+        if not isinstance(value.get(name), str) or not DIGEST.match(value[name]):
             return f"{name} is not a sha256 hex digest"
     if value.get("backup") != backup_name(value["original_sha256"]):
         return "backup is not files/<original_sha256>, the only name lintloader writes"

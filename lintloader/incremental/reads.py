@@ -70,6 +70,8 @@ def recorded(program: Program, before: DemandReads | None = None) -> DemandReads
 def stored_reads(value: object) -> DemandReads | None:
     """``value``, read back from the cache, if it is a :class:`DemandReads` as lintloader
     writes it; else None (what was read is unknown)."""
+    if isinstance(value, tuple) and len(value) == len(DemandReads._fields):
+        value = DemandReads._make(value)  # stored as a plain tuple (incremental/replay.py)
     if not isinstance(value, DemandReads) or not all(isinstance(p, frozenset) for p in value):
         return None
     # the linkable names are only ever asked whether they hold a name: any item will do

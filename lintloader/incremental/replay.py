@@ -22,16 +22,26 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lintloader.cache.code import code_stamp
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_entry, write_entry
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import Finding
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
+
+KIND = "replay 2"
+ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
+# What a round of the selection trail (select/trail.py: Round) and what the analysis read
+# (incremental/reads.py: DemandReads) hold, field by field: they are stored and read back
+# as these plain tuples (the cache sits below select/; select makes them records again).
+StoredRound = tuple[tuple[tuple[bytes, ...], ...] | None, frozenset[str], tuple[str, ...]]
+StoredReads = tuple[
+    frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[str]
+]
 
 
 @dataclass(frozen=True)
@@ -43,11 +53,11 @@ class Replay:
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
     hidden: int = 0  # findings below the severity threshold
     shape: str = ""  # the key without the files' content (see the module docstring)
-    contents: tuple[object, ...] = ()  # each file's content identity, in the files' order
-    rounds: tuple[object, ...] = ()  # the selection trail (select/trail.py)
+    contents: tuple[ContentId, ...] = ()  # each file's, in the files' order
+    rounds: tuple[StoredRound, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
-    reads: object = None
+    reads: StoredReads | None = None
 
 
 def replay_keys(
@@ -101,30 +111,40 @@ def replay_path(index_file: Path) -> Path:
 def load_replay(index_file: Path, cache: SummaryCache) -> Replay | None:
     """The stored run, if the summary cache entries it was derived from are untouched (a
     removed, rewritten or linked entry means: run again, and repair it)."""
-    stored = read_pickle(replay_path(index_file))
-    if not isinstance(stored, Replay) or not _well_formed(stored):
+    stored = read_replay(cache.root, replay_path(index_file))
+    if stored is None:
         return None
     keys = [entry[0] for entry in stored.entries]
     return stored if cache.stamps(keys) == stored.entries else None
 
 
-def _well_formed(stored: Replay) -> bool:
-    """Whether a stored run read from disk has fields of the types this version writes (the
-    trail is checked where it is used)."""
-    return (
-        isinstance(stored.key, str)
-        and isinstance(stored.shape, str)
-        and isinstance(stored.entries, tuple)
-        and all(isinstance(entry, tuple) and len(entry) == 3 for entry in stored.entries)
-        and isinstance(stored.contents, tuple)
-        and isinstance(stored.rounds, tuple)
-        and isinstance(stored.taken, tuple)
-        and all(
-            isinstance(item, tuple) and len(item) == 2 and all(isinstance(v, str) for v in item)
-            for item in stored.taken
-        )
-    )
+def read_replay(cache_dir: Path, path: Path) -> Replay | None:
+    """The run stored at ``path``; None when missing, a link, or not exactly what
+    :func:`save_replay` writes (``cache/codec.py``)."""
+    stored = read_entry(Path(cache_dir), path, KIND, _Stored)
+    if stored is None:
+        return None
+    replay, digests, flat = stored
+    contents = _contents(digests, flat)
+    return None if contents is None else replace(replay, contents=contents)
 
 
 def save_replay(cache_dir: Path, index_file: Path, replay: Replay) -> None:
-    write_pickle(Path(cache_dir), replay_path(index_file), replay)
+    """Stored with its contents in two columns (digests, "" where a stamp stands instead;
+    the stamps, four ints each), which read back several times faster than one per file."""
+    digests = [item if isinstance(item, str) else "" for item in replay.contents]
+    flat = [number for item in replay.contents if not isinstance(item, str) for number in item]
+    stored = (replace(replay, contents=()), digests, flat)
+    write_entry(Path(cache_dir), replay_path(index_file), KIND, _Stored, stored)
+
+
+# the run without its contents, the contents' digests and their stamps (see save_replay)
+_Stored = tuple[Replay, list[str], list[int]]
+
+
+def _contents(digests: list[str], flat: list[int]) -> tuple[ContentId, ...] | None:
+    if len(flat) != 4 * digests.count(""):
+        return None
+    numbers = iter(flat)
+    stamps = zip(numbers, numbers, numbers, numbers, strict=True)
+    return tuple(digest or next(stamps) for digest in digests)

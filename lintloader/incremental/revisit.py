@@ -45,7 +45,7 @@ from lintloader.incremental.replay import Replay
 from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.trail import Round, first_taking_round, is_trail
+from lintloader.select.trail import as_trail, first_taking_round
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding
@@ -82,9 +82,9 @@ def revisit(
 ) -> Revisited | None:
     """Whether ``stored`` (whose shape is this run's) still holds for ``files`` as they are
     now; None when it may not (see the module docstring)."""
-    if not is_trail(stored.rounds):
+    rounds = as_trail(stored.rounds)
+    if rounds is None:
         return None
-    rounds: Sequence[Round] = stored.rounds  # type: ignore[assignment]
     now = sources.content_ids(file.path for file in files)
     if len(now) != len(stored.contents):
         return None
@@ -226,8 +226,11 @@ def summaries_again(
     by_path = {file.path: file for file in files}
     digests = dict(revisited.taken)
     found: dict[str, FileSummary] = {}
-    for round_ in rounds:
-        for path in round_.taken:  # type: ignore[attr-defined]  # a checked trail
+    trail = as_trail(tuple(rounds))
+    if trail is None:
+        return None
+    for round_ in trail:
+        for path in round_.taken:
             file = by_path.get(path)
             key = _summary_key(cache, digests.get(path), file) if file else None
             if key is None:

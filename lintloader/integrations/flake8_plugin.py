@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lintloader import __version__
-from lintloader.cache.files import cache_problem, default_cache_dir
+from lintloader.cache.files import cache_problem, default_cache_dir, make_private_dirs
+from lintloader.cache.locks import LockBusy, bounded_lock
 from lintloader.config import ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
@@ -42,6 +43,8 @@ from lintloader.scan.paths import discover_paths
 SCOPES = ("project", "file")
 STDIN_NAMES = ("stdin", "-", "/dev/stdin")
 Flake8Error = tuple[int, int, str, type]
+# how long a flake8 worker waits for the one analyzing the project before analyzing it too
+LOCK_WAIT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -59,12 +62,11 @@ class Located:
 
 
 def _check(
-    paths: tuple[str, ...], config_start: str, use_cache: bool, replay: bool = False
+    paths: tuple[str, ...], config_start: str, cache: Path | None, replay: bool = False
 ) -> dict[str, list[Located]]:
     """Findings by absolute path. jobs=1: flake8's workers are daemons, which may not fork."""
     config = load_config(find_pyproject(config_start))
     discovery = discover_paths(paths, config.exclude)
-    cache = _cache() if use_cache else None
     options = CheckOptions(config=config, jobs=1, cache_dir=cache, replay=replay and bool(cache))
     result = run_check(discovery, options)
     absolute = {f.display: f.path for f in result.files}
@@ -92,39 +94,35 @@ def _cache() -> Path | None:
 @functools.lru_cache(maxsize=8)
 def project_findings(root: str) -> dict[str, list[Located]]:
     """One project-wide check per root and per process (one flake8 run), analyzed by one
-    process and replayed by the others (see the module docstring)."""
-    with project_lock(default_cache_dir(), root):
-        return _check((root,), root, use_cache=True, replay=True)
+    process and replayed by the others (see the module docstring). No lock in a cache that
+    is not used (an untrusted one: anyone could hold a lock there)."""
+    cache = _cache()
+    if cache is None:
+        return _check((root,), root, None)
+    with project_lock(cache, root):
+        return _check((root,), root, cache, replay=True)
 
 
 @contextlib.contextmanager
-def project_lock(cache_dir: Path, root: str) -> Iterator[None]:
+def project_lock(cache_dir: Path, root: str, wait_s: float = LOCK_WAIT_S) -> Iterator[bool]:
     """Hold ``<cache>/flake8-locks/<root's hash>.lock`` (an advisory lock, released if its
-    holder dies); without ``fcntl`` or a writable cache, go on unlocked."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: each process analyzes the project itself
-        yield
-        return
+    holder dies) for at most ``wait_s`` of waiting; yields whether it is held (without a
+    trusted, writable lock folder, or after the wait, the body runs unlocked)."""
     folder = cache_dir / "flake8-locks"
     name = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(
-            folder / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-        )
-    except OSError:
-        yield
+    if not make_private_dirs(cache_dir, folder):
+        yield False
         return
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # releases the lock
+    with contextlib.ExitStack() as stack:
+        try:
+            held = stack.enter_context(bounded_lock(folder / f"{name}.lock", wait_s))
+        except LockBusy:  # the one analyzing takes too long (or never lets go): analyze too
+            held = False
+        yield held
 
 
 def file_findings(path: str) -> list[Located]:
-    return _check((path,), path, use_cache=True).get(os.path.abspath(path), [])
+    return _check((path,), path, _cache()).get(os.path.abspath(path), [])
 
 
 def source_findings(lines: list[str], display: str) -> list[Located]:
@@ -134,7 +132,7 @@ def source_findings(lines: list[str], display: str) -> list[Located]:
         path = os.path.join(folder, base)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write("".join(lines))
-        return _check((path,), folder, use_cache=False).get(path, [])
+        return _check((path,), folder, None).get(path, [])
 
 
 def matches_disk(filename: str, lines: list[str]) -> bool:

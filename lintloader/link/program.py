@@ -235,11 +235,25 @@ class Program:
         return self.resolve(file.module, name)
 
     def mro(self, class_key: str) -> tuple[str, ...]:
-        """Linearized class keys (C3 where it succeeds, depth-first otherwise)."""
-        if class_key not in self._mro:
-            self._mro[class_key] = (class_key,)  # guards against cycles while computing
-            parents = [b.key for b in self.bases(class_key) if b.kind == "class"]
-            self._mro[class_key] = _c3(class_key, [self.mro(p) for p in parents], parents)
+        """Linearized class keys (C3 where it succeeds, depth-first otherwise). Worked out
+        bases first, with a stack of its own: a hierarchy thousands of classes deep is
+        valid, and must not exhaust Python's recursion limit."""
+        if class_key in self._mro:
+            return self._mro[class_key]
+        self._mro[class_key] = (class_key,)  # guards against cycles while computing
+        parents = {class_key: [b.key for b in self.bases(class_key) if b.kind == "class"]}
+        stack = [class_key]
+        while stack:
+            key = stack[-1]
+            missing = next((p for p in parents[key] if p not in self._mro), None)
+            if missing is not None:
+                self._mro[missing] = (missing,)
+                parents[missing] = [b.key for b in self.bases(missing) if b.kind == "class"]
+                stack.append(missing)
+                continue
+            stack.pop()
+            own = parents[key]
+            self._mro[key] = _c3(key, [self._mro[p] for p in own], own)
         return self._mro[class_key]
 
     def external_bases(self, class_key: str) -> set[str]:

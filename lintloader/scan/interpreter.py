@@ -12,9 +12,8 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from lintloader.cache.files import write_pickle
 from lintloader.scan import site_query
-from lintloader.scan.interpreter_memo import answer_file, remembered_answer
+from lintloader.scan.interpreter_memo import remember_answer, remembered_answer
 from lintloader.scan.model import DiscoveryError
 
 
@@ -43,7 +42,7 @@ def query_interpreter(
             return answer
     answer = _ask_interpreter(executable, wanted)
     if cache_dir is not None and stamp is not None:
-        write_pickle(Path(cache_dir), answer_file(cache_dir, stamp), (stamp, answer))
+        remember_answer(cache_dir, stamp, answer)
     return answer
 
 

@@ -46,7 +46,11 @@ class SourceSet:
         self._overrides = dict(overrides or {})
         self._cache_dir = cache_dir
         self._index_path = index_path(cache_dir, roots) if cache_dir else None
-        self.index = load_index(self._index_path) if self._index_path else StatIndex()
+        self.index = (
+            load_index(cache_dir, self._index_path)
+            if cache_dir and self._index_path
+            else StatIndex()
+        )
         self._contents: dict[str, bytes] = {}
         self._deferred: set[str] = set()  # stat'ed, counted in read_count, not read yet
         self._rows: dict[str, int] = {}  # admitted path -> its row in the index

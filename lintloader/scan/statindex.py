@@ -21,16 +21,16 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from lintloader import __version__
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_entry, write_entry
 from lintloader.scan.tokens import absence_implies
 
 RACY_NS = 2_000_000_000
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
-_FORMAT = 2
-_COLUMNS = ("paths", "stamps", "digests", "checked", "present")
+_KIND = "stat index 3"
+# tokens, paths, stamps (flat: four ints a row), digests, checked, present
+_Stored = tuple[list[bytes], list[str], list[int], list[str], list[int], list[int]]
 Stamp = tuple[int, int, int, int]  # st_size, st_mtime_ns, st_ctime_ns, st_ino
 UNTRUSTED: Stamp = (-1, -1, -1, -1)
 
@@ -128,24 +128,23 @@ def index_path(cache_dir: Path, roots: Iterable[str]) -> Path:
     return Path(cache_dir) / f"index-{__version__}" / f"{name}.index"
 
 
-def load_index(path: Path) -> StatIndex:
+def load_index(cache_dir: Path, path: Path) -> StatIndex:
     """The index stored at ``path``, or an empty one (missing, corrupt, other format)."""
-    raw = read_pickle(path)
-    if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
+    raw = read_entry(Path(cache_dir), path, _KIND, _Stored)
+    if raw is None:
         return StatIndex()
-    tokens = raw.get("tokens")
-    columns: list[Any] = [raw.get(name) for name in _COLUMNS]
-    if not isinstance(tokens, list) or len(tokens) > MAX_TOKENS:
+    tokens, paths, flat, digests, checked, present = raw
+    rows = len(paths)
+    if len(tokens) > MAX_TOKENS or len(flat) != 4 * rows:
         return StatIndex()
-    if not all(isinstance(c, list) and len(c) == len(columns[0]) for c in columns):
+    if not len(digests) == len(checked) == len(present) == rows:
         return StatIndex()
-    try:
-        return StatIndex(tokens, *columns)
-    except TypeError:  # an unhashable path or token: not an index this version wrote
-        return StatIndex()
+    numbers = iter(flat)
+    stamps: list[Stamp] = list(zip(numbers, numbers, numbers, numbers, strict=True))
+    return StatIndex(tokens, paths, stamps, digests, checked, present)
 
 
 def save_index(cache_dir: Path, path: Path, index: StatIndex) -> None:
-    raw = {"format": _FORMAT, "tokens": index.tokens}
-    raw.update((name, getattr(index, name)) for name in _COLUMNS)
-    write_pickle(Path(cache_dir), path, raw)
+    flat = [number for stamp in index.stamps for number in stamp]
+    raw = (index.tokens, index.paths, flat, index.digests, index.checked, index.present)
+    write_entry(Path(cache_dir), path, _KIND, _Stored, raw)

@@ -32,6 +32,17 @@ class Round(NamedTuple):
         return None if self.groups is None else GroupQuery.build(self.groups)
 
 
+def as_trail(value: object) -> tuple[Round, ...] | None:
+    """``value`` (a stored run's rounds, read back as plain tuples: ``incremental/replay.py``) as
+    a trail of :class:`Round` records; None when it is not a well-formed trail."""
+    if not isinstance(value, tuple):
+        return None
+    if not all(isinstance(item, tuple) and len(item) == len(Round._fields) for item in value):
+        return None
+    trail = tuple(Round._make(item) for item in value)
+    return trail if is_trail(trail) else None
+
+
 def is_trail(value: object) -> bool:
     """Whether ``value`` (read from disk, so not trusted) is a well-formed trail."""
     return isinstance(value, tuple) and all(_is_round(item) for item in value)

@@ -1,10 +1,10 @@
 """The plain data of a file summary: what the linker and the rules read, and the cache stores.
 
 A :class:`FileSummary` depends only on a file's bytes and its module name, holds no syntax
-nodes and pickles cleanly, so summaries are what worker processes return and what the cache
-stores. Everything the linker and the rules need from a file is in here; nothing downstream
-reparses. :class:`LoaderFacts` (for the LL2xx rules) is filled by a second visitor
-(:mod:`lintloader.summary.dataloaders`).
+nodes and pickles cleanly, so summaries are what worker processes return; the cache stores
+them as JSON read back along these very types (``cache/codec.py``). Everything the linker
+and the rules need from a file is in here; nothing downstream reparses. :class:`LoaderFacts`
+(for the LL2xx rules) is filled by a second visitor (:mod:`lintloader.summary.dataloaders`).
 
 The immutable records (a call, its site, a loop...) are ``NamedTuple`` classes, the containers
 a summarizer fills are dataclasses. A record is a tuple: it unpickles about twice as fast as a

@@ -13,15 +13,20 @@ from collections.abc import Iterator, Sequence
 
 INTERPRETER_TIMEOUT_ENV = "LINTLOADER_INTERPRETER_TIMEOUT"
 DEFAULT_INTERPRETER_TIMEOUT = 120.0
+MAX_INTERPRETER_TIMEOUT = 86400.0  # a day: longer is no limit at all
 
 
 def interpreter_timeout() -> float:
-    """Seconds an interpreter gets to answer (``$LINTLOADER_INTERPRETER_TIMEOUT``, else 120)."""
+    """Seconds an interpreter gets to answer (``$LINTLOADER_INTERPRETER_TIMEOUT``, else 120;
+    at most :data:`MAX_INTERPRETER_TIMEOUT`, which ``inf`` or ``1e309`` also mean: waits
+    that long are what the clock and ``poll`` can count)."""
     try:
         value = float(os.environ.get(INTERPRETER_TIMEOUT_ENV, DEFAULT_INTERPRETER_TIMEOUT))
     except ValueError:
         return DEFAULT_INTERPRETER_TIMEOUT
-    return value if value > 0 else DEFAULT_INTERPRETER_TIMEOUT
+    if not value > 0:  # zero, negative or NaN
+        return DEFAULT_INTERPRETER_TIMEOUT
+    return min(value, MAX_INTERPRETER_TIMEOUT)
 
 
 def run_grouped(

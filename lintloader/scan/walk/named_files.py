@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from lintloader.cache.files import read_keyed, write_pickle
+from lintloader.cache.files import read_keyed, write_entry
 from lintloader.scan.escape import printable
 from lintloader.scan.model import SourceFile
 from lintloader.scan.walk.listings import Listing, walk_file
@@ -40,6 +40,9 @@ class DirectoryFiles(NamedTuple):
     mtime_ns: int  # of the listing they were made from
     prefix: tuple[str, ...]  # the package path of the directory
     files: tuple[Named, ...]
+
+
+KIND = "named files 1"
 
 
 def walk_key(root: str, patterns: Iterable[str], cwd: str, tracked: bytes | None) -> str:
@@ -67,7 +70,8 @@ class NamedFiles:
         if cache_dir is None:
             return cls(key)
         path = walk_file(cache_dir, tree, "named")
-        return cls(key, path, Path(cache_dir), read_keyed(path, key))
+        known = read_keyed(Path(cache_dir), path, KIND, dict[str, DirectoryFiles], key)
+        return cls(key, path, Path(cache_dir), known)
 
     def get(
         self, directory: str, listing: Listing, prefix: tuple[str, ...]
@@ -103,7 +107,8 @@ class NamedFiles:
     def save(self) -> None:
         if self.path is None or self.root is None or self.fresh == self.known:
             return
-        write_pickle(self.root, self.path, (self.key, self.fresh))
+        stored = (self.key, self.fresh)
+        write_entry(self.root, self.path, KIND, tuple[str, dict[str, DirectoryFiles]], stored)
 
 
 def _is_named(entry: object, size: int) -> bool:

@@ -32,7 +32,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from lintloader.cache.files import read_pickle, write_pickle
+from lintloader.cache.files import read_entry, write_entry
 from lintloader.scan.model import NOTEBOOK_SUFFIX, SourceFile
 from lintloader.scan.walk.listings import walk_file
 
@@ -61,6 +61,10 @@ class WalkSnapshot(NamedTuple):
         return found
 
 
+KIND = "walk snapshot 1"
+Stored = tuple[str, WalkSnapshot]
+
+
 def snapshot_key(walk_key: str, root_prefix: tuple[str, ...]) -> str:
     """``scan.walk.named_files.walk_key`` of the walk, with the root's package path."""
     text = f"{walk_key}\0{'.'.join(root_prefix)}"
@@ -79,8 +83,8 @@ def load_snapshot(cache_dir: Path | None, tree: str, root: str) -> Loaded | None
     compared by the caller, once git's answer, part of it, is in)."""
     if cache_dir is None:
         return None
-    stored = read_pickle(walk_file(cache_dir, tree, "walk"))
-    if not (isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], str)):
+    stored = read_entry(Path(cache_dir), walk_file(cache_dir, tree, "walk"), KIND, Stored)
+    if stored is None:
         return None
     key, snapshot = stored
     if not isinstance(snapshot, WalkSnapshot) or not _well_formed(snapshot, root):
@@ -100,7 +104,8 @@ def load_snapshot(cache_dir: Path | None, tree: str, root: str) -> Loaded | None
 
 def save_snapshot(cache_dir: Path | None, tree: str, key: str, snapshot: WalkSnapshot) -> None:
     if cache_dir is not None:
-        write_pickle(Path(cache_dir), walk_file(cache_dir, tree, "walk"), (key, snapshot))
+        path = walk_file(cache_dir, tree, "walk")
+        write_entry(Path(cache_dir), path, KIND, Stored, (key, snapshot))
 
 
 def _well_formed(snapshot: WalkSnapshot, root: str) -> bool:
