@@ -217,10 +217,10 @@ def test_a_selector_error_names_where_it_came_from(project: Path) -> None:
 
 
 def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:
-    """SARIF's and the rule pages' fix safety come from fixers/safety.py, which imports no
+    """SARIF's and the rule pages' fix safety come from fix_safety.py, which imports no
     strategy (libcst); it says what the strategies' own ``safe`` says."""
+    from lintloader.fix_safety import fix_text
     from lintloader.fixers.registry import fix_safety
-    from lintloader.fixers.safety import fix_text
     from lintloader.rules.registry import all_rules
 
     for rule in all_rules():

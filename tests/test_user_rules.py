@@ -342,11 +342,11 @@ def test_ll202_after_runs_with_real_workers() -> None:
 
 
 def test_the_strategy_catalog_agrees_with_the_imported_strategies() -> None:
-    """Reporting reads each strategy's safety from data (fixers/safety.py, no libcst import);
+    """Reporting reads each strategy's safety from data (fix_safety.py, no libcst import);
     the fixers import the modules: both must say the same, and every unsafe one says why."""
+    from lintloader.fix_safety import FIX_SAFETY
     from lintloader.fixers.catalog import strategy_safety
     from lintloader.fixers.registry import all_strategies
-    from lintloader.fixers.safety import FIX_SAFETY
 
     assert strategy_safety() == {s.name: s.safe for s in all_strategies()}
     assert all(entry.why for entry in FIX_SAFETY.values() if not entry.safe)

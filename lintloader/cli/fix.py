@@ -35,12 +35,12 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
+from lintloader.fix_safety import unsafe_names
 from lintloader.fixers.backup import BackupStore, locked_store, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.installed import recorded_path
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
-from lintloader.fixers.safety import unsafe_names
 from lintloader.fixers.writer import (
     FileChanged,
     Roots,

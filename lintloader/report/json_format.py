@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lintloader.findings import Finding
-from lintloader.fixers.safety import safety_of
+from lintloader.fix_safety import safety_of
 from lintloader.report.context import ReportContext
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from lintloader import DOCS_URL
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.fixers.safety import safety_of
+from lintloader.fix_safety import safety_of
 from lintloader.report.context import Replacement, ReportContext
 from lintloader.report.locations import relative_to
 

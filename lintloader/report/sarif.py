@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from lintloader import DOCS_URL, __version__
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
-from lintloader.fixers.safety import fix_text, safety_of
+from lintloader.fix_safety import fix_text, safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules
