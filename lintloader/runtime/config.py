@@ -11,7 +11,7 @@ class ProbeConfig:
     """Settings shared by every engine. ``workers``, ``batch_size``, ``samples`` and
     ``persistent_workers`` shape the probe's own loaders; a user factory keeps its own."""
 
-    epochs: int = 4  # epoch 1 starts the pool; 3 later epochs give a median stall
+    epochs: int = 3
     workers: int = 2
     batch_size: int = 8
     samples: int = 64

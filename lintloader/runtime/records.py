@@ -121,7 +121,7 @@ class ProbeResult:
             data["pools_started"] = pools_started(loader)
             data["steady_first_batch_s"] = _rounded(steady)
             data["median_stall_s"] = _rounded(median_stall(loader))
-            data["stall_epochs"] = len(later_stalls(loader))
+            data["stall_epochs"] = len(epoch_stalls(loader))
             loaders.append(data)
         return {
             "verdict": self.verdict,
@@ -238,15 +238,16 @@ def stall(epoch: EpochRecord, steady: float | None) -> float | None:
     return max(0.0, epoch.first_batch_s - steady)
 
 
-def later_stalls(loader: LoaderReport) -> list[float]:
+def epoch_stalls(loader: LoaderReport) -> list[float]:
     steady = steady_first_batch(loader)
-    found = [stall(epoch, steady) for epoch in loader.epochs[1:]]
+    found = [stall(epoch, steady) for epoch in loader.epochs]
     return [value for value in found if value is not None]
 
 
 def median_stall(loader: LoaderReport) -> float | None:
-    """The median stall of the epochs after the first (None without one)."""
-    stalls = later_stalls(loader)
+    """The median stall over every epoch: near 0 when only epoch 1 starts a pool, the cost
+    of a pool start when every epoch starts one (None without a measured epoch)."""
+    stalls = epoch_stalls(loader)
     return statistics.median(stalls) if stalls else None
 
 

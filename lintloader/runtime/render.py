@@ -8,8 +8,8 @@ from lintloader.runtime.records import (
     EpochRecord,
     LoaderReport,
     ProbeResult,
+    epoch_stalls,
     first_batch_ratio,
-    later_stalls,
     mean_later_first_batch,
     median_stall,
     pools_started,
@@ -76,13 +76,13 @@ def _stall_line(loader: LoaderReport) -> str:
     pools = pools_started(loader)
     steady = steady_first_batch(loader)
     median = median_stall(loader)
-    count = len(later_stalls(loader))
+    count = len(epoch_stalls(loader))
     if median is None or steady is None:
         return f"worker pools started: {pools}; stall per epoch: not enough epochs to measure"
-    few = " (fewer than 3: run --epochs 4 or more)" if count < 3 else ""
+    few = " (fewer than 3 epochs)" if count < 3 else ""
     return (
         f"worker pools started: {pools}; stall per epoch (first batch minus the steady "
-        f"{steady:.3f} s): median {median:.3f} s over epochs 2-{count + 1}{few}"
+        f"{steady:.3f} s): median {median:.3f} s of {count} epochs{few}"
     )
 
 
