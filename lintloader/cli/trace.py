@@ -82,8 +82,14 @@ def trace_command(
         from lintloader.runtime.trace.render import report_dict
 
         try:
-            write_plot([panel_of(report_dict(report), "trace")], plot_path)
+            write_plot([panel_of(report_dict(report), _title(command))], plot_path)
         except PlotError as exc:
             click.echo(f"lintloader: error: cannot plot: {exc}", err=True)
             sys.exit(EXIT_CANNOT_RUN)
     sys.exit(report.exit_code)
+
+
+def _title(command: tuple[str, ...]) -> str:
+    """The traced script's name (the first argument ending in .py), else the program's."""
+    script = next((arg for arg in command if arg.endswith(".py")), command[0])
+    return Path(script).name

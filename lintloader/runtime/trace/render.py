@@ -181,6 +181,7 @@ def _site_dict(site: Site, report: TraceReport) -> dict[str, Any]:
         "lost_s": round(site.lost_s, 6),
         "lightning_reload": site.lightning_reload,
         "pools": [_pool_dict(pool) for pool in site.pools],
+        "pass_latencies": [_pass_dict(record) for record in site.passes],
         "extra_pools": [_extra_dict(extra, report) for extra in site.extras],
         "advice": site_advice(site, report.link_of, frame_text),
     }
