@@ -10,7 +10,7 @@ from lintloader.runtime.trace.records import Frame
 from lintloader.runtime.trace.sites import ExtraPool, Site
 from lintloader.runtime.trace.static_link import StaticLink
 
-Linker = Callable[[tuple[Frame, ...]], StaticLink | None]
+Linker = Callable[[tuple[Frame, ...], bool], StaticLink | None]
 Shown = Callable[[Frame], str]
 
 
@@ -44,23 +44,24 @@ def _advice(kind: str, extra: ExtraPool, site: Site, link_of: Linker, shown: Sho
             "default) unless the data must change between epochs. No fixer edits a Trainer "
             "argument: change it by hand"
         )
-    link = link_of(extra.frames)
+    link = link_of(extra.frames, extra.kind == "respawn")
     if link is not None and link.fixes:
         return link.advice
     found = (
-        f"{link.code} at {link.path}:{link.line} (`lintloader rule {link.code}`)"
+        f"{link.code} at {link.path}:{link.line} (`lintloader rule {link.code}`); no fixer "
+        "covers it"
         if link is not None
-        else "no lintloader finding covers it"
+        else "no lintloader finding and no fixer cover it"
     )
     if kind == "respawn":
         where = f" at {shown(extra.frames[0])}" if extra.frames else ""
         return (
-            f"{found}; no fixer covers it: by hand, keep the loader's iterator between "
-            f"passes and move the shutdown{where} to the end of training (teardown)"
+            f"{found}: by hand, keep the loader's iterator between passes and move the "
+            f"shutdown{where} to the end of training (teardown)"
         )
     caller = site.frames[1] if len(site.frames) > 1 else site.created_at
-    where = f" ({shown(caller)})" if caller is not None else ""
+    where = f" that runs {shown(caller)}" if caller is not None else ""
     return (
-        f"{found}; no fixer covers it: by hand, build the loader once, before the loop"
-        f"{where}, and iterate that one loader every epoch or evaluation"
+        f"{found}: by hand, build the loader once, outside the loop{where}, and pass that "
+        "one loader to every epoch or evaluation"
     )

@@ -200,7 +200,7 @@ def _pool_dict(pool: PoolCost) -> dict[str, Any]:
 
 
 def _extra_dict(extra: ExtraPool, report: TraceReport) -> dict[str, Any]:
-    link = report.link_of(extra.frames)
+    link = report.link_of(extra.frames, extra.kind == "respawn")
     return {
         "kind": extra.kind,
         "loader": extra.pool.loader.trace.id,

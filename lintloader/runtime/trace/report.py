@@ -63,8 +63,8 @@ class TraceReport:
             return EXIT_FAIL
         return EXIT_PASS if self.stopped else self.command_exit
 
-    def link_of(self, frames: tuple[Frame, ...]) -> StaticLink | None:
-        return Findings(self.links).link(frames)
+    def link_of(self, frames: tuple[Frame, ...], hops: bool = True) -> StaticLink | None:
+        return Findings(self.links).link(frames, hops)
 
 
 def build_report(

@@ -40,6 +40,7 @@ class StaticLink:
     message: str
     fixes: tuple[str, ...]  # the fix strategies that can act on it
     safe: tuple[str, ...] = ()  # those of them that are safe
+    absolute: str = ""  # the resolved path of the finding's file
 
     @property
     def fixable(self) -> bool:
@@ -77,12 +78,27 @@ class Findings:
     by_site: dict[tuple[str, int], StaticLink]
     error: str | None = None
 
-    def link(self, frames: Iterable[Frame]) -> StaticLink | None:
+    def link(self, frames: Iterable[Frame], hops: bool = True) -> StaticLink | None:
+        """The finding reported at one of ``frames`` (innermost first), else, with ``hops``,
+        the first whose chain passes through one of them. A loader rebuilt per call links
+        only by the first rule: a helper that builds loaders is a hop of every finding
+        about its callers."""
+        frames = list(frames)
+        for frame in frames:
+            found = self.by_site.get((_absolute(frame.path), frame.line))
+            if found is not None and _at(found, frame):
+                return found
+        if not hops:
+            return None
         for frame in frames:
             found = self.by_site.get((_absolute(frame.path), frame.line))
             if found is not None:
                 return found
         return None
+
+
+def _at(link: StaticLink, frame: Frame) -> bool:
+    return link.line == frame.line and link.absolute == _absolute(frame.path)
 
 
 def check_command(files: list[str]) -> list[str]:
@@ -131,18 +147,21 @@ def _index(
     sites: dict[tuple[str, int], StaticLink] = {}
     for finding in findings:
         fixes = tuple(str(name) for name in finding.get("fixes") or ())
+        where = os.path.join(ran_in, str(finding["path"]))
         link = StaticLink(
             code=str(finding["code"]),
-            path=_shown(os.path.join(ran_in, str(finding["path"])), cwd),
+            path=_shown(where, cwd),
             line=int(finding["line"]),
             message=str(finding.get("message", "")),
             fixes=fixes,
             safe=tuple(name for name in fixes if safety.get(name)),
+            absolute=_absolute(where),
         )
-        hops = [*finding.get("chain", ()), *finding.get("also_reaches", ()), finding]
-        for hop in hops:
+        sites[(link.absolute, link.line)] = link  # a finding's own place wins over a hop
+        for hop in [*finding.get("chain", ()), *finding.get("also_reaches", ())]:
             key = (_absolute(os.path.join(ran_in, str(hop["path"]))), int(hop["line"]))
-            sites.setdefault(key, link)
+            if not (key in sites and _at(sites[key], Frame(key[0], key[1], ""))):
+                sites.setdefault(key, link)
     return sites
 
 
