@@ -267,10 +267,13 @@ class Recorder:
                     worker.terminate()
         os._exit(0)
 
-    def batch(self, opened: PassState) -> None:
+    def batch(self, opened: PassState, iterator: Any) -> None:
         now = time.perf_counter()
         if opened.first is None:
             opened.first = now
+            pending = iterator.__dict__.pop(POOL_ATTRIBUTE, None)
+            if pending is not None:  # a pool started by this pass's iter(), or an earlier one
+                self.pool_ready(pending, opened)
         elif opened.device is None:  # by the second batch the first one went where it goes
             opened.device = self.visible_device()
         opened.last = now
@@ -492,21 +495,15 @@ def _patch_iterators(base_class: Any, pool_class: Any, recorder: Recorder) -> No
 
     def __next__(self: Any) -> Any:
         opened = self.__dict__.get(PASS_ATTRIBUTE)
-        pending = self.__dict__.get(POOL_ATTRIBUTE)
-        if opened is None and pending is None:
+        if opened is None:
             return original_next(self)
         try:
             batch = original_next(self)
         except StopIteration:
-            if opened is not None:
-                self.__dict__[PASS_ATTRIBUTE] = None
-                recorder.pass_ends(opened, "exhausted")
+            self.__dict__[PASS_ATTRIBUTE] = None
+            recorder.pass_ends(opened, "exhausted")
             raise
-        if pending is not None:
-            self.__dict__[POOL_ATTRIBUTE] = None
-            recorder.pool_ready(pending, opened)
-        if opened is not None:
-            recorder.batch(opened)
+        recorder.batch(opened, self)
         return batch
 
     def pool_init(self: Any, loader: Any, *args: Any, **kwargs: Any) -> None:

@@ -70,8 +70,8 @@ def _site_lines(site: Site, report: TraceReport) -> list[str]:
         if loader.empty_passes:
             empty = ", ".join(str(number) for number in loader.empty_passes)
             lines.append(f"    warning: passes {empty} yielded no batch (pass 1 did): data lost?")
-        if loader.trace.stopped:
-            lines.append("    stopped here by --max-passes")
+    if any(loader.trace.stopped for loader in site.loaders):
+        lines.append("    stopped here by --max-passes")
     if site.persistent:
         for group in _grouped(site.extras):
             lines.extend(_extra_lines(group))
