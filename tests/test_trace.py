@@ -450,21 +450,25 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def test_sigterm_is_passed_on_and_the_report_so_far_printed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_sigterm_is_passed_on_and_the_report_so_far_printed(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    """Sent to ``trace`` alone (not from a terminal): passed on to the command."""
     out = tmp_path / "term.json"
     command = script("rebuild_loop", "--epochs", "1000", "--init-sleep", "0.05")
     proc = subprocess.Popen(
         [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
-        cwd=REPO, env=trace_env(tmp_path / "cache"), text=True,
+        cwd=REPO, env=trace_env(tmp_path / "cache"), text=True, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith("epoch 1:")
     assert proc.stdout.readline().startswith("epoch 2:")
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 1, stderr  # the rebuilds seen so far fail the run
-    assert "note: SIGTERM received: passed on to the command; the run so far" in stderr
+    assert f"note: {signum.name} received: passed on to the command; the run so far" in stderr
     report = json.loads(out.read_text())
     assert report["sites"][0]["worker_pools"] >= 2
     pids = {p["pid"] for p in report["processes"]}
@@ -536,3 +540,21 @@ def test_static_check_that_cannot_run_says_so(tmp_path: Path) -> None:
     findings = check_files([frame], str(REPO), str(tmp_path / "missing"))
     assert findings.by_site == {} and findings.error is not None
     assert findings.error.startswith("static check did not run:")
+
+
+def test_hook_refuses_a_run_directory_others_can_write(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    code = (
+        "from lintloader.runtime.trace import hook; hook.install()\n"
+        "import torch.utils.data as d\n"
+        "for _ in d.DataLoader(list(range(4)), batch_size=2): pass\n"
+    )
+    env = {**os.environ, "LINTLOADER_TRACE_DIR": str(shared)}
+    proc = subprocess.run(
+        [PYTHON, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"hook not installed: {shared} is not private" in proc.stderr
+    assert list(shared.iterdir()) == []
