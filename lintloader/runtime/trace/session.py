@@ -1,8 +1,9 @@
 """One traced run: prepare the hook, run the command with it, read the records back.
 
 SIGTERM and SIGINT sent to ``lintloader trace`` are passed on to the command (SIGINT only when
-it did not come from the terminal, which sends it to the command too); the command gets
-:data:`GRACE_S` to end, then is killed; whatever the traced processes left running in this
+it did not come from the terminal, which sends it to the command too, and then the command may
+take its time); after a signal passed on, the command gets :data:`GRACE_S` to end, then is
+killed; whatever the traced processes left running in this
 process group (DataLoader workers of a killed process) is stopped; the report of the run so far
 is printed and the hook directory removed.
 """
@@ -37,10 +38,10 @@ class Forwarder:
 
     def handle(self, signum: int, frame: object) -> None:
         self.received.append(signum)
+        if signum == signal.SIGINT and _terminal_sent_it():
+            return  # the command has it too; it may take its time (another Ctrl-C is the user's)
         if self.since is None:
             self.since = time.monotonic()
-        if signum == signal.SIGINT and _terminal_sent_it():
-            return
         with contextlib.suppress(OSError):
             self.child.send_signal(signum)
 
@@ -67,7 +68,7 @@ def run_traced(
     ``command_exit`` None."""
     try:
         injection = prepare(max_passes)
-    except (OSError, UntrustedDirectory) as exc:
+    except (OSError, RuntimeError, UntrustedDirectory) as exc:  # RuntimeError: no home
         report = TraceReport(tuple(command), None, 0.0, max_passes=max_passes)
         report.notes.append(f"no private directory for the hook: {exc}")
         return report
