@@ -39,11 +39,6 @@ class PoolCost:
     pass_record: PassRecord | None
     cost_s: float
 
-    @property
-    def pass_label(self) -> str:
-        number = self.pass_record.number if self.pass_record is not None else "?"
-        return f"loader {self.loader.trace.id} pass {number}"
-
 
 @dataclass(frozen=True)
 class ExtraPool:
