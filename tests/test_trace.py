@@ -558,3 +558,41 @@ def test_hook_refuses_a_run_directory_others_can_write(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert f"hook not installed: {shared} is not private" in proc.stderr
     assert list(shared.iterdir()) == []
+
+
+def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path: Path) -> None:
+    """A loader built directly in the epoch loop: LL202, covered only by hoist-dataloader
+    (unsafe). The advice says so; plain `fix` leaves it, `fix --unsafe-fixes` fixes it, and
+    the fixed script traces OK."""
+    shutil.copy(SCRIPTS / "direct_loop.py", tmp_path / "direct_loop.py")
+    env = trace_env(tmp_path / "cache")
+
+    def trace() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PYTHON, "-m", "lintloader", "trace", "--json", str(tmp_path / "r.json"), "--",
+             PYTHON, "direct_loop.py"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    first = trace()
+    assert first.returncode == 1, first.stderr
+    assert (
+        "change: LL202 at direct_loop.py:14: only an unsafe fix covers it: "
+        "`lintloader fix --unsafe-fixes direct_loop.py` (hoist-dataloader; review the diff)"
+    ) in first.stderr
+    (site,) = json.loads((tmp_path / "r.json").read_text())["sites"]
+    static = site["extra_pools"][0]["static"]
+    assert (static["fixes"], static["safe_fixes"]) == (["hoist-dataloader"], [])
+
+    def fix(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PYTHON, "-m", "lintloader", "fix", *flags, "direct_loop.py"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    assert fix().returncode == 1  # the safe fixes leave it in place
+    assert fix("--unsafe-fixes").returncode == 0
+    after = trace()
+    assert after.returncode == 0, after.stderr
+    (site,) = json.loads((tmp_path / "r.json").read_text())["sites"]
+    assert (site["worker_pools"], site["needed_pools"]) == (1, 1)
