@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import importlib.abc
 import itertools
 import json
@@ -353,8 +354,12 @@ def user_frames(stack: list[list[Any]]) -> list[list[Any]]:
 
 def _installed(path: str) -> bool:
     """A frame of an installed package or of the standard library."""
-    stdlib = sysconfig.get_paths()["stdlib"]
-    return "site-packages" in path or "dist-packages" in path or path.startswith(stdlib)
+    return "site-packages" in path or "dist-packages" in path or path.startswith(_stdlib())
+
+
+@functools.cache
+def _stdlib() -> str:
+    return sysconfig.get_paths()["stdlib"]
 
 
 def _machinery(path: str) -> bool:
