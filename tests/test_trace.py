@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -596,3 +597,32 @@ def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path:
     assert after.returncode == 0, after.stderr
     (site,) = json.loads((tmp_path / "r.json").read_text())["sites"]
     assert (site["worker_pools"], site["needed_pools"]) == (1, 1)
+
+
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="re-creates the hook directory as 'nobody' (needs root and setpriv)",
+)
+def test_another_user_cannot_recreate_the_removed_hook_directory() -> None:
+    """A process that outlives the command keeps PYTHONPATH pointing at the removed hook
+    directory: another user must not be able to create it again with a sitecustomize."""
+    shared = Path(tempfile.mkdtemp(prefix="trace-shared-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)  # traversable by anyone, as a home or a cache directory is
+        probe = "import os; print(os.environ['PYTHONPATH'].split(os.pathsep)[0])"
+        proc = subprocess.run(
+            [PYTHON, "-m", "lintloader", "trace", "--", PYTHON, "-c", probe],
+            env=trace_env(shared), capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        hook_dir = Path(proc.stdout.strip())
+        assert hook_dir.is_relative_to(shared) and not hook_dir.exists()
+        plant = f"import os; os.makedirs({str(hook_dir)!r})"
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        attempt = subprocess.run(
+            [*as_nobody, sys.executable, "-I", "-c", plant],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert attempt.returncode != 0 and "PermissionError" in attempt.stderr
+        assert not hook_dir.exists()
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
