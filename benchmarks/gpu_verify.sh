@@ -1,116 +1,158 @@
 #!/usr/bin/env bash
-# GPU run of `lintloader verify` (not CI): run it on a machine with a CUDA GPU and the runtime
-# extra installed (pip install -e ".[runtime]"). It checks, with real worker processes and the
-# model and batches on the GPU (pin_memory=True for the probe's loaders), that
-#   * the installed Lightning reuses train and val workers      -> PASS, exit 0
-#   * the plain PyTorch loop (baseline) reuses them             -> PASS, exit 0
-#   * the Lightning-1.5.0-shaped fetcher respawns every epoch   -> FAIL, exit 1
-#   * the 1.5.1-shaped fetcher keeps its workers                -> PASS, exit 0
-# and prints the GPU name and the first-batch latency ratio (buggy vs fixed) that it measured.
-# Then `lintloader trace` watches real training scripts with the model and batches on the GPU:
-#   * a plain loop, persistent workers, pin_memory=True          -> exit 0, device cuda:0 (...)
-#   * the same loop with persistent_workers=False                -> exit 0, 3 respawns reported
-#   * the Lightning-1.5.0-shaped fetcher                         -> exit 1, culprit and LL101 named
-# Results (JSON per run) go to $OUT (default: $TMPDIR/lintloader-gpu-verify). Usage: benchmarks/gpu_verify.sh
-# DEVICE=cpu runs the same checks on the CPU (to try the script itself on a machine without GPU).
-set -euo pipefail
+# GPU run of `lintloader verify` and `lintloader trace` (not CI), under 5 minutes end to end.
+# Run it from a checkout on a machine with a CUDA GPU and the runtime extra already installed:
+# it installs nothing and needs no network. With real worker processes and the model and
+# batches on the GPU (pin_memory=True), it checks:
+#   verify  lightning  the installed Lightning reuses train and val workers     PASS
+#   verify  torch      the plain PyTorch loop (baseline) reuses them            PASS
+#   verify  buggy      the Lightning-1.5.0-shaped fetcher respawns every epoch  FAIL
+#   verify  fixed      the 1.5.1-shaped fetcher keeps its workers               PASS
+#   trace   loop       a plain loop, persistent workers                         OK
+#   trace   rebuild    a loader rebuilt every epoch                             FAIL
+#   trace   buggy      a loop over the 1.5.0-shaped fetcher                      FAIL
+#   trace   fixed      a loop over the 1.5.1-shaped fetcher                      OK
+# and writes ONE JSON summary ($OUT/summary.json, also printed): GPU name, torch and CUDA
+# versions, per check the expected and actual verdict, worker pools started and the stall per
+# epoch (first batch minus the steady first batch). Exit 0 when every check is as expected,
+# 1 when one is not, 2 when this torch has no CUDA (said in one line).
+#
+# Usage: benchmarks/gpu_verify.sh        PYTHON=...  (default .venv/bin/python, else python3)
+#        DEVICE=cpu benchmarks/gpu_verify.sh   (the same checks on the CPU: tries the script)
+set -uo pipefail
 
 cd "$(dirname "$0")/.."
-PYTHON=${PYTHON:-python}
+if [[ -z "${PYTHON:-}" ]]; then
+    if [[ -x .venv/bin/python ]]; then PYTHON=.venv/bin/python; else PYTHON=python3; fi
+fi
 OUT=${OUT:-${TMPDIR:-/tmp}/lintloader-gpu-verify}
-DELAY=${DELAY:-1.0}
+DELAY=${DELAY:-0.5}
 DEVICE=${DEVICE:-cuda}
+BUDGET_S=${BUDGET_S:-280}  # the whole script stays under 5 minutes
 mkdir -p "$OUT"
+rm -f "$OUT"/*.json "$OUT"/*.stderr "$OUT"/*.stdout "$OUT"/checks.tsv
+started=$SECONDS
 
-"$PYTHON" - "$DEVICE" <<'PY'
-import sys
-import torch
-print(f"torch {torch.__version__}, CUDA {torch.version.cuda}")
-if sys.argv[1] != "cpu":
-    assert torch.cuda.is_available(), "no CUDA device visible: this script is for a GPU machine"
-    print(torch.cuda.get_device_name(0))
+if ! "$PYTHON" - "$DEVICE" >"$OUT/env.json" <<'PY'; then
+import json, sys
+try:
+    import torch
+except ImportError:
+    print(f"gpu_verify: {sys.executable} has no torch (install the runtime extra first)",
+          file=sys.stderr)
+    sys.exit(2)
+cuda = torch.cuda.is_available()
+if sys.argv[1] != "cpu" and not cuda:
+    print(f"gpu_verify: the torch {torch.__version__} of {sys.executable} has no CUDA "
+          f"(CUDA build: {torch.version.cuda or 'none'}): nothing to check on a GPU",
+          file=sys.stderr)
+    sys.exit(2)
+print(json.dumps({
+    "gpu": torch.cuda.get_device_name(0) if cuda else None,
+    "torch": torch.__version__,
+    "cuda": torch.version.cuda,
+    "python": sys.version.split()[0],
+}))
 PY
+    exit 2
+fi
 
-failures=0
-probe() {  # probe NAME EXPECTED_EXIT ARGS...
-    local name=$1 expected=$2 code=0
-    shift 2
-    timeout 300 "$PYTHON" -m lintloader verify --device "$DEVICE" --json "$@" \
-        >"$OUT/$name.json" 2>"$OUT/$name.stderr" || code=$?
-    if [[ $code -eq $expected ]]; then
-        echo "ok    $name: exit $code"
-    else
-        echo "WRONG $name: exit $code, expected $expected (see $OUT/$name.stderr)"
-        failures=$((failures + 1))
+check() {  # check KIND NAME EXPECTED COMMAND...: run it within what is left of the budget
+    local kind=$1 name=$2 expected=$3 left code=0 begin=$SECONDS
+    shift 3
+    left=$((BUDGET_S - (SECONDS - started)))
+    if ((left < 10)); then
+        printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$expected" "skipped" 0 >>"$OUT/checks.tsv"
+        return
     fi
+    timeout --kill-after=5 "$((left < 120 ? left : 120))" "$@" \
+        >"$OUT/$kind-$name.stdout" 2>"$OUT/$kind-$name.stderr" || code=$?
+    printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$expected" "$code" "$((SECONDS - begin))" \
+        >>"$OUT/checks.tsv"
 }
 
-probe lightning 0 --val --worker-init-delay "$DELAY"
-probe torch 0 --engine torch --val --worker-init-delay "$DELAY"
-probe buggy 1 --dataloader fixtures/runtime/buggy_fetcher.py:make_loader --worker-init-delay "$DELAY"
-probe fixed 0 --dataloader fixtures/runtime/fixed_fetcher.py:make_loader --worker-init-delay "$DELAY"
-
-traced() {  # traced NAME EXPECTED_EXIT COMMAND...
-    local name=$1 expected=$2 code=0
+verify() {  # verify NAME EXPECTED ARGS...
+    local name=$1 expected=$2
     shift 2
-    timeout 300 "$PYTHON" -m lintloader trace --json "$OUT/trace-$name.json" -- "$@" \
-        >"$OUT/trace-$name.stdout" 2>"$OUT/trace-$name.stderr" || code=$?
-    if [[ $code -eq $expected ]]; then
-        echo "ok    trace-$name: exit $code"
-    else
-        echo "WRONG trace-$name: exit $code, expected $expected (see $OUT/trace-$name.stderr)"
-        failures=$((failures + 1))
-    fi
+    check verify "$name" "$expected" "$PYTHON" -m lintloader verify --device "$DEVICE" --json \
+        --worker-init-delay "$DELAY" "$@"
 }
 
-traced torch 0 "$PYTHON" fixtures/runtime/trace/torch_loop.py --device "$DEVICE"
-traced respawn 0 "$PYTHON" fixtures/runtime/trace/torch_loop.py --device "$DEVICE" --no-persistent
-traced buggy 1 "$PYTHON" fixtures/runtime/trace/fetcher_loop.py fixtures/runtime/buggy_fetcher.py
+trace() {  # trace NAME EXPECTED SCRIPT ARGS...
+    local name=$1 expected=$2
+    shift 2
+    check trace "$name" "$expected" "$PYTHON" -m lintloader trace --json "$OUT/trace-$name.json" \
+        -- "$PYTHON" "$@"
+}
 
-"$PYTHON" - "$OUT" "$DEVICE" <<'PY' || failures=$((failures + 1))
+FETCH=fixtures/runtime/trace/fetcher_loop.py
+verify lightning PASS --val
+verify torch PASS --engine torch --val
+verify buggy FAIL --dataloader fixtures/runtime/buggy_fetcher.py:make_loader
+verify fixed PASS --dataloader fixtures/runtime/fixed_fetcher.py:make_loader
+trace loop OK fixtures/runtime/trace/rebuild_loop.py --fixed --device "$DEVICE"
+trace rebuild FAIL fixtures/runtime/trace/rebuild_loop.py --device "$DEVICE" --init-sleep "$DELAY"
+trace buggy FAIL "$FETCH" fixtures/runtime/buggy_fetcher.py
+trace fixed OK "$FETCH" fixtures/runtime/fixed_fetcher.py
+
+"$PYTHON" - "$OUT" "$DEVICE" "$((SECONDS - started))" <<'PY'
 import json, sys
 from pathlib import Path
 
-wrong = 0
-for name in ("torch", "respawn", "buggy"):
-    path = Path(sys.argv[1]) / f"trace-{name}.json"
-    if not path.exists() or not path.stat().st_size:
-        print(f"trace-{name}: no report")
-        continue
-    report = json.loads(path.read_text())
-    for process in report["processes"]:
-        for loader in process["loaders"]:
-            passes = loader["passes"]
-            firsts = " ".join(f"{p['first_batch_s']:.3f}" for p in passes if p["first_batch_s"])
-            print(
-                f"trace-{name:8} device {loader['device']}, pin_memory {loader['pin_memory']}, "
-                f"passes {len(passes)}, pool starts {len(loader['pool_starts'])}, respawns "
-                f"{loader['respawn_count']}, cost {loader['cost_s']:.3f} s, first batches {firsts}"
-            )
-            on_gpu = sys.argv[2] != "cpu" and name != "buggy"  # the fetcher stays on the CPU
-            if on_gpu and not loader["device"].startswith("cuda"):
-                print(f"WRONG trace-{name}: the report shows no CUDA device")
-                wrong += 1
-sys.exit(1 if wrong else 0)
+out, device, wall = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+
+
+def verify_result(name):
+    try:
+        data = json.loads((out / f"verify-{name}.stdout").read_text())
+    except (OSError, ValueError):
+        return {}
+    loaders = data.get("loaders") or []
+    return {
+        "actual": data.get("verdict"),
+        "device": (data.get("device") or {}).get("label"),
+        "pools": sum(loader.get("pools_started", 0) for loader in loaders),
+        "stall_s": {l["name"]: [e.get("stall_s") for e in l["epochs"]] for l in loaders},
+        "median_stall_s": {l["name"]: l.get("median_stall_s") for l in loaders},
+    }
+
+
+def trace_result(name):
+    try:
+        data = json.loads((out / f"trace-{name}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    sites, stalls = data.get("sites") or [], {}
+    for site in sites:
+        where = site.get("created_at") or {}
+        key = f"{Path(str(where.get('path'))).name}:{where.get('line')}"
+        steady = site.get("steady_first_batch_s") or 0.0
+        stalls[key] = [
+            None if p["first_batch_s"] is None else round(max(0.0, p["first_batch_s"] - steady), 6)
+            for p in site.get("pass_latencies") or ()
+        ]
+    devices = {l["device"] for p in data.get("processes") or () for l in p["loaders"]}
+    return {
+        "actual": data.get("verdict"),
+        "device": sorted(devices),
+        "pools": sum(site.get("worker_pools", 0) for site in sites),
+        "needed_pools": sum(site.get("needed_pools", 0) for site in sites),
+        "lost_s": data.get("lost_s"),
+        "stall_s": stalls,
+    }
+
+
+checks, ok = [], True
+for line in (out / "checks.tsv").read_text().splitlines():
+    kind, name, expected, code, seconds = line.split("\t")
+    found = (verify_result if kind == "verify" else trace_result)(name)
+    entry = {"kind": kind, "name": name, "expected": expected, "exit": code,
+             "seconds": int(seconds), **found}
+    entry.setdefault("actual", "skipped" if code == "skipped" else f"no result (exit {code})")
+    ok &= entry["actual"] == expected
+    checks.append(entry)
+summary = {**json.loads((out / "env.json").read_text()), "device": device, "wall_s": wall,
+           "all_as_expected": ok, "checks": checks}
+(out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+print(json.dumps(summary, indent=2))
+sys.exit(0 if ok else 1)
 PY
-
-"$PYTHON" - "$OUT" <<'PY'
-import json, sys
-from pathlib import Path
-
-out = Path(sys.argv[1])
-
-def later_first_batch(name):
-    epochs = json.loads((out / f"{name}.json").read_text())["loaders"][0]["epochs"][1:]
-    values = [e["first_batch_s"] for e in epochs if e["first_batch_s"] is not None]
-    return sum(values) / len(values)
-
-for name in ("lightning", "torch", "buggy", "fixed"):
-    path = out / f"{name}.json"
-    data = json.loads(path.read_text()) if path.stat().st_size else {}
-    print(f"{name:9} {data.get('verdict', '?'):5} device {data.get('device', {}).get('label', '?')}")
-bug, fixed = later_first_batch("buggy"), later_first_batch("fixed")
-print(f"first batch after epoch 1: buggy {bug:.3f} s, fixed {fixed:.3f} s, ratio {bug / fixed:.0f}x")
-PY
-
-exit $((failures > 0))

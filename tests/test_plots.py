@@ -45,7 +45,9 @@ def test_verify_plot_writes_an_svg(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     root = ElementTree.parse(target).getroot()
     assert root.tag == SVG
-    assert "verify --engine torch (PASS)" in ElementTree.tostring(root, encoding="unicode")
+    text = ElementTree.tostring(root, encoding="unicode")
+    assert "verify --engine torch: first batch per epoch" in text
+    assert "(PASS: 1 pool(s) started)" in text and "first-batch latency (s)" in text
 
 
 def test_plot_puts_saved_results_side_by_side(results: tuple[Path, Path], tmp_path: Path) -> None:
@@ -55,8 +57,8 @@ def test_plot_puts_saved_results_side_by_side(results: tuple[Path, Path], tmp_pa
     done = run_cli("plot", str(bug), str(fixed), "-o", str(target), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     text = ElementTree.tostring(ElementTree.parse(target).getroot(), encoding="unicode")
-    assert "bug (FAIL)" in text and "fixed (PASS)" in text
-    assert "train: worker pool started" in text
+    assert "(FAIL: 3 pool(s) started)" in text and "(PASS: 1 pool(s) started)" in text
+    assert "a worker pool started (the first batch waited on it)" in text
 
 
 def test_plot_refuses_what_is_not_a_result(tmp_path: Path) -> None:
@@ -65,6 +67,31 @@ def test_plot_refuses_what_is_not_a_result(tmp_path: Path) -> None:
     done = run_cli("plot", str(other), "-o", str(tmp_path / "x.svg"), cwd=tmp_path)
     assert done.returncode == 2 and "not a verify or trace result" in done.stderr
     assert not (tmp_path / "x.svg").exists()
+
+
+HOSTILE = {
+    "deep": "[" * 100_000 + "]" * 100_000,
+    "binary": b"\xff\xfe\x00garbage",
+    "strings": '{"loaders": [{"epochs": [{"first_batch_s": "x", "epoch": "abc"}]}]}',
+    "overflow": '{"sites": [{"pools": [], "pass_latencies": [{"first_batch_s": 1e999}]}]}',
+    "sites_not_list": '{"sites": [1, 2]}',
+    "loader_not_object": '{"loaders": [null]}',
+    "passes_not_list": '{"loaders": [{"epochs": {"a": 1}}]}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_plot_of_hostile_json_is_one_line(name: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{name}.json"
+    content = HOSTILE[name]
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    done = run_cli("plot", str(path), "-o", str(tmp_path / "x.png"), cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    if name == "overflow":  # an infinite latency is drawn as no point, not an error
+        assert done.returncode == 0, done.stderr
+        return
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"lintloader: error: {path}: ")
 
 
 def test_without_matplotlib_plot_says_which_extra(results: tuple[Path, Path], tmp_path: Path):
@@ -89,7 +116,8 @@ def test_trace_plot_marks_every_respawn(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1, done.stderr[-2000:]
     text = ElementTree.tostring(ElementTree.parse(target).getroot(), encoding="unicode")
-    assert "trace (respawned)" in text
-    assert "runtime/buggy_fetcher.py:60: worker pool started" in text
+    assert "trace fetcher_loop.py: first batch per pass" in text
+    assert "(FAIL: 2 extra pool(s)," in text
+    assert "runtime/buggy_fetcher.py:60 via main" in text
     again = run_cli("plot", str(report), "-o", str(tmp_path / "again.svg"), cwd=tmp_path)
     assert again.returncode == 0, again.stderr

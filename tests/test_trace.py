@@ -1,15 +1,19 @@
 """``lintloader trace -- CMD`` end to end: the real CLI runs real training scripts (plain torch,
-Lightning 2.x on the CPU, the fetcher fixtures, spawn workers, a 2-rank torchrun job) with real
-DataLoader worker processes, and the tests read its exit code, its text and JSON report and
-the command's own output."""
+Lightning 2.x on the CPU, the fetcher fixtures, spawn workers, a 2-rank torchrun job, loaders
+rebuilt per epoch or per evaluation, a loop in a thread) with real DataLoader worker
+processes, and the tests read its exit code, its text and JSON report and the command's own
+output. The verdict is per creation site: pools started against pools needed."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,8 @@ RUNTIME = REPO / "fixtures" / "runtime"
 SCRIPTS = RUNTIME / "trace"
 PYTHON = sys.executable
 TORCHRUN = shutil.which("torchrun", path=str(Path(PYTHON).parent))
+CI = ("--max-passes", "2")  # the documented CI setting
+AT_ONCE = 6  # traced runs started side by side (each mostly waits on worker start-up)
 
 
 def trace_args(name: str, *command: str, options: tuple[str, ...] = ()) -> list[str]:
@@ -42,8 +48,8 @@ def script(name: str, *args: str) -> tuple[str, ...]:
     return (PYTHON, str(SCRIPTS / f"{name}.py"), *args)
 
 
-def fetcher(kind: str) -> tuple[str, ...]:
-    return script("fetcher_loop", str(RUNTIME / f"{kind}_fetcher.py"))
+def fetcher(kind: str, *args: str) -> tuple[str, ...]:
+    return script("fetcher_loop", str(RUNTIME / f"{kind}_fetcher.py"), *args)
 
 
 RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -56,6 +62,17 @@ RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "fixed": (fetcher("fixed"), ()),
     "lossy": (fetcher("lossy"), ()),
     "lightning": (script("lightning_fit"), ()),
+    # the table of issue 30, each under the CI setting, and each fixed
+    "rebuild_ci": (script("rebuild_loop", "--epochs", "4"), CI),
+    "rebuild_fixed_ci": (script("rebuild_loop", "--fixed", "--epochs", "4"), CI),
+    "reload_ci": (script("lightning_fit", "--reload", "1", "--epochs", "4"), CI),
+    "reload_fixed_ci": (script("lightning_fit", "--epochs", "4"), CI),
+    "warmup_ci": (fetcher("buggy", "--warmup", "2", "--epochs", "5"), CI),
+    "warmup_fixed_ci": (fetcher("fixed", "--warmup", "2", "--epochs", "5"), CI),
+    "eval": (script("rebuild_loop", "--eval"), ()),
+    "thread_ci": (script("rebuild_loop", "--thread", "--epochs", "5"), CI),
+    "thread_fixed_ci": (script("rebuild_loop", "--thread", "--fixed", "--epochs", "5"), CI),
+    "rebuild_spawn": (script("rebuild_loop", "--spawn", "--epochs", "2"), ()),
 }
 if TORCHRUN:
     RUNS["ddp"] = (
@@ -80,28 +97,42 @@ class Run:
         (loader,) = self.loaders()
         return loader
 
+    def site(self, caller: str) -> dict[str, Any]:
+        """The one site whose calling frame is the function ``caller``."""
+        (found,) = [s for s in self.report["sites"] if s["created_by"][1]["function"] == caller]
+        return found
+
+
+def trace_env(home: Path) -> dict[str, str]:
+    """The test's environment, with the hook's private directory under ``home``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(home)}
+    env.pop("XDG_RUNTIME_DIR", None)
+    return env
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
-    """Every run at once (each mostly waits on worker start-up), then read."""
+    """Every run, :data:`AT_ONCE` side by side, then read."""
     out = tmp_path_factory.mktemp("trace")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    started = {}
-    for name, (command, options) in RUNS.items():
-        args = [
-            arg.replace("{out}", str(out)) for arg in trace_args(name, *command, options=options)
-        ]
-        started[name] = subprocess.Popen(
-            args, cwd=REPO, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
+    env = trace_env(out / "cache")
+    names = list(RUNS)
     done = {}
-    for name, proc in started.items():
-        stdout, stderr = proc.communicate(timeout=300)
-        path = out / f"{name}.json"
-        report = json.loads(path.read_text()) if path.exists() else {}
-        done[name] = Run(
-            subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), report
-        )
+    for begin in range(0, len(names), AT_ONCE):
+        started = {}
+        for name in names[begin : begin + AT_ONCE]:
+            command, options = RUNS[name]
+            template = trace_args(name, *command, options=options)
+            args = [arg.replace("{out}", str(out)) for arg in template]
+            started[name] = subprocess.Popen(
+                args, cwd=REPO, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        for name, proc in started.items():
+            stdout, stderr = proc.communicate(timeout=300)
+            path = out / f"{name}.json"
+            report = json.loads(path.read_text()) if path.exists() else {}
+            done[name] = Run(
+                subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), report
+            )
     return done
 
 
@@ -114,7 +145,10 @@ def test_persistent_loader_keeps_its_pool(runs: dict[str, Run]) -> None:
     assert (len(loader["passes"]), len(loader["pool_starts"]), loader["respawn_count"]) == (3, 1, 0)
     assert [p["batches"] for p in loader["passes"]] == [4, 4, 4]
     assert loader["device"] == "cpu"
-    assert "OK: no persistent loader respawned" in run.stderr
+    (site,) = run.report["sites"]
+    assert (site["worker_pools"], site["needed_pools"], site["full_passes"]) == (1, 1, 3)
+    assert run.report["verdict"] == "OK" and run.report["lost_s"] == 0
+    assert "OK: no creation site started more worker pools than it needed" in run.stderr
 
 
 def test_command_output_passes_through_unchanged(runs: dict[str, Run]) -> None:
@@ -135,6 +169,9 @@ def test_non_persistent_loader_respawns_every_pass(runs: dict[str, Run]) -> None
     pids = [tuple(start["pids"]) for start in loader["pool_starts"]]
     assert len(set(pids)) == 3 and all(len(p) == 2 for p in pids)
     assert {s["cause"] for s in loader["shutdowns"]} == {"end of pass (persistent_workers=False)"}
+    (site,) = run.report["sites"]
+    assert site["worker_pools"] == 3 and not site["failing"]
+    assert "pass persistent_workers=True at fixtures/runtime/trace/torch_loop.py:22" in run.stderr
 
 
 def test_command_exit_code_is_kept(runs: dict[str, Run]) -> None:
@@ -151,7 +188,7 @@ def test_max_passes_stops_the_command_cleanly(runs: dict[str, Run]) -> None:
     loader = run.only_loader()
     assert len(loader["passes"]) == 2 and loader["stopped"]
     assert run.report["stopped_by_max_passes"] is True
-    assert "stopped after 2 passes" in run.stderr
+    assert "stopped after 2 full passes" in run.stderr
 
 
 def test_spawned_workers(runs: dict[str, Run]) -> None:
@@ -182,9 +219,16 @@ def test_buggy_fetcher_fails_and_names_the_shutdown_frame(runs: dict[str, Run]) 
         ]
         assert respawn["static"]["code"] == "LL101"
         assert respawn["static"]["line"] == 34
+    (site,) = run.report["sites"]
+    assert (site["worker_pools"], site["needed_pools"], site["failing"]) == (3, 1, True)
+    assert {extra["kind"] for extra in site["extra_pools"]} == {"respawn"}
+    assert site["lost_s"] > 0 and run.report["lost_s"] == site["lost_s"]
     assert "fixtures/runtime/buggy_fetcher.py:20 _shutdown_workers_and_reset_iterator" in run.stderr
-    assert "LL101 at fixtures/runtime/buggy_fetcher.py:34 — run `lintloader fix`" in run.stderr
-    assert "FAIL: 1 persistent loader(s) respawned their workers (2 respawns" in run.stderr
+    assert (
+        "change: LL101 at fixtures/runtime/buggy_fetcher.py:34: "
+        "`lintloader fix fixtures/runtime/buggy_fetcher.py` fixes it (relocate)"
+    ) in run.stderr
+    assert "FAIL: 1 of 1 creation site(s) started 2 worker pool(s) more than needed" in run.stderr
 
 
 def test_fixed_fetcher_passes(runs: dict[str, Run]) -> None:
@@ -225,6 +269,7 @@ def test_lightning_run_reuses_train_and_val_workers(runs: dict[str, Run]) -> Non
     # val: the sanity check and one pass per epoch; train: one pass per epoch
     assert sorted(len(loader["passes"]) for loader in loaders) == [3, 4]
     assert callers == {"Tiny.train_dataloader", "Tiny.val_dataloader"}
+    assert [s["failing"] for s in run.report["sites"]] == [False, False]
 
 
 @pytest.mark.skipif(TORCHRUN is None, reason="torchrun is not installed next to this Python")
@@ -281,3 +326,303 @@ def test_hook_chains_user_sitecustomize_and_leaves_torch_unimported(tmp_path: Pa
         f"user sitecustomize ran\nFalse {tmp_path / 'sitecustomize.py'}\n['{tmp_path}']\n"
     )
     assert "no DataLoader was iterated" in proc.stderr
+
+
+# -- issue 30's table: each row fails under the CI setting; its fixed version passes ------------
+def test_loader_rebuilt_every_epoch_fails_per_site(runs: dict[str, Run]) -> None:
+    run = runs["rebuild_ci"]
+    assert run.code == 1, run.stderr
+    (site,) = run.report["sites"]
+    assert site["created_at"]["function"] == "make_loader"
+    assert site["created_by"][1]["function"] == "train"
+    # the third loader is built, then --max-passes stops its first pass before its pool
+    assert (len(site["loaders"]), site["worker_pools"], site["needed_pools"]) == (3, 2, 1)
+    assert [extra["kind"] for extra in site["extra_pools"]] == ["new loader"]
+    assert site["full_passes"] == 2 and run.report["stopped_by_max_passes"] is True
+    assert run.stderr.count("\nFAIL fixtures/runtime/trace/rebuild_loop.py:") == 1  # one block
+    assert "by hand, build the loader once, outside the loop that runs" in run.stderr
+    assert run.stdout == "epoch 1: 32 samples\nepoch 2: 32 samples\n"
+
+
+def test_loaders_built_once_per_split_pass(runs: dict[str, Run]) -> None:
+    run = runs["rebuild_fixed_ci"]
+    assert run.code == 0, run.stderr
+    (site,) = run.report["sites"]  # train and val loaders: one site, one pool each
+    assert (len(site["loaders"]), site["worker_pools"], site["needed_pools"]) == (2, 2, 2)
+    assert not site["failing"] and run.report["stopped_by_max_passes"] is True
+    assert run.stdout.startswith("epoch 1: 32 samples, val ")
+
+
+def test_lightning_reload_every_epoch_fails_and_names_the_setting(runs: dict[str, Run]) -> None:
+    run = runs["reload_ci"]
+    assert run.code == 1, run.stderr
+    train = run.site("Tiny.train_dataloader")
+    assert train["failing"] and train["lightning_reload"] == 1
+    assert train["worker_pools"] > train["needed_pools"] == 1
+    assert {extra["kind"] for extra in train["extra_pools"]} == {"lightning reload"}
+    assert "`Trainer(reload_dataloaders_every_n_epochs=1)`" in run.stderr
+    assert "fit finished" not in run.stdout  # --max-passes ended it
+
+
+def test_lightning_without_reload_passes_under_ci_setting(runs: dict[str, Run]) -> None:
+    run = runs["reload_fixed_ci"]
+    assert run.code == 0, run.stderr
+    assert all(not site["failing"] for site in run.report["sites"])
+    assert run.report["stopped_by_max_passes"] is True
+
+
+def test_warm_up_peeks_do_not_use_the_pass_budget(runs: dict[str, Run]) -> None:
+    run = runs["warmup_ci"]
+    assert run.code == 1, run.stderr
+    loader = run.only_loader()
+    assert [p["full"] for p in loader["passes"]] == [False, False, True, True]
+    (site,) = run.report["sites"]
+    assert site["worker_pools"] == 3 and site["failing"]
+    assert run.stdout == "epoch 1: 6 batches\nepoch 2: 6 batches\n"
+    assert "(peek)" in run.stderr
+
+
+def test_warm_up_with_fixed_fetcher_passes(runs: dict[str, Run]) -> None:
+    run = runs["warmup_fixed_ci"]
+    assert run.code == 0, run.stderr
+    (site,) = run.report["sites"]
+    assert (site["worker_pools"], site["full_passes"]) == (1, 2)
+    assert run.report["stopped_by_max_passes"] is True
+
+
+def test_eval_loader_rebuilt_per_evaluate_call_fails(runs: dict[str, Run]) -> None:
+    run = runs["eval"]
+    assert run.code == 1, run.stderr
+    evaluate = run.site("evaluate")
+    assert evaluate["failing"] and evaluate["worker_pools"] == 3 and evaluate["needed_pools"] == 1
+    train = run.site("train")
+    assert not train["failing"] and train["worker_pools"] == 1
+    assert run.report["sites"][0] == evaluate  # sorted by time lost
+    # no finding is reported at these frames (the loop is in the caller): no borrowed link
+    assert evaluate["extra_pools"][0]["static"] is None
+    assert "no lintloader finding and no fixer cover it: by hand" in run.stderr
+    assert "FAIL: 1 of 2 creation site(s) started 2 worker pool(s) more than needed" in run.stderr
+
+
+def test_loader_in_a_thread_is_traced_and_max_passes_ends_the_program(
+    runs: dict[str, Run],
+) -> None:
+    run = runs["thread_ci"]
+    assert run.code == 1, run.stderr
+    (site,) = run.report["sites"]
+    assert site["created_by"][1]["function"] == "train" and site["failing"]
+    assert run.stdout == "epoch 1: 32 samples\nepoch 2: 32 samples\n"  # no "thread joined"
+    fixed = runs["thread_fixed_ci"]
+    assert fixed.code == 0, fixed.stderr
+    assert fixed.report["stopped_by_max_passes"] is True
+    assert "thread joined" not in fixed.stdout and "training finished" not in fixed.stdout
+
+
+def test_spawned_workers_of_rebuilt_loaders(runs: dict[str, Run]) -> None:
+    run = runs["rebuild_spawn"]
+    assert run.code == 1, run.stderr
+    (site,) = run.report["sites"]
+    assert site["worker_pools"] == 2 and site["failing"]
+    assert {loader["start_method"] for loader in run.loaders()} == {"spawn"}
+
+
+def test_reported_loss_matches_an_injected_pool_start_delay(tmp_path: Path) -> None:
+    """Each pool start sleeps a known 1.5 s in every worker's init (in parallel): a loader
+    rebuilt in each of 3 epochs starts 2 pools more than needed, 3.0 s lost."""
+    delay, epochs = 1.5, 3
+    out = tmp_path / "injected.json"
+    command = script("rebuild_loop", "--epochs", str(epochs), "--init-sleep", str(delay))
+    proc = subprocess.run(
+        [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
+        cwd=REPO, env=trace_env(tmp_path), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(out.read_text())
+    injected = delay * (epochs - 1)
+    assert abs(report["lost_s"] - injected) <= 0.2 * injected, report["lost_s"]
+    assert f"; {report['lost_s']:.3f} s lost (" in proc.stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_sigterm_is_passed_on_and_the_report_so_far_printed(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    """Sent to ``trace`` alone (not from a terminal): passed on to the command."""
+    out = tmp_path / "term.json"
+    command = script("rebuild_loop", "--epochs", "1000", "--init-sleep", "0.05")
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
+        cwd=REPO, env=trace_env(tmp_path / "cache"), text=True, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("epoch 1:")
+    assert proc.stdout.readline().startswith("epoch 2:")
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1, stderr  # the rebuilds seen so far fail the run
+    assert f"note: {signum.name} received: passed on to the command; the run so far" in stderr
+    report = json.loads(out.read_text())
+    assert report["sites"][0]["worker_pools"] >= 2
+    pids = {p["pid"] for p in report["processes"]}
+    pids |= {pid for site in report["sites"] for pool in site["pools"] for pid in pool["pids"]}
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)]
+    assert list((tmp_path / "cache" / "lintloader" / "trace").iterdir()) == []
+
+
+# -- issue 28: where the hook lives, and what the static check runs -----------------------------
+def test_hook_directory_is_private_and_removed(tmp_path: Path) -> None:
+    probe = "import os, sys; print(os.environ['PYTHONPATH'].split(os.pathsep)[0])"
+    proc = subprocess.run(
+        [PYTHON, "-m", "lintloader", "trace", "--", PYTHON, "-c", probe],
+        env=trace_env(tmp_path), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    hook_dir = Path(proc.stdout.strip())
+    parent = tmp_path / "lintloader" / "trace"
+    assert hook_dir.parent.parent == parent
+    assert parent.stat().st_mode & 0o777 == 0o700 and parent.stat().st_uid == os.getuid()
+    assert not hook_dir.exists() and list(parent.iterdir()) == []
+
+
+def test_hook_refuses_a_directory_others_can_write(tmp_path: Path) -> None:
+    from lintloader.runtime.trace.inject import prepare
+
+    injection = prepare()
+    try:
+        injection.root.chmod(0o777)
+        env = injection.environment(trace_env(tmp_path))
+        code = "import torch.utils.data as d; d.DataLoader(list(range(4)), batch_size=2)"
+        proc = subprocess.run(
+            [PYTHON, "-c", code], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert f"hook not run: {injection.root} is not private" in proc.stderr
+        assert list(injection.run_dir.iterdir()) == []
+    finally:
+        injection.remove()
+
+
+def test_static_check_runs_no_code_from_the_working_directory(tmp_path: Path) -> None:
+    planted = "import pathlib; pathlib.Path(__file__).with_name('PWNED').write_text('x')\n"
+    (tmp_path / "lintloader").mkdir()
+    (tmp_path / "lintloader" / "__init__.py").write_text(planted)
+    (tmp_path / "lintloader" / "__main__.py").write_text(planted)
+    (tmp_path / "json.py").write_text(planted)
+    out = tmp_path / "report.json"
+    lintloader = Path(PYTHON).with_name("lintloader")
+    command = fetcher("buggy")
+    proc = subprocess.run(
+        [str(lintloader), "trace", "--json", str(out), "--", *command],
+        cwd=tmp_path, env=trace_env(tmp_path / "cache"), capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert not list(tmp_path.rglob("PWNED"))
+    (site,) = json.loads(out.read_text())["sites"]
+    assert site["extra_pools"][0]["static"]["code"] == "LL101"
+
+
+def test_static_check_that_cannot_run_says_so(tmp_path: Path) -> None:
+    from lintloader.runtime.trace.records import Frame
+    from lintloader.runtime.trace.static_link import check_files
+
+    frame = Frame(str(RUNTIME / "buggy_fetcher.py"), 20, "f")
+    findings = check_files([frame], str(REPO), str(tmp_path / "missing"))
+    assert findings.by_site == {} and findings.error is not None
+    assert findings.error.startswith("static check did not run:")
+
+
+def test_hook_refuses_a_run_directory_others_can_write(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    code = (
+        "from lintloader.runtime.trace import hook; hook.install()\n"
+        "import torch.utils.data as d\n"
+        "for _ in d.DataLoader(list(range(4)), batch_size=2): pass\n"
+    )
+    env = {**os.environ, "LINTLOADER_TRACE_DIR": str(shared)}
+    proc = subprocess.run(
+        [PYTHON, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"hook not installed: {shared} is not private" in proc.stderr
+    assert list(shared.iterdir()) == []
+
+
+def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path: Path) -> None:
+    """A loader built directly in the epoch loop: LL202, covered only by hoist-dataloader
+    (unsafe). The advice says so; plain `fix` leaves it, `fix --unsafe-fixes` fixes it, and
+    the fixed script traces OK."""
+    shutil.copy(SCRIPTS / "direct_loop.py", tmp_path / "direct_loop.py")
+    env = trace_env(tmp_path / "cache")
+
+    def trace() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PYTHON, "-m", "lintloader", "trace", "--json", str(tmp_path / "r.json"), "--",
+             PYTHON, "direct_loop.py"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    first = trace()
+    assert first.returncode == 1, first.stderr
+    assert (
+        "change: LL202 at direct_loop.py:14: only an unsafe fix covers it: "
+        "`lintloader fix --unsafe-fixes direct_loop.py` (hoist-dataloader; review the diff)"
+    ) in first.stderr
+    (site,) = json.loads((tmp_path / "r.json").read_text())["sites"]
+    static = site["extra_pools"][0]["static"]
+    assert (static["fixes"], static["safe_fixes"]) == (["hoist-dataloader"], [])
+
+    def fix(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PYTHON, "-m", "lintloader", "fix", *flags, "direct_loop.py"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    assert fix().returncode == 1  # the safe fixes leave it in place
+    assert fix("--unsafe-fixes").returncode == 0
+    after = trace()
+    assert after.returncode == 0, after.stderr
+    (site,) = json.loads((tmp_path / "r.json").read_text())["sites"]
+    assert (site["worker_pools"], site["needed_pools"]) == (1, 1)
+
+
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="re-creates the hook directory as 'nobody' (needs root and setpriv)",
+)
+def test_another_user_cannot_recreate_the_removed_hook_directory() -> None:
+    """A process that outlives the command keeps PYTHONPATH pointing at the removed hook
+    directory: another user must not be able to create it again with a sitecustomize."""
+    shared = Path(tempfile.mkdtemp(prefix="trace-shared-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)  # traversable by anyone, as a home or a cache directory is
+        probe = "import os; print(os.environ['PYTHONPATH'].split(os.pathsep)[0])"
+        proc = subprocess.run(
+            [PYTHON, "-m", "lintloader", "trace", "--", PYTHON, "-c", probe],
+            env=trace_env(shared), capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        hook_dir = Path(proc.stdout.strip())
+        assert hook_dir.is_relative_to(shared) and not hook_dir.exists()
+        plant = f"import os; os.makedirs({str(hook_dir)!r})"
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        attempt = subprocess.run(
+            [*as_nobody, sys.executable, "-I", "-c", plant],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert attempt.returncode != 0 and "PermissionError" in attempt.stderr
+        assert not hook_dir.exists()
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

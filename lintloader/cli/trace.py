@@ -10,19 +10,22 @@ import click
 
 from lintloader.runtime.records import EXIT_CANNOT_RUN
 
-_HELP = """Run a training command and report which DataLoaders respawned their workers.
+_HELP = """Run a training command and report, per place that creates DataLoaders, how
+many worker pools it started and how many the run needed.
 
 COMMAND is any command that starts Python processes (`python train.py`,
 `torchrun ...`); a start-up hook watches every torch DataLoader in them.
-Per loader: passes, worker-pool starts, respawns, their cost (first-batch
-latency above the steady state), the frames that shut the pool down, and
-the lintloader finding that covers them.
+Per creation site (file:line and its caller): loaders created, worker pools
+started, passes, the time spent starting pools (first batch minus the
+steady first batch), the pools it did not need (a respawn, a loader rebuilt
+per epoch or evaluation, a Lightning reload) and what to change.
 
 \b
 Put `--` before COMMAND. Its stdout and stderr pass through unchanged;
-the report goes to stderr (and to --json FILE).
-Exit status: 1 when a persistent loader respawned its workers, 2 when
-COMMAND cannot start, else COMMAND's own exit status.
+the report goes to stderr (and to --json FILE). SIGTERM and SIGINT are
+passed on to COMMAND; the report of the run so far is printed.
+Exit status: 1 when a persistent site started more pools than needed, 2
+when COMMAND cannot start, else COMMAND's own exit status.
 """
 
 
@@ -43,15 +46,16 @@ COMMAND cannot start, else COMMAND's own exit status.
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Stop the command cleanly (exit 0) when a loader is about to begin pass N+1 (for CI).",
+    help="Stop the command (exit 0 unless it failed) when a creation site is about to begin "
+    "its full pass N+1; warm-up peeks do not count, and N below 2 acts as 2 (for CI).",
 )
 @click.option(
     "--plot",
     "plot_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also draw first-batch latency per pass, worker-pool starts marked (.svg/.png/.pdf; "
-    "needs lintloader[plot]).",
+    help="Also draw first-batch latency per pass of each creation site, pool starts marked "
+    "(.svg/.png/.pdf; needs lintloader[plot]).",
 )
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def trace_command(
@@ -60,10 +64,11 @@ def trace_command(
     plot_path: Path | None,
     command: tuple[str, ...],
 ) -> None:
+    from lintloader.fixers.catalog import strategy_safety
     from lintloader.runtime.trace.render import render_json, render_text
     from lintloader.runtime.trace.session import run_traced
 
-    report = run_traced(command, max_passes)
+    report = run_traced(command, max_passes, strategy_safety())
     sys.stdout.flush()
     click.echo(render_text(report), err=True, nl=False)
     if json_path is not None:
@@ -77,8 +82,14 @@ def trace_command(
         from lintloader.runtime.trace.render import report_dict
 
         try:
-            write_plot([panel_of(report_dict(report), "trace")], plot_path)
+            write_plot([panel_of(report_dict(report), _title(command))], plot_path)
         except PlotError as exc:
             click.echo(f"lintloader: error: cannot plot: {exc}", err=True)
             sys.exit(EXIT_CANNOT_RUN)
     sys.exit(report.exit_code)
+
+
+def _title(command: tuple[str, ...]) -> str:
+    """The traced script's name (the first argument ending in .py), else the program's."""
+    script = next((arg for arg in command if arg.endswith(".py")), command[0])
+    return Path(script).name

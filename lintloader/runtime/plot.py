@@ -1,10 +1,15 @@
-"""Per-epoch pictures of a runtime result: first-batch latency of each loader, epoch by epoch,
-with the epochs where a worker pool started marked. One result or several side by side
-(``lintloader plot bug.json fixed.json``). Needs matplotlib, the ``plot`` extra."""
+"""Pictures of a runtime result: the first-batch latency (seconds, from 0) of every pass,
+one series per creation site for a trace (per loader, train and val, for a verify), with the
+passes whose first batch waited on a new worker pool marked. One result or several side by
+side (``lintloader plot bug.json fixed.json``). Needs matplotlib, the ``plot`` extra.
+
+Saved results are read as untrusted data: anything that is not a result gives one line
+(:class:`PlotError`), never a traceback."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +18,8 @@ from typing import Any
 from lintloader.install_hints import extra_hint
 
 EXTRA_HINT = extra_hint("plot")
+MAX_POINTS = 100_000  # passes per picture: more is not a result we wrote
+_BAD_DATA = (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
 
 
 class PlotError(Exception):
@@ -21,7 +28,7 @@ class PlotError(Exception):
 
 @dataclass(frozen=True)
 class Series:
-    """One loader's passes: first-batch latency (s) per epoch, and whether a pool started."""
+    """One site's (or loader's) passes: first-batch latency (s), and whether a pool started."""
 
     loader: str
     epochs: tuple[int, ...]
@@ -33,73 +40,109 @@ class Series:
 class Panel:
     title: str
     series: tuple[Series, ...]
+    xlabel: str = "epoch"
 
 
 def load_panel(path: Path) -> Panel:
     """A saved result (``verify --json`` or ``trace --json``) as a panel."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PlotError(f"{path}: not a readable JSON result ({exc})") from None
-    return panel_of(data, path.stem)
+    except (OSError, UnicodeDecodeError, *_BAD_DATA) as exc:
+        reason = type(exc).__name__ if isinstance(exc, RecursionError) else str(exc)
+        raise PlotError(f"{path}: not a readable JSON result ({reason})") from None
+    try:
+        return panel_of(data, path.stem)
+    except PlotError as exc:
+        raise PlotError(f"{path}: {exc}") from None
 
 
 def panel_of(data: Any, title: str) -> Panel:
-    """A verify result (``loaders``) or a trace report (``processes`` with their loaders)."""
-    if isinstance(data, Mapping) and isinstance(data.get("processes"), list):
-        loaders = [_traced(p, loader) for p in data["processes"] for loader in _loaders_of(p)]
-        verdict = "respawned" if data.get("persistent_respawns") else "no respawn"
-        series = tuple(_series(loader, number) for number, loader in enumerate(loaders))
-        return Panel(f"{title} ({verdict})", series)
+    """A verify result (``loaders``) or a trace report (``sites``)."""
+    try:
+        return _panel(data, title)
+    except PlotError:
+        raise
+    except _BAD_DATA as exc:
+        raise PlotError(f"{title}: not a verify or trace result ({type(exc).__name__})") from None
+
+
+def _panel(data: Any, title: str) -> Panel:
+    if isinstance(data, Mapping) and isinstance(data.get("sites"), list):
+        series = tuple(_site_series(site, number) for number, site in enumerate(data["sites"]))
+        verdict = str(data.get("verdict", "?"))
+        lost = _number(data.get("lost_s"))
+        extra = sum(len(s.get("extra_pools") or ()) for s in data["sites"])
+        what = f"{verdict}: {extra} extra pool(s), {lost:.2f} s lost"
+        return Panel(f"trace {title}: first batch per pass\n({what})", series, "pass of the site")
     if not isinstance(data, Mapping) or not isinstance(data.get("loaders"), list):
-        raise PlotError(f"{title}: not a verify or trace result (no 'loaders' list)")
-    series = tuple(_series(loader, number) for number, loader in enumerate(data["loaders"]))
-    stated = data.get("verdict")
-    return Panel(f"{title} ({stated})" if isinstance(stated, str) else title, series)
+        raise PlotError(f"{title}: not a verify or trace result (no 'loaders' or 'sites' list)")
+    series = tuple(_loader_series(loader, number) for number, loader in enumerate(data["loaders"]))
+    pools = sum(_pools(loader) for loader in data["loaders"])
+    verdict = data.get("verdict")
+    verdict = verdict if isinstance(verdict, str) else "?"
+    return Panel(f"{title}: first batch per epoch\n({verdict}: {pools} pool(s) started)", series)
 
 
-def _loaders_of(process: Any) -> list[Any]:
-    loaders = process.get("loaders") if isinstance(process, Mapping) else None
-    if not isinstance(loaders, list):
-        raise PlotError("a traced process without a 'loaders' list")
-    return loaders
+def _pools(loader: Any) -> int:
+    value = loader.get("pools_started") if isinstance(loader, Mapping) else None
+    return value if isinstance(value, int) else 0
 
 
-def _traced(process: Mapping[str, Any], loader: Any) -> Any:
-    """A traced loader named after where it was created (and the rank, under DDP)."""
-    if not isinstance(loader, Mapping):
-        return loader
-    created = loader.get("created_at")
-    name = None
+def _site_series(site: Any, number: int) -> Series:
+    if not isinstance(site, Mapping):
+        raise PlotError(f"site {number}: not an object")
+    created = site.get("created_at")
+    name = f"site {number + 1}"
     if isinstance(created, Mapping):
-        name = f"{'/'.join(str(created['path']).split('/')[-2:])}:{created['line']}"
-    rank = process.get("rank")
-    if name and rank is not None:
-        name = f"rank {rank} {name}"
-    return {**loader, "name": name or loader.get("id")}
+        path = "/".join(str(created.get("path", "?")).split("/")[-2:])
+        name = f"{path}:{created.get('line', '?')}"
+        callers = site.get("created_by")
+        if isinstance(callers, list) and len(callers) > 1 and isinstance(callers[1], Mapping):
+            name += f" via {callers[1].get('function', '?')}"
+    pools = site.get("pools")
+    if not isinstance(pools, list):
+        raise PlotError(f"site {number}: no 'pools' list")
+    passes = site.get("pass_latencies")
+    if not isinstance(passes, list):
+        raise PlotError(f"site {number}: no 'pass_latencies' list")
+    return _series(name, passes, number)
 
 
-def _series(loader: Any, number: int) -> Series:
+def _loader_series(loader: Any, number: int) -> Series:
     if not isinstance(loader, Mapping):
         raise PlotError(f"loader {number}: not an object")
     passes = loader.get("epochs", loader.get("passes"))
     if not isinstance(passes, list):
         raise PlotError(f"loader {number}: no 'epochs' or 'passes' list")
+    return _series(str(loader.get("name") or f"loader {number + 1}"), passes, number)
+
+
+def _series(name: str, passes: list[Any], number: int) -> Series:
+    if len(passes) > MAX_POINTS:
+        raise PlotError(f"{name}: {len(passes)} passes, more than {MAX_POINTS}")
     epochs, latency, started = [], [], []
     for index, item in enumerate(passes, start=1):
         if not isinstance(item, Mapping):
-            raise PlotError(f"loader {number}: pass {index} is not an object")
+            raise PlotError(f"{name}: pass {index} is not an object")
         first = item.get("first_batch_s")
-        epochs.append(int(item.get("epoch", item.get("number", index))))
-        latency.append(float(first) if isinstance(first, (int, float)) else float("nan"))
+        if first is not None and (isinstance(first, bool) or not isinstance(first, (int, float))):
+            raise PlotError(f"{name}: pass {index}: first_batch_s is not a number")
+        epochs.append(index)
+        latency.append(_number(first, math.nan))
         started.append(bool(item.get("workers_started") or item.get("pool_start")))
-    name = str(loader.get("name") or loader.get("created_at") or f"loader {number + 1}")
     return Series(name, tuple(epochs), tuple(latency), tuple(started))
+
+
+def _number(value: Any, default: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    number = float(value)
+    return number if math.isfinite(number) and number >= 0 else default
 
 
 def write_plot(panels: Sequence[Panel], target: Path) -> None:
     """Draw the panels side by side into ``target`` (the suffix picks the format: .svg,
-    .png, .pdf)."""
+    .png, .pdf), one y scale from 0 for all."""
     try:
         import matplotlib
 
@@ -109,38 +152,48 @@ def write_plot(panels: Sequence[Panel], target: Path) -> None:
     except ImportError:
         raise PlotError(f"plotting needs matplotlib: {EXTRA_HINT}") from None
     figure, axes = pyplot.subplots(
-        1, len(panels), figsize=(5 * len(panels), 3.6), sharey=True, squeeze=False
+        1, len(panels), figsize=(5.5 * len(panels), 4.6), sharey=True, squeeze=False
     )
-    for axis, panel in zip(axes[0], panels, strict=True):
-        _draw(axis, panel)
-    axes[0][0].set_ylabel("first-batch latency (s)")
-    figure.tight_layout()
     try:
+        for axis, panel in zip(axes[0], panels, strict=True):
+            _draw(axis, panel)
+        axes[0][0].set_ylabel("first-batch latency (s)")
+        axes[0][0].set_ylim(0, _top(panels))  # shared: every panel from 0 to the highest point
+        figure.tight_layout()
         figure.savefig(target)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, OverflowError) as exc:
         raise PlotError(f"cannot write {target}: {exc}") from None
     finally:
         pyplot.close(figure)
 
 
+def _top(panels: Sequence[Panel]) -> float:
+    values = [v for p in panels for s in p.series for v in s.first_batch_s if math.isfinite(v)]
+    return max(values, default=0.0) * 1.12 or 1.0
+
+
 def _draw(axis: Any, panel: Panel) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    marked = False
     for series in panel.series:
         (line,) = axis.plot(series.epochs, series.first_batch_s, marker="o", label=series.loader)
         starts = [(e, s) for e, s, p in zip(*_columns(series), strict=True) if p]
         if starts:
             axis.scatter(
-                [e for e, _ in starts], [s for _, s in starts], marker="^", s=90,
-                color=line.get_color(), zorder=3,
-                label=f"{series.loader}: worker pool started",
+                [e for e, _ in starts], [s for _, s in starts], marker="^", s=120,
+                facecolors="none", edgecolors=line.get_color(), linewidths=1.6, zorder=3,
             )  # fmt: skip
-    from matplotlib.ticker import MaxNLocator
-
+            marked = True
+    if marked:  # one legend entry for the marker, whatever the colour
+        axis.scatter([], [], marker="^", s=120, facecolors="none", edgecolors="black",
+                     label="a worker pool started (the first batch waited on it)")  # fmt: skip
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axis.set_title(panel.title)
-    axis.set_xlabel("epoch (pass)")
+    axis.set_title(panel.title, fontsize=10)
+    axis.set_xlabel(panel.xlabel)
     axis.grid(alpha=0.3)
-    if panel.series:
-        axis.legend(fontsize=8)
+    if panel.series:  # below the axes: a legend there covers no data
+        axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
 
 
 def _columns(series: Series) -> tuple[tuple[int, ...], tuple[float, ...], tuple[bool, ...]]:

@@ -6,6 +6,7 @@ tested (and the JSON read back) without the runtime extra.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -112,8 +113,15 @@ class ProbeResult:
                 epoch_data["worker_pids"] = list(epoch.worker_pids)
                 epoch_data["started_pids"] = list(epoch.started_pids)
                 epoch_data["pool_pids"] = list(epoch.pool_pids)
+            steady = steady_first_batch(loader)
+            for epoch_data, epoch in zip(data["epochs"], loader.epochs, strict=True):
+                epoch_data["stall_s"] = _rounded(stall(epoch, steady))
             data["problems"] = loader.problems
             data["first_batch_ratio"] = first_batch_ratio(loader)
+            data["pools_started"] = pools_started(loader)
+            data["steady_first_batch_s"] = _rounded(steady)
+            data["median_stall_s"] = _rounded(median_stall(loader))
+            data["stall_epochs"] = len(epoch_stalls(loader))
             loaders.append(data)
         return {
             "verdict": self.verdict,
@@ -197,3 +205,51 @@ def first_batch_ratio(loader: LoaderReport) -> float | None:
 def mean_later_first_batch(loader: LoaderReport) -> float | None:
     later = [e.first_batch_s for e in loader.epochs[1:] if e.first_batch_s is not None]
     return sum(later) / len(later) if later else None
+
+
+def pools_started(loader: LoaderReport) -> int:
+    """Worker pools the loader started: one per epoch in which workers started."""
+    return sum(1 for epoch in loader.epochs if epoch.workers_started)
+
+
+def steady_first_batch(loader: LoaderReport) -> float | None:
+    """The first batch of an epoch that waits on no pool start: the median first batch of the
+    later epochs that started no worker; when every epoch started some, the median time
+    between later batches of an epoch."""
+    warm = [
+        e.first_batch_s
+        for e in loader.epochs[1:]
+        if not e.workers_started and e.first_batch_s is not None
+    ]
+    if warm:
+        return statistics.median(warm)
+    between = [
+        (e.duration_s - e.first_batch_s) / (e.batches - 1)
+        for e in loader.epochs
+        if e.first_batch_s is not None and e.batches > 1
+    ]
+    return statistics.median(between) if between else None
+
+
+def stall(epoch: EpochRecord, steady: float | None) -> float | None:
+    """How long the epoch's first batch waited beyond the steady first batch."""
+    if epoch.first_batch_s is None or steady is None:
+        return None
+    return max(0.0, epoch.first_batch_s - steady)
+
+
+def epoch_stalls(loader: LoaderReport) -> list[float]:
+    steady = steady_first_batch(loader)
+    found = [stall(epoch, steady) for epoch in loader.epochs]
+    return [value for value in found if value is not None]
+
+
+def median_stall(loader: LoaderReport) -> float | None:
+    """The median stall over every epoch: near 0 when only epoch 1 starts a pool, the cost
+    of a pool start when every epoch starts one (None without a measured epoch)."""
+    stalls = epoch_stalls(loader)
+    return statistics.median(stalls) if stalls else None
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

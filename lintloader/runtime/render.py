@@ -8,8 +8,12 @@ from lintloader.runtime.records import (
     EpochRecord,
     LoaderReport,
     ProbeResult,
+    epoch_stalls,
     first_batch_ratio,
     mean_later_first_batch,
+    median_stall,
+    pools_started,
+    steady_first_batch,
 )
 
 _HEADERS = (
@@ -64,7 +68,22 @@ def _loader_lines(loader: LoaderReport) -> list[str]:
             "  " + "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
         )
     lines.append("  " + _latency_line(loader))
+    lines.append("  " + _stall_line(loader))
     return lines
+
+
+def _stall_line(loader: LoaderReport) -> str:
+    pools = pools_started(loader)
+    steady = steady_first_batch(loader)
+    median = median_stall(loader)
+    count = len(epoch_stalls(loader))
+    if median is None or steady is None:
+        return f"worker pools started: {pools}; stall per epoch: not enough epochs to measure"
+    few = " (fewer than 3 epochs)" if count < 3 else ""
+    return (
+        f"worker pools started: {pools}; stall per epoch (first batch minus the steady "
+        f"{steady:.3f} s): median {median:.3f} s of {count} epochs{few}"
+    )
 
 
 def _row(epoch: EpochRecord) -> tuple[str, ...]:

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import importlib.abc
 import itertools
 import json
 import linecache
 import os
 import sys
+import sysconfig
+import threading
 import time
+import weakref
 from types import FrameType
 from typing import Any
 
@@ -29,19 +33,26 @@ RUN_DIR_ENV = "LINTLOADER_TRACE_DIR"
 MAX_PASSES_ENV = "LINTLOADER_TRACE_MAX_PASSES"
 TARGET_MODULE = "torch.utils.data.dataloader"
 STACK_LIMIT = 40
+SITE_FRAMES = 4  # user frames kept as a loader's creation site, innermost first
+MIN_BUDGET = 2  # --max-passes stops no earlier than after pass 2, where a respawn shows
+LIGHTNING_DIRS = ("/lightning/", "/pytorch_lightning/")
 ID_ATTRIBUTE = "_lintloader_trace_id"
 PASS_ATTRIBUTE = "_lintloader_trace_pass"
+POOL_ATTRIBUTE = "_lintloader_trace_pool"  # (loader id, pool number, start) until 1st batch
 
 
 class PassState:
     """One pass (one ``iter()`` of a loader) while it is open."""
 
-    __slots__ = ("batches", "begin", "device", "first", "last", "loader", "number", "pool_start")
+    __slots__ = (
+        "batches", "begin", "device", "first", "last", "loader", "number", "pool_start", "t0",
+    )  # fmt: skip
 
     def __init__(self, loader: str, number: int, begin: float) -> None:
         self.loader = loader
         self.number = number
         self.begin = begin
+        self.t0 = time.time()
         self.first: float | None = None
         self.last: float | None = None
         self.batches = 0
@@ -52,11 +63,15 @@ class PassState:
 class LoaderState:
     """What the hook keeps per DataLoader of this process."""
 
-    __slots__ = ("id", "open_pass", "passes", "persistent", "pool_starts")
+    __slots__ = ("id", "length", "open_pass", "passes", "persistent", "pool_starts", "site")
 
-    def __init__(self, loader_id: str, persistent: bool) -> None:
+    def __init__(
+        self, loader_id: str, persistent: bool, site: tuple[Any, ...], length: int | None
+    ) -> None:
         self.id = loader_id
         self.persistent = persistent
+        self.site = site  # the first two creation frames: loaders of one site share a budget
+        self.length = length  # batches per pass, when the loader knows
         self.passes = 0
         self.pool_starts = 0
         self.open_pass: PassState | None = None
@@ -75,6 +90,8 @@ class Recorder:
         self.torch_dir = ""
         self.device: str | None = None
         self.announced = False
+        self.full_passes: dict[tuple[Any, ...], int] = {}  # per creation site
+        self.pools: weakref.WeakSet[Any] = weakref.WeakSet()  # live pool iterators
 
     def write(self, record: dict[str, Any]) -> None:
         pid = os.getpid()
@@ -127,7 +144,11 @@ class Recorder:
         loader_id = f"{os.getpid()}-{next(self.counter)}"
         object.__setattr__(loader, ID_ATTRIBUTE, loader_id)
         persistent = bool(getattr(loader, "persistent_workers", False))
-        state = LoaderState(loader_id, persistent)
+        stack = self.stack(2)
+        site = user_frames(stack)
+        length = _length(loader)
+        key = tuple(tuple(f[:2]) for f in site[:2])
+        state = LoaderState(loader_id, persistent, key, length)
         self.loaders[loader_id] = state
         self.write(
             {
@@ -140,7 +161,11 @@ class Recorder:
                 "pin_memory": bool(getattr(loader, "pin_memory", False)),
                 "pin_memory_device": str(getattr(loader, "pin_memory_device", "") or ""),
                 "multiprocessing_context": _context_name(loader),
-                "stack": self.stack(2),
+                "dataset": _dataset_of(loader),
+                "batches_per_pass": length,
+                "lightning_reload": _lightning_reload(),
+                "site": site,
+                "stack": stack,
             }
         )
         return state
@@ -150,10 +175,13 @@ class Recorder:
         state = self.loaders.get(loader_id) if loader_id else None
         return state if state is not None else self.loader_created(loader)
 
-    def pool_started(self, loader: Any, iterator: Any, seconds: float) -> None:
+    def pool_started(self, loader: Any, iterator: Any, begin: float) -> None:
+        seconds = time.perf_counter() - begin
         state = self.state_of(loader)
         state.pool_starts += 1
         object.__setattr__(iterator, ID_ATTRIBUTE, state.id)
+        object.__setattr__(iterator, POOL_ATTRIBUTE, (state.id, state.pool_starts, begin))
+        self.pools.add(iterator)
         if state.open_pass is not None:
             state.open_pass.pool_start = True
         pids = [int(w.pid) for w in getattr(iterator, "_workers", ()) if w.pid is not None]
@@ -166,6 +194,21 @@ class Recorder:
                 "pids": pids,
                 "start_s": round(seconds, 6),
                 "stack": self.stack(2),
+            }
+        )
+
+    def pool_ready(self, pending: tuple[str, int, float], opened: PassState | None) -> None:
+        """The first batch of a new pool: the time from its start is what starting it cost."""
+        loader_id, number, begin = pending
+        if opened is not None:
+            opened.pool_start = True  # its first batch waited for the pool
+        self.write(
+            {
+                "event": "pool_ready",
+                "loader": loader_id,
+                "number": number,
+                "t": time.time(),
+                "ready_s": round(time.perf_counter() - begin, 6),
             }
         )
 
@@ -191,18 +234,48 @@ class Recorder:
         if state.open_pass is not None:
             self.pass_ends(state.open_pass, "abandoned")
         state.passes += 1
-        if self.max_passes is not None and state.passes > self.max_passes:
-            self.write({"event": "stop", "loader": state.id, "t": time.time()})
-            self.close_passes("stopped")
-            raise SystemExit(0)
+        if self.max_passes is not None:
+            budget = max(self.max_passes, MIN_BUDGET)
+            if self.site_full_passes(state.site) >= budget:
+                self.stop(state)
         opened = PassState(state.id, state.passes, time.perf_counter())
         state.open_pass = opened
         return opened
 
-    def batch(self, opened: PassState) -> None:
+    def site_full_passes(self, site: tuple[Any, ...]) -> int:
+        """Full passes of a site's loaders: those that ended, and open ones that yielded all
+        their batches (Lightning stops at the length without asking for one more)."""
+        done = self.full_passes.get(site, 0)
+        for other in self.loaders.values():
+            opened = other.open_pass
+            if other.site == site and opened is not None and _complete(other, opened):
+                done += 1
+        return done
+
+    def stop(self, state: LoaderState) -> None:
+        """End the whole program for ``--max-passes``: ``SystemExit`` in the main thread; from
+        another thread (where ``SystemExit`` would end only that thread) the records are
+        written, the worker pools stopped, and the process exits at once."""
+        self.write({"event": "stop", "loader": state.id, "t": time.time()})
+        self.close_passes("stopped")
+        if threading.current_thread() is threading.main_thread():
+            raise SystemExit(0)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        for iterator in list(self.pools):
+            for worker in list(getattr(iterator, "_workers", ())):
+                with contextlib.suppress(Exception):
+                    worker.terminate()
+        os._exit(0)
+
+    def batch(self, opened: PassState, iterator: Any) -> None:
         now = time.perf_counter()
         if opened.first is None:
             opened.first = now
+            pending = iterator.__dict__.pop(POOL_ATTRIBUTE, None)
+            if pending is not None:  # a pool started by this pass's iter(), or an earlier one
+                self.pool_ready(pending, opened)
         elif opened.device is None:  # by the second batch the first one went where it goes
             opened.device = self.visible_device()
         opened.last = now
@@ -212,6 +285,9 @@ class Recorder:
         state = self.loaders.get(opened.loader)
         if state is not None and state.open_pass is opened:
             state.open_pass = None
+        full = how == "exhausted" or (state is not None and _complete(state, opened))
+        if state is not None and full:
+            self.full_passes[state.site] = self.full_passes.get(state.site, 0) + 1
         first = None if opened.first is None else opened.first - opened.begin
         steady = None
         if opened.batches > 1 and opened.first is not None and opened.last is not None:
@@ -222,12 +298,14 @@ class Recorder:
                 "loader": opened.loader,
                 "t": time.time(),
                 "number": opened.number,
+                "t0": opened.t0,
                 "batches": opened.batches,
                 "first_batch_s": None if first is None else round(first, 6),
                 "steady_s": None if steady is None else round(steady, 6),
                 "pool_start": opened.pool_start,
                 "device": opened.device or self.visible_device(),
                 "ended": how,
+                "full": full,
             }
         )
 
@@ -252,6 +330,83 @@ class Recorder:
         except Exception:
             pass
         return "cpu"
+
+
+def trusted(path: str) -> bool:
+    """``path`` and its parent are directories of this user that no one else can write."""
+    try:
+        for directory in (path, os.path.dirname(os.path.abspath(path))):
+            info = os.stat(directory)
+            if info.st_uid != os.getuid() or info.st_mode & 0o022:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def user_frames(stack: list[list[Any]]) -> list[list[Any]]:
+    """The frames that name where a loader was created: outside torch and the interpreter's
+    start-up machinery, the user's own first (through a library that wraps
+    ``DataLoader.__init__``, as Lightning does), innermost first."""
+    frames = [f[:3] for f in stack if not f[3] and not _machinery(f[0])]
+    users = [f for f in frames if not _installed(f[0])]
+    return (users or frames)[:SITE_FRAMES]
+
+
+def _installed(path: str) -> bool:
+    """A frame of an installed package or of the standard library."""
+    return "site-packages" in path or "dist-packages" in path or path.startswith(_stdlib())
+
+
+@functools.cache
+def _stdlib() -> str:
+    return sysconfig.get_paths()["stdlib"]
+
+
+def _machinery(path: str) -> bool:
+    return path.startswith("<") or path.endswith(("runpy.py", "/threading.py"))
+
+
+def _complete(state: LoaderState, opened: PassState) -> bool:
+    return bool(state.length) and opened.batches >= (state.length or 0)
+
+
+def _length(loader: Any) -> int | None:
+    try:
+        return len(loader)
+    except Exception:
+        return None
+
+
+def _dataset_of(loader: Any) -> dict[str, Any]:
+    """What tells two loaders of one site apart: the dataset's type and length, the batch
+    size (one loader per split has another dataset; a rebuild has the same)."""
+    dataset = getattr(loader, "dataset", None)
+    try:
+        length: int | None = len(dataset)  # type: ignore[arg-type]
+    except Exception:
+        length = None
+    kind = type(dataset)
+    return {
+        "type": f"{kind.__module__}.{kind.__qualname__}",
+        "len": length,
+        "batch_size": getattr(loader, "batch_size", None),
+    }
+
+
+def _lightning_reload() -> int | None:
+    """``Trainer.reload_dataloaders_every_n_epochs`` when Lightning is creating the loader
+    (read from the ``self`` of Lightning's frames on the stack), else None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if any(part in frame.f_code.co_filename for part in LIGHTNING_DIRS):
+            owner = frame.f_locals.get("self")
+            trainer = getattr(owner, "trainer", owner)
+            value = getattr(trainer, "reload_dataloaders_every_n_epochs", None)
+            if isinstance(value, int):
+                return value
+        frame = frame.f_back
+    return None
 
 
 def _rank() -> int | None:
@@ -354,14 +509,14 @@ def _patch_iterators(base_class: Any, pool_class: Any, recorder: Recorder) -> No
             self.__dict__[PASS_ATTRIBUTE] = None
             recorder.pass_ends(opened, "exhausted")
             raise
-        recorder.batch(opened)
+        recorder.batch(opened, self)
         return batch
 
     def pool_init(self: Any, loader: Any, *args: Any, **kwargs: Any) -> None:
         begin = time.perf_counter()
         original_pool_init(self, loader, *args, **kwargs)
         with contextlib.suppress(Exception):
-            recorder.pool_started(loader, self, time.perf_counter() - begin)
+            recorder.pool_started(loader, self, begin)
 
     def _shutdown_workers(self: Any) -> None:
         with contextlib.suppress(Exception):
@@ -418,6 +573,9 @@ def install() -> None:
     """Called by the injected ``sitecustomize``: watch for torch's DataLoader module."""
     run_dir = os.environ.get(RUN_DIR_ENV)
     if not run_dir or not os.path.isdir(run_dir):
+        return
+    if not trusted(run_dir):
+        sys.stderr.write(f"lintloader trace: hook not installed: {run_dir} is not private\n")
         return
     limit = os.environ.get(MAX_PASSES_ENV, "")
     recorder = Recorder(run_dir, int(limit) if limit.isdigit() else None)

@@ -4,6 +4,13 @@ any), a copy of the hook module, and the run directory the processes write their
 
 Only the traced command's environment changes (``PYTHONPATH`` gains the directory in front);
 nothing of the user's is edited.
+
+The directory lives inside a private directory of the user's (mode 0700:
+``$XDG_RUNTIME_DIR/lintloader-trace`` when that is the user's, else
+``~/.cache/lintloader/trace``), never directly in the shared temporary directory: a process
+that outlives the traced command keeps ``PYTHONPATH`` pointing at it after it is removed, and
+no other user may re-create it there with their own ``sitecustomize.py``. The
+``sitecustomize`` and the hook both refuse a directory that is not the user's alone.
 """
 
 from __future__ import annotations
@@ -28,6 +35,12 @@ def _lintloader_trace() -> None:
     import sys
 
     here = os.path.dirname(os.path.abspath(__file__))
+    uid = os.getuid()
+    for directory in (here, os.path.dirname(here)):
+        info = os.stat(directory)
+        if info.st_uid != uid or info.st_mode & 0o022:
+            sys.stderr.write(f"lintloader trace: hook not run: {{directory}} is not private\\n")
+            return
     try:
         import {HOOK_MODULE}
 
@@ -77,11 +90,47 @@ class Injection:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+class UntrustedDirectory(Exception):
+    """The private parent directory exists but is not the user's alone (one line)."""
+
+
+def private_parent(environ: dict[str, str] | None = None) -> Path:
+    """The user's own 0700 directory that holds the traced runs' hook directories (created
+    0700 whatever the umask); one owned by someone else, or that others can write, is
+    refused."""
+    env = os.environ if environ is None else environ
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    base = Path(runtime) if runtime and _owned_private(Path(runtime)) else None
+    parent = (
+        base / "lintloader-trace"
+        if base is not None
+        else Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lintloader" / "trace"
+    )
+    parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = parent.lstat()
+    if info.st_uid != os.getuid() or not parent.is_dir() or parent.is_symlink():
+        raise UntrustedDirectory(f"{parent} is not a directory of this user's")
+    if info.st_mode & 0o077:
+        os.chmod(parent, 0o700)
+    return parent
+
+
+def _owned_private(path: Path) -> bool:
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return path.is_dir() and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
 def prepare(max_passes: int | None = None) -> Injection:
-    """A fresh temporary directory with the hook files and an empty run directory."""
-    injection = Injection(Path(tempfile.mkdtemp(prefix="lintloader-trace-")), max_passes)
-    injection.hook_dir.mkdir()
-    injection.run_dir.mkdir()
+    """A fresh private directory with the hook files and an empty run directory."""
+    root = Path(tempfile.mkdtemp(prefix="run-", dir=private_parent()))
+    injection = Injection(root, max_passes)
+    injection.hook_dir.mkdir(mode=0o700)
+    injection.run_dir.mkdir(mode=0o700)
+    for directory in (injection.hook_dir, injection.run_dir):
+        os.chmod(directory, 0o700)  # whatever the umask
     (injection.hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
     hook_source = Path(hook.__file__).read_text(encoding="utf-8")
     (injection.hook_dir / f"{HOOK_MODULE}.py").write_text(hook_source, encoding="utf-8")

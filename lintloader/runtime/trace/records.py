@@ -6,6 +6,7 @@ A line that does not parse (a process killed mid-write) is skipped and counted.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,9 @@ class PassRecord:
     pool_start: bool  # a worker pool was started by this pass's ``iter()``
     device: str
     ended: str
-    t: float
+    t: float  # when it ended
+    t0: float | None = None  # when its ``iter()`` was called
+    full: bool = False  # run to the end (or to its length): an epoch, not a warm-up peek
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class PoolStart:
     pids: tuple[int, ...]
     start_s: float
     stack: tuple[Frame, ...]
+    ready_s: float | None = None  # from the pool's start to its first batch
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,11 @@ class LoaderTrace:
     pin_memory_device: str
     start_method: str | None
     created: tuple[Frame, ...]
+    site: tuple[Frame, ...] = ()  # the user frames that created it, innermost first
+    dataset: tuple[str, int | None, int | None] = ("?", None, None)  # type, len, batch size
+    t: float = 0.0  # when it was created
+    lightning_reload: int | None = None  # Trainer.reload_dataloaders_every_n_epochs
+    pid: int = -1
     passes: list[PassRecord] = field(default_factory=list)
     pool_starts: list[PoolStart] = field(default_factory=list)
     shutdowns: list[Shutdown] = field(default_factory=list)
@@ -128,6 +137,8 @@ def _apply(process: ProcessTrace, record: dict[str, Any]) -> None:
 
 
 def _loader(record: dict[str, Any]) -> LoaderTrace:
+    dataset = record.get("dataset") or {}
+    reload = record.get("lightning_reload")
     return LoaderTrace(
         id=record["loader"],
         num_workers=int(record["num_workers"]),
@@ -136,7 +147,20 @@ def _loader(record: dict[str, Any]) -> LoaderTrace:
         pin_memory_device=str(record.get("pin_memory_device") or ""),
         start_method=record.get("multiprocessing_context"),
         created=_stack(record),
+        site=tuple(Frame(str(f[0]), int(f[1]), str(f[2])) for f in record.get("site") or ()),
+        dataset=(
+            str(dataset.get("type", "?")),
+            _int_or_none(dataset.get("len")),
+            _int_or_none(dataset.get("batch_size")),
+        ),
+        t=float(record.get("t") or 0.0),
+        lightning_reload=reload if isinstance(reload, int) else None,
+        pid=int(record.get("pid", -1)),
     )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _stack(record: dict[str, Any]) -> tuple[Frame, ...]:
@@ -154,6 +178,8 @@ def _add_pass(loader: LoaderTrace, record: dict[str, Any]) -> None:
             device=str(record.get("device") or "cpu"),
             ended=str(record.get("ended") or "?"),
             t=float(record["t"]),
+            t0=float(record["t0"]) if isinstance(record.get("t0"), (int, float)) else None,
+            full=bool(record.get("full", record.get("ended") == "exhausted")),
         )
     )
     loader.passes.sort(key=lambda p: p.number)
@@ -182,6 +208,14 @@ def _add_shutdown(loader: LoaderTrace, record: dict[str, Any]) -> None:
     )
 
 
+def _pool_ready(loader: LoaderTrace, record: dict[str, Any]) -> None:
+    number = int(record["number"])
+    for index, start in enumerate(loader.pool_starts):
+        if start.number == number:
+            ready = float(record["ready_s"])
+            loader.pool_starts[index] = dataclasses.replace(start, ready_s=ready)
+
+
 def _mark_stopped(loader: LoaderTrace, record: dict[str, Any]) -> None:
     loader.stopped = True
 
@@ -191,4 +225,5 @@ _LOADER_EVENTS = {
     "pool_start": _add_pool_start,
     "shutdown": _add_shutdown,
     "stop": _mark_stopped,
+    "pool_ready": _pool_ready,
 }

@@ -7,9 +7,11 @@ import os
 import shlex
 from typing import Any
 
+from lintloader.runtime.trace.advice import site_advice
 from lintloader.runtime.trace.records import Frame, PassRecord
 from lintloader.runtime.trace.report import ProcessReport, TraceReport
 from lintloader.runtime.trace.respawns import LoaderSummary, Respawn, culprit_frames
+from lintloader.runtime.trace.sites import ExtraPool, PoolCost, Site
 
 
 def frame_text(frame: Frame) -> str:
@@ -31,92 +33,113 @@ def _seconds(value: float | None) -> str:
 
 
 # -- text --------------------------------------------------------------------------------------
+PASS_CELLS = 12  # first-batch cells shown per site
+
+
 def render_text(report: TraceReport) -> str:
     command = shlex.join(report.command)
     status = "could not start" if report.command_exit is None else f"exit {report.command_exit}"
     lines = [f"lintloader trace: {command} ({status}, {report.wall_s:.1f} s)"]
-    for process in report.processes:
-        lines.extend(_process_lines(process, report))
+    for site in report.sites:
+        lines.extend(_site_lines(site, report))
     lines.extend(f"note: {note}" for note in report.notes)
     lines.append(_verdict(report))
     return "\n".join(lines) + "\n"
 
 
-def _process_lines(process: ProcessReport, report: TraceReport) -> list[str]:
-    lines = [f"{process.process.label}:"]
-    for loader in process.loaders:
-        lines.extend(_loader_lines(loader, report))
-    return lines
-
-
-def _loader_lines(loader: LoaderSummary, report: TraceReport) -> list[str]:
-    trace = loader.trace
-    where = frame_text(loader.created_at) if loader.created_at else "?"
-    if len(loader.created_by) > 1:
-        where += f", called from {frame_text(loader.created_by[1])}"
-    method = f", start method {trace.start_method}" if trace.start_method else ""
+def _site_lines(site: Site, report: TraceReport) -> list[str]:
+    tag = "FAIL" if site.failing else ("ok" if site.persistent else "note")
+    where = frame_text(site.created_at) if site.created_at else "?"
+    if len(site.frames) > 1:
+        where += f", called from {frame_text(site.frames[1])}"
+    first = site.loaders[0].trace
+    method = f", start method {first.start_method}" if first.start_method else ""
+    passes = site.passes
     lines = [
-        f"  DataLoader created at {where}",
-        f"    num_workers={trace.num_workers}, persistent_workers={trace.persistent_workers}, "
-        f"pin_memory={trace.pin_memory}{method}; device {loader.device}",
-        f"    passes {len(trace.passes)}, pool starts {len(trace.pool_starts)}, "
-        f"respawns {len(loader.respawns)}, cost {loader.cost_s:.3f} s "
-        f"(steady first batch {_seconds(loader.steady_s)})",
-        "    first batch per pass: " + "  ".join(_pass_cell(p) for p in trace.passes),
+        f"{tag} {where}",
+        f"    loaders {len(site.loaders)}, worker pools {len(site.pools)} "
+        f"({site.needed_pools} needed), passes {len(passes)} ({site.full_passes} full)"
+        + _processes(site, report),
+        f"    num_workers={first.num_workers}, persistent_workers={first.persistent_workers}, "
+        f"pin_memory={first.pin_memory}{method}; device {site.loaders[-1].device}",
+        "    first batch per pass: " + _pass_cells(passes) + f" (steady {_seconds(site.steady_s)})",
+        f"    time starting pools {site.startup_s:.3f} s, lost {site.lost_s:.3f} s"
+        + (f" ({len(site.extras)} pool(s) more than needed)" if site.failing else ""),
     ]
-    if loader.empty_passes:
-        empty = ", ".join(str(number) for number in loader.empty_passes)
-        lines.append(f"    warning: passes {empty} yielded no batch (pass 1 did): data lost?")
-    if trace.stopped:
+    for loader in site.loaders:
+        if loader.empty_passes:
+            empty = ", ".join(str(number) for number in loader.empty_passes)
+            lines.append(f"    warning: passes {empty} yielded no batch (pass 1 did): data lost?")
+    if any(loader.trace.stopped for loader in site.loaders):
         lines.append("    stopped here by --max-passes")
-    for group in _grouped(loader.respawns):
-        lines.extend(_respawn_lines(group, report))
+    if site.persistent:
+        for group in _grouped(site.extras):
+            lines.extend(_extra_lines(group))
+    lines.extend(f"    change: {line}" for line in site_advice(site, report.link_of, frame_text))
     return lines
+
+
+def _processes(site: Site, report: TraceReport) -> str:
+    labels = [p.process.label for p in report.processes
+              if any(loader in p.loaders for loader in site.loaders)]  # fmt: skip
+    return f", in {', '.join(labels)}" if len(labels) > 1 or site.processes > 1 else ""
+
+
+def _pass_cells(passes: list[PassRecord]) -> str:
+    cells = [_pass_cell(p) for p in passes[:PASS_CELLS]]
+    more = f"  (+{len(passes) - PASS_CELLS} more)" if len(passes) > PASS_CELLS else ""
+    return "  ".join(cells) + more
 
 
 def _pass_cell(record: PassRecord) -> str:
     star = "*" if record.pool_start else ""
-    return f"{record.number}:{_seconds(record.first_batch_s)}{star}"
+    peek = "" if record.full else " (peek)" if record.ended == "abandoned" else f" ({record.ended})"
+    return f"{_seconds(record.first_batch_s)}{star}{peek}"
 
 
-def _grouped(respawns: list[Respawn]) -> list[list[Respawn]]:
-    """Respawns with the same cause and frames, together, in order of first occurrence."""
-    groups: dict[tuple[str, tuple[Frame, ...]], list[Respawn]] = {}
-    for respawn in respawns:
-        groups.setdefault((respawn.cause, respawn.frames), []).append(respawn)
+def _grouped(extras: list[ExtraPool]) -> list[list[ExtraPool]]:
+    """Extra pools of the same kind, cause and frames, together, in order of occurrence."""
+    groups: dict[tuple[str, str, tuple[Frame, ...]], list[ExtraPool]] = {}
+    for extra in extras:
+        groups.setdefault((extra.kind, extra.cause, extra.frames), []).append(extra)
     return list(groups.values())
 
 
-def _respawn_lines(group: list[Respawn], report: TraceReport) -> list[str]:
+def _extra_lines(group: list[ExtraPool]) -> list[str]:
     first = group[0]
-    passes = ", ".join(str(r.pass_number) for r in group if r.pass_number is not None)
-    cost = sum(r.cost_s for r in group)
+    cost = sum(extra.cost_s for extra in group)
     lines = [
-        f"    respawn x{len(group)} (passes {passes or '?'}, {cost:.3f} s): {first.cause}"
+        f"    {first.kind} x{len(group)} ({cost:.3f} s): {first.cause}"
         + (" at" if first.frames else "")
     ]
     lines.extend(f"      {frame_text(frame)}" for frame in first.frames)
-    link = report.link_of(first.frames)
-    if link is not None:
-        lines.append(f"      static: {link.advice}")
     return lines
 
 
 def _verdict(report: TraceReport) -> str:
     if report.command_exit is None:
         return "ERROR: the command could not start"
-    failing = [loader for loader in report.loaders if loader.persistent_respawned]
-    if failing:
-        cost = sum(loader.cost_s for loader in failing)
-        return (
-            f"FAIL: {len(failing)} persistent loader(s) respawned their workers "
-            f"({report.persistent_respawns} respawns, {cost:.3f} s lost)"
-        )
-    others = sum(len(loader.respawns) for loader in report.loaders)
-    tail = f"; {others} pool start(s) of non-persistent loaders" if others else ""
+    sites = report.sites
     count = report.max_passes
-    stopped = f"; stopped after {count} pass{'es' * (count != 1)}" if report.stopped else ""
-    return f"OK: no persistent loader respawned its workers{tail}{stopped}"
+    stopped = f"; stopped after {max(count, 2)} full passes" if report.stopped and count else ""
+    if report.failing:
+        extras = sum(len(site.extras) for site in report.failing)
+        return (
+            f"FAIL: {len(report.failing)} of {len(sites)} creation site(s) started "
+            f"{extras} worker pool(s) more than needed; {report.lost_s:.3f} s lost "
+            f"({_share(report.lost_s, report.wall_s)} of the {report.wall_s:.1f} s run){stopped}"
+        )
+    pools = sum(len(site.pools) for site in sites)
+    by_design = sum(len(site.pools) for site in sites if not site.persistent)
+    tail = f"; {by_design} of them by non-persistent loaders" if by_design else ""
+    return (
+        f"OK: no creation site started more worker pools than it needed "
+        f"({len(sites)} site(s), {pools} pool(s){tail}); 0.000 s lost{stopped}"
+    )
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.1f}%" if whole > 0 else "-"
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -132,8 +155,59 @@ def report_dict(report: TraceReport) -> dict[str, Any]:
         "wall_s": round(report.wall_s, 3),
         "stopped_by_max_passes": report.stopped,
         "persistent_respawns": report.persistent_respawns,
+        "verdict": "FAIL" if report.failing else "OK",
+        "lost_s": round(report.lost_s, 6),
+        "lost_share": round(report.lost_s / report.wall_s, 4) if report.wall_s > 0 else None,
+        "sites": [_site_dict(site, report) for site in report.sites],
         "processes": [_process_dict(process, report) for process in report.processes],
         "notes": list(report.notes),
+    }
+
+
+def _site_dict(site: Site, report: TraceReport) -> dict[str, Any]:
+    return {
+        "created_at": site.created_at.to_json() if site.created_at else None,
+        "created_by": [frame.to_json() for frame in site.frames],
+        "failing": site.failing,
+        "persistent_workers": site.persistent,
+        "loaders": [loader.trace.id for loader in site.loaders],
+        "processes": site.processes,
+        "worker_pools": len(site.pools),
+        "needed_pools": site.needed_pools,
+        "passes": len(site.passes),
+        "full_passes": site.full_passes,
+        "steady_first_batch_s": site.steady_s,
+        "startup_s": round(site.startup_s, 6),
+        "lost_s": round(site.lost_s, 6),
+        "lightning_reload": site.lightning_reload,
+        "pools": [_pool_dict(pool) for pool in site.pools],
+        "pass_latencies": [_pass_dict(record) for record in site.passes],
+        "extra_pools": [_extra_dict(extra, report) for extra in site.extras],
+        "advice": site_advice(site, report.link_of, frame_text),
+    }
+
+
+def _pool_dict(pool: PoolCost) -> dict[str, Any]:
+    record = pool.pass_record
+    return {
+        "loader": pool.loader.trace.id,
+        "pass": record.number if record is not None else None,
+        "t": pool.start.t,
+        "pids": list(pool.start.pids),
+        "first_batch_s": record.first_batch_s if record is not None else None,
+        "cost_s": round(pool.cost_s, 6),
+    }
+
+
+def _extra_dict(extra: ExtraPool, report: TraceReport) -> dict[str, Any]:
+    link = report.link_of(extra.frames, extra.kind == "respawn")
+    return {
+        "kind": extra.kind,
+        "loader": extra.pool.loader.trace.id,
+        "cause": extra.cause,
+        "cost_s": round(extra.cost_s, 6),
+        "frames": [frame.to_json() for frame in extra.frames],
+        "static": link.to_json() if link else None,
     }
 
 
@@ -197,6 +271,7 @@ def _pass_dict(record: PassRecord) -> dict[str, Any]:
         "pool_start": record.pool_start,
         "device": record.device,
         "ended": record.ended,
+        "full": record.full,
     }
 
 

@@ -1,14 +1,17 @@
-"""The whole run's report: every traced process (one per rank) with its loaders, the static
-links of the culprits, and the exit code ``lintloader trace`` ends with."""
+"""The whole run's report: every traced process (one per rank) with its loaders, the loaders
+folded into their creation sites, the static links of the culprits, and the exit code
+``lintloader trace`` ends with."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_FAIL, EXIT_PASS
 from lintloader.runtime.trace.records import Frame, ProcessTrace, read_run
 from lintloader.runtime.trace.respawns import LoaderSummary, summarize
+from lintloader.runtime.trace.sites import Site, build_sites
 from lintloader.runtime.trace.static_link import Findings, StaticLink, check_files
 
 
@@ -26,6 +29,7 @@ class TraceReport:
     command_exit: int | None  # None: the command could not start
     wall_s: float
     processes: list[ProcessReport] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)
     links: dict[tuple[str, int], StaticLink] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     max_passes: int | None = None
@@ -35,8 +39,16 @@ class TraceReport:
         return [loader for process in self.processes for loader in process.loaders]
 
     @property
+    def failing(self) -> list[Site]:
+        return [site for site in self.sites if site.failing]
+
+    @property
+    def lost_s(self) -> float:
+        return sum(site.lost_s for site in self.failing)
+
+    @property
     def persistent_respawns(self) -> int:
-        return sum(len(loader.respawns) for loader in self.loaders if loader.persistent_respawned)
+        return sum(1 for s in self.failing for extra in s.extras if extra.kind == "respawn")
 
     @property
     def stopped(self) -> bool:
@@ -47,12 +59,12 @@ class TraceReport:
     def exit_code(self) -> int:
         if self.command_exit is None:
             return EXIT_CANNOT_RUN
-        if self.persistent_respawns:
+        if self.failing:
             return EXIT_FAIL
         return EXIT_PASS if self.stopped else self.command_exit
 
-    def link_of(self, frames: tuple[Frame, ...]) -> StaticLink | None:
-        return Findings(self.links).link(frames)
+    def link_of(self, frames: tuple[Frame, ...], hops: bool = True) -> StaticLink | None:
+        return Findings(self.links).link(frames, hops)
 
 
 def build_report(
@@ -62,23 +74,26 @@ def build_report(
     wall_s: float,
     cwd: str,
     max_passes: int | None = None,
+    fix_safety: Mapping[str, bool] | None = None,
+    neutral_dir: str | None = None,
 ) -> TraceReport:
-    """Read the run directory, summarise each loader that ran a pass or started a pool, and
-    link every culprit to the static finding that covers it."""
+    """Read the run directory, summarise each loader that ran a pass or started a pool, fold
+    them into sites, and link every culprit to the static finding that covers it."""
     report = TraceReport(command, command_exit, wall_s, max_passes=max_passes)
     for process in read_run(run_dir):
         used = [
             summarize(loader)
             for loader in process.loaders.values()
-            if loader.passes or loader.pool_starts
+            if loader.passes or loader.pool_starts or loader.stopped
         ]
         if used:
             report.processes.append(ProcessReport(process, used))
         if process.bad_lines:
             report.notes.append(f"{process.label}: {process.bad_lines} unreadable record(s)")
-    culprits = [frame for loader in report.loaders for r in loader.respawns for frame in r.frames]
+    report.sites = build_sites(report.loaders)
+    culprits = [frame for site in report.sites for extra in site.extras for frame in extra.frames]
     if culprits:
-        findings = check_files(culprits, cwd)
+        findings = check_files(culprits, cwd, neutral_dir or str(run_dir), fix_safety)
         report.links = findings.by_site
         if findings.error:
             report.notes.append(findings.error)

@@ -45,11 +45,6 @@ class LoaderSummary:
         return sum(respawn.cost_s for respawn in self.respawns)
 
     @property
-    def persistent_respawned(self) -> bool:
-        """The failure ``trace`` exits 1 for: a persistent loader started a second pool."""
-        return self.trace.persistent_workers and bool(self.respawns)
-
-    @property
     def created_by(self) -> tuple[Frame, ...]:
         """The user's frames that created the loader, innermost first (through a library that
         wraps ``DataLoader.__init__``, as Lightning does); else the frames outside torch."""
