@@ -131,6 +131,7 @@ def analyze(
     """Select and summarize what the active rules need, link it and run the rules.
     ``context_dirs``: where modules the files build on are looked up (scan/locate.py);
     ``rounds`` receives the selection's trail (select/trail.py)."""
+    from lintloader.incremental.recording import RecordingProgram
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
@@ -142,7 +143,7 @@ def analyze(
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
     locator = ModuleLocator(context_dirs) if context_dirs else None
     locate = locator.find if locator else None
-    summaries, program = select(files, sources, rules, taker.take, rounds, locate)
+    summaries, program = select(files, sources, rules, taker.take, rounds, locate, RecordingProgram)
     sources.save()
     if stats.progress:
         stats.progress.close()

@@ -47,13 +47,15 @@ def select(
     take: Take,
     rounds: list[Round] | None = None,
     locate: Locate | None = None,
+    link: Callable[[Iterable[FileSummary]], Program] = Program,
 ) -> tuple[dict[str, FileSummary], Program]:
     """Summaries of every file the active rules need, found backwards from their seeds, and
     the program they link into.
     ``take(candidates, query, modules)`` summarizes :func:`chosen_by` of the candidates;
     ``locate`` finds a wanted module that no file is (context: a scanned distribution's base
     classes in another one), which then joins the candidates; ``rounds`` receives what each
-    round asked for and took (the trail a later run revisits, see ``select/trail.py``)."""
+    round asked for and took (the trail a later run revisits, see ``select/trail.py``);
+    ``link`` links the summaries (``engine.py`` gives a program that records what was read)."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     files = list(files)
@@ -67,7 +69,7 @@ def select(
     demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
     if any(rule.code.startswith("LL2") for rule in rules):
         demands.append(override_demand)  # bases across distributions (shape 6 of issue 14)
-    program = Program(summaries.values())
+    program = link(summaries.values())
     for _ in range(MAX_ROUNDS):
         asked = [demand(program) for demand in demands]
         fresh = {group for wanted in asked for group in wanted.token_groups} - tried
