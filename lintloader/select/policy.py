@@ -1,6 +1,6 @@
 """Demand-driven selection: which files get parsed. This is the one place that decides.
 
-Parsing is the expensive step (libcst: tens of ms a file), and in a whole site-packages only a
+Parsing is the expensive step (it grows with a file's size), and in a whole site-packages only a
 handful of files matter. Selection works backwards from the sinks:
 
 1. seed: files that contain the seed tokens of an active rule (a byte search, no parse);
