@@ -7,9 +7,9 @@ in ``__init__`` modules and star imports. Symbols are keyed ``module:qualname``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, cast
 
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import EVERY_CALL, CallKind
@@ -29,6 +29,7 @@ from lintloader.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 FOREIGN = "<foreign>"
 # Types that say nothing about an object's class: any class can be one.
 _PROTOCOL_MODULES = ("typing.", "typing_extensions.", "collections.abc.", "abc.", "builtins.")
+Derived = TypeVar("Derived")
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 _MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
 
@@ -91,8 +92,9 @@ class Program:
         self._guesses: dict[tuple[str, str], list[tuple[str, Confidence]]] = {}
         self._resolved: dict[tuple[str, Dotted], Symbol | None] = {}  # resolve() at depth 0
         self._bases: dict[str, list[Symbol]] = {}
-        # what rules work out from the whole program, by name (loader_sites): forgotten on extend
-        self.memo: dict[str, object] = {}
+        # what analyses work out from the whole program, by the function that works it out
+        # (derived): forgotten on extend
+        self._derived: dict[Callable[[Program], object], object] = {}
         # Calls are read only through edges_from, edges_into, calls_named and calls_of, none
         # of which records anything: what the analysis read of them is recorded, when a run
         # is stored, by a program that wraps these (incremental/reads.py).
@@ -105,11 +107,18 @@ class Program:
         for summary in summaries:
             if summary.ok:
                 self._add(summary)
-        self._edges, self._call_edges, self._mro, self.memo = {}, {}, {}, {}
+        self._edges, self._call_edges, self._mro, self._derived = {}, {}, {}, {}
         self._resolved, self._bases, self._guesses = {}, {}, {}
         for name, value in vars(Program).items():  # worked out once from all the files
             if isinstance(value, cached_property):
                 self.__dict__.pop(name, None)
+
+    def derived(self, work_out: Callable[[Program], Derived]) -> Derived:
+        """``work_out(self)``, worked out once for the files linked so far: what analyses and
+        fixers share (``loader_sites``), typed by the function that works it out."""
+        if work_out not in self._derived:
+            self._derived[work_out] = work_out(self)
+        return cast(Derived, self._derived[work_out])
 
     def _add(self, summary: FileSummary) -> None:
         # Two files claiming one module (a src/ copy and an installed one): the first wins.
