@@ -8,10 +8,7 @@ check is asked and answers (:class:`CheckOptions`, :class:`CheckResult`) and its
 
 from __future__ import annotations
 
-import errno
 import gc
-import os
-import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -20,49 +17,13 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.checking import CheckOptions, CheckResult, active_rules, conclude
 from lintloader.incremental.replay import load_replay, replay_keys
 from lintloader.incremental.reuse import Run, reused, store_analyzed
-from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery, Environment, FileProblem, SourceFile
+from lintloader.scan.model import Discovery, Environment, FileProblem, SourceFile
+from lintloader.scan.reading import read_source
 from lintloader.scan.sources import SourceSet
 from lintloader.workers.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.select.trail import Round
-
-
-def read_source(path: str) -> bytes | None:
-    """A regular file's bytes (a notebook's: its code cells as Python, see
-    :mod:`lintloader.scan.notebooks`); None for a directory. Never blocks on a FIFO or a
-    device."""
-    if path.endswith(NOTEBOOK_SUFFIX):
-        from lintloader.scan.notebooks import notebook_to_python
-
-        data = read_file(path)
-        return None if data is None else notebook_to_python(data)
-    return read_file(path)
-
-
-def read_file(path: str) -> bytes | None:
-    """A regular file's bytes, as they are on disk; None for a directory."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        status = os.fstat(descriptor)
-        if stat.S_ISDIR(status.st_mode):
-            return None
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        os.set_blocking(descriptor, True)
-        return _read_to_end(descriptor, status.st_size)
-    finally:
-        os.close(descriptor)
-
-
-def _read_to_end(descriptor: int, size: int) -> bytes:
-    """Everything left in ``descriptor``, expected to be ``size`` bytes (it may have grown or
-    shrunk since): plain ``os.read`` calls, without a buffered file object per file."""
-    chunks = []
-    while chunk := os.read(descriptor, max(size, 0) + 1):  # +1: the usual case ends in 2 reads
-        chunks.append(chunk)
-        size = 65536
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 @contextmanager
@@ -148,6 +109,7 @@ def analyze(
 
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
+    from lintloader.incremental.recording import RecordingProgram
     from lintloader.scan.environment import EnvironmentLocator
     from lintloader.scan.locate import ModuleLocator
     from lintloader.select.parse import default_jobs
@@ -165,8 +127,9 @@ def analyze(
     vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
     extra = [partial(vocabulary_demand, vocabulary=vocabulary)] if vocabulary.modules else []
     summaries, program = select(
-        files, sources, rules, taker.take, rounds, locate, vocabulary.modules, extra
-    )
+        files, sources, rules, taker.take, rounds, locate, vocabulary.modules, extra,
+        RecordingProgram,
+    )  # fmt: skip
     sources.save()
     if stats.progress:
         stats.progress.close()

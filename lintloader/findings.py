@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 PARSE_ERROR_CODE = "LL000"  # a file that cannot be read or parsed (not a rule: always on)
@@ -149,16 +149,6 @@ class Finding:
             "fixes": list(self.fixes),
             "advisory": self.advisory.to_json() if self.advisory else None,
         }
-
-
-@dataclass
-class RunResult:
-    """Everything a run produced: findings plus the files it could not analyze."""
-
-    findings: list[Finding] = field(default_factory=list)
-    files_found: int = 0
-    files_parsed: int = 0
-    files_cached: int = 0
 
 
 def _place(path: str, cell: int, line: int, column: int) -> str:

@@ -11,7 +11,7 @@ too large becomes an LL000 finding, is never fixed, and the run goes on.
 from __future__ import annotations
 
 DEFAULT_MAX_FILE_MB = 4.0  # files larger than this are not parsed (``max-file-size`` in MB)
-MAX_NESTING = 400  # deeper expression/statement nesting is not analyzed (see ast_walk.py)
+MAX_NESTING = 400  # deeper expression/statement nesting is not analyzed (see summary/walk.py)
 
 
 def size_problem(size: int, max_mb: float) -> str | None:

@@ -55,7 +55,7 @@ def unused_noqa(
     path_by_display: dict[str, str],
 ) -> list[Finding]:
     """LL001 (opt-in) for the files whose ``# noqa`` comments suppress less than they name."""
-    from lintloader.engine import read_source
+    from lintloader.scan.reading import read_source
     from lintloader.unused_noqa import unused
 
     paths = {

@@ -14,6 +14,8 @@ from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.progress import ParseStats
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 STATE = """
 def shutdown(loader):
     loader._iterator = None
@@ -22,8 +24,6 @@ FETCH = """
 import state
 from state import shutdown as halt
 from torch.utils.data import DataLoader
-
-pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 
 class Fetcher:

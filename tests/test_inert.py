@@ -13,11 +13,11 @@ from lintloader.incremental.moves import moved_only
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 BASE = '''"""A module with a chain and a helper."""
 
 from torch.utils.data import DataLoader
-
-pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 
 class Fetcher:

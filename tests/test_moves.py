@@ -12,10 +12,10 @@ from lintloader.incremental.moves import moved_only
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 
+pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
 SOURCE = """\
 from torch.utils.data import DataLoader
-
-pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 
 class Fetcher:

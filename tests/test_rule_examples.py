@@ -45,5 +45,5 @@ def test_rule_example(code: str, kind: str, index: int, source: str, tmp_path: P
 def test_rule_is_documented_in_ruff_style(rule) -> None:
     for section in ("### What it does", "### Why is this bad?", "### Example", "### Fix safety"):
         assert section in rule.doc, f"{rule.code} lacks {section!r}"
-    assert rule.valid or rule.invalid, f"{rule.code} has no inline examples"
+    assert rule.valid and rule.invalid, f"{rule.code} lacks VALID or INVALID examples"
     assert rule.name and rule.summary

@@ -1,7 +1,7 @@
 """Shared by the user-code rules LL201-LL205: which calls construct a real DataLoader (or a
 Lightning Trainer), what their worker settings are, and where they run.
 
-Facts come from ``FileSummary.loaders`` (``lintloader/summary_dataloaders.py``); names resolve
+Facts come from ``FileSummary.loaders`` (``summary/dataloaders.py``); names resolve
 through the linked :class:`~lintloader.link.program.Program`, so ``DataLoader`` is torch's only when
 the import says so (``torch.utils.data.DataLoader``, ``torch.utils.data.dataloader.DataLoader``,
 an alias of either, or a scanned subclass).
@@ -133,10 +133,11 @@ def resolves_to_dataloader(program: Program, info: FunctionInfo, target: Dotted)
 def loader_sites(program: Program) -> list[LoaderSite]:
     """Every DataLoader construction in the program, in a stable order (worked out once per
     program: five rules and the demand hook ask)."""
-    found = program.memo.get("loader_sites")
-    if found is None:
-        found = program.memo["loader_sites"] = list(_loader_sites(program))
-    return found  # type: ignore[return-value]
+    return program.derived(_all_loader_sites)
+
+
+def _all_loader_sites(program: Program) -> list[LoaderSite]:
+    return list(_loader_sites(program))
 
 
 def functions_with_facts(program: Program) -> Iterator[tuple[FunctionInfo, FunctionFacts]]:
@@ -180,10 +181,11 @@ def pool_sites(program: Program) -> list[LoaderSite]:
     """Worker pools started by hand outside torch: ``_MultiProcessingDataLoaderIter(...)`` and
     ``self._get_iterator()`` in a DataLoader subclass (torch's own ``__iter__`` only calls it
     once when the workers persist). Only LL202 asks: these are no DataLoader to configure."""
-    found = program.memo.get("pool_sites")
-    if found is None:
-        found = program.memo["pool_sites"] = list(_pool_sites(program))
-    return found  # type: ignore[return-value]
+    return program.derived(_all_pool_sites)
+
+
+def _all_pool_sites(program: Program) -> list[LoaderSite]:
+    return list(_pool_sites(program))
 
 
 def _pool_sites(program: Program) -> Iterator[LoaderSite]:

@@ -56,7 +56,7 @@ def code_stamp() -> str:
     return digest.hexdigest()
 
 
-def content_digest() -> str:
+def package_digest() -> str:
     """sha256 of the version and every module's relative path and bytes."""
     digest = hashlib.sha256(__version__.encode() + b"\0")
     for relative, full in module_files():
@@ -69,15 +69,15 @@ def content_digest() -> str:
 
 @lru_cache(maxsize=4)
 def code_digest(cache_dir: Path | None) -> str:
-    """:func:`content_digest`, remembered in ``cache_dir`` under :func:`code_stamp` (an entry
+    """:func:`package_digest`, remembered in ``cache_dir`` under :func:`code_stamp` (an entry
     that is not exactly what this function writes is a miss)."""
     if cache_dir is None:
-        return content_digest()
+        return package_digest()
     stamp = code_stamp()
     path = Path(cache_dir) / f"{CODE_DIR_PREFIX}{__version__}" / f"{stamp}.digest"
     stored = read_entry(Path(cache_dir), path, "code digest", tuple[str, str])
     if stored is not None and stored[0] == stamp and len(stored[1]) == 64:
         return stored[1]
-    digest = content_digest()
+    digest = package_digest()
     write_entry(Path(cache_dir), path, "code digest", tuple[str, str], (stamp, digest))
     return digest

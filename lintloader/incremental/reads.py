@@ -2,9 +2,10 @@
 it did not read.
 
 The demand hooks and the rules read a function's calls only through the program
-(``Program.edges_from``, ``calls_named``, ``calls_of``; ``tests/test_rule_contract.py`` checks
-that nothing in ``analysis/`` or ``rules/`` reads them otherwise), which records whose calls
-were read, which call names the callers of were looked up (``Program.read_calls``,
+(``Program.edges_from``, ``edges_into``, ``calls_named``, ``calls_of``;
+``tests/test_rule_contract.py`` checks that nothing in ``analysis/`` or ``rules/`` reads them
+otherwise), which, linked as a :class:`~lintloader.incremental.recording.RecordingProgram`,
+records whose calls were read, which call names the callers of were looked up (``read_calls``,
 ``asked_names``) and which kinds of whose calls were read as written (``read_kinds``, see
 ``link/call_kinds.py``). A stored run keeps these, and the names a call must bear to link
 anywhere (``Program.linkable_names``) (:class:`DemandReads`).
@@ -29,8 +30,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from lintloader.incremental.recording import RecordingProgram
     from lintloader.link.call_kinds import CallKind
-    from lintloader.link.program import Program
     from lintloader.summary.model import CallSite, FileSummary, FunctionSummary
 
 
@@ -46,7 +47,7 @@ class DemandReads(NamedTuple):
     bare: frozenset[str]  # those a bare name call (``f()``) must bear
 
 
-def recorded(program: Program, before: DemandReads | None = None) -> DemandReads:
+def recorded(program: RecordingProgram, before: DemandReads | None = None) -> DemandReads:
     """What ``program``'s analysis read, with what ``before`` (the stored run the program
     was linked again for) had read."""
     functions, names = set(program.read_calls), program.looked_up_names()

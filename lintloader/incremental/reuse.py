@@ -47,7 +47,10 @@ def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run
     sources, cache, stats = run.sources, run.cache, run.stats
     taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
     summaries = stats.parsed + stats.cached
-    reads = recorded(result.linked) if result.linked is not None else None
+    from lintloader.incremental.recording import RecordingProgram  # linked: imported
+
+    linked = result.linked
+    reads = recorded(linked) if isinstance(linked, RecordingProgram) else None
     stored = Replay(
         "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
         rounds=tuple(rounds), taken=taken, reads=reads,
@@ -87,8 +90,8 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
     """The stored run's selection, summarized as the files are now, linked and checked by the
     rules (no demand round: ``incremental/revisit.py`` showed each round would ask and take what
     it did), then stored again. None when a stored summary is gone."""
+    from lintloader.incremental.recording import RecordingProgram
     from lintloader.incremental.revisit import summaries_again
-    from lintloader.link.program import Program
 
     files, problems, sources, cache, stats, options = run
     summaries = summaries_again(stored.rounds, revisited, files, cache)
@@ -96,7 +99,7 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
         return None
     sources.save()
     stats.cached = len(summaries) - stats.parsed
-    program = Program(summaries.values())
+    program = RecordingProgram(summaries.values())
     result = conclude(files, problems, summaries, program, stats, options)
     # the rounds would read what they read for the stored run (incremental/revisit.py)
     before = revisited.reads

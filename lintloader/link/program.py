@@ -7,9 +7,9 @@ in ``__init__`` modules and star imports. Symbols are keyed ``module:qualname``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, cast
 
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import EVERY_CALL, CallKind
@@ -30,6 +30,7 @@ from lintloader.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 FOREIGN = "<foreign>"
 # Types that say nothing about an object's class: any class can be one.
 _PROTOCOL_MODULES = ("typing.", "typing_extensions.", "collections.abc.", "abc.", "builtins.")
+Derived = TypeVar("Derived")
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 _MAX_DEPTH = 12  # import-chain hops followed before giving up (cycles, long re-export chains)
 
@@ -92,16 +93,12 @@ class Program:
         self._guesses: dict[tuple[str, str], list[tuple[str, Confidence]]] = {}
         self._resolved: dict[tuple[str, Dotted], Symbol | None] = {}  # resolve() at depth 0
         self._bases: dict[str, list[Symbol]] = {}
-        # what rules work out from the whole program, by name (loader_sites): forgotten on extend
-        self.memo: dict[str, object] = {}
-        # What the analysis read of the functions' calls, over every extension (see
-        # incremental/reads.py): the keys of the functions whose calls it read, the call
-        # names it looked the callers of up, and which kinds of whose calls it read as written
-        # (link/call_kinds.py). Calls are read only through edges_from, calls_named and
-        # calls_of, which keep these.
-        self.read_calls: set[str] = set()
-        self.asked_names: set[str] = set()
-        self.read_kinds: set[tuple[str, str]] = set()  # (function key, kind name)
+        # what analyses work out from the whole program, by the function that works it out
+        # (derived): forgotten on extend
+        self._derived: dict[Callable[[Program], object], object] = {}
+        # Calls are read only through edges_from, edges_into, calls_named and calls_of, none
+        # of which records anything: what the analysis read of them is recorded, when a run
+        # is stored, by a program that wraps these (incremental/reads.py).
         self.extend(summaries)
 
     def extend(self, summaries: Iterable[FileSummary]) -> None:
@@ -111,11 +108,18 @@ class Program:
         for summary in summaries:
             if summary.ok:
                 self._add(summary)
-        self._edges, self._call_edges, self._mro, self.memo = {}, {}, {}, {}
+        self._edges, self._call_edges, self._mro, self._derived = {}, {}, {}, {}
         self._resolved, self._bases, self._guesses = {}, {}, {}
         for name, value in vars(Program).items():  # worked out once from all the files
             if isinstance(value, cached_property):
                 self.__dict__.pop(name, None)
+
+    def derived(self, work_out: Callable[[Program], Derived]) -> Derived:
+        """``work_out(self)``, worked out once for the files linked so far: what analyses and
+        fixers share (``loader_sites``), typed by the function that works it out."""
+        if work_out not in self._derived:
+            self._derived[work_out] = work_out(self)
+        return cast(Derived, self._derived[work_out])
 
     def _add(self, summary: FileSummary) -> None:
         # Two files claiming one module (a src/ copy and an installed one): the first wins.
@@ -330,7 +334,6 @@ class Program:
     # -- call edges --------------------------------------------------------------------------
     def edges_from(self, key: str) -> list[Edge]:
         if key not in self._edges:
-            self.read_calls.add(key)
             info = self.functions[key]
             calls = range(len(info.function.calls))
             self._edges[key] = [edge for index in calls for edge in self._edges_at(info, index)]
@@ -352,14 +355,9 @@ class Program:
         Only the calls that could name ``key`` are linked, not every call of the program:
         a call lands only in a function that bears its name, or that an import gives its
         name (``link/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
-        order = self._scan_order
-        called = self._called_names(key)
-        self.asked_names |= called
-        names = self._with_renames(called)  # names_landing_in(key)
-        callers = set().union(*(self._calls_by_name.get(name, set()) for name in names))
+        names = self._with_renames(self.called_names(key))  # names_landing_in(key)
         found = []
-        for caller in sorted(callers, key=order.__getitem__):
-            self.read_calls.add(caller)
+        for caller in self.callers_named(names):
             info = self.functions[caller]
             found += [
                 edge
@@ -370,15 +368,14 @@ class Program:
             ]
         return found
 
+    def callers_named(self, names: Iterable[str]) -> list[str]:
+        """The functions making a call that ends in one of ``names``, in scan order."""
+        callers = set().union(*(self._calls_by_name.get(name, set()) for name in names))
+        return sorted(callers, key=self._scan_order.__getitem__)
+
     @cached_property
     def _scan_order(self) -> dict[str, int]:
         return {key: index for index, key in enumerate(self.functions)}
-
-    def looked_up_names(self) -> set[str]:
-        """The call names whose callers the analysis looked up (:attr:`asked_names`), with
-        every local name an import gives one of them, to any depth: the names whose calls
-        :meth:`edges_into` linked."""
-        return self._with_renames(self.asked_names)
 
     def _with_renames(self, names: Iterable[str]) -> set[str]:
         """``names`` and every local name an import gives one of them, to any depth."""
@@ -403,17 +400,13 @@ class Program:
         """Every call whose target ends in one of ``names`` (``self.loader.reset()`` ends in
         ``reset``), with the function that makes it; each function's calls in order."""
         for name in names:
-            self.asked_names.add(name)
             for key in sorted(self._calls_by_name.get(name, ()), key=self._scan_order.__getitem__):
                 info = self.functions[key]
-                self.read_calls.add(key)
                 yield from ((info, call) for call in info.function.calls if call.target[-1] == name)
 
     def calls_of(self, key: str, kind: CallKind = EVERY_CALL) -> list[CallSite]:
         """The calls of function ``key`` of one ``kind``, for an analysis that reads them as
         written (where they land: :meth:`edges_from`)."""
-        self.read_calls.add(key)
-        self.read_kinds.add((key, kind.name))
         function = self.functions[key].function
         if kind is EVERY_CALL:
             return function.calls
@@ -428,7 +421,7 @@ class Program:
         files = self.files.values()
         return set().union(*(defined_names(summary, bare) for summary in files))
 
-    def _called_names(self, key: str) -> set[str]:
+    def called_names(self, key: str) -> set[str]:
         """The names a call that lands in ``key`` is made by: its own, or for a constructor,
         its class's or a subclass's that inherits it (before imports rename them)."""
         info = self.functions[key]
@@ -440,9 +433,9 @@ class Program:
         return names
 
     def names_landing_in(self, key: str) -> set[str]:
-        """The names a call that lands in ``key`` can end in: :meth:`_called_names`, and
+        """The names a call that lands in ``key`` can end in: :meth:`called_names`, and
         every local name an import gives one of them, to any depth."""
-        return self._with_renames(self._called_names(key))
+        return self._with_renames(self.called_names(key))
 
     def callees(self, info: FunctionInfo, call: CallSite) -> Iterator[tuple[str, Confidence]]:
         """Functions a call site can land in, each with how sure the link is."""

@@ -1,4 +1,4 @@
-"""Byte tokens that decide which files are worth parsing (see demand.py).
+"""Byte tokens that decide which files are worth parsing (see ``select/policy.py``).
 
 A plain token matches anywhere in a file's bytes (``._iterator``, ``oader``). A token made by
 :func:`whole_word` matches only as a whole identifier: the name of a function or class that the

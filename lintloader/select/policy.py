@@ -1,6 +1,6 @@
 """Demand-driven selection: which files get parsed. This is the one place that decides.
 
-Parsing is the expensive step (libcst: tens of ms a file), and in a whole site-packages only a
+Parsing is the expensive step (it grows with a file's size), and in a whole site-packages only a
 handful of files matter. Selection works backwards from the sinks:
 
 1. seed: files that contain the seed tokens of an active rule (a byte search, no parse);
@@ -49,6 +49,7 @@ def select(
     locate: Locate | None = None,
     wanted: frozenset[str] = frozenset(),
     extra: Sequence[Callable[[Program], Demand]] = (),
+    link: Callable[[Iterable[FileSummary]], Program] = Program,
 ) -> tuple[dict[str, FileSummary], Program]:
     """Summaries of every file the active rules need, found backwards from their seeds, and
     the program they link into.
@@ -57,7 +58,8 @@ def select(
     classes in another one), which then joins the candidates; ``rounds`` receives what each
     round asked for and took (the trail a later run revisits, see ``select/trail.py``);
     ``wanted``: dotted paths whose modules are parsed from the start (a declared vocabulary,
-    ``analysis/vocabulary.py``), and ``extra`` the demand hooks that follow them."""
+    ``analysis/vocabulary.py``), and ``extra`` the demand hooks that follow them;
+    ``link`` links the summaries (``engine.py`` gives a program that records what was read)."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     files = list(files)
@@ -73,7 +75,7 @@ def select(
     if any(rule.code.startswith("LL2") for rule in rules):
         demands.append(override_demand)  # bases across distributions (shape 6 of issue 14)
     demands += extra
-    program = Program(summaries.values())
+    program = link(summaries.values())
     for _ in range(MAX_ROUNDS):
         asked = [demand(program) for demand in demands]
         fresh = {group for wanted in asked for group in wanted.token_groups} - tried

@@ -1,12 +1,12 @@
 """One demand round's work: pick the files a round's query chooses and summarize them.
 
-``demand.select`` decides *what* a round asks for; this module decides *how* the answer is
-worked out. When the bytes of most files were read in this run (a cold scan), the candidates
-are split into one shard per job and each shard is searched and summarized in a forked child
-(``workers/forked.py``): the search is the larger half of a cold run's work, and a child reads the
-parent's bytes without copying them. Otherwise (warm and one-changed-file runs answer token
-questions from the stat index) the round runs here, and only a large batch of files to parse
-goes to worker processes (``parse.py``).
+``select`` (``select/policy.py``) decides *what* a round asks for; this module decides *how* the
+answer is worked out. When the bytes of most files were read in this run (a cold scan), the
+candidates are split into one shard per job and each shard is searched and summarized in a
+forked child (``workers/forked.py``): the search is the larger half of a cold run's work, and a
+child reads the parent's bytes without copying them. Otherwise (warm and one-changed-file runs
+answer token questions from the stat index) the round runs here, and only a large batch of files
+to parse goes to worker processes (``select/parse.py``).
 
 Whatever the route, the summaries, the cache entries, the stat index answers and the counts
 are the same.
@@ -48,7 +48,7 @@ class ShardResult:
 
 @dataclass
 class RoundTaker:
-    """``demand.Take`` for one run: its sources, cache, counts and parallelism."""
+    """``policy.Take`` for one run: its sources, cache, counts and parallelism."""
 
     sources: SourceSet
     cache: SummaryCache | None

@@ -25,13 +25,14 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
 
 def site_at(program: Program, path: str, line: int, column: int) -> LoaderSite | None:
     """The DataLoader construction the analysis found at ``path:line:column`` (1-based)."""
-    places = program.memo.get("loader_places")
-    if places is None:  # worked out once per program: the re-check after a fix asks a lot
-        places = program.memo["loader_places"] = {
-            (s.info.file.path, s.call.site.line, s.call.site.column): s
-            for s in loader_sites(program)
-        }
-    return places.get((path, line, column))  # type: ignore[attr-defined]
+    # worked out once per program: the re-check after a fix asks a lot
+    return program.derived(_loader_places).get((path, line, column))
+
+
+def _loader_places(program: Program) -> dict[tuple[str, int, int], LoaderSite]:
+    return {
+        (s.info.file.path, s.call.site.line, s.call.site.column): s for s in loader_sites(program)
+    }
 
 
 def workers_arg(call: cst.Call) -> cst.Arg | None:
