@@ -40,9 +40,10 @@ def holder_classes(program: Program, info: FunctionInfo, path: tuple[str, ...]) 
     for attribute in middle:
         if not held or any(h.startswith(FOREIGN) or h not in program.classes for h in held):
             return set()
-        held = {found for h in held for found in _attribute_classes(program, h, attribute)}
-        if None in held:
+        classes = {found for h in held for found in _attribute_classes(program, h, attribute)}
+        if None in classes:
             return set()
+        held = {found for found in classes if found is not None}
     return held  # type: ignore[return-value]
 
 

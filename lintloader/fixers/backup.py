@@ -308,9 +308,9 @@ class BackupStore:
             return Restored(path, f"{exc}; not restoring", False)
         except WriteError as exc:
             return Restored(path, f"not restored: {exc}", False)
-        stale = remove_stale_bytecode(path)
+        left = remove_stale_bytecode(path)
         self.forget(key)
-        note = f" (could not remove stale bytecode: {'; '.join(stale)})" if stale else ""
+        note = f" (could not remove stale bytecode: {'; '.join(left)})" if left else ""
         return Restored(path, f"restored from {entry.backup}{note}", True)
 
 

@@ -34,7 +34,7 @@ def _finding(finding: Finding) -> Finding:
             advisory,
             distribution=printable(advisory.distribution),
             version=printable(advisory.version),
-            fixed=printable(advisory.fixed),
+            fixed=None if advisory.fixed is None else printable(advisory.fixed),
         )
     return replace(
         finding,

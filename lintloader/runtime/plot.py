@@ -78,8 +78,8 @@ def _panel(data: Any, title: str) -> Panel:
         raise PlotError(f"{title}: not a verify or trace result (no 'loaders' or 'sites' list)")
     series = tuple(_loader_series(loader, number) for number, loader in enumerate(data["loaders"]))
     pools = sum(_pools(loader) for loader in data["loaders"])
-    verdict = data.get("verdict")
-    verdict = verdict if isinstance(verdict, str) else "?"
+    stated = data.get("verdict")
+    verdict = stated if isinstance(stated, str) else "?"
     return Panel(f"{title}: first batch per epoch\n({verdict}: {pools} pool(s) started)", series)
 
 

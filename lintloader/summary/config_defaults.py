@@ -35,8 +35,9 @@ def class_stores(tree: ast.Module) -> dict[str, dict[str, tuple[str, ...]]]:
 
 
 def _is_init(node: ast.stmt) -> bool:
-    is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return is_function and node.name == "__init__" and bool(node.args.args)  # type: ignore[union-attr]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return node.name == "__init__" and bool(node.args.args)
 
 
 def _classes(tree: ast.Module) -> list[tuple[str, ast.ClassDef]]:
@@ -124,7 +125,7 @@ def class_defaults(tree: ast.Module) -> dict[str, dict[str, Literal]]:
 
 def _literal(node: ast.expr | None) -> tuple[bool, Literal]:
     if isinstance(node, ast.Constant) and (node.value is None or type(node.value) in (int, bool)):
-        return True, node.value
+        return True, node.value  # type: ignore[return-value]  # None, an int or a bool
     if isinstance(node, ast.Call):  # `field(default=True)`, `Field(True)`
         func = dotted(node.func)
         if func and func[-1] in _FIELD_CALLS:

@@ -626,7 +626,8 @@ class _LoaderVisitor(Walker):
             return None
         pools = [item for item in items if item[-1] in _POOL_FACTORIES]
         loaders = [item for item in items if _constructor_like(item, self.aliases)]
-        return (pools or loaders or [None])[0]
+        found = pools or loaders
+        return found[0] if found else None
 
     def _track_item(self, target: ast.Subscript, value: ast.expr) -> None:
         """``kwargs["persistent_workers"] = value``: a parameter dict gains a known key."""

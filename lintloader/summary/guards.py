@@ -35,7 +35,7 @@ def tested(test: ast.expr) -> frozenset[str]:
 def _subject(node: ast.expr) -> frozenset[str]:
     if isinstance(node, ast.Call):
         func = dotted(node.func)
-        if func in ((name,) for name in _LOOKUPS) and len(node.args) >= 2:
+        if func is not None and func in {(name,) for name in _LOOKUPS} and len(node.args) >= 2:
             owner, attribute = dotted(node.args[0]), node.args[1]
             if owner and isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
                 return frozenset({".".join((*owner, attribute.value))})

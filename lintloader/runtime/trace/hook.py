@@ -397,7 +397,7 @@ def _dataset_of(loader: Any) -> dict[str, Any]:
 def _lightning_reload() -> int | None:
     """``Trainer.reload_dataloaders_every_n_epochs`` when Lightning is creating the loader
     (read from the ``self`` of Lightning's frames on the stack), else None."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if any(part in frame.f_code.co_filename for part in LIGHTNING_DIRS):
             owner = frame.f_locals.get("self")
