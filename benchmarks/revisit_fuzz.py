@@ -40,7 +40,7 @@ def check(tool: Path, project: Path, *extra: str) -> str:
 
 def taken_files(cache: Path) -> list[Path]:
     """The files the stored run took (its selection trail), read with lintloader's reader."""
-    from lintloader.cache.replay import read_replay
+    from lintloader.incremental.replay import read_replay
 
     (stored,) = (read_replay(cache, path) for path in cache.glob("index-*/*.replay"))
     from lintloader.select.trail import as_trail

@@ -424,13 +424,12 @@ def test_a_hostile_interpreter_answer_is_a_miss(tmp_path: Path) -> None:
 
 
 def test_the_stored_trail_and_reads_are_the_records_field_by_field() -> None:
-    """``cache/replay.py`` stores the select layer's records as plain tuples of the same
+    """``incremental/replay.py`` stores the select layer's records as plain tuples of the same
     fields (the cache does not import select/): the shapes must not drift apart."""
     import typing
 
-    from lintloader.cache.replay import StoredReads, StoredRound
-    from lintloader.select.demand_reads import DemandReads
-
+    from lintloader.incremental.reads import DemandReads
+    from lintloader.incremental.replay import StoredReads, StoredRound
     from lintloader.select.trail import Round
 
     for record, stored in ((Round, StoredRound), (DemandReads, StoredReads)):

@@ -13,8 +13,10 @@ nothing for this run (a scan of a few files).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from lintloader.link.program import Program
+if TYPE_CHECKING:  # the analysis context imports this module on the replay path
+    from lintloader.link.program import Program
 
 DECLARED_RESET = "declared-reset"  # the kind of sink a declared reset is
 
