@@ -67,6 +67,9 @@ async def lsp_session(
         assert client._server is not None
         assert client._server.returncode == 0
     finally:
+        server = client._server
+        if server is not None and server.returncode is None:  # the test failed before exit
+            server.kill()
         await client.stop()
 
 
@@ -131,3 +134,8 @@ def apply_workspace_edit(edit: types.WorkspaceEdit) -> None:
     for target, edits in (edit.changes or {}).items():
         path = Path(unquote(urlparse(target).path))
         path.write_text(applied(path.read_text(encoding="utf-8"), list(edits)), encoding="utf-8")
+
+
+async def answer(request):
+    """The server's answer to ``request`` (fails, rather than hangs, when none comes)."""
+    return await asyncio.wait_for(request, WAIT)
