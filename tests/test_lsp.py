@@ -85,12 +85,21 @@ async def test_pulled_diagnostics_for_a_document_and_the_workspace(tmp_path):
         workspace = await client.workspace_diagnostic_async(
             types.WorkspaceDiagnosticParams(previous_result_ids=[])
         )
+        # an unsaved edit of supporters.py takes the reset away: fetching.py reads empty
+        text = (root / SUPPORTERS).read_text(encoding="utf-8").replace(RESET_LINE, "")
+        text = text.replace("dataloader._iterator._shutdown_workers()", "pass")
+        change_document(client, root / SUPPORTERS, text, 2)
+        cleared = await client.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[])
+        )
         pushed = dict(client.diagnostics)
     assert [(d.code, d.range.start.line) for d in document.items] == [("LL101", 15)]
     assert len(document.items[0].related_information) == 4
     assert [(r.uri, [d.code for d in r.items]) for r in workspace.items] == [
         (uri(root, FETCHING), ["LL101"])
     ]
+    assert [(r.uri, list(r.items)) for r in cleared.items] == [(uri(root, FETCHING), [])]
+    assert client.diagnostic_refresh_count >= 1  # asked to pull again after the edit
     assert pushed == {}  # a client that pulls is not pushed to as well
 
 

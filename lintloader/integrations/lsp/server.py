@@ -124,10 +124,11 @@ def _diagnostics(server: LanguageServer, session: Session) -> None:
             if project.analysis is None:
                 continue
             converter = session.converter(project.analysis)
-            for path, findings in sorted(project.analysis.by_path.items()):
+            for path in sorted(project.ever_shown):  # a path cleared since: reported empty
+                items = converter.diagnostics(path, project.findings(path))
                 reports.append(
                     types.WorkspaceFullDocumentDiagnosticReport(
-                        uri=uri_of(path), items=converter.diagnostics(path, findings), version=None
+                        uri=uri_of(path), items=items, version=None
                     )
                 )
         return types.WorkspaceDiagnosticReport(items=reports)

@@ -29,6 +29,7 @@ class Project:
     analysis: Analysis | None = None
     linked: Analysis | None = None  # ``analysis`` with a linked program, made for fixes
     shown: Shown = field(default_factory=dict)
+    ever_shown: set[str] = field(default_factory=set)  # paths to report empty once cleared
 
     @property
     def stale(self) -> bool:
@@ -44,6 +45,7 @@ class Project:
         """Keep ``analysis``; the paths whose findings it changed (to show again or clear)."""
         self.analysis, self.linked, self.analyzed = analysis, None, generation
         before, self.shown = self.shown, dict(analysis.by_path)
+        self.ever_shown.update(self.shown)
         return sorted(p for p in {*before, *self.shown} if before.get(p) != self.shown.get(p))
 
 
