@@ -19,14 +19,7 @@ INSTALL_HINT = 'lintloader server needs the [lsp] extra: pip install "lintloader
     type=click.Path(path_type=Path),
     help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes for parsing (default: CPU count, at most 8).",
-)
-def server_command(no_cache: bool, cache_dir: Path | None, jobs: int | None) -> None:
+def server_command(no_cache: bool, cache_dir: Path | None) -> None:
     """Run the language server over stdio (editor set-up: docs/editors.md).
 
     Diagnostics with their chains, hover, quick fixes and fix-all for the project the editor
@@ -40,5 +33,5 @@ def server_command(no_cache: bool, cache_dir: Path | None, jobs: int | None) -> 
         raise
     from lintloader.integrations.lsp.analysis import Settings
 
-    settings = Settings(use_cache=not no_cache, cache_dir=cache_dir, jobs=jobs)
+    settings = Settings(use_cache=not no_cache, cache_dir=cache_dir)
     build_server(settings).start_io()

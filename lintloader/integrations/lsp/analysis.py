@@ -30,7 +30,9 @@ class Settings:
 
     use_cache: bool = True
     cache_dir: Path | None = None  # None: the default cache directory
-    jobs: int | None = None  # None: the engine's default
+    # One process: the server analyzes in a worker thread, and a process forked from a
+    # threaded one can inherit a lock another thread held (a parse pool hung that way).
+    jobs: int = 1
 
 
 @dataclass
