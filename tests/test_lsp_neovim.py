@@ -34,7 +34,9 @@ def test_neovim_shows_the_chain_and_applies_the_fix(tmp_path: Path, cli) -> None
         "LL_ROOT": str(root),
         "LL_OUT": str(out),
         "LL_CMD": json.dumps([*lintloader_command(), "server"]),
-        "XDG_STATE_HOME": str(tmp_path / "state"),  # Neovim's lsp.log goes there
+        # Neovim's lsp.log and state stay in the test's folder (0.7: the cache, later: state)
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
     }
     subprocess.run(
         [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {SCRIPT}"],
