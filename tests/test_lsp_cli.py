@@ -10,7 +10,8 @@ from pathlib import Path
 
 from conftest import REPO
 
-CORE = ("click", "libcst", "yaml")  # the core dependencies (and libcst's own)
+# the core dependencies (and libcst's own)
+CORE = ("click", "libcst", "yaml", *(("tomli",) if sys.version_info < (3, 11) else ()))
 
 
 def test_without_the_extra_one_line_names_it(tmp_path: Path) -> None:
