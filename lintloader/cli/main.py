@@ -22,6 +22,7 @@ LAZY_COMMANDS = {
     "check": ("lintloader.cli.check", "check"),
     "clean": ("lintloader.cli.clean", "clean_command"),
     "rule": ("lintloader.cli.rule", "rule_command"),
+    "server": ("lintloader.cli.server", "server_command"),
     "fix": ("lintloader.cli.fix", "fix_command"),
     "plot": ("lintloader.cli.plot", "plot_command"),
     "verify": ("lintloader.cli.verify", "verify_command"),

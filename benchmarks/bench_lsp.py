@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""``lintloader server`` on the 5,400-file project of ``bench_scale.py``'s pre-commit case,
+driven by a real LSP client (pytest-lsp): medians over ``--repeats`` of
+
+* ``cold_s``: ``didOpen`` of a file on the chain to its diagnostics (pulled: the answer waits
+  for the analysis), a fresh server on an empty cache;
+* ``warm_s``: the same with the cache a server left (the run is replayed);
+* ``edit_s``: an unsaved edit of that file (a comment added) to its diagnostics again;
+* ``rss_mib``: the server's resident memory after the warm analysis (``VmRSS``).
+
+The issue's targets: cold <= 1 s, warm <= 0.2 s, an edit <= 150 ms, <= 200 MiB.
+
+Usage (from the repository root; the project is built under ``--work`` the first time)::
+
+    .venv/bin/python benchmarks/bench_lsp.py --repeats 3 --json benchmarks/results-lsp.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from bench_scale import PRECOMMIT_PACKAGES, PROJECT_PACKAGE, git_project
+from bench_site_packages import BIN, purelib, py_files, report
+from lsp_support import capabilities, change_document, open_document
+from lsprotocol import types
+from pytest_lsp import make_test_lsp_client
+
+TAKEN = Path(PROJECT_PACKAGE) / "utilities" / "combined_loader.py"
+
+
+async def _pull(client, path: Path) -> list[types.Diagnostic]:
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(path.as_uri()))
+    )
+    return list(report.items)
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def one_server(project: Path, cache: Path, edit: bool) -> dict[str, float]:
+    """Open the taken file in a fresh server: seconds to its diagnostics (and after an edit)."""
+    client = make_test_lsp_client()
+    env = {"LINTLOADER_CACHE_DIR": str(cache), "PATH": str(BIN)}
+    await client.start_io(str(BIN / "lintloader"), "server", env=env, cwd=str(project))
+    caps = capabilities(pull=True)
+    caps.window.work_done_progress = False
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=project.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="project")],
+        )
+    )
+    taken = project / TAKEN
+    started = time.perf_counter()
+    open_document(client, taken)
+    await _pull(client, taken)
+    found = {"open_s": time.perf_counter() - started}
+    assert client._server is not None
+    found["rss_mib"] = _rss_mib(client._server.pid)
+    if edit:
+        text = taken.read_text(encoding="utf-8") + "\n# an unsaved edit\n"
+        started = time.perf_counter()
+        change_document(client, taken, text, 2)
+        await _pull(client, taken)
+        found["edit_s"] = time.perf_counter() - started
+    await client.shutdown_session()
+    await client.stop()
+    return found
+
+
+async def measure(project: Path, work: Path, repeats: int) -> dict[str, object]:
+    cold, warm, edits, rss = [], [], [], []
+    for repeat in range(repeats):
+        cache = work / f"cache-lsp-{repeat}"
+        shutil.rmtree(cache, ignore_errors=True)
+        cold.append((await one_server(project, cache, edit=False))["open_s"])
+        again = await one_server(project, cache, edit=True)
+        warm.append(again["open_s"])
+        edits.append(again["edit_s"])
+        rss.append(again["rss_mib"])
+    return {
+        "project_files": len(py_files(project)),
+        "repeats": repeats,
+        "cold_s": statistics.median(cold),
+        "warm_s": statistics.median(warm),
+        "edit_s": statistics.median(edits),
+        "rss_mib": statistics.median(rss),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/lintloader-bench"))
+    parser.add_argument("--packages", nargs="*", default=list(PRECOMMIT_PACKAGES))
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    site = purelib(BIN / "python")
+    name = "project-5k" if tuple(args.packages) == PRECOMMIT_PACKAGES else "project-lsp"
+    project = git_project(site, args.work, name, tuple(args.packages))
+    report(asyncio.run(measure(project, args.work, args.repeats)), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,37 @@
+"""``lintloader server``: the language server, over standard input and output (the
+``[lsp]`` extra: pygls and lsprotocol). Set-up for each editor: docs/editors.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lintloader.cli.options import Failure
+
+INSTALL_HINT = 'lintloader server needs the [lsp] extra: pip install "lintloader[lsp]"'
+
+
+@click.command("server")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
+)
+def server_command(no_cache: bool, cache_dir: Path | None) -> None:
+    """Run the language server over stdio (editor set-up: docs/editors.md).
+
+    Diagnostics with their chains, hover, quick fixes and fix-all for the project the editor
+    has open; the same findings `lintloader check` gives for it.
+    """
+    try:
+        from lintloader.integrations.lsp.server import build_server
+    except ImportError as exc:
+        if exc.name and exc.name.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise Failure(INSTALL_HINT) from None
+        raise
+    from lintloader.integrations.lsp.analysis import Settings
+
+    settings = Settings(use_cache=not no_cache, cache_dir=cache_dir)
+    build_server(settings).start_io()

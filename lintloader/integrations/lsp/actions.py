@@ -1,0 +1,123 @@
+"""Code actions on findings: a quick fix per fix strategy (labelled safe or unsafe), ``# noqa``
+for the finding's code, and ``source.fixAll.lintloader``, which applies the safe fixes only.
+
+The edits come from the codemods ``lintloader fix`` runs: a quick fix is one strategy applied
+to the finding (its edit must parse again, as in a fix round); fix-all is the fix rounds of
+``fix`` (``fixers/runner.py``), safe strategies only, on the findings of one document, and may
+edit several files (a relocation into another module's ``teardown``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.fixers.base import FixError, FixRequest, FixStrategy
+from lintloader.fixers.edit.parsing import reparse_ok
+from lintloader.fixers.runner import FixOutcome, Sources
+from lintloader.integrations.lsp.analysis import Analysis
+from lintloader.integrations.lsp.edits import workspace_edit
+
+FIX_ALL = "source.fixAll.lintloader"
+KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL]
+
+
+def wanted(kind: str, only: Iterable[str] | None) -> bool:
+    """Whether a client that asked for ``only`` kinds wants an action of ``kind``."""
+    return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
+
+
+def touching(findings: Iterable[Finding], first: int, last: int) -> list[Finding]:
+    """The findings whose lines (1-based) meet ``first``..``last``."""
+    return [f for f in findings if f.line <= last and max(f.end_line, f.line) >= first]
+
+
+def sources_for(buffers: Mapping[str, bytes]) -> Sources:
+    """Every file's bytes as the editor has them: a buffer, else the file (read when asked)."""
+    return Sources(FixOutcome(originals=dict(buffers), sources=dict(buffers)))
+
+
+def strategy_fix(
+    analysis: Analysis,
+    finding: Finding,
+    strategy: FixStrategy,
+    buffers: Mapping[str, bytes],
+    codec: PositionCodec,
+) -> types.CodeAction | None:
+    """One strategy applied to ``finding`` (``analysis`` must be linked), or None when it
+    does not apply or its edit would not parse."""
+    sources = sources_for(buffers)
+    request = FixRequest(finding, analysis.result.program, sources, analysis.displays())
+    try:
+        edits = strategy.apply(request)
+    except (FixError, OSError):
+        return None
+    edits = {path: data for path, data in (edits or {}).items() if data != sources[path]}
+    if not edits or any(reparse_ok(data, path) for path, data in edits.items()):
+        return None
+    safety = "safe" if strategy.safe else "unsafe"
+    return types.CodeAction(
+        title=f"Fix {finding.code} ({safety}, {strategy.name}): {strategy.description}",
+        kind=types.CodeActionKind.QuickFix,
+        edit=workspace_edit(sources.outcome.originals, edits, codec),
+        is_preferred=strategy.safe or None,
+    )
+
+
+def quick_fixes(
+    analysis: Analysis, finding: Finding, buffers: Mapping[str, bytes], codec: PositionCodec
+) -> list[types.CodeAction]:
+    """A quick fix per strategy the finding names that applies, safe ones first."""
+    from lintloader.fixers.registry import load_registry
+
+    registry = load_registry()
+    strategies = [s for name in finding.fixes if (s := registry.get(name)) is not None]
+    strategies.sort(key=lambda s: not s.safe)
+    found = (strategy_fix(analysis, finding, s, buffers, codec) for s in strategies)
+    return [action for action in found if action is not None]
+
+
+def noqa_action(
+    path: str, finding: Finding, buffers: Mapping[str, bytes], codec: PositionCodec
+) -> types.CodeAction | None:
+    """Add ``# noqa: CODE`` to the statement that holds the finding's line."""
+    from lintloader.fixers.add_noqa import add_noqa
+
+    if finding.code == PARSE_ERROR_CODE:
+        return None
+    sources = sources_for(buffers)
+    source = sources[path]
+    try:
+        edited, count = add_noqa(source, {finding.line: {finding.code}})
+    except Exception:  # a buffer libcst cannot parse gets no such action
+        return None
+    if not count:
+        return None
+    return types.CodeAction(
+        title=f"Add `# noqa: {finding.code}`",
+        kind=types.CodeActionKind.QuickFix,
+        edit=workspace_edit({path: source}, {path: edited}, codec),
+    )
+
+
+def fix_all_action() -> types.CodeAction:
+    """The fix-all action, its edit worked out on resolve (:func:`fix_all_edit`)."""
+    return types.CodeAction(title="lintloader: fix all (safe fixes)", kind=FIX_ALL)
+
+
+def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.WorkspaceEdit:
+    """The safe fixes of the findings in ``path`` (fix rounds, as ``lintloader fix``), as one
+    edit of every file they change."""
+    from lintloader.fixers.registry import load_registry
+    from lintloader.fixers.runner import fix_in_memory
+    from lintloader.integrations.project import ReportScope
+
+    scope = ReportScope(analysis.root, (path,))
+    outcome = fix_in_memory(
+        analysis.discovery, analysis.options, load_registry(), False, restrict=scope.restrict
+    )
+    before = {p: outcome.originals[p] for p in outcome.changed}
+    return workspace_edit(before, outcome.changed, codec)

@@ -1,0 +1,111 @@
+"""One analysis of a project for the language server: what ``lintloader check ROOT`` finds,
+with the editor's unsaved buffers read instead of the files on disk.
+
+The preparation is ``check``'s (the nearest ``[tool.lintloader]``, its excludes, the summary
+cache, the same discovery), so the editor shows the findings the command prints, noqa and
+per-file ignores included. Unsaved buffers go in as ``CheckOptions.sources``, the engine's way
+of reading bytes instead of a file (``fix`` hands its edited sources in the same way); a run
+without any is replayed from the cache when nothing changed, and a run with some parses only
+the buffers whose bytes the summary cache does not know.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from lintloader.cache.files import cache_problem, default_cache_dir
+from lintloader.config import Config, ConfigError, find_pyproject, load_config
+from lintloader.engine import CheckOptions, CheckResult, run_check
+from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
+from lintloader.scan.paths import discover_paths
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server runs its checks (``lintloader server``'s options)."""
+
+    use_cache: bool = True
+    cache_dir: Path | None = None  # None: the default cache directory
+    # One process: the server analyzes in a worker thread, and a process forked from a
+    # threaded one can inherit a lock another thread held (a parse pool hung that way).
+    jobs: int = 1
+
+
+@dataclass
+class Analysis:
+    """The findings of one check of ``root``, by absolute path, and what produced them."""
+
+    root: str
+    discovery: Discovery
+    options: CheckOptions
+    result: CheckResult
+    by_path: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+
+    def path_of(self, display: str) -> str:
+        """The absolute path of a finding's or hop's display path."""
+        paths = {f.display: f.path for f in self.result.files}
+        return os.path.abspath(paths.get(display, display))
+
+    def displays(self) -> dict[str, str]:
+        """display path -> path, as a fix request takes them."""
+        return {f.display: f.path for f in self.result.files}
+
+
+def project_config(root: str) -> Config:
+    """``check``'s configuration for ``root``: the nearest ``[tool.lintloader]``; a selector
+    that matches no rule is an error."""
+    from lintloader.rules.codes import rule_codes
+
+    config = load_config(find_pyproject(root))
+    errors, _ = config.selection_problems({*rule_codes(), PARSE_ERROR_CODE})
+    if errors:
+        source = f" (in {config.source})" if config.source else ""
+        raise ConfigError(f"{errors[0]}{source}")
+    return config
+
+
+def cache_directory(settings: Settings) -> Path | None:
+    if not settings.use_cache:
+        return None
+    directory = settings.cache_dir or default_cache_dir()
+    return directory if cache_problem(directory) is None else None
+
+
+def analyze(root: str, buffers: Mapping[str, bytes], settings: Settings) -> Analysis:
+    """Check the project at ``root`` with ``buffers`` (path -> bytes) read instead of the
+    files (raises ``ConfigError`` or ``DiscoveryError`` as ``check`` would exit 2)."""
+    config = project_config(root)
+    cache = cache_directory(settings)
+    discovery = discover_paths((root,), config.exclude, cache_dir=cache)
+    known = {f.path for f in discovery.files}
+    sources = {path: data for path, data in buffers.items() if path in known}
+    options = CheckOptions(config=config, jobs=settings.jobs, cache_dir=cache, sources=sources)
+    result = run_check(discovery, replace(options, replay=not sources))
+    analysis = Analysis(root, discovery, options, result)
+    analysis.by_path = findings_by_path(analysis)
+    return analysis
+
+
+def linked(analysis: Analysis) -> Analysis:
+    """The same analysis with a linked program (a replayed run links none; a fix needs it)."""
+    if analysis.result.linked is not None:
+        return analysis
+    result = run_check(analysis.discovery, replace(analysis.options, replay=False))
+    again = Analysis(analysis.root, analysis.discovery, analysis.options, result)
+    again.by_path = findings_by_path(again)
+    return again
+
+
+def findings_by_path(analysis: Analysis) -> dict[str, tuple[Finding, ...]]:
+    """The findings of each Python file (a notebook's are placed in its converted code, which
+    an editor does not show: left out)."""
+    found: dict[str, list[Finding]] = {}
+    for finding in analysis.result.findings:
+        path = analysis.path_of(finding.path)
+        if not path.endswith(NOTEBOOK_SUFFIX):
+            found.setdefault(path, []).append(finding)
+    return {path: tuple(findings) for path, findings in found.items()}

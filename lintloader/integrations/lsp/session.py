@@ -1,0 +1,250 @@
+"""One editor session: the analysis loop and what each request is answered from.
+
+Every change marks its project stale; one loop analyzes stale projects, one at a time, in a
+worker thread (the engine is not shared between threads: analyses, linked programs and fix
+rounds all run in that one thread), while the event loop keeps answering. Edits that arrive
+while an analysis runs are taken together by the next one. A request that needs findings
+(a pull of diagnostics, a hover, a code action) waits until its project is analyzed as it is
+now, so what it answers from matches the buffer the editor shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from lintloader.config import ConfigError
+from lintloader.findings import Finding
+from lintloader.integrations.lsp.analysis import Analysis, Settings, analyze, linked
+from lintloader.integrations.lsp.diagnostics import Converter, uri_of
+from lintloader.integrations.lsp.workspace import Project, Projects, buffers, disk_lines
+from lintloader.scan.model import DiscoveryError
+
+T = TypeVar("T")
+
+
+def path_of_uri(uri: str) -> str | None:
+    """The absolute path of a ``file:`` URI (None for any other scheme)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return os.path.abspath(path) if path else None
+
+
+class Session:
+    def __init__(self, server: LanguageServer, settings: Settings) -> None:
+        self.server = server
+        self.settings = settings
+        self.projects = Projects()
+        self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lintloader")
+        self.loop_task: asyncio.Task[None] | None = None
+        self.tokens = itertools.count(1)
+
+    # -- what the client can do ------------------------------------------------------------
+    @property
+    def capabilities(self) -> types.ClientCapabilities:
+        return self.server.client_capabilities
+
+    @property
+    def pulls(self) -> bool:
+        """Whether the client pulls diagnostics (then none are pushed)."""
+        document = self.capabilities.text_document
+        return document is not None and document.diagnostic is not None
+
+    def can_refresh(self) -> bool:
+        workspace = self.capabilities.workspace
+        diagnostics = workspace.diagnostics if workspace else None
+        return bool(diagnostics and diagnostics.refresh_support)
+
+    def shows_progress(self) -> bool:
+        window = self.capabilities.window
+        return bool(window and window.work_done_progress)
+
+    def resolves_edits(self) -> bool:
+        document = self.capabilities.text_document
+        action = document.code_action if document else None
+        support = action.resolve_support if action else None
+        return bool(support and "edit" in support.properties)
+
+    # -- texts -------------------------------------------------------------------------------
+    def open_texts(self) -> dict[str, str]:
+        """path -> text of every open document with a ``file:`` URI."""
+        texts = {}
+        for uri, document in self.server.workspace.text_documents.items():
+            path = path_of_uri(uri)
+            if path is not None:
+                texts[path] = document.source
+        return texts
+
+    def lines(self, path: str) -> Sequence[str]:
+        document = self.server.workspace.text_documents.get(uri_of(path))
+        return document.lines if document is not None else disk_lines(path)
+
+    def converter(self, analysis: Analysis) -> Converter:
+        return Converter(self.server.workspace.position_codec, self.lines, analysis.path_of)
+
+    # -- the analysis loop -------------------------------------------------------------------
+    def changed(self, paths: Sequence[str]) -> None:
+        """Files changed (edited, saved, on disk): analyze their projects again."""
+        if self.projects.touched(paths):
+            self.start()
+
+    def start(self) -> None:
+        if self.loop_task is None or self.loop_task.done():
+            self.loop_task = asyncio.ensure_future(self.analyze_stale())
+
+    async def analyze_stale(self) -> None:
+        while stale := self.projects.stale():
+            for project in stale:
+                await self.analyze(project)
+
+    async def settled(self, project: Project) -> None:
+        """Wait until ``project``'s analysis is of its latest generation."""
+        while project.stale:
+            self.start()
+            assert self.loop_task is not None
+            await asyncio.shield(self.loop_task)
+
+    async def in_engine(self, work: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.engine, work)
+
+    async def analyze(self, project: Project) -> None:
+        generation = project.generation
+        first = project.analysis is None
+        data = buffers(project, self.open_texts())
+        token = await self.progress_begin(project) if first and self.shows_progress() else None
+        try:
+            analysis = await self.in_engine(lambda: analyze(project.root, data, self.settings))
+        except (ConfigError, DiscoveryError) as exc:
+            project.analyzed = generation
+            self.show(f"lintloader: {exc}")
+            self.end_quietly(token)
+            return
+        except Exception as exc:  # an internal error: one message, and the server goes on
+            project.analyzed = generation
+            self.show(f"lintloader: internal error: {type(exc).__name__}: {exc}")
+            self.end_quietly(token)
+            return
+        changed = project.take(analysis, generation)
+        if token is not None:
+            self.progress_end(token, analysis)
+        self.publish(project, changed)
+
+    async def progress_begin(self, project: Project) -> str | None:
+        token = f"lintloader/analysis/{next(self.tokens)}"
+        try:
+            await self.server.work_done_progress.create_async(token)
+        except Exception:  # a client that refuses: no progress shown
+            return None
+        begin = types.WorkDoneProgressBegin(
+            title="lintloader", message=f"analyzing {project.root}", cancellable=False
+        )
+        self.server.work_done_progress.begin(token, begin)
+        return token
+
+    def end_quietly(self, token: str | None) -> None:
+        if token is not None:
+            self.progress_end(token, None)
+
+    def progress_end(self, token: str, analysis: Analysis | None) -> None:
+        """End the progress of an analysis (None: it failed)."""
+        message = "failed"
+        if analysis is not None:
+            found, files = len(analysis.result.findings), analysis.result.files_found
+            message = f"{found} finding{'s' * (found != 1)} in {files} files"
+        self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    def publish(self, project: Project, paths: Sequence[str]) -> None:
+        """Show the new findings of ``paths`` (pushed, or a refresh asked of a pulling
+        client); a path without findings any more is cleared."""
+        if not paths or project.analysis is None:
+            return
+        if self.pulls:
+            if self.can_refresh():
+                self.server.workspace_diagnostic_refresh(None)
+            return
+        converter = self.converter(project.analysis)
+        for path in paths:
+            diagnostics = converter.diagnostics(path, project.shown.get(path, ()))
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=diagnostics)
+            )
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    # -- answers -----------------------------------------------------------------------------
+    async def findings_of(self, uri: str) -> tuple[Project, str, tuple[Finding, ...]] | None:
+        path = path_of_uri(uri)
+        if path is None:
+            return None
+        project = self.projects.of(path)
+        await self.settled(project)
+        return project, path, project.findings(path)
+
+    async def linked(self, project: Project) -> Analysis | None:
+        """The project's analysis with a linked program (worked out once per analysis)."""
+        await self.settled(project)
+        analysis = project.analysis
+        if analysis is None:
+            return None
+        if project.linked is None:
+            made = await self.in_engine(lambda: linked(analysis))
+            if project.analysis is analysis:
+                project.linked = made
+            return made
+        return project.linked
+
+    def buffers_differ(self, project: Project, path: str) -> bool:
+        """Whether the open buffer of ``path`` is not what the last analysis read."""
+        texts = {p: t for p, t in self.open_texts().items() if p == path}
+        analysis = project.analysis
+        read = analysis.options.sources.get(path) if analysis else None
+        now = buffers(project, texts).get(path)
+        return now != read
+
+    async def quick_fixes(
+        self, project: Project, path: str, findings: Sequence[Finding]
+    ) -> list[types.CodeAction]:
+        """The quick fixes and ``# noqa`` actions of ``findings`` in ``path``, each tied to
+        its diagnostic."""
+        from lintloader.integrations.lsp.actions import noqa_action, quick_fixes
+
+        analysis = await self.linked(project)
+        if analysis is None or project.analysis is None:
+            return []
+        codec = self.server.workspace.position_codec
+        data = dict(analysis.options.sources)
+
+        def work() -> list[tuple[Finding, types.CodeAction]]:
+            made = []
+            for finding in findings:
+                fixes = quick_fixes(analysis, finding, data, codec)
+                noqa = noqa_action(path, finding, data, codec)
+                made += [(finding, action) for action in [*fixes, noqa] if action is not None]
+            return made
+
+        converter = self.converter(project.analysis)
+        made = await self.in_engine(work)
+        for finding, action in made:
+            action.diagnostics = [converter.diagnostic(path, finding)]
+        return [action for _, action in made]
+
+    async def fix_all(self, project: Project, path: str) -> types.WorkspaceEdit | None:
+        """The safe fixes of ``path``'s findings, as one edit (None before any analysis)."""
+        from lintloader.integrations.lsp.actions import fix_all_edit
+
+        await self.settled(project)
+        analysis = project.analysis
+        if analysis is None:
+            return None
+        codec = self.server.workspace.position_codec
+        return await self.in_engine(lambda: fix_all_edit(analysis, path, codec))

@@ -1,0 +1,99 @@
+"""What the server knows of the projects an editor has open: each project's root, its latest
+analysis, what was last shown for each file, and the unsaved buffers to analyze.
+
+A project is the workspace folder a file lies in (else the nearest directory with a project
+marker, as ``--project-root auto`` finds it, else the file's folder). Every change (an edit,
+a save, a file changed on disk, a new ``pyproject.toml``) bumps its generation; the analysis
+loop runs until each project's analysis is of its latest generation.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from lintloader.findings import Finding
+from lintloader.integrations.lsp.analysis import Analysis
+from lintloader.integrations.project import find_project_root
+from lintloader.scan.reading import read_file
+
+Shown = dict[str, tuple[Finding, ...]]  # path -> the findings last shown for it
+
+
+@dataclass
+class Project:
+    root: str
+    generation: int = 1  # bumped by every change
+    analyzed: int = 0  # the generation of ``analysis``
+    analysis: Analysis | None = None
+    linked: Analysis | None = None  # ``analysis`` with a linked program, made for fixes
+    shown: Shown = field(default_factory=dict)
+    ever_shown: set[str] = field(default_factory=set)  # paths to report empty once cleared
+
+    @property
+    def stale(self) -> bool:
+        return self.analyzed != self.generation
+
+    def covers(self, path: str) -> bool:
+        return path == self.root or path.startswith(self.root.rstrip(os.sep) + os.sep)
+
+    def findings(self, path: str) -> tuple[Finding, ...]:
+        return self.analysis.by_path.get(path, ()) if self.analysis else ()
+
+    def take(self, analysis: Analysis, generation: int) -> list[str]:
+        """Keep ``analysis``; the paths whose findings it changed (to show again or clear)."""
+        self.analysis, self.linked, self.analyzed = analysis, None, generation
+        before, self.shown = self.shown, dict(analysis.by_path)
+        self.ever_shown.update(self.shown)
+        return sorted(p for p in {*before, *self.shown} if before.get(p) != self.shown.get(p))
+
+
+@dataclass
+class Projects:
+    projects: dict[str, Project] = field(default_factory=dict)
+
+    def add(self, root: str) -> Project:
+        root = os.path.abspath(root)
+        return self.projects.setdefault(root, Project(root))
+
+    def of(self, path: str) -> Project:
+        """The project ``path`` belongs to (the innermost that covers it), made if none does."""
+        covering = [p for p in self.projects.values() if p.covers(path)]
+        if covering:
+            return max(covering, key=lambda p: len(p.root))
+        return self.add(find_project_root([path]) or os.path.dirname(path))
+
+    def touched(self, paths: Iterable[str]) -> list[Project]:
+        """Bump the generation of every project that holds one of ``paths``."""
+        found = {id(p): p for path in paths for p in self.projects.values() if p.covers(path)}
+        for project in found.values():
+            project.generation += 1
+        return list(found.values())
+
+    def stale(self) -> list[Project]:
+        return [p for p in self.projects.values() if p.stale]
+
+
+def buffers(project: Project, texts: Mapping[str, str]) -> dict[str, bytes]:
+    """The open Python files of ``project`` whose text is not what is on disk (path -> bytes).
+    Buffers equal to the files are left out, so that an analysis of saved files replays."""
+    found = {}
+    for path, text in texts.items():
+        if path.endswith(".py") and project.covers(path):
+            data = text.encode("utf-8", "surrogateescape")
+            if data != _on_disk(path):
+                found[path] = data
+    return found
+
+
+def _on_disk(path: str) -> bytes | None:
+    try:
+        return read_file(path)
+    except OSError:
+        return None
+
+
+def disk_lines(path: str, read: Callable[[str], bytes | None] = _on_disk) -> list[str]:
+    data = read(path)
+    return data.decode("utf-8", "replace").splitlines(keepends=True) if data else []
