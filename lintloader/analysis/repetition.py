@@ -71,9 +71,12 @@ class Place(NamedTuple):
         if self.kind != "loop" or self.loop is None:
             return False
         facts = facts_of(self.caller)
-        if facts is None or self.loop not in facts.loops:
+        if facts is not None and self.loop in facts.loops:
+            return only_fixed_sets(facts.loop_chain(facts.loops.index(self.loop)))
+        function = self.caller.function  # a file without loader facts: its call summary's loops
+        if self.loop not in function.loops:
             return False
-        return only_fixed_sets(facts.loop_chain(facts.loops.index(self.loop)))
+        return only_fixed_sets(function.loop_chain(function.loops.index(self.loop)))
 
     @property
     def persistent_guard(self) -> bool:
@@ -190,8 +193,10 @@ def _place(
         if index >= 0:
             dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
             return Place(caller, chain, facts.loops[index], "loop", dependent), True
-    elif edge.call.in_loop:  # a file without loader facts: the loop is known, not its header
-        return Place(caller, chain, None, "loop", False), True
+    elif edge.call.in_loop:  # a file without loader facts: its call summary knows the loop
+        loops = caller.function.loops
+        loop = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
+        return Place(caller, chain, loop, "loop", False), True
     if is_construction_root(caller):
         return Place(caller, chain, None, "iter", False), False
     if caller.key in roots or is_epoch_root(program, caller):

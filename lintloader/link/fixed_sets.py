@@ -12,9 +12,13 @@ from lintloader.summary.model import LoopInfo
 
 
 def over_fixed_set(loop: LoopInfo) -> bool:
-    """The loop iterates a tuple, list or set literal (``for ds in (a, b)``)."""
+    """The loop iterates a tuple, list or set literal (``for ds in (a, b)``): as recorded from
+    the tree (a header over :data:`~lintloader.summary.helpers.TEXT_LIMIT` is cut), else as
+    its header reads."""
     if loop.kind != "for":
         return False
+    if loop.fixed:
+        return True
     try:
         node = ast.parse(loop.header + ": pass").body[0]
     except SyntaxError:

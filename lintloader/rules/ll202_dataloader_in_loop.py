@@ -65,7 +65,8 @@ through locals and calls (`files = glob(split)`, `load_data(files)`), and when t
 a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
 loader per item, built once), when a function on the way is passed on as a value instead
 of called (`Process(target=work)` per GPU: one run per process), or over a fixed set of
-items written in it (`for ds in (train_ds, val_ds)`) with no ordinary loop around it. Only a
+items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound to such lists:
+`options = [False] if xla else [True, False]`) with no ordinary loop around it. Only a
 test of the very value a branch keeps is a one-shot check: both branches of an ordinary `if`
 (`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each time. A function
 that builds its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,

@@ -73,5 +73,6 @@ def loop_info(
         first.lineno,
         parsed.column(first),
         one_line(header),
+        fixed=(node.lineno, node.col_offset) in parsed.fixed_loops,
         **facts,
     )

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 27  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 28  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -161,6 +161,10 @@ class LoopInfo(NamedTuple):
     parent: int = -1  # index of the enclosing loop in the same function, -1 for none
     # where the header's iterable (or test) ends: a finding on the loop spans the header
     header_end: tuple[int, int] = (0, 0)
+    # a ``for`` over a fixed set of items written in its function (``for ds in (a, b)``, or a
+    # local only ever bound to such a display), read from the tree (summary/fixed_loops.py):
+    # a long header is cut, so its text cannot always say
+    fixed: bool = False
 
     def contains(self, line: int, column: int) -> bool:
         return (line, column) >= (self.body_line, self.body_column) and line <= self.end_line

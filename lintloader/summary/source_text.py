@@ -14,6 +14,7 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 # The line breaks of Python's tokenizer (str.splitlines also breaks at \f, \v, \x1c...).
 _LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -62,6 +63,13 @@ class ParsedSource:
     def of(cls, text: str, tree: ast.Module) -> ParsedSource:
         """``text`` with ``tree``, a tree whose columns are UTF-8 byte offsets into ``text``."""
         return cls(text, tree, split_lines(text.encode("utf-8", "surrogatepass")))
+
+    @cached_property
+    def fixed_loops(self) -> frozenset[tuple[int, int]]:
+        """Where the ``for`` loops over a fixed set of items start (``summary/fixed_loops.py``)."""
+        from lintloader.summary.fixed_loops import fixed_loop_positions
+
+        return fixed_loop_positions(self.tree)
 
     def segment(self, node: ast.AST) -> str:
         """The exact source text of ``node`` (an expression or a statement)."""
