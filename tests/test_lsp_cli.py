@@ -10,6 +10,8 @@ from pathlib import Path
 
 from conftest import REPO
 
+from lintloader.install_hints import extra_hint
+
 # the core dependencies (and libcst's own)
 CORE = ("click", "libcst", "yaml", *(("tomli",) if sys.version_info < (3, 11) else ()))
 
@@ -30,5 +32,8 @@ def test_without_the_extra_one_line_names_it(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stdout == ""
-    hint = 'pip install "lintloader[lsp]"'
+    hint = extra_hint("lsp")  # a checkout's, or git's: lintloader is on no package index
+    assert hint.startswith(
+        'pip install -e ".[lsp]" (in a checkout), or pip install "lintloader[lsp] @ git+'
+    )
     assert done.stderr == f"lintloader: error: lintloader server needs the [lsp] extra: {hint}\n"

@@ -39,7 +39,7 @@ def test_one_line_per_distribution_with_its_advisory(tmp_path: Path) -> None:
     assert line.endswith(
         f"; affected, fixed in 1.5.1: {python} -m pip install -U 'pytorch-lightning>=1.5.1'"
     )
-    # the bundled tests/ are the wheel's (its RECORD lists them): 2 of the 7 findings
+    # the bundled tests/ are the wheel's (its RECORD lists them): 2 of the 5 findings
     assert sum("venv/lib/" in out and "/site-packages/tests/" in out for out in
                done.stdout.splitlines()) == 2  # fmt: skip
     assert "(no distribution): 1 finding (1 error)" in lines

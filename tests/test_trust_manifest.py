@@ -83,6 +83,30 @@ def test_revert_says_when_a_patched_file_lost_its_entry(tmp_path: Path) -> None:
     assert target.read_bytes() == FIXED  # nothing guessed: the user restores it
 
 
+def test_a_backup_left_before_the_patch_is_dropped_by_revert(tmp_path: Path) -> None:
+    """A fix interrupted after its backup and before the manifest entry (which is written
+    before the file is patched) leaves the file as it was: ``--revert`` drops the backup and
+    exits 0, also for a file no RECORD lists (its bytes are the backup's)."""
+    env = make_env(tmp_path)
+    target = add_distribution(env, "fetch_a")  # its RECORD lists no digests
+    code, _, err = finish(fix(env, "fetch_a"))
+    assert code == 0, err
+    manifest = json.loads(env.manifest.read_text())
+    manifest["files"] = {}
+    env.manifest.write_text(json.dumps(manifest))
+    target.write_bytes(ORIGINAL)  # as it was before the patch
+    backup = env.manifest.parent / "files" / sha(ORIGINAL)
+    assert backup.exists()
+    code, _, err = finish(fix(env, "--list-patched"))
+    # (the environment holds those bytes twice: fakefetch's module is the same fixture)
+    assert code == 0 and f"note: {backup}: a backup with no manifest entry; " in err, err
+    assert err.splitlines()[0].endswith("/fetching.py is the original"), err
+    code, _, err = finish(fix(env, "--revert"))
+    assert code == 0, err
+    assert f"dropped: {backup}: a backup with no manifest entry; " in err, err
+    assert not backup.exists() and target.read_bytes() == ORIGINAL
+
+
 def b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 

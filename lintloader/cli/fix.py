@@ -38,7 +38,7 @@ from lintloader.cli.options import (
 from lintloader.fix_safety import unsafe_names
 from lintloader.fixers.backup import BackupStore, locked_store, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
-from lintloader.fixers.installed import recorded_path
+from lintloader.fixers.installed import original_of
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
 from lintloader.fixers.writer import (
@@ -389,27 +389,32 @@ def manage_site(store: BackupStore, wanted: set[str] | None, revert: bool) -> tu
         else:
             emit(describe(store, key))
     for backup in store.orphans():
-        click.echo(printable(f"refused: {orphan_line(store, backup)}"), err=True)
-        status = EXIT_ERROR
+        line, harmless = orphan_line(store, backup)
+        if harmless and revert:
+            store.drop_backup(backup)
+        tag = ("dropped" if revert else "note") if harmless else "refused"
+        click.echo(printable(f"{tag}: {line}"), err=True)
+        status = status if harmless else EXIT_ERROR
     return status, listed
 
 
-def orphan_line(store: BackupStore, backup: str) -> str:
-    """What to say of a backup no manifest entry refers to (its entry was lost)."""
+def orphan_line(store: BackupStore, backup: str) -> tuple[str, bool]:
+    """What to say of a backup no manifest entry refers to, and whether it is harmless: its file
+    holds the original bytes again (a fix interrupted after the backup and before its entry,
+    which is written before the file is patched). Otherwise the entry was lost and the file
+    may still be patched: refused, with the command that restores it."""
     saved = os.path.join(store.directory, backup)
-    key = recorded_path(store.site, os.path.basename(backup))
+    digest = os.path.basename(backup)
+    key = original_of(store.site, digest)
     if key is None:
-        return f"{saved}: a backup with no manifest entry (of no file a RECORD lists); kept"
+        return f"{saved}: a backup with no manifest entry (of no file here); kept", False
     path = store.absolute(key)
-    state = (
-        "is the original again"
-        if digest_of(path) == os.path.basename(backup)
-        else ("may still be patched")
-    )
+    if digest_of(path) == digest:
+        return f"{saved}: a backup with no manifest entry; {path} is the original", True
     return (
-        f"{path}: {state} but has no manifest entry; its original is {saved} "
-        f"(restore it with: cp {saved} {path})"
-    )
+        f"{path}: may still be patched but has no manifest entry; its original is "
+        f"{saved} (restore it with: cp {saved} {path})"
+    ), False
 
 
 def describe(store: BackupStore, key: str) -> str:

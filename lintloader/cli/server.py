@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from lintloader.cli.options import Failure
+from lintloader.install_hints import extra_hint
 
-INSTALL_HINT = 'lintloader server needs the [lsp] extra: pip install "lintloader[lsp]"'
+INSTALL_HINT = f"lintloader server needs the [lsp] extra: {extra_hint('lsp')}"
 
 
 @click.command("server")

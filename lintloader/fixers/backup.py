@@ -225,6 +225,11 @@ class BackupStore:
             with contextlib.suppress(OSError):
                 os.unlink(self.backup_path(entry))
 
+    def drop_backup(self, backup: str) -> None:
+        """Remove a backup no entry refers to (``files/<digest>``, as :meth:`orphans` names it)."""
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(self.directory, backup))
+
     def orphans(self) -> list[str]:
         """The backups (``files/<digest>``) no entry refers to, usable or refused: the
         original of a file whose entry was lost (patched, but not recorded)."""

@@ -3,13 +3,15 @@
 
 ``fix --site-packages --revert`` asks it whether a file that is no longer the patched one was
 installed again (an upgrade or a reinstall: it now holds what its ``RECORD`` says), and which
-installed file a backup with no manifest entry was taken of.
+installed file a backup with no manifest entry was taken of (:func:`original_of`: also a file
+no ``RECORD`` lists that holds the backup's bytes again).
 """
 
 from __future__ import annotations
 
 import base64
 import csv
+import hashlib
 import os
 from collections.abc import Iterator
 
@@ -56,3 +58,28 @@ def installed_as_recorded(site: str, key: str, digest: str) -> bool:
 def recorded_path(site: str, digest: str) -> str | None:
     """The file of ``site`` that some ``RECORD`` lists with sha256 ``digest``, if any."""
     return next((path for path, found in record_digests(site) if found == digest), None)
+
+
+def original_of(site: str, digest: str) -> str | None:
+    """The file of ``site`` (relative path) a backup of sha256 ``digest`` was taken of: the one
+    a ``RECORD`` lists with that digest, else a Python file there that holds those bytes now
+    (a file no ``RECORD`` lists, left unpatched by an interrupted fix)."""
+    listed = recorded_path(site, digest)
+    return listed if listed is not None else _python_file_with(site, digest)
+
+
+def _python_file_with(site: str, digest: str) -> str | None:
+    for folder, dirs, files in os.walk(site):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".lintloader-"))
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as handle:
+                    found = hashlib.sha256(handle.read()).hexdigest()
+            except OSError:
+                continue
+            if found == digest:
+                return os.path.relpath(path, site)
+    return None
