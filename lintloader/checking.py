@@ -81,7 +81,7 @@ def conclude(
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
     from lintloader.config import ConfigError
-    from lintloader.suppression import filter_findings
+    from lintloader.suppress.filter import filter_findings
 
     config = options.config
     displays = {f.path: f.display for f in files}

@@ -1,5 +1,5 @@
 """``check --baseline FILE`` / ``--write-baseline FILE`` / ``--show-stale-baseline``: the run's
-side of :mod:`lintloader.baseline` (which files, which paths, what is printed)."""
+side of :mod:`lintloader.suppress.baseline` (which files, which paths, what is printed)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from lintloader.baseline import BaselineError, Relocate, match, read, write
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
 from lintloader.scan.model import SourceFile
+from lintloader.suppress.baseline import BaselineError, Relocate, match, read, write
 
 
 @dataclass(frozen=True)

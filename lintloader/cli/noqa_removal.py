@@ -9,7 +9,7 @@ from dataclasses import replace
 import click
 
 from lintloader.engine import CheckResult
-from lintloader.unused_noqa import CODE, STALE_CODES, without_unused
+from lintloader.suppress.unused_noqa import CODE, STALE_CODES, without_unused
 
 
 def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult:

@@ -313,7 +313,7 @@ def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
     """A selector that matches no rule stops the run (exit 2), naming where it came from (the
     option, or the configuration file); an unknown ignored code warns."""
     from lintloader.rules.codes import rule_codes
-    from lintloader.unused_noqa import CODE as UNUSED_NOQA_CODE
+    from lintloader.suppress.unused_noqa import CODE as UNUSED_NOQA_CODE
 
     known = {*rule_codes(), PARSE_ERROR_CODE, UNUSED_NOQA_CODE}
     errors, warnings = config.selection_problems(known)

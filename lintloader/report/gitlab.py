@@ -2,7 +2,7 @@
 merge request's widget and diff annotations read it.
 
 Each issue: ``description`` (the message), ``check_name`` (the rule code), ``fingerprint`` (the
-baseline key of :mod:`lintloader.baseline`: unique per finding, stable when lines move),
+baseline key of :mod:`lintloader.suppress.baseline`: unique per finding, stable when lines move),
 ``severity`` (``blocker`` for a file that cannot be analysed, ``critical`` for an error,
 ``major`` for a warning, ``minor`` for info), ``location.path`` (relative to the working
 directory) and ``location.lines.begin``/``end``.
@@ -14,10 +14,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from lintloader.baseline import fingerprints
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import ReportContext
 from lintloader.report.locations import relative_to
+from lintloader.suppress.baseline import fingerprints
 
 SEVERITIES = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "minor"}
 

@@ -26,7 +26,7 @@ from lintloader.fix_safety import fix_text, safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules
-from lintloader.unused_noqa import CODE as UNUSED_NOQA
+from lintloader.suppress.unused_noqa import CODE as UNUSED_NOQA
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"

@@ -9,7 +9,7 @@ from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.summary.model import FileSummary
 from lintloader.summary.noqa import Codes, suppresses
-from lintloader.unused_noqa import CODE as UNUSED_NOQA
+from lintloader.suppress.unused_noqa import CODE as UNUSED_NOQA
 
 
 def filter_findings(
@@ -56,7 +56,7 @@ def unused_noqa(
 ) -> list[Finding]:
     """LL001 (opt-in) for the files whose ``# noqa`` comments suppress less than they name."""
     from lintloader.scan.reading import read_source
-    from lintloader.unused_noqa import unused
+    from lintloader.suppress.unused_noqa import unused
 
     paths = {
         display: path_by_display.get(display, display)
