@@ -94,7 +94,7 @@ def steady_state(passes: list[PassRecord]) -> float | None:
 
 
 def _respawn(loader: LoaderTrace, start: PoolStart, steady: float | None) -> Respawn:
-    opened = _pass_of(loader.passes, start)
+    opened = pass_of(loader.passes, start)
     first = opened.first_batch_s if opened is not None else None
     cost = max(0.0, first - (steady or 0.0)) if first is not None else 0.0
     shutdown = _previous_shutdown(loader.shutdowns, start)
@@ -113,7 +113,7 @@ def _ended_pass(shutdown: Shutdown) -> bool:
     return shutdown.cause.startswith("end of pass")
 
 
-def _pass_of(passes: list[PassRecord], start: PoolStart) -> PassRecord | None:
+def pass_of(passes: list[PassRecord], start: PoolStart) -> PassRecord | None:
     """The pass whose ``iter()`` started this pool: the first pass that started one and
     ended after it."""
     for candidate in passes:

@@ -21,11 +21,10 @@ every pass started one, the median time between later batches).
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 
 from lintloader.runtime.trace.records import Frame, LoaderTrace, PassRecord, PoolStart
-from lintloader.runtime.trace.respawns import LoaderSummary
+from lintloader.runtime.trace.respawns import LoaderSummary, pass_of, steady_state
 
 SiteKey = tuple[tuple[str, int], ...]
 
@@ -123,7 +122,7 @@ def build_sites(loaders: list[LoaderSummary]) -> list[Site]:
 
 def _site(loaders: list[LoaderSummary]) -> Site:
     site = Site(loaders[0].created_by, loaders)
-    site.steady_s = _steady([p for loader in loaders for p in loader.trace.passes])
+    site.steady_s = steady_state([p for loader in loaders for p in loader.trace.passes])
     site.pools = [_pool_cost(loader, start, site.steady_s) for loader in loaders
                   for start in sorted(loader.trace.pool_starts, key=lambda s: s.t)]  # fmt: skip
     replacing = _replacements(loaders)
@@ -134,27 +133,13 @@ def _site(loaders: list[LoaderSummary]) -> Site:
     return site
 
 
-def _steady(passes: list[PassRecord]) -> float | None:
-    warm = [p.first_batch_s for p in passes if not p.pool_start and p.first_batch_s is not None]
-    if warm:
-        return statistics.median(warm)
-    between = [p.steady_s for p in passes if p.steady_s is not None]
-    return statistics.median(between) if between else None
-
-
 def _pool_cost(loader: LoaderSummary, start: PoolStart, steady: float | None) -> PoolCost:
-    opened = _pass_of(loader.trace.passes, start)
+    opened = pass_of(loader.trace.passes, start)
     first = start.ready_s
     if first is None and opened is not None:
         first = opened.first_batch_s
     cost = max(0.0, first - (steady or 0.0)) if first is not None else 0.0
     return PoolCost(loader, start, opened, cost)
-
-
-def _pass_of(passes: list[PassRecord], start: PoolStart) -> PassRecord | None:
-    """The pass whose ``iter()`` started this pool: the first pass that started one and
-    ended after it."""
-    return next((p for p in passes if p.pool_start and p.t >= start.t), None)
 
 
 def _replacements(loaders: list[LoaderSummary]) -> set[str]:
