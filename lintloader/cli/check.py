@@ -273,9 +273,15 @@ def write_reports(
 def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:
     """One note for each file named on the command line that the walk excluded (the
     configuration's ``exclude``, ``.gitignore`` or a default exclude): it was not checked."""
-    indexed = {os.path.realpath(file.path) for file in result.files}
-    for target in targets:
-        if os.path.isfile(target) and os.path.realpath(target) not in indexed:
+    named = [target for target in targets if os.path.isfile(target)]
+    if not named:
+        return
+    indexed = {os.path.abspath(file.path) for file in result.files}  # no system call a file
+    unseen = [target for target in named if os.path.abspath(target) not in indexed]
+    if unseen:  # named through a link, or excluded: only then resolve every path (slow)
+        indexed = {os.path.realpath(file.path) for file in result.files}
+    for target in unseen:
+        if os.path.realpath(target) not in indexed:
             shown = (
                 os.path.relpath(target) if not os.path.relpath(target).startswith("..") else target
             )
