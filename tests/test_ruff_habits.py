@@ -64,6 +64,17 @@ def test_a_named_file_that_is_excluded_gets_one_note(tmp_path: Path) -> None:
     ]
 
 
+def test_a_named_file_that_is_checked_gets_no_note(tmp_path: Path) -> None:
+    """Named as the walk keeps it, by an absolute path, or through a link: no note."""
+    root = project(tmp_path)
+    target = root / "minilight" / "utilities" / "fetching.py"
+    (root / "named_link.py").symlink_to(target)
+    for named in ("minilight/utilities/fetching.py", str(target), "minilight/../named_link.py"):
+        done = run_cli("check", "--no-cache", named, cwd=root)
+        assert done.returncode == 1, done.stderr  # its LL101
+        assert not [line for line in done.stderr.splitlines() if line.startswith("note:")]
+
+
 def test_show_settings_and_files(tmp_path: Path) -> None:
     root = project(tmp_path, 'select = ["LL1"]\nmin-severity = "info"\n')
     done = run_cli("check", "--show-settings", ".", cwd=root)

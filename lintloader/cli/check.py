@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -274,22 +274,23 @@ def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:
     """One note for each file named on the command line that the walk excluded (the
     configuration's ``exclude``, ``.gitignore`` or a default exclude): it was not checked."""
     named = [target for target in targets if os.path.isfile(target)]
-    if not named:
-        return
-    indexed = {os.path.abspath(file.path) for file in result.files}  # no system call a file
-    unseen = [target for target in named if os.path.abspath(target) not in indexed]
-    if unseen:  # named through a link, or excluded: only then resolve every path (slow)
-        indexed = {os.path.realpath(file.path) for file in result.files}
+    unseen = _not_scanned(named, result, lambda path: path)  # as named: the walk keeps it so
+    unseen = _not_scanned(unseen, result, os.path.abspath)  # no system call a file
+    unseen = _not_scanned(unseen, result, os.path.realpath)  # through links: slow, so last
     for target in unseen:
-        if os.path.realpath(target) not in indexed:
-            shown = (
-                os.path.relpath(target) if not os.path.relpath(target).startswith("..") else target
-            )
-            click.echo(
-                f"note: {shown} is excluded (exclude, .gitignore or a default exclude); "
-                "not checked",
-                err=True,
-            )
+        shown = os.path.relpath(target) if not os.path.relpath(target).startswith("..") else target
+        click.echo(
+            f"note: {shown} is excluded (exclude, .gitignore or a default exclude); not checked",
+            err=True,
+        )
+
+
+def _not_scanned(targets: list[str], result: CheckResult, key: Callable[[str], str]) -> list[str]:
+    """The ``targets`` no scanned file matches under ``key`` (a form of a path)."""
+    if not targets:
+        return []
+    scanned = {key(file.path) for file in result.files}
+    return [target for target in targets if key(target) not in scanned]
 
 
 def config_source(options: CheckOptions) -> str | None:
