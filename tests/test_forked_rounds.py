@@ -3,7 +3,9 @@ same answers as one process, and a failing child's shard redone by the parent.""
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import shutil
 import sys
 from pathlib import Path
@@ -23,11 +25,35 @@ from lintloader.workers.forked import can_fork, map_forked
 from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
+AS_JSON = (lambda value: json.dumps(value).encode(), json.loads)  # what the children send
+
+
+@needs_fork
+def test_a_payload_the_parent_refuses_is_redone_here(tmp_path: Path) -> None:
+    """A child's bytes that ``load`` refuses (here a pickle that would create a file) are
+    never run: the shard runs again in the parent."""
+    parent = os.getpid()
+    planted = tmp_path / "planted"
+
+    class Plant:
+        def __reduce__(self) -> tuple[object, tuple[str, str]]:
+            return (open, (str(planted), "w"))
+
+    def dump(value: object) -> bytes:
+        if os.getpid() == parent:
+            return json.dumps(value).encode()
+        return pickle.dumps(Plant())
+
+    results = map_forked(lambda shard: [os.getpid(), *shard], [[1], [2], [3]], dump, json.loads)
+    assert results == [[parent, 1], [parent, 2], [parent, 3]]
+    assert not planted.exists()
 
 
 @needs_fork
 def test_shards_run_in_other_processes_and_come_back_in_order() -> None:
-    results = map_forked(lambda shard: (os.getpid(), [n * n for n in shard]), [[1, 2], [3], [4]])
+    results = map_forked(
+        lambda shard: (os.getpid(), [n * n for n in shard]), [[1, 2], [3], [4]], *AS_JSON
+    )
     assert [squares for _, squares in results] == [[1, 4], [9], [16]]
     pids = [pid for pid, _ in results]
     assert pids[0] == os.getpid() and len(set(pids)) == 3
@@ -44,13 +70,13 @@ def test_a_failing_child_shard_is_redone_here() -> None:
             os._exit(9)  # killed mid-way, nothing sent
         return [n + 1 for n in shard]
 
-    assert map_forked(work, [[1], [2], [3]]) == [[2], [3], [4]]
+    assert map_forked(work, [[1], [2], [3]], *AS_JSON) == [[2], [3], [4]]
 
 
 @needs_fork
 def test_a_child_writes_nothing_to_the_parents_streams(capfd: pytest.CaptureFixture[str]) -> None:
     sys.stdout.write("buffered before the fork")  # a child that flushed would repeat this
-    map_forked(lambda shard: shard, [[1], [2], [3]])
+    map_forked(lambda shard: shard, [[1], [2], [3]], *AS_JSON)
     sys.stdout.flush()
     assert capfd.readouterr().out == "buffered before the fork"
 
@@ -128,7 +154,7 @@ def test_no_fork_while_another_thread_runs() -> None:
     other.start()
     try:
         assert not can_fork()
-        results = map_forked(lambda shard: os.getpid(), [[1], [2]])
+        results = map_forked(lambda shard: os.getpid(), [[1], [2]], *AS_JSON)
         assert results == [os.getpid(), os.getpid()]  # every shard ran here
     finally:
         release.set()

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 
+from lintloader.cache import codec
 from lintloader.cache.summaries import SummaryCache
 from lintloader.limits import size_problem
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
-from lintloader.select.parse import summarize_files
+from lintloader.select.parse import at_path, summarize_files
 from lintloader.select.query import GroupQuery, chosen_by
 from lintloader.summary.model import FileSummary
 from lintloader.workers.forked import can_fork, map_forked
@@ -36,14 +38,55 @@ CHUNK_FILES = 256
 
 @dataclass
 class ShardResult:
-    """What a child sends back for its shard."""
+    """What a child sends back for its shard (as codec data): the summaries, each copy of a
+    module (same bytes, same name: parsed once) as the path of the summary it shares."""
 
     summaries: dict[str, FileSummary]
     answers: list[tuple[int, int, int, str]]  # SourceSet.token_answers of the shard
     table_size: int  # the child's token table, to check its bits mean the same tokens
     parsed: int = 0
     cached: int = 0
-    used: set[str] = field(default_factory=set)  # summary cache keys read or written
+    used: frozenset[str] = frozenset()  # summary cache keys read or written
+    copies: tuple[tuple[str, str], ...] = ()  # (a copy's path, the path it shares a summary of)
+
+    def shared(self) -> dict[str, FileSummary]:
+        """Every summary of the shard, copies sharing what their first was parsed into."""
+        found = dict(self.summaries)
+        found.update((path, at_path(self.summaries[first], path)) for path, first in self.copies)
+        return found
+
+
+SHARD_KIND = "shard result"  # what a forked child sends back: data, never a pickle
+
+
+def dump_shard(result: ShardResult) -> bytes:
+    return codec.dumps(SHARD_KIND, ShardResult, result)
+
+
+def load_shard(data: bytes) -> ShardResult:
+    """A child's result; :class:`codec.Invalid` (the shard is redone here) unless every copy
+    names a summary it sent."""
+    result: ShardResult = codec.loads(SHARD_KIND, ShardResult, data)
+    if not all(first in result.summaries for _, first in result.copies):
+        raise codec.Invalid("a copy of a summary that was not sent")
+    return result
+
+
+def without_copies(
+    summaries: dict[str, FileSummary],
+) -> tuple[dict[str, FileSummary], tuple[tuple[str, str], ...]]:
+    """The summaries that are no copy, and each copy as (its path, its first's path): a copy
+    shares its first's functions (``parse.at_path``), and the codec would write them twice."""
+    firsts: dict[int, str] = {}
+    unique: dict[str, FileSummary] = {}
+    copies: list[tuple[str, str]] = []
+    for path, summary in summaries.items():
+        first = firsts.setdefault(id(summary.functions), path)
+        if first == path:
+            unique[path] = summary
+        else:
+            copies.append((path, first))
+    return unique, tuple(copies)
 
 
 @dataclass
@@ -80,12 +123,13 @@ class RoundTaker:
                 file
             )
         found: dict[str, FileSummary] = {}
-        for result in map_forked(lambda shard: self._shard(shard, query, modules), shards):
+        work = partial(self._shard, query=query, modules=modules)
+        for result in map_forked(work, shards, dump_shard, load_shard):
             self.sources.learn(result.answers, result.table_size)
             self.stats.count(parsed=result.parsed, cached=result.cached)
             if self.cache is not None:
                 self.cache.used |= result.used
-            found.update(result.summaries)
+            found.update(result.shared())
         return found
 
     def _worth_sharding(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
@@ -108,7 +152,9 @@ class RoundTaker:
         used = (self.cache.used - used_before) if self.cache is not None else set()
         answers = self.sources.token_answers(f.path for f in shard)
         table_size = len(self.sources.index.tokens)
-        return ShardResult(summaries, answers, table_size, stats.parsed, stats.cached, used)
+        unique, copies = without_copies(summaries)
+        counts = stats.parsed, stats.cached
+        return ShardResult(unique, answers, table_size, *counts, frozenset(used), copies)
 
     def _choose(
         self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]

@@ -1,4 +1,4 @@
-"""Run one function over shards of work in forked child processes, results pickled back.
+"""Run one function over shards of work in forked child processes, results sent back as data.
 
 A cold scan of a whole site-packages spends most of its time in two loops over files whose
 bytes the parent already holds: searching them for tokens and summarizing the ones that match.
@@ -12,18 +12,21 @@ and no ``atexit`` handler of the parent runs twice. A child that fails, is kille
 something unreadable is not trusted: its shard is run again in the parent. A child whose
 parent is killed dies with it (:mod:`lintloader.workers.parent_death`); if the parent is interrupted
 (Ctrl-C), the children still running are killed and reaped before it goes on.
+
+A result comes back through a pipe as the bytes the caller's ``dump`` made of it, and ``load``
+rebuilds it (the select rounds use the cache's data codec): nothing read back can run code, as
+a pickle could, and a payload ``load`` refuses is a failed child like any other.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from lintloader.workers.parent_death import die_with_parent
 from lintloader.workers.process_group import interrupts_held
@@ -38,8 +41,15 @@ def can_fork() -> bool:
     return sys.platform == "linux" and hasattr(os, "fork") and threading.active_count() == 1
 
 
-def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> list[Result]:
-    """``[function(shard) for shard in shards]``, the shards after the first in children."""
+Dump = Callable[[Any], bytes]
+Load = Callable[[bytes], Any]
+
+
+def map_forked(
+    function: Callable[[Shard], Result], shards: Sequence[Shard], dump: Dump, load: Load
+) -> list[Result]:
+    """``[function(shard) for shard in shards]``, the shards after the first in children, whose
+    results come back as ``dump(result)`` and are rebuilt with ``load``."""
     if len(shards) < 2 or not can_fork():
         return [function(shard) for shard in shards]
     children: list[tuple[int, int]] = []
@@ -47,10 +57,10 @@ def map_forked(function: Callable[[Shard], Result], shards: Sequence[Shard]) -> 
     try:
         for shard in shards[1:]:
             with interrupts_held() as mask:  # a Ctrl-C held back arrives once it is listed
-                children.append(_start(function, shard, mask))
+                children.append(_start(function, shard, mask, dump))
         results = [function(shards[0])]
         for (pid, read_end), shard in zip(children, shards[1:], strict=True):
-            result: tuple[Result] | None = _collect(pid, read_end)
+            result: tuple[Result] | None = _collect(pid, read_end, load)
             collected += 1
             results.append(function(shard) if result is None else result[0])
     except BaseException:  # KeyboardInterrupt above all: leave no child behind
@@ -74,7 +84,7 @@ def _stop(children: Sequence[tuple[int, int]]) -> None:
 
 
 def _start(
-    function: Callable[[Shard], Result], shard: Shard, mask: set[int | signal.Signals]
+    function: Callable[[Shard], Result], shard: Shard, mask: set[int | signal.Signals], dump: Dump
 ) -> tuple[int, int]:
     """Fork a child for ``shard``, with SIGINT held (``mask``: the mask to restore). Ctrl-C is
     the parent's to handle (it kills its children): the child ignores SIGINT before it lets
@@ -95,7 +105,7 @@ def _start(
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             die_with_parent(parent)
             os.close(read_end)
-            payload = pickle.dumps(function(shard), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = dump(function(shard))
             view = memoryview(payload)
             while view:
                 view = view[os.write(write_end, view) :]
@@ -108,7 +118,7 @@ def _start(
     return pid, read_end
 
 
-def _collect(pid: int, read_end: int) -> tuple[Result] | None:
+def _collect(pid: int, read_end: int, load: Load) -> tuple[Result] | None:
     """The child's result (in a 1-tuple, as None is a result too), or None if it failed."""
     if pid < 0:
         return None
@@ -122,6 +132,6 @@ def _collect(pid: int, read_end: int) -> tuple[Result] | None:
     if os.waitstatus_to_exitcode(status) != 0:
         return None
     try:
-        return (pickle.loads(b"".join(chunks)),)
-    except Exception:  # a truncated or corrupt payload: redo the shard
+        return (load(b"".join(chunks)),)
+    except Exception:  # a truncated, corrupt or refused payload: redo the shard
         return None
