@@ -206,8 +206,10 @@ def check(
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     """``--add-noqa``: write the comments; exit 0, or 2 when a file could not be written."""
+    from functools import partial
+
     from lintloader.fixers.add_noqa import CannotComment, file_with_noqa
-    from lintloader.fixers.writer import Roots, WriteError, atomic_write, why_not_writable
+    from lintloader.fixers.writer import Roots, WriteError, rewrite_scanned
     from lintloader.scan.escape import printable
 
     paths = {file.display: file.path for file in result.files}
@@ -220,14 +222,9 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
     for display, lines in sorted(by_file.items()):
         path = paths[display]
         try:
-            problem = why_not_writable(path, allowed, allow_installed=False)
-            if problem:
-                raise WriteError(problem)
-            with open(path, "rb") as handle:
-                source = handle.read()
-            edited, count = file_with_noqa(path, source, lines)
-            atomic_write(path, edited)
-            added += count
+            added += rewrite_scanned(
+                path, allowed, partial(file_with_noqa, path, codes_by_line=lines)
+            )
         except (OSError, WriteError, CannotComment) as exc:
             failed += 1
             click.echo(f"lintloader: error: {display}: {printable(str(exc))}", err=True)

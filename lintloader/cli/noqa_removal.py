@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 import click
 
@@ -14,7 +15,7 @@ from lintloader.suppress.unused_noqa import CODE, STALE_CODES, without_unused
 
 def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult:
     """The result without the LL001 findings whose comments were rewritten."""
-    from lintloader.fixers.writer import Roots, WriteError, atomic_write, why_not_writable
+    from lintloader.fixers.writer import Roots, WriteError, rewrite_scanned
 
     paths = {file.display: file.path for file in result.files}
     by_file: dict[str, list[tuple[int, list[str]]]] = {}
@@ -25,19 +26,8 @@ def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult
             by_file.setdefault(finding.path, []).append((finding.line, codes))
     allowed, removed, done = Roots.of(roots), 0, set()
     for display, edits in sorted(by_file.items()):
-        path = paths[display]
         try:
-            problem = why_not_writable(path, allowed, allow_installed=False)
-            if problem:
-                raise WriteError(problem)
-            with open(path, "rb") as handle:
-                lines = handle.read().decode("utf-8", "surrogateescape").splitlines(keepends=True)
-            for line, codes in edits:
-                text = lines[line - 1]
-                ending = text[len(text.rstrip("\r\n")) :]
-                lines[line - 1] = without_unused(text.rstrip("\r\n"), codes) + ending
-            atomic_write(path, "".join(lines).encode("utf-8", "surrogateescape"))
-            removed += len(edits)
+            removed += rewrite_scanned(paths[display], allowed, partial(_removed, edits=edits))
             done.add(display)
         except (OSError, WriteError) as exc:
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
@@ -45,3 +35,14 @@ def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult
         click.echo(f"Removed {removed} unused noqa directive{'s' * (removed != 1)}.", err=True)
     kept = [f for f in result.findings if not (f.code == CODE and f.path in done)]
     return replace(result, findings=kept)
+
+
+def _removed(data: bytes, edits: list[tuple[int, list[str]]]) -> tuple[bytes, int]:
+    """``data`` with the unused ``codes`` taken out of the ``# noqa`` on each edit's line, and
+    how many comments were edited."""
+    lines = data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    for line, codes in edits:
+        text = lines[line - 1]
+        ending = text[len(text.rstrip("\r\n")) :]
+        lines[line - 1] = without_unused(text.rstrip("\r\n"), codes) + ending
+    return "".join(lines).encode("utf-8", "surrogateescape"), len(edits)

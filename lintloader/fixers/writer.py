@@ -19,12 +19,15 @@ import os
 import stat
 import tempfile
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from lintloader.fixers.edit.parsing import reparse_ok
 
 INSTALLED_MARKERS = ("site-packages", "dist-packages")
+
+Count = TypeVar("Count")
 
 
 class WriteError(Exception):
@@ -141,6 +144,20 @@ def atomic_write(
     except WriteError:
         _unlink_quietly(temp)
         raise
+
+
+def rewrite_scanned(path: str, roots: Roots, edit: Callable[[bytes], tuple[bytes, Count]]) -> Count:
+    """Replace a scanned file (never an installed one) with what ``edit`` makes of its bytes,
+    atomically, and return what ``edit`` counted (``check --add-noqa``, and ``check --fix``
+    taking unused codes out of ``# noqa``); :class:`WriteError` when it may not be written,
+    ``OSError`` when it cannot be read."""
+    problem = why_not_writable(path, roots, allow_installed=False)
+    if problem:
+        raise WriteError(problem)
+    with open(path, "rb") as handle:
+        edited, counted = edit(handle.read())
+    atomic_write(path, edited)
+    return counted
 
 
 def keep_owner(temp: str, info: os.stat_result) -> None:
