@@ -71,3 +71,33 @@ def test_ll001_in_sarif_has_a_rule(tmp_path: Path) -> None:
     rules = run["tool"]["driver"]["rules"]
     assert {r["ruleId"] for r in run["results"]} == {"LL001"}
     assert all(rules[r["ruleIndex"]]["id"] == "LL001" for r in run["results"])
+
+
+def test_fix_takes_unused_codes_out_of_a_notebook_cell(tmp_path: Path) -> None:
+    """A notebook's lines are its cells' (the cell mapping of fix and --add-noqa): the code is
+    taken out of the cell's source, the other cell and the JSON around it stay as they were."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("x = 1  # noqa: LL202"),
+        nbformat.v4.new_code_cell(
+            "class F:\n    def __iter__(self):\n"
+            "        self.loader._iterator = None  # noqa: LL101, LL102\n"
+            "        return iter(())\n"
+        ),
+    ]
+    path = tmp_path / "train.ipynb"
+    nbformat.write(notebook, path)
+    before = path.read_text()
+    done = run_cli("check", "--no-cache", "--extend-select", "LL001", "--fix", path.name,
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Removed 2 unused noqa directives." in done.stderr
+    after = path.read_text()
+    assert after == before.replace("  # noqa: LL202", "").replace("LL101, LL102", "LL101")
+    cells = [cell.source for cell in nbformat.read(path, as_version=4).cells]
+    assert cells[0] == "x = 1"
+    assert "self.loader._iterator = None  # noqa: LL101\n" in cells[1]
+    again = run_cli("check", "--no-cache", "--extend-select", "LL001", path.name, cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == "", again.stdout

@@ -27,7 +27,9 @@ def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult
     allowed, removed, done = Roots.of(roots), 0, set()
     for display, edits in sorted(by_file.items()):
         try:
-            removed += rewrite_scanned(paths[display], allowed, partial(_removed, edits=edits))
+            removed += rewrite_scanned(
+                paths[display], allowed, partial(_removed, paths[display], edits=edits)
+            )
             done.add(display)
         except (OSError, WriteError) as exc:
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
@@ -37,9 +39,19 @@ def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult
     return replace(result, findings=kept)
 
 
-def _removed(data: bytes, edits: list[tuple[int, list[str]]]) -> tuple[bytes, int]:
+def _removed(path: str, data: bytes, edits: list[tuple[int, list[str]]]) -> tuple[bytes, int]:
     """``data`` with the unused ``codes`` taken out of the ``# noqa`` on each edit's line, and
-    how many comments were edited."""
+    how many comments were edited. A notebook's lines are those of its cells as Python (the
+    cell mapping ``fix`` and ``--add-noqa`` use), and only the edited cells change."""
+    from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
+
+    if is_notebook(path):
+        python, count = _removed_in_python(notebook_to_python(data), edits)
+        return python_to_notebook(data, python), count
+    return _removed_in_python(data, edits)
+
+
+def _removed_in_python(data: bytes, edits: list[tuple[int, list[str]]]) -> tuple[bytes, int]:
     lines = data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     for line, codes in edits:
         text = lines[line - 1]
