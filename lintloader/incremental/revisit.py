@@ -115,7 +115,7 @@ def revisit(
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
     context = _Context(taken_by, sources, _reads_now(stored.reads, edits))
     moved: dict[str, FileSummary] = {}
-    changes = set()
+    changes: set[str] = set()
     for file, before, after in edits:
         change = _change(before, after, file, context)
         if change is None:
