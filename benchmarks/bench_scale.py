@@ -145,7 +145,7 @@ def measure_precommit(
     tool: Path, site: Path, work: Path, repeats: int, base: Path | None = None
 ) -> dict[str, object]:
     """What the pre-commit hook runs after a commit touching one file of a 5,000-file project:
-    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for seven
+    ``check --project-root=auto FILE``, warm (the commit before filled the cache), for eight
     kinds of commit, each paired with ``ruff check --no-cache FILE``:
 
     * ``outside``: a file no rule asks about (most files of a project);
@@ -153,6 +153,9 @@ def measure_precommit(
     * ``taken_shift``: a line inserted at the top of that file (every line below moves: its
       summary only moves, and no shown finding passes through it, so the stored findings
       hold; one that did would have the selection linked again and the rules run);
+    * ``taken_move``: a blank line inserted in a method on the chain, one more each commit (the
+      lines below move, those above do not: a rule may have computed with them, so the stored
+      selection is linked again and the rules run, see ``incremental/moves.py``);
     * ``taken_code``: a helper added at the end of that file (its summary says more, but
       about a function no analysis reads and no file names: see ``incremental/inert.py``);
     * ``taken_calls``: a function that calls something added at the end of that file (no
@@ -182,6 +185,7 @@ def measure_precommit(
         "taken_comment": (taken, lambda data, n: data + f"\n# commit {n}\n".encode()),
         # one more line each time: every line below moves since the commit before
         "taken_shift": (taken, lambda data, n: b"# commit\n" * (n + 1) + data),
+        "taken_move": (taken, lambda data, n: _call_before(data, CHAIN_CALL, "\n" * n)),
         "taken_code": (taken, lambda data, n: data + added.format(n).encode()),
         "taken_calls": (taken, lambda data, n: data + calling.format(n).encode()),
         "taken_chain": (taken, lambda data, n: _call_before(data, CHAIN_CALL, f"print({n})")),

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from lintloader.incremental.moves import moved_only
+from lintloader.incremental import moves
+from lintloader.incremental.moves import SHIFTED, line_moves, moved_only
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 
@@ -110,3 +111,29 @@ def test_a_function_of_lines_must_be_one_function() -> None:
     before = summary("def f():\n    a(); b()\n")
     after = summary("def f():\n    a()\n    b()\n")
     assert not moved_only(before, after)
+
+
+# Which moves keep every difference of two lines (SHIFTED) and which do not (MOVED): a rule
+# may compute with lines (a function's length), so only the first keeps the stored findings.
+SHIFTS = {
+    "a comment above everything": SHIFTED,
+    "lines removed above": SHIFTED,  # no line it records is above the class
+    "blank lines between functions": moves.MOVED,  # train moves, Fetcher does not
+    "a statement no rule records": moves.MOVED,  # inside __iter__: the function grows
+    "a comment inside a loop body": moves.MOVED,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHIFTS))
+def test_one_offset_for_every_line_is_a_shift(name: str) -> None:
+    assert line_moves(summary(SOURCE), summary(MOVED[name])) == SHIFTS[name]
+
+
+def test_the_placeholder_lines_of_a_file_do_not_stop_a_shift() -> None:
+    """The module scope and a parsed file's error line hold 1 wherever the file starts."""
+    before = summary(SOURCE)
+    assert (before.functions["<module>"].line, before.error_line) == (1, 1)
+    assert line_moves(before, summary("\n\n" + SOURCE)) == SHIFTED
+    assert line_moves(before, before) == SHIFTED  # by nothing
+    broken = summary("def f(:\n"), summary("\ndef f(:\n")
+    assert line_moves(*broken) == SHIFTED  # where the error is: a place, and it moved

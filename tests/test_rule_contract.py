@@ -1,11 +1,13 @@
 """What replaying a stored run relies on from every rule (``incremental/revisit.py``), checked on
 every fixture tree through the CLI, so that a new rule with its fixtures is checked too:
 
-* a rule never computes with a line: lines moved in a file move its findings' lines and change
-  nothing else (no finding appears, none goes, no other file's finding changes);
+* every line of a file moved by one offset (a new first line) moves its findings' lines and
+  changes nothing else (no finding appears, none goes, no other file's finding changes): a rule
+  may compare lines or compute their differences (other moves run the rules again,
+  ``incremental/moves.py``), not test a line's own number;
 * a message quotes a line (``path:line``; ``(line N)`` of the finding's own file) only of a
-  file the finding is in or its chain passes through, so a finding that does not pass through
-  a file shows none of its lines;
+  file the finding is in or its chain passes through (revisit also runs the rules again when a
+  message names a moved file, but a ``(line N)`` names none);
 * a function that calls nothing, resets nothing, loops over nothing and is named nowhere else
   (``incremental/inert.py``) changes no finding, whatever its name;
 * nothing in ``analysis/`` or ``rules/`` reads a function's calls but through the program's

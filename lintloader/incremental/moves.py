@@ -8,7 +8,14 @@ positions only with each other, within one file (is this call inside that loop's
 that early return?); they never do arithmetic on a line. So when one strictly increasing map
 takes every old line number to the new one, every such comparison answers as before, and the
 selection asks and takes what it did before (``incremental/revisit.py`` relies on this). The rules
-still run again: their findings print the new lines.
+still run again: their findings print the new lines, and a rule may compute with lines (a
+function's length).
+
+When the map moves every line by one offset (:data:`SHIFTED`: lines inserted or removed above
+everything the summary records, as a new first line does), even a difference of two lines of the
+file answers as before: only a finding that shows a line of the file can change, so revisit
+keeps the stored findings when none does. Any other map (:data:`MOVED`) changes differences
+(a line inserted inside a function lengthens it): the rules run again.
 
 Fields are recognized by name. A position field not named in :data:`LINE_FIELDS` (or a column)
 must be equal, which only ever makes the comparison stricter.
@@ -25,6 +32,14 @@ LINE_FIELDS = frozenset(
 )
 LINE_COLUMN_FIELDS = frozenset({"header_end"})  # (line, column) pairs
 LINE_KEYED_FIELDS = frozenset({"noqa"})  # dicts keyed by line number
+# Line fields that hold 1 as a placeholder, not as a place: those of the module scope (a
+# FunctionSummary of kind "module", which starts and ends nowhere) and a parsed file's error line
+MODULE_SCOPE_FIELDS = frozenset({"line", "end_line"})
+PARSED_FILE_FIELDS = frozenset({"error_line"})
+
+
+# How a summary's lines moved (line_moves): every line by one offset; by another increasing map.
+SHIFTED, MOVED = "shifted", "moved"
 
 
 class _Differs(Exception):
@@ -34,12 +49,21 @@ class _Differs(Exception):
 def moved_only(before: object, after: object) -> bool:
     """Whether ``after`` equals ``before`` once each line number of ``before`` is replaced by
     the image of one strictly increasing map (with 0 kept for 0)."""
+    return line_moves(before, after) is not None
+
+
+def line_moves(before: object, after: object) -> str | None:
+    """:data:`SHIFTED` when ``after`` equals ``before`` with every (nonzero) line number moved
+    by one offset (by none, when they are equal), :data:`MOVED` when by another strictly
+    increasing map; None when they differ in more."""
     pairs: list[tuple[int, int]] = []
     try:
         _walk(before, after, pairs)
     except _Differs:
-        return False
-    return _increasing(pairs)
+        return None
+    if not _increasing(pairs):
+        return None
+    return SHIFTED if len({new - old for old, new in pairs if old}) <= 1 else MOVED
 
 
 def _walk(before: object, after: object, pairs: list[tuple[int, int]]) -> None:
@@ -47,8 +71,13 @@ def _walk(before: object, after: object, pairs: list[tuple[int, int]]) -> None:
         raise _Differs
     fields = getattr(before, "__dataclass_fields__", None)  # dataclasses.fields(), cheaply
     if fields is not None:
+        placeholders = _placeholders(before)
         for name in fields:
-            _field(name, getattr(before, name), getattr(after, name), pairs)
+            old, new = getattr(before, name), getattr(after, name)
+            if name in placeholders:
+                _walk(old, new, pairs)  # a 1 that is no place: equal, moved by nothing
+            else:
+                _field(name, old, new, pairs)
     elif isinstance(before, tuple) and hasattr(before, "_fields"):  # a NamedTuple record
         assert isinstance(after, tuple)
         for name, old, new in zip(before._fields, before, after, strict=True):
@@ -63,6 +92,15 @@ def _walk(before: object, after: object, pairs: list[tuple[int, int]]) -> None:
             _walk(value, after[key], pairs)
     elif before != after:  # str, int, bool, None, frozensets of names
         raise _Differs
+
+
+def _placeholders(record: object) -> frozenset[str]:
+    """The fields of ``record`` that hold a placeholder line (see :data:`MODULE_SCOPE_FIELDS`)."""
+    if getattr(record, "kind", None) == "module":
+        return MODULE_SCOPE_FIELDS
+    if getattr(record, "error", True) is None:  # a FileSummary that parsed
+        return PARSED_FILE_FIELDS
+    return frozenset()
 
 
 def _field(name: str, before: object, after: object, pairs: list[tuple[int, int]]) -> None:

@@ -17,18 +17,19 @@ selection, linking and analysis.
 
 A taken file whose summary differs only in its line numbers (lines inserted or removed around
 what it records, see ``incremental/moves.py``) leaves every round's question and answer as they
-were, so the selection still holds. Neither does a rule compute with a line: it compares two
-lines of one file, or prints one in a finding whose place or chain holds it. So when no stored
-finding is in such a file or passes through it, the stored findings hold as they are; when one
-does, the stored trail's files are linked again and the rules run, without a demand round (the
-findings print the new lines). Calls the stored run's analysis (its rounds and its rules)
-cannot have seen are set aside like inert functions (``incremental/reads.py``): those of
-functions whose calls it never read, none of them bearing a name it looked the callers of up,
-and in the others, calls that bear no such name, link nowhere (no scanned function or class
-bears their name) and are of no kind it read as written (``print(x)`` next to a reset on the
-chain). Anything else (no file or more than :data:`MAX_CHANGED` files changed, one answers
-differently, its summary differs in more than that, a stored summary is gone) means: analyze
-as usual.
+were, so the selection still holds; the stored trail's files are linked again and the rules run,
+without a demand round (the findings print the new lines). When every line of the file moved by
+one offset (a new first line), no difference of two of its lines changed either, so only a
+finding that shows one of its lines can change: when no stored finding is in the file, passes
+through it or names it in its message, the stored findings hold as they are.
+
+Calls the stored run's analysis (its rounds and its rules) cannot have seen are set aside like
+inert functions (``incremental/reads.py``): those of functions whose calls it never read, none
+of them bearing a name it looked the callers of up, and in the others, calls that bear no such
+name, link nowhere (no scanned function or class bears their name) and are of no kind it read
+as written (``print(x)`` next to a reset on the chain). Anything else (no file or more than
+:data:`MAX_CHANGED` files changed, one answers differently, its summary differs in more than
+that, a stored summary is gone) means: analyze as usual.
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.incremental.moves import moved_only
+from lintloader.incremental.moves import MOVED, line_moves
 from lintloader.incremental.reads import DemandReads, stored_reads, unread_view
 from lintloader.incremental.replay import Replay
 from lintloader.link.linkable import defined_names
@@ -54,9 +56,10 @@ if TYPE_CHECKING:
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
 MAX_CHANGED = 32
 PYTHON_SUFFIXES = (".py", ".pyi")
-# How a taken file's summary changed (see _change): the stored findings hold; only its lines
-# moved (the stored selection holds; the stored findings too unless one passes through it).
-SAME, MOVED = "same", "moved"
+# How a taken file's summary changed (see _change): the stored findings hold; else only its
+# lines moved (the stored selection holds), by one offset (SHIFTED: the stored findings too,
+# unless one shows the file) or otherwise (MOVED: the rules run again). incremental/moves.py
+SAME = "same"
 
 Summarize = Callable[[SourceFile], "FileSummary"]
 
@@ -112,15 +115,17 @@ def revisit(
         keys.add(cache.key(digests[file.path], file.module, file.is_package))
     context = _Context(taken_by, sources, _reads_now(stored.reads, edits))
     moved: dict[str, FileSummary] = {}
+    changes: set[str] = set()
     for file, before, after in edits:
         change = _change(before, after, file, context)
         if change is None:
             return None
-        if change is MOVED:
+        changes.add(change)
+        if change is not SAME:
             moved[file.path] = after
     shown = {f.display for f in changed if f.path in moved}
-    if moved and not _quoting(stored.findings, shown):
-        moved = {}  # no finding shows a line of a moved file: the stored ones hold as they are
+    if MOVED not in changes and not _quoting(stored.findings, shown):
+        moved = {}  # each moved file shifted, and no finding shows it: the stored ones hold
     return Revisited(tuple(digests.items()), frozenset(keys), moved, context.reads)
 
 
@@ -139,11 +144,13 @@ def _reads_now(
 
 
 def _quoting(findings: Iterable[Finding], displays: set[str]) -> bool:
-    """Whether a finding is in, or its chain passes through, a file of ``displays`` (a rule
-    quotes a place in its message only if the finding's place or chain holds it)."""
+    """Whether a finding is in a file of ``displays``, its chain passes through one, or its
+    message names one (by its file name: ``path:line`` quotes one of its lines)."""
+    names = {PurePath(display).name for display in displays}
     return any(
         finding.path in displays
         or any(hop.path in displays for hop in (*finding.chain, *finding.also))
+        or any(name in finding.message for name in names)
         for finding in findings
     )
 
@@ -161,8 +168,8 @@ def _change(
 ) -> str | None:
     """How ``file``'s summary changed: :data:`SAME` for nothing an analysis reads (nothing,
     inert functions, see ``incremental/inert.py``, or calls the stored run's analysis did not
-    read, see ``incremental/reads.py``), :data:`MOVED` for lines moved too; None for
-    more."""
+    read, see ``incremental/reads.py``), ``SHIFTED`` or ``MOVED`` for lines moved too
+    (``incremental/moves.py``); None for more."""
     if before == after:
         return SAME
     change = _compared(before, after, file, context)
@@ -177,7 +184,8 @@ def _change(
 def _compared(
     before: FileSummary, after: FileSummary, file: SourceFile, context: _Context
 ) -> str | None:
-    """:data:`SAME` or :data:`MOVED` once the inert functions are set aside; None for more."""
+    """:data:`SAME`, ``SHIFTED`` or ``MOVED`` once the inert functions are set aside; None
+    for more."""
     from lintloader.incremental.inert import edited_inert, without
 
     edited = edited_inert(before, after)
@@ -186,7 +194,7 @@ def _compared(
     before, after = without(before, edited), without(after, edited)
     if before == after:
         return SAME
-    return MOVED if moved_only(before, after) else None
+    return line_moves(before, after)
 
 
 def _unnamed(
