@@ -4,9 +4,10 @@ with the editor's unsaved buffers read instead of the files on disk.
 The preparation is ``check``'s (the nearest ``[tool.lintloader]``, its excludes, the summary
 cache, the same discovery), so the editor shows the findings the command prints, noqa and
 per-file ignores included. Unsaved buffers go in as ``CheckOptions.sources``, the engine's way
-of reading bytes instead of a file (``fix`` hands its edited sources in the same way); a run
-without any is replayed from the cache when nothing changed, and a run with some parses only
-the buffers whose bytes the summary cache does not know.
+of reading bytes instead of a file (``fix`` hands its edited sources in the same way), keyed by
+their digest like files: a run is replayed from the cache when nothing changed, and after an
+edit of a few files (saved or not) the stored run is revisited (``incremental/revisit.py``),
+so an edit costs a byte search and a parse of the edited buffer, not a new analysis.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def analyze(root: str, buffers: Mapping[str, bytes], settings: Settings) -> Anal
     discovery = discover_paths((root,), config.exclude, cache_dir=cache)
     known = {f.path for f in discovery.files}
     sources = {path: data for path, data in buffers.items() if path in known}
-    options = CheckOptions(config=config, jobs=settings.jobs, cache_dir=cache, sources=sources)
-    result = run_check(discovery, replace(options, replay=not sources))
+    options = CheckOptions(
+        config=config, jobs=settings.jobs, cache_dir=cache, sources=sources, replay_sources=True
+    )
+    result = run_check(discovery, replace(options, replay=True))
     analysis = Analysis(root, discovery, options, result)
     analysis.by_path = findings_by_path(analysis)
     return analysis
