@@ -68,8 +68,10 @@ def _opened(session: Session, uri: str) -> None:
     if path is None or not path.endswith(".py"):
         return
     project = session.projects.of(path)
-    if project.analysis is None or session.buffers_differ(project, path):
+    if session.buffers_differ(project, path):
         session.changed([path])
+    elif project.analysis is None:  # the first analysis (under way, or to start) reads it
+        session.start()
     else:
         session.publish(project, [path])
 
