@@ -21,7 +21,7 @@ from lintloader.cache.files import cache_problem, default_cache_dir
 from lintloader.config import Config, ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
-from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
+from lintloader.scan.model import Discovery
 from lintloader.scan.paths import discover_paths
 
 
@@ -104,11 +104,9 @@ def linked(analysis: Analysis) -> Analysis:
 
 
 def findings_by_path(analysis: Analysis) -> dict[str, tuple[Finding, ...]]:
-    """The findings of each Python file (a notebook's are placed in its converted code, which
-    an editor does not show: left out)."""
+    """The findings of each file (a notebook's placed in its Python source, which
+    ``notebooks.py`` places in its cells)."""
     found: dict[str, list[Finding]] = {}
     for finding in analysis.result.findings:
-        path = analysis.path_of(finding.path)
-        if not path.endswith(NOTEBOOK_SUFFIX):
-            found.setdefault(path, []).append(finding)
+        found.setdefault(analysis.path_of(finding.path), []).append(finding)
     return {path: tuple(findings) for path, findings in found.items()}

@@ -14,16 +14,17 @@ from pygls.lsp.server import LanguageServer
 
 from lintloader import __version__
 from lintloader.fixers.catalog import fix_kind
-from lintloader.integrations.lsp import actions, hover
+from lintloader.integrations.lsp import actions, hover, notebooks
 from lintloader.integrations.lsp.analysis import Settings
-from lintloader.integrations.lsp.diagnostics import SOURCE, uri_of
+from lintloader.integrations.lsp.diagnostics import SOURCE
 from lintloader.integrations.lsp.session import Session, path_of_uri
+from lintloader.integrations.lsp.workspace import EDITED
 
-WATCHED = ("**/pyproject.toml", "**/*.py")
+WATCHED = ("**/pyproject.toml", "**/*.py", "**/*.ipynb")
 
 
 def build_server(settings: Settings) -> LanguageServer:
-    server = LanguageServer("lintloader", __version__)
+    server = LanguageServer("lintloader", __version__, notebook_document_sync=notebooks.SYNC)
     session = Session(server, settings)
     _documents(server, session)
     _diagnostics(server, session)
@@ -58,6 +59,22 @@ def _documents(server: LanguageServer, session: Session) -> None:
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         _edited(session, params.text_document.uri)  # its file, not the buffer, counts now
 
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_opened(params: types.DidOpenNotebookDocumentParams) -> None:
+        _opened(session, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_changed(params: types.DidChangeNotebookDocumentParams) -> None:
+        _edited(session, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_saved(params: types.DidSaveNotebookDocumentParams) -> None:
+        _edited(session, params.notebook_document.uri, saved=True)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_closed(params: types.DidCloseNotebookDocumentParams) -> None:
+        _edited(session, params.notebook_document.uri)
+
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(params: types.DidChangeWatchedFilesParams) -> None:
         session.changed([p for c in params.changes if (p := path_of_uri(c.uri))])
@@ -65,7 +82,7 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
 def _opened(session: Session, uri: str) -> None:
     path = path_of_uri(uri)
-    if path is None or not path.endswith(".py"):
+    if path is None or not path.endswith(EDITED):
         return
     project = session.projects.of(path)
     if session.buffers_differ(project, path):
@@ -78,7 +95,7 @@ def _opened(session: Session, uri: str) -> None:
 
 def _edited(session: Session, uri: str, saved: bool = False) -> None:
     path = path_of_uri(uri)
-    if path is not None and (path.endswith(".py") or (saved and path.endswith(".toml"))):
+    if path is not None and (path.endswith(EDITED) or (saved and path.endswith(".toml"))):
         session.projects.of(path)
         session.changed([path])
 
@@ -111,12 +128,7 @@ def _diagnostics(server: LanguageServer, session: Session) -> None:
     async def document(
         params: types.DocumentDiagnosticParams,
     ) -> types.RelatedFullDocumentDiagnosticReport:
-        found = await session.findings_of(params.text_document.uri)
-        items: list[types.Diagnostic] = []
-        if found is not None:
-            project, path, findings = found
-            if project.analysis is not None:
-                items = session.converter(project.analysis).diagnostics(path, findings)
+        items = await session.diagnostics_of(params.text_document.uri)
         return types.RelatedFullDocumentDiagnosticReport(items=items)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
@@ -124,16 +136,13 @@ def _diagnostics(server: LanguageServer, session: Session) -> None:
         reports: list[types.WorkspaceDocumentDiagnosticReport] = []
         for project in list(session.projects.projects.values()):
             await session.settled(project)
-            if project.analysis is None:
-                continue
-            converter = session.converter(project.analysis)
             for path in sorted(project.ever_shown):  # a path cleared since: reported empty
-                items = converter.diagnostics(path, project.findings(path))
-                reports.append(
-                    types.WorkspaceFullDocumentDiagnosticReport(
-                        uri=uri_of(path), items=items, version=None
+                for uri, items in session.placed(project, path).items():
+                    reports.append(
+                        types.WorkspaceFullDocumentDiagnosticReport(
+                            uri=uri, items=items, version=None
+                        )
                     )
-                )
         return types.WorkspaceDiagnosticReport(items=reports)
 
 

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 
 from lintloader.findings import Finding
 from lintloader.integrations.lsp.analysis import Analysis
+from lintloader.integrations.lsp.notebooks import notebook_code
 from lintloader.integrations.project import find_project_root
-from lintloader.scan.reading import read_file
+from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.scan.reading import read_file, read_source
 
 Shown = dict[str, tuple[Finding, ...]]  # path -> the findings last shown for it
+EDITED = (".py", NOTEBOOK_SUFFIX)  # the files whose open buffers the analysis reads
 
 
 @dataclass
@@ -76,24 +79,29 @@ class Projects:
 
 
 def buffers(project: Project, texts: Mapping[str, str]) -> dict[str, bytes]:
-    """The open Python files of ``project`` whose text is not what is on disk (path -> bytes).
+    """The open Python files and notebooks of ``project`` whose text is not what is on disk
+    (path -> the bytes the engine reads: a notebook's code cells, see ``notebooks.py``).
     Buffers equal to the files are left out, so that an analysis of saved files replays."""
     found = {}
     for path, text in texts.items():
-        if path.endswith(".py") and project.covers(path):
+        if path.endswith(EDITED) and project.covers(path):
             data = text.encode("utf-8", "surrogateescape")
-            if data != _on_disk(path):
-                found[path] = data
+            # the engine reads a notebook's code cells (none: not readable now, disk's read)
+            code = notebook_code(data) if path.endswith(NOTEBOOK_SUFFIX) else data
+            if code is not None and code != on_disk(path, read_source):
+                found[path] = code
     return found
 
 
-def _on_disk(path: str) -> bytes | None:
+def on_disk(path: str, read: Callable[[str], bytes | None] = read_file) -> bytes | None:
+    """A file's bytes on disk (``read``: read_source for what the engine reads of a notebook);
+    None when it cannot be read."""
     try:
-        return read_file(path)
-    except OSError:
+        return read(path)
+    except OSError:  # a notebook that cannot be converted too
         return None
 
 
-def disk_lines(path: str, read: Callable[[str], bytes | None] = _on_disk) -> list[str]:
+def disk_lines(path: str, read: Callable[[str], bytes | None] = on_disk) -> list[str]:
     data = read(path)
     return data.decode("utf-8", "replace").splitlines(keepends=True) if data else []
