@@ -32,7 +32,14 @@ def server_command(no_cache: bool, cache_dir: Path | None) -> None:
         if exc.name and exc.name.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attrs"):
             raise Failure(INSTALL_HINT) from None
         raise
-    from lintloader.integrations.lsp.analysis import Settings
+    from lintloader.integrations.lsp.analysis import Settings, warm_cache
+    from lintloader.workers.prefork import Helper
 
     settings = Settings(use_cache=not no_cache, cache_dir=cache_dir)
-    build_server(settings).start_io()
+    # forked now, before the server starts a thread: cold analyses parse in forked shards
+    helper = Helper.start(warm_cache) if settings.use_cache else None
+    try:
+        build_server(settings, helper).start_io()
+    finally:
+        if helper is not None:
+            helper.close()

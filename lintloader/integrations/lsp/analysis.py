@@ -21,8 +21,10 @@ from lintloader.cache.files import cache_problem, default_cache_dir
 from lintloader.config import Config, ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.incremental.replay import replay_path
 from lintloader.scan.model import Discovery
 from lintloader.scan.paths import discover_paths
+from lintloader.scan.statindex import index_path
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,9 @@ class Settings:
     use_cache: bool = True
     cache_dir: Path | None = None  # None: the default cache directory
     # One process: the server analyzes in a worker thread, and a process forked from a
-    # threaded one can inherit a lock another thread held (a parse pool hung that way).
-    jobs: int = 1
+    # threaded one can inherit a lock another thread held (a parse pool hung that way). A cold
+    # analysis runs in a helper forked before any thread started (``warm_cache``), in shards.
+    jobs: int = 1  # 0: as many as ``check`` takes (select/parse.py: default_jobs)
 
 
 @dataclass
@@ -91,6 +94,25 @@ def analyze(root: str, buffers: Mapping[str, bytes], settings: Settings) -> Anal
     analysis = Analysis(root, discovery, options, result)
     analysis.by_path = findings_by_path(analysis)
     return analysis
+
+
+def cold_cache(root: str, settings: Settings) -> Path | None:
+    """The cache directory, when it holds no stored run of the project at ``root`` (its first
+    analysis parses what it needs: :func:`warm_cache` is worth a helper's fork)."""
+    cache = cache_directory(settings)
+    if cache is None:
+        return None
+    stored = replay_path(index_path(cache, (os.path.abspath(root),)))
+    return None if stored.exists() else cache
+
+
+def warm_cache(job: dict[str, str]) -> None:
+    """A helper's job (``workers/prefork.py``): a cold analysis of the files of the project
+    at ``job["root"]``, in a single-threaded process that parses in forked shards as
+    ``check`` does; the server's own analysis then replays what it stored in
+    ``job["cache_dir"]`` (or revisits it, for unsaved buffers)."""
+    settings = Settings(use_cache=True, cache_dir=Path(job["cache_dir"]), jobs=0)
+    analyze(job["root"], {}, settings)
 
 
 def linked(analysis: Analysis) -> Analysis:

@@ -19,13 +19,15 @@ from lintloader.integrations.lsp.analysis import Settings
 from lintloader.integrations.lsp.diagnostics import SOURCE
 from lintloader.integrations.lsp.session import Session, path_of_uri
 from lintloader.integrations.lsp.workspace import EDITED
+from lintloader.workers.prefork import Helper
 
 WATCHED = ("**/pyproject.toml", "**/*.py", "**/*.ipynb")
 
 
-def build_server(settings: Settings) -> LanguageServer:
+def build_server(settings: Settings, helper: Helper | None = None) -> LanguageServer:
+    """The server (``helper``: forks cold analyses, see ``workers/prefork.py``)."""
     server = LanguageServer("lintloader", __version__, notebook_document_sync=notebooks.SYNC)
-    session = Session(server, settings)
+    session = Session(server, settings, helper)
     _documents(server, session)
     _diagnostics(server, session)
     _hover(server, session)

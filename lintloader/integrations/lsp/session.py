@@ -24,7 +24,13 @@ from pygls.uris import to_fs_path
 
 from lintloader.config import ConfigError
 from lintloader.findings import Finding
-from lintloader.integrations.lsp.analysis import Analysis, Settings, analyze, linked
+from lintloader.integrations.lsp.analysis import (
+    Analysis,
+    Settings,
+    analyze,
+    cold_cache,
+    linked,
+)
 from lintloader.integrations.lsp.diagnostics import Converter, Mover, uri_of
 from lintloader.integrations.lsp.notebooks import NotebookView, notebook_json
 from lintloader.integrations.lsp.workspace import (
@@ -37,6 +43,7 @@ from lintloader.integrations.lsp.workspace import (
 from lintloader.scan.model import DiscoveryError
 from lintloader.scan.notebooks import is_notebook
 from lintloader.scan.reading import read_source
+from lintloader.workers.prefork import Helper
 
 T = TypeVar("T")
 
@@ -50,9 +57,12 @@ def path_of_uri(uri: str) -> str | None:
 
 
 class Session:
-    def __init__(self, server: LanguageServer, settings: Settings) -> None:
+    def __init__(
+        self, server: LanguageServer, settings: Settings, helper: Helper | None = None
+    ) -> None:
         self.server = server
         self.settings = settings
+        self.helper = helper  # forks the cold analyses (workers/prefork.py)
         self.projects = Projects()
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lintloader")
         self.loop_task: asyncio.Task[None] | None = None
@@ -181,6 +191,8 @@ class Session:
         data = buffers(project, self.open_texts())
         token = await self.progress_begin(project) if first and self.shows_progress() else None
         try:
+            if first:
+                await self.warm_cache(project)
             analysis = await self.in_engine(lambda: analyze(project.root, data, self.settings))
         except (ConfigError, DiscoveryError) as exc:
             project.analyzed = generation
@@ -196,6 +208,16 @@ class Session:
         if token is not None:
             self.progress_end(token, analysis)
         self.publish(project, changed)
+
+    async def warm_cache(self, project: Project) -> None:
+        """A project's cold analysis in the helper's forked child, which parses in shards: the
+        analysis that follows here replays it. Where there is no helper, no cache, or the
+        cache holds a run of the project already (or the child failed), it does nothing."""
+        helper = self.helper
+        cache = cold_cache(project.root, self.settings) if helper is not None else None
+        if helper is not None and cache is not None:
+            job = {"root": project.root, "cache_dir": str(cache)}
+            await self.in_engine(lambda: helper.run(job))
 
     async def progress_begin(self, project: Project) -> str | None:
         token = f"lintloader/analysis/{next(self.tokens)}"
