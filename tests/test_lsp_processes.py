@@ -1,6 +1,7 @@
-"""``lintloader server``'s processes: a cold analysis runs in a child of a helper forked at the
-start (``workers/prefork.py``), which parses in forked shards; none of them outlives the
-server, whether it exits cleanly or is killed in the middle of that analysis."""
+"""``lintloader server``'s processes: with ``--jobs`` above 1, a cold analysis runs in a child
+of a helper forked at the start (``workers/prefork.py``), which parses in forked shards; none
+of them outlives the server, whether it exits cleanly or is killed in the middle of that
+analysis. Without it (1 job), the server runs no other process."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ pytestmark = [
     pytest.mark.asyncio,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the helper forks on Linux"),
 ]
+HELPED = ("--jobs", "2")  # a cold analysis in the helper's child, in 2 shards
 EPOCH_LOOP = """from torch.utils.data import DataLoader
 
 
@@ -76,7 +78,7 @@ async def gone(pids: set[int]) -> set[int]:
 
 async def test_a_clean_exit_leaves_no_process(tmp_path):
     root = buggy_project(tmp_path)
-    async with lsp_session(root, tmp_path / "cache") as client:
+    async with lsp_session(root, tmp_path / "cache", args=HELPED) as client:
         assert client._server is not None
         server = client._server.pid
         helpers = descendants(server)
@@ -94,7 +96,7 @@ async def test_a_killed_server_takes_its_cold_analysis_along(tmp_path):
         (root / "train" / f"loop_{n}.py").write_text(EPOCH_LOOP.format(n=n), encoding="utf-8")
     client = pytest_lsp.make_test_lsp_client()
     env = {**os.environ, "LINTLOADER_CACHE_DIR": str(tmp_path / "cache")}
-    await client.start_io(*lintloader_command(), "server", env=env, cwd=str(root))
+    await client.start_io(*lintloader_command(), "server", *HELPED, env=env, cwd=str(root))
     assert client._server is not None
     server = client._server
     try:
@@ -117,3 +119,12 @@ async def test_a_killed_server_takes_its_cold_analysis_along(tmp_path):
             server.kill()
         with contextlib.suppress(Exception):
             await client.stop()
+
+
+async def test_one_job_runs_no_other_process(tmp_path):
+    root = buggy_project(tmp_path)
+    async with lsp_session(root, tmp_path / "cache", args=("--jobs", "1")) as client:
+        assert client._server is not None
+        open_document(client, root / FETCHING)
+        await until(lambda: codes(client, uri(root, FETCHING)) == ["LL101"], "LL101")
+        assert descendants(client._server.pid) == set()

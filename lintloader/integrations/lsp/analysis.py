@@ -36,7 +36,18 @@ class Settings:
     # One process: the server analyzes in a worker thread, and a process forked from a
     # threaded one can inherit a lock another thread held (a parse pool hung that way). A cold
     # analysis runs in a helper forked before any thread started (``warm_cache``), in shards.
-    jobs: int = 1  # 0: as many as ``check`` takes (select/parse.py: default_jobs)
+    jobs: int = 1
+    cold_jobs: int = 1  # processes for a cold analysis (in a helper's child when above 1)
+
+
+def cold_jobs() -> int:
+    """``check``'s default number of parse processes on more than 2 CPUs, else 1: on 2 CPUs
+    (shared with other work) forked shards made a cold analysis slower, not faster
+    (docs/performance.md, "The language server")."""
+    from lintloader.select.parse import default_jobs
+
+    jobs = default_jobs()
+    return jobs if jobs > 2 else 1
 
 
 @dataclass
@@ -106,13 +117,13 @@ def cold_cache(root: str, settings: Settings) -> Path | None:
     return None if stored.exists() else cache
 
 
-def warm_cache(job: dict[str, str]) -> None:
+def warm_cache(job: dict[str, str | int]) -> None:
     """A helper's job (``workers/prefork.py``): a cold analysis of the files of the project
     at ``job["root"]``, in a single-threaded process that parses in forked shards as
     ``check`` does; the server's own analysis then replays what it stored in
-    ``job["cache_dir"]`` (or revisits it, for unsaved buffers)."""
-    settings = Settings(use_cache=True, cache_dir=Path(job["cache_dir"]), jobs=0)
-    analyze(job["root"], {}, settings)
+    ``job["cache_dir"]`` (or revisits it, for unsaved buffers); ``job["jobs"]`` processes."""
+    cache, jobs = Path(str(job["cache_dir"])), int(job["jobs"])
+    analyze(str(job["root"]), {}, Settings(use_cache=True, cache_dir=cache, jobs=jobs))
 
 
 def linked(analysis: Analysis) -> Analysis:

@@ -216,7 +216,7 @@ class Session:
         helper = self.helper
         cache = cold_cache(project.root, self.settings) if helper is not None else None
         if helper is not None and cache is not None:
-            job = {"root": project.root, "cache_dir": str(cache)}
+            job = {"root": project.root, "cache_dir": str(cache), "jobs": self.settings.cold_jobs}
             await self.in_engine(lambda: helper.run(job))
 
     async def progress_begin(self, project: Project) -> str | None:
