@@ -90,12 +90,19 @@ def cache_directory(settings: Settings) -> Path | None:
     return directory if cache_problem(directory) is None else None
 
 
-def analyze(root: str, buffers: Mapping[str, bytes], settings: Settings) -> Analysis:
+def analyze(
+    root: str, buffers: Mapping[str, bytes], settings: Settings, before: Analysis | None = None
+) -> Analysis:
     """Check the project at ``root`` with ``buffers`` (path -> bytes) read instead of the
-    files (raises ``ConfigError`` or ``DiscoveryError`` as ``check`` would exit 2)."""
+    files (raises ``ConfigError`` or ``DiscoveryError`` as ``check`` would exit 2). ``before``:
+    an analysis whose files are still the project's (only buffers changed since): its
+    discovery is kept when the configuration is the same."""
     config = project_config(root)
     cache = cache_directory(settings)
-    discovery = discover_paths((root,), config.exclude, cache_dir=cache)
+    if before is not None and before.options.config == config:
+        discovery = before.discovery
+    else:
+        discovery = discover_paths((root,), config.exclude, cache_dir=cache)
     known = {f.path for f in discovery.files}
     sources = {path: data for path, data in buffers.items() if path in known}
     options = CheckOptions(

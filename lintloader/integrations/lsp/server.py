@@ -51,7 +51,7 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        _edited(session, params.text_document.uri)
+        _edited(session, params.text_document.uri, on_disk=False)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
@@ -59,7 +59,8 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        _edited(session, params.text_document.uri)  # its file, not the buffer, counts now
+        # its file, not the buffer, counts now
+        _edited(session, params.text_document.uri, on_disk=False)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_opened(params: types.DidOpenNotebookDocumentParams) -> None:
@@ -67,7 +68,7 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def notebook_changed(params: types.DidChangeNotebookDocumentParams) -> None:
-        _edited(session, params.notebook_document.uri)
+        _edited(session, params.notebook_document.uri, on_disk=False)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_saved(params: types.DidSaveNotebookDocumentParams) -> None:
@@ -75,7 +76,7 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_closed(params: types.DidCloseNotebookDocumentParams) -> None:
-        _edited(session, params.notebook_document.uri)
+        _edited(session, params.notebook_document.uri, on_disk=False)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(params: types.DidChangeWatchedFilesParams) -> None:
@@ -88,18 +89,19 @@ def _opened(session: Session, uri: str) -> None:
         return
     project = session.projects.of(path)
     if session.buffers_differ(project, path):
-        session.changed([path])
+        session.changed([path], on_disk=False)
     elif project.analysis is None:  # the first analysis (under way, or to start) reads it
         session.start()
     else:
         session.publish(project, [path])
 
 
-def _edited(session: Session, uri: str, saved: bool = False) -> None:
+def _edited(session: Session, uri: str, saved: bool = False, on_disk: bool = True) -> None:
+    """A document changed (``saved``: written to disk; ``on_disk`` False: in its buffer)."""
     path = path_of_uri(uri)
     if path is not None and (path.endswith(EDITED) or (saved and path.endswith(".toml"))):
         session.projects.of(path)
-        session.changed([path])
+        session.changed([path], on_disk)
 
 
 async def _watch_files(server: LanguageServer) -> None:

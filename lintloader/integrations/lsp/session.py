@@ -84,6 +84,14 @@ class Session:
         diagnostics = workspace.diagnostics if workspace else None
         return bool(diagnostics and diagnostics.refresh_support)
 
+    @property
+    def watches_files(self) -> bool:
+        """Whether the client reports files changed on disk (``server.py`` registers for
+        them when it can)."""
+        workspace = self.capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        return bool(watched and watched.dynamic_registration)
+
     def shows_progress(self) -> bool:
         window = self.capabilities.window
         return bool(window and window.work_done_progress)
@@ -161,9 +169,10 @@ class Session:
         return self.converter(project.analysis).placed(path, findings, self.documents(path))
 
     # -- the analysis loop -------------------------------------------------------------------
-    def changed(self, paths: Sequence[str]) -> None:
-        """Files changed (edited, saved, on disk): analyze their projects again."""
-        if self.projects.touched(paths):
+    def changed(self, paths: Sequence[str], on_disk: bool = True) -> None:
+        """Files changed (edited, saved, on disk): analyze their projects again (``on_disk``
+        False: only open buffers changed, where the client reports changes on disk)."""
+        if self.projects.touched(paths, on_disk or not self.watches_files):
             self.start()
 
     def start(self) -> None:
@@ -189,18 +198,22 @@ class Session:
         generation = project.generation
         first = project.analysis is None
         data = buffers(project, self.open_texts())
+        before = None if project.disk_changed else project.analysis
+        project.disk_changed = False  # a change from now on is seen by the next analysis
         token = await self.progress_begin(project) if first and self.shows_progress() else None
         try:
             if first:
                 await self.warm_cache(project)
-            analysis = await self.in_engine(lambda: analyze(project.root, data, self.settings))
+            analysis = await self.in_engine(
+                lambda: analyze(project.root, data, self.settings, before)
+            )
         except (ConfigError, DiscoveryError) as exc:
-            project.analyzed = generation
+            project.analyzed, project.disk_changed = generation, True
             self.show(f"lintloader: {exc}")
             self.end_quietly(token)
             return
         except Exception as exc:  # an internal error: one message, and the server goes on
-            project.analyzed = generation
+            project.analyzed, project.disk_changed = generation, True
             self.show(f"lintloader: internal error: {type(exc).__name__}: {exc}")
             self.end_quietly(token)
             return

@@ -33,6 +33,9 @@ class Project:
     linked: Analysis | None = None  # ``analysis`` with a linked program, made for fixes
     shown: Shown = field(default_factory=dict)
     ever_shown: set[str] = field(default_factory=set)  # paths to report empty once cleared
+    # a file may have been added, removed or saved since the last analysis began: find the
+    # files again (an edit of an open buffer keeps them, where the client reports the rest)
+    disk_changed: bool = True
 
     @property
     def stale(self) -> bool:
@@ -67,11 +70,13 @@ class Projects:
             return max(covering, key=lambda p: len(p.root))
         return self.add(find_project_root([path]) or os.path.dirname(path))
 
-    def touched(self, paths: Iterable[str]) -> list[Project]:
-        """Bump the generation of every project that holds one of ``paths``."""
+    def touched(self, paths: Iterable[str], on_disk: bool = True) -> list[Project]:
+        """Bump the generation of every project that holds one of ``paths`` (``on_disk``:
+        changed on disk, not only in a buffer)."""
         found = {id(p): p for path in paths for p in self.projects.values() if p.covers(path)}
         for project in found.values():
             project.generation += 1
+            project.disk_changed |= on_disk
         return list(found.values())
 
     def stale(self) -> list[Project]:
