@@ -29,6 +29,9 @@ class CheckOptions:
     sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes read instead (fix)
     progress: bool = False  # a progress line on stderr (when it is a terminal)
     replay: bool = False  # reuse the last run's findings if nothing changed (no program then)
+    # a run with ``sources`` replays too (or revisits the stored run: incremental/revisit.py),
+    # and is stored for the next one (the language server's unsaved buffers)
+    replay_sources: bool = False
 
 
 @dataclass

@@ -61,8 +61,10 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     if progress:
         progress.update(found=len(files))
     # A run that looks modules up outside its files (--site-packages B: A's base classes) is
-    # never replayed: its key covers the scanned files only, not the context it parsed.
-    replayable = options.replay and not options.sources and not discovery.context
+    # never replayed: its key covers the scanned files only, not the context it parsed. Bytes
+    # given instead of files are keyed by their digest, like files' (only when asked for).
+    with_sources = not options.sources or options.replay_sources
+    replayable = options.replay and with_sources and not discovery.context
     replay_file = sources.index_file if replayable and cache else None
     if replay_file is None or cache is None:
         context, environment = discovery.context, discovery.environment

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import shutil
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -47,14 +47,18 @@ def capabilities(pull: bool = False) -> types.ClientCapabilities:
 
 @contextlib.asynccontextmanager
 async def lsp_session(
-    root: Path, cache: Path, pull: bool = False, caps: types.ClientCapabilities | None = None
+    root: Path,
+    cache: Path,
+    pull: bool = False,
+    caps: types.ClientCapabilities | None = None,
+    args: Sequence[str] = (),
 ) -> AsyncIterator[pytest_lsp.LanguageClient]:
-    """``lintloader server`` started in ``root`` as an editor starts it (its working
+    """``lintloader server ARGS`` started in ``root`` as an editor starts it (its working
     directory the project's, so paths in messages read as ``check``'s there), initialized with
     ``root`` as its workspace folder; shut down cleanly at the end (exit code 0)."""
     env = {**os.environ, "LINTLOADER_CACHE_DIR": str(cache)}
     client = pytest_lsp.make_test_lsp_client()
-    await client.start_io(*lintloader_command(), "server", env=env, cwd=str(root))
+    await client.start_io(*lintloader_command(), "server", *args, env=env, cwd=str(root))
     params = types.InitializeParams(
         capabilities=caps or capabilities(pull),
         root_uri=root.as_uri(),

@@ -20,7 +20,16 @@ INSTALL_HINT = f"lintloader server needs the [lsp] extra: {extra_hint('lsp')}"
     type=click.Path(path_type=Path),
     help="Where summaries are cached (default: $LINTLOADER_CACHE_DIR or ~/.cache).",
 )
-def server_command(no_cache: bool, cache_dir: Path | None) -> None:
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    default=None,
+    help="Processes a cold analysis parses in, forked by a helper the server starts "
+    "(default: the CPU count, at most 8, on more than 2 CPUs; else 1, the server's own).",
+)
+def server_command(no_cache: bool, cache_dir: Path | None, jobs: int | None) -> None:
     """Run the language server over stdio (editor set-up: docs/editors.md).
 
     Diagnostics with their chains, hover, quick fixes and fix-all for the project the editor
@@ -32,7 +41,15 @@ def server_command(no_cache: bool, cache_dir: Path | None) -> None:
         if exc.name and exc.name.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attrs"):
             raise Failure(INSTALL_HINT) from None
         raise
-    from lintloader.integrations.lsp.analysis import Settings
+    from lintloader.integrations.lsp.analysis import Settings, cold_jobs, warm_cache
+    from lintloader.workers.prefork import Helper
 
-    settings = Settings(use_cache=not no_cache, cache_dir=cache_dir)
-    build_server(settings).start_io()
+    jobs = jobs or cold_jobs()
+    settings = Settings(use_cache=not no_cache, cache_dir=cache_dir, cold_jobs=jobs)
+    # forked now, before the server starts a thread: cold analyses parse in forked shards
+    helper = Helper.start(warm_cache) if settings.use_cache and jobs > 1 else None
+    try:
+        build_server(settings, helper).start_io()
+    finally:
+        if helper is not None:
+            helper.close()

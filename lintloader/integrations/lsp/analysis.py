@@ -4,9 +4,10 @@ with the editor's unsaved buffers read instead of the files on disk.
 The preparation is ``check``'s (the nearest ``[tool.lintloader]``, its excludes, the summary
 cache, the same discovery), so the editor shows the findings the command prints, noqa and
 per-file ignores included. Unsaved buffers go in as ``CheckOptions.sources``, the engine's way
-of reading bytes instead of a file (``fix`` hands its edited sources in the same way); a run
-without any is replayed from the cache when nothing changed, and a run with some parses only
-the buffers whose bytes the summary cache does not know.
+of reading bytes instead of a file (``fix`` hands its edited sources in the same way), keyed by
+their digest like files: a run is replayed from the cache when nothing changed, and after an
+edit of a few files (saved or not) the stored run is revisited (``incremental/revisit.py``),
+so an edit costs a byte search and a parse of the edited buffer, not a new analysis.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from lintloader.cache.files import cache_problem, default_cache_dir
 from lintloader.config import Config, ConfigError, find_pyproject, load_config
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
-from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
+from lintloader.incremental.replay import replay_path
+from lintloader.scan.model import Discovery
 from lintloader.scan.paths import discover_paths
+from lintloader.scan.statindex import index_path
 
 
 @dataclass(frozen=True)
@@ -31,8 +34,20 @@ class Settings:
     use_cache: bool = True
     cache_dir: Path | None = None  # None: the default cache directory
     # One process: the server analyzes in a worker thread, and a process forked from a
-    # threaded one can inherit a lock another thread held (a parse pool hung that way).
+    # threaded one can inherit a lock another thread held (a parse pool hung that way). A cold
+    # analysis runs in a helper forked before any thread started (``warm_cache``), in shards.
     jobs: int = 1
+    cold_jobs: int = 1  # processes for a cold analysis (in a helper's child when above 1)
+
+
+def cold_jobs() -> int:
+    """``check``'s default number of parse processes on more than 2 CPUs, else 1: on 2 CPUs
+    (shared with other work) forked shards made a cold analysis slower, not faster
+    (docs/performance.md, "The language server")."""
+    from lintloader.select.parse import default_jobs
+
+    jobs = default_jobs()
+    return jobs if jobs > 2 else 1
 
 
 @dataclass
@@ -75,19 +90,47 @@ def cache_directory(settings: Settings) -> Path | None:
     return directory if cache_problem(directory) is None else None
 
 
-def analyze(root: str, buffers: Mapping[str, bytes], settings: Settings) -> Analysis:
+def analyze(
+    root: str, buffers: Mapping[str, bytes], settings: Settings, before: Analysis | None = None
+) -> Analysis:
     """Check the project at ``root`` with ``buffers`` (path -> bytes) read instead of the
-    files (raises ``ConfigError`` or ``DiscoveryError`` as ``check`` would exit 2)."""
+    files (raises ``ConfigError`` or ``DiscoveryError`` as ``check`` would exit 2). ``before``:
+    an analysis whose files are still the project's (only buffers changed since): its
+    discovery is kept when the configuration is the same."""
     config = project_config(root)
     cache = cache_directory(settings)
-    discovery = discover_paths((root,), config.exclude, cache_dir=cache)
+    if before is not None and before.options.config == config:
+        discovery = before.discovery
+    else:
+        discovery = discover_paths((root,), config.exclude, cache_dir=cache)
     known = {f.path for f in discovery.files}
     sources = {path: data for path, data in buffers.items() if path in known}
-    options = CheckOptions(config=config, jobs=settings.jobs, cache_dir=cache, sources=sources)
-    result = run_check(discovery, replace(options, replay=not sources))
+    options = CheckOptions(
+        config=config, jobs=settings.jobs, cache_dir=cache, sources=sources, replay_sources=True
+    )
+    result = run_check(discovery, replace(options, replay=True))
     analysis = Analysis(root, discovery, options, result)
     analysis.by_path = findings_by_path(analysis)
     return analysis
+
+
+def cold_cache(root: str, settings: Settings) -> Path | None:
+    """The cache directory, when it holds no stored run of the project at ``root`` (its first
+    analysis parses what it needs: :func:`warm_cache` is worth a helper's fork)."""
+    cache = cache_directory(settings)
+    if cache is None:
+        return None
+    stored = replay_path(index_path(cache, (os.path.abspath(root),)))
+    return None if stored.exists() else cache
+
+
+def warm_cache(job: dict[str, str | int]) -> None:
+    """A helper's job (``workers/prefork.py``): a cold analysis of the files of the project
+    at ``job["root"]``, in a single-threaded process that parses in forked shards as
+    ``check`` does; the server's own analysis then replays what it stored in
+    ``job["cache_dir"]`` (or revisits it, for unsaved buffers); ``job["jobs"]`` processes."""
+    cache, jobs = Path(str(job["cache_dir"])), int(job["jobs"])
+    analyze(str(job["root"]), {}, Settings(use_cache=True, cache_dir=cache, jobs=jobs))
 
 
 def linked(analysis: Analysis) -> Analysis:
@@ -101,11 +144,9 @@ def linked(analysis: Analysis) -> Analysis:
 
 
 def findings_by_path(analysis: Analysis) -> dict[str, tuple[Finding, ...]]:
-    """The findings of each Python file (a notebook's are placed in its converted code, which
-    an editor does not show: left out)."""
+    """The findings of each file (a notebook's placed in its Python source, which
+    ``notebooks.py`` places in its cells)."""
     found: dict[str, list[Finding]] = {}
     for finding in analysis.result.findings:
-        path = analysis.path_of(finding.path)
-        if not path.endswith(NOTEBOOK_SUFFIX):
-            found.setdefault(path, []).append(finding)
+        found.setdefault(analysis.path_of(finding.path), []).append(finding)
     return {path: tuple(findings) for path, findings in found.items()}

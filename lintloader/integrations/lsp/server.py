@@ -14,17 +14,20 @@ from pygls.lsp.server import LanguageServer
 
 from lintloader import __version__
 from lintloader.fixers.catalog import fix_kind
-from lintloader.integrations.lsp import actions, hover
+from lintloader.integrations.lsp import actions, hover, notebooks
 from lintloader.integrations.lsp.analysis import Settings
-from lintloader.integrations.lsp.diagnostics import SOURCE, uri_of
+from lintloader.integrations.lsp.diagnostics import SOURCE
 from lintloader.integrations.lsp.session import Session, path_of_uri
+from lintloader.integrations.lsp.workspace import EDITED
+from lintloader.workers.prefork import Helper
 
-WATCHED = ("**/pyproject.toml", "**/*.py")
+WATCHED = ("**/pyproject.toml", "**/*.py", "**/*.ipynb")
 
 
-def build_server(settings: Settings) -> LanguageServer:
-    server = LanguageServer("lintloader", __version__)
-    session = Session(server, settings)
+def build_server(settings: Settings, helper: Helper | None = None) -> LanguageServer:
+    """The server (``helper``: forks cold analyses, see ``workers/prefork.py``)."""
+    server = LanguageServer("lintloader", __version__, notebook_document_sync=notebooks.SYNC)
+    session = Session(server, settings, helper)
     _documents(server, session)
     _diagnostics(server, session)
     _hover(server, session)
@@ -48,7 +51,7 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        _edited(session, params.text_document.uri)
+        _edited(session, params.text_document.uri, on_disk=False)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
@@ -56,7 +59,24 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        _edited(session, params.text_document.uri)  # its file, not the buffer, counts now
+        # its file, not the buffer, counts now
+        _edited(session, params.text_document.uri, on_disk=False)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_opened(params: types.DidOpenNotebookDocumentParams) -> None:
+        _opened(session, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_changed(params: types.DidChangeNotebookDocumentParams) -> None:
+        _edited(session, params.notebook_document.uri, on_disk=False)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_saved(params: types.DidSaveNotebookDocumentParams) -> None:
+        _edited(session, params.notebook_document.uri, saved=True)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_closed(params: types.DidCloseNotebookDocumentParams) -> None:
+        _edited(session, params.notebook_document.uri, on_disk=False)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(params: types.DidChangeWatchedFilesParams) -> None:
@@ -65,20 +85,23 @@ def _documents(server: LanguageServer, session: Session) -> None:
 
 def _opened(session: Session, uri: str) -> None:
     path = path_of_uri(uri)
-    if path is None or not path.endswith(".py"):
+    if path is None or not path.endswith(EDITED):
         return
     project = session.projects.of(path)
-    if project.analysis is None or session.buffers_differ(project, path):
-        session.changed([path])
+    if session.buffers_differ(project, path):
+        session.changed([path], on_disk=False)
+    elif project.analysis is None:  # the first analysis (under way, or to start) reads it
+        session.start()
     else:
         session.publish(project, [path])
 
 
-def _edited(session: Session, uri: str, saved: bool = False) -> None:
+def _edited(session: Session, uri: str, saved: bool = False, on_disk: bool = True) -> None:
+    """A document changed (``saved``: written to disk; ``on_disk`` False: in its buffer)."""
     path = path_of_uri(uri)
-    if path is not None and (path.endswith(".py") or (saved and path.endswith(".toml"))):
+    if path is not None and (path.endswith(EDITED) or (saved and path.endswith(".toml"))):
         session.projects.of(path)
-        session.changed([path])
+        session.changed([path], on_disk)
 
 
 async def _watch_files(server: LanguageServer) -> None:
@@ -109,12 +132,7 @@ def _diagnostics(server: LanguageServer, session: Session) -> None:
     async def document(
         params: types.DocumentDiagnosticParams,
     ) -> types.RelatedFullDocumentDiagnosticReport:
-        found = await session.findings_of(params.text_document.uri)
-        items: list[types.Diagnostic] = []
-        if found is not None:
-            project, path, findings = found
-            if project.analysis is not None:
-                items = session.converter(project.analysis).diagnostics(path, findings)
+        items = await session.diagnostics_of(params.text_document.uri)
         return types.RelatedFullDocumentDiagnosticReport(items=items)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
@@ -122,16 +140,13 @@ def _diagnostics(server: LanguageServer, session: Session) -> None:
         reports: list[types.WorkspaceDocumentDiagnosticReport] = []
         for project in list(session.projects.projects.values()):
             await session.settled(project)
-            if project.analysis is None:
-                continue
-            converter = session.converter(project.analysis)
             for path in sorted(project.ever_shown):  # a path cleared since: reported empty
-                items = converter.diagnostics(path, project.findings(path))
-                reports.append(
-                    types.WorkspaceFullDocumentDiagnosticReport(
-                        uri=uri_of(path), items=items, version=None
+                for uri, items in session.placed(project, path).items():
+                    reports.append(
+                        types.WorkspaceFullDocumentDiagnosticReport(
+                            uri=uri, items=items, version=None
+                        )
                     )
-                )
         return types.WorkspaceDiagnosticReport(items=reports)
 
 

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,10 +24,26 @@ from pygls.uris import to_fs_path
 
 from lintloader.config import ConfigError
 from lintloader.findings import Finding
-from lintloader.integrations.lsp.analysis import Analysis, Settings, analyze, linked
-from lintloader.integrations.lsp.diagnostics import Converter, uri_of
-from lintloader.integrations.lsp.workspace import Project, Projects, buffers, disk_lines
+from lintloader.integrations.lsp.analysis import (
+    Analysis,
+    Settings,
+    analyze,
+    cold_cache,
+    linked,
+)
+from lintloader.integrations.lsp.diagnostics import Converter, Mover, uri_of
+from lintloader.integrations.lsp.notebooks import NotebookView, notebook_json
+from lintloader.integrations.lsp.workspace import (
+    Project,
+    Projects,
+    buffers,
+    disk_lines,
+    on_disk,
+)
 from lintloader.scan.model import DiscoveryError
+from lintloader.scan.notebooks import is_notebook
+from lintloader.scan.reading import read_source
+from lintloader.workers.prefork import Helper
 
 T = TypeVar("T")
 
@@ -40,9 +57,12 @@ def path_of_uri(uri: str) -> str | None:
 
 
 class Session:
-    def __init__(self, server: LanguageServer, settings: Settings) -> None:
+    def __init__(
+        self, server: LanguageServer, settings: Settings, helper: Helper | None = None
+    ) -> None:
         self.server = server
         self.settings = settings
+        self.helper = helper  # forks the cold analyses (workers/prefork.py)
         self.projects = Projects()
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lintloader")
         self.loop_task: asyncio.Task[None] | None = None
@@ -64,6 +84,14 @@ class Session:
         diagnostics = workspace.diagnostics if workspace else None
         return bool(diagnostics and diagnostics.refresh_support)
 
+    @property
+    def watches_files(self) -> bool:
+        """Whether the client reports files changed on disk (``server.py`` registers for
+        them when it can)."""
+        workspace = self.capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        return bool(watched and watched.dynamic_registration)
+
     def shows_progress(self) -> bool:
         window = self.capabilities.window
         return bool(window and window.work_done_progress)
@@ -76,25 +104,75 @@ class Session:
 
     # -- texts -------------------------------------------------------------------------------
     def open_texts(self) -> dict[str, str]:
-        """path -> text of every open document with a ``file:`` URI."""
+        """path -> text of every open document with a ``file:`` URI (a notebook open as
+        cells: the notebook file it would be saved as, see ``notebooks.py``)."""
+        workspace = self.server.workspace
         texts = {}
-        for uri, document in self.server.workspace.text_documents.items():
+        for uri, document in workspace.text_documents.items():
             path = path_of_uri(uri)
             if path is not None:
                 texts[path] = document.source
+        for uri, notebook in workspace.notebook_documents.items():
+            path = path_of_uri(uri)
+            if path is not None:
+                texts[path] = notebook_json(notebook, self.cell_text).decode("utf-8")
         return texts
 
+    def cell_text(self, uri: str) -> str | None:
+        document = self.server.workspace.text_documents.get(unquote(uri))
+        return document.source if document is not None else None
+
     def lines(self, path: str) -> Sequence[str]:
-        document = self.server.workspace.text_documents.get(uri_of(path))
+        """The lines of a document (an absolute path, or a notebook cell's URI)."""
+        documents = self.server.workspace.text_documents
+        document = documents.get(uri_of(path)) or documents.get(unquote(uri_of(path)))
         return document.lines if document is not None else disk_lines(path)
 
     def converter(self, analysis: Analysis) -> Converter:
-        return Converter(self.server.workspace.position_codec, self.lines, analysis.path_of)
+        codec = self.server.workspace.position_codec
+        return Converter(codec, self.lines, analysis.path_of, self.mover(analysis))
+
+    def mover(self, analysis: Analysis) -> Mover:
+        """Where a finding's place is shown: a notebook's in its cells (``notebooks.py``)."""
+        views: dict[str, NotebookView] = {}
+
+        def moved(path: str, line: int, column: int) -> tuple[str, int, int]:
+            if not is_notebook(path):
+                return path, line, column
+            if path not in views:
+                views[path] = self.notebook_view(analysis, path)
+            return views[path].place(line, column)
+
+        return moved
+
+    def notebook_view(self, analysis: Analysis, path: str) -> NotebookView:
+        data = analysis.options.sources.get(path) or on_disk(path, read_source) or b""
+        notebook = self.server.workspace.get_notebook_document(notebook_uri=uri_of(path))
+        cells = [cell.document for cell in notebook.cells] if notebook is not None else None
+        text = "".join(self.lines(path)) if cells is None else ""
+        python = data.decode("utf-8", "replace").splitlines()
+        return NotebookView(path, python, cells, text)
+
+    def documents(self, path: str) -> list[str]:
+        """The URIs that show ``path``'s diagnostics (a notebook's cells too, when it is open
+        as a notebook): each is published to, empty or not, so that old ones are cleared."""
+        notebook = self.server.workspace.get_notebook_document(notebook_uri=uri_of(path))
+        cells = [cell.document for cell in notebook.cells] if notebook is not None else []
+        return [uri_of(path), *cells]
+
+    def placed(self, project: Project, path: str) -> dict[str, list[types.Diagnostic]]:
+        """The diagnostics of ``path``'s findings, by the URI of the document that shows
+        them (see :meth:`documents`)."""
+        if project.analysis is None:
+            return {}
+        findings = project.findings(path)
+        return self.converter(project.analysis).placed(path, findings, self.documents(path))
 
     # -- the analysis loop -------------------------------------------------------------------
-    def changed(self, paths: Sequence[str]) -> None:
-        """Files changed (edited, saved, on disk): analyze their projects again."""
-        if self.projects.touched(paths):
+    def changed(self, paths: Sequence[str], on_disk: bool = True) -> None:
+        """Files changed (edited, saved, on disk): analyze their projects again (``on_disk``
+        False: only open buffers changed, where the client reports changes on disk)."""
+        if self.projects.touched(paths, on_disk or not self.watches_files):
             self.start()
 
     def start(self) -> None:
@@ -120,16 +198,22 @@ class Session:
         generation = project.generation
         first = project.analysis is None
         data = buffers(project, self.open_texts())
+        before = None if project.disk_changed else project.analysis
+        project.disk_changed = False  # a change from now on is seen by the next analysis
         token = await self.progress_begin(project) if first and self.shows_progress() else None
         try:
-            analysis = await self.in_engine(lambda: analyze(project.root, data, self.settings))
+            if first:
+                await self.warm_cache(project)
+            analysis = await self.in_engine(
+                lambda: analyze(project.root, data, self.settings, before)
+            )
         except (ConfigError, DiscoveryError) as exc:
-            project.analyzed = generation
+            project.analyzed, project.disk_changed = generation, True
             self.show(f"lintloader: {exc}")
             self.end_quietly(token)
             return
         except Exception as exc:  # an internal error: one message, and the server goes on
-            project.analyzed = generation
+            project.analyzed, project.disk_changed = generation, True
             self.show(f"lintloader: internal error: {type(exc).__name__}: {exc}")
             self.end_quietly(token)
             return
@@ -137,6 +221,16 @@ class Session:
         if token is not None:
             self.progress_end(token, analysis)
         self.publish(project, changed)
+
+    async def warm_cache(self, project: Project) -> None:
+        """A project's cold analysis in the helper's forked child, which parses in shards: the
+        analysis that follows here replays it. Where there is no helper, no cache, or the
+        cache holds a run of the project already (or the child failed), it does nothing."""
+        helper = self.helper
+        cache = cold_cache(project.root, self.settings) if helper is not None else None
+        if helper is not None and cache is not None:
+            job = {"root": project.root, "cache_dir": str(cache), "jobs": self.settings.cold_jobs}
+            await self.in_engine(lambda: helper.run(job))
 
     async def progress_begin(self, project: Project) -> str | None:
         token = f"lintloader/analysis/{next(self.tokens)}"
@@ -171,24 +265,36 @@ class Session:
             if self.can_refresh():
                 self.server.workspace_diagnostic_refresh(None)
             return
-        converter = self.converter(project.analysis)
         for path in paths:
-            diagnostics = converter.diagnostics(path, project.shown.get(path, ()))
-            self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=diagnostics)
-            )
+            for uri, diagnostics in self.placed(project, path).items():
+                self.server.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+                )
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     # -- answers -----------------------------------------------------------------------------
     async def findings_of(self, uri: str) -> tuple[Project, str, tuple[Finding, ...]] | None:
+        """The findings a hover or a code action answers from (none in a notebook: its
+        findings are placed in its cells, which have no fixes or hovers of their own)."""
         path = path_of_uri(uri)
         if path is None:
             return None
         project = self.projects.of(path)
         await self.settled(project)
-        return project, path, project.findings(path)
+        return project, path, () if is_notebook(path) else project.findings(path)
+
+    async def diagnostics_of(self, uri: str) -> list[types.Diagnostic]:
+        """The diagnostics of one document: a file, or a cell of a notebook."""
+        notebook = self.server.workspace.get_notebook_document(cell_uri=uri)
+        path = path_of_uri(notebook.uri if notebook is not None else uri)
+        if path is None:
+            return []
+        project = self.projects.of(path)
+        await self.settled(project)
+        placed = self.placed(project, path)
+        return placed.get(uri) or placed.get(unquote(uri)) or []
 
     async def linked(self, project: Project) -> Analysis | None:
         """The project's analysis with a linked program (worked out once per analysis)."""

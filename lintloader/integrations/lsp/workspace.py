@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 
 from lintloader.findings import Finding
 from lintloader.integrations.lsp.analysis import Analysis
+from lintloader.integrations.lsp.notebooks import notebook_code
 from lintloader.integrations.project import find_project_root
-from lintloader.scan.reading import read_file
+from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.scan.reading import read_file, read_source
 
 Shown = dict[str, tuple[Finding, ...]]  # path -> the findings last shown for it
+EDITED = (".py", NOTEBOOK_SUFFIX)  # the files whose open buffers the analysis reads
 
 
 @dataclass
@@ -30,6 +33,9 @@ class Project:
     linked: Analysis | None = None  # ``analysis`` with a linked program, made for fixes
     shown: Shown = field(default_factory=dict)
     ever_shown: set[str] = field(default_factory=set)  # paths to report empty once cleared
+    # a file may have been added, removed or saved since the last analysis began: find the
+    # files again (an edit of an open buffer keeps them, where the client reports the rest)
+    disk_changed: bool = True
 
     @property
     def stale(self) -> bool:
@@ -64,11 +70,13 @@ class Projects:
             return max(covering, key=lambda p: len(p.root))
         return self.add(find_project_root([path]) or os.path.dirname(path))
 
-    def touched(self, paths: Iterable[str]) -> list[Project]:
-        """Bump the generation of every project that holds one of ``paths``."""
+    def touched(self, paths: Iterable[str], on_disk: bool = True) -> list[Project]:
+        """Bump the generation of every project that holds one of ``paths`` (``on_disk``:
+        changed on disk, not only in a buffer)."""
         found = {id(p): p for path in paths for p in self.projects.values() if p.covers(path)}
         for project in found.values():
             project.generation += 1
+            project.disk_changed |= on_disk
         return list(found.values())
 
     def stale(self) -> list[Project]:
@@ -76,24 +84,29 @@ class Projects:
 
 
 def buffers(project: Project, texts: Mapping[str, str]) -> dict[str, bytes]:
-    """The open Python files of ``project`` whose text is not what is on disk (path -> bytes).
+    """The open Python files and notebooks of ``project`` whose text is not what is on disk
+    (path -> the bytes the engine reads: a notebook's code cells, see ``notebooks.py``).
     Buffers equal to the files are left out, so that an analysis of saved files replays."""
     found = {}
     for path, text in texts.items():
-        if path.endswith(".py") and project.covers(path):
+        if path.endswith(EDITED) and project.covers(path):
             data = text.encode("utf-8", "surrogateescape")
-            if data != _on_disk(path):
-                found[path] = data
+            # the engine reads a notebook's code cells (none: not readable now, disk's read)
+            code = notebook_code(data) if path.endswith(NOTEBOOK_SUFFIX) else data
+            if code is not None and code != on_disk(path, read_source):
+                found[path] = code
     return found
 
 
-def _on_disk(path: str) -> bytes | None:
+def on_disk(path: str, read: Callable[[str], bytes | None] = read_file) -> bytes | None:
+    """A file's bytes on disk (``read``: read_source for what the engine reads of a notebook);
+    None when it cannot be read."""
     try:
-        return read_file(path)
-    except OSError:
+        return read(path)
+    except OSError:  # a notebook that cannot be converted too
         return None
 
 
-def disk_lines(path: str, read: Callable[[str], bytes | None] = _on_disk) -> list[str]:
+def disk_lines(path: str, read: Callable[[str], bytes | None] = on_disk) -> list[str]:
     data = read(path)
     return data.decode("utf-8", "replace").splitlines(keepends=True) if data else []
