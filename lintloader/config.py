@@ -16,7 +16,7 @@ import fnmatch
 import os
 import stat
 import sys
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,9 @@ class Config:
     # what a run reports to, not what it finds: left out of the repr that keys stored runs
     baseline: str | None = field(default=None, repr=False)  # absolute path, if configured
     output_format: tuple[str, ...] = field(default=(), repr=False)  # ``FORMAT[:PATH]``
+    # (selector, key, file) for each selector a configuration file set (the file ``extend``
+    # names, for a key taken from it): what a message about a selector names as its source
+    origins: tuple[tuple[str, str, str], ...] = field(default=(), repr=False)
 
     def hides(self, code: str, severity: Severity) -> bool:
         """Below the threshold, and not a rule selected by its exact code (``--select LL204``
@@ -100,6 +103,15 @@ class Config:
         warnings = [_unknown("ignore", s, known) for s in ignored if not _selects(s, known)]
         return errors, list(dict.fromkeys(warnings))
 
+    def unknown_ignores(self, known: Collection[str]) -> tuple[str, ...]:
+        """The ignored selectors (``ignore``, ``per-file-ignores``) that match no rule."""
+        ignored = (*self.ignore, *(code for _, codes in self.per_file_ignores for code in codes))
+        return tuple(dict.fromkeys(s for s in ignored if not _selects(s, known)))
+
+    def origin(self, selector: str) -> tuple[str, str] | None:
+        """(key, file) of the configuration that set ``selector``, if one did."""
+        return next(((k, f) for s, k, f in self.origins if s == selector), None)
+
 
 def selects(selector: str, known: Collection[str]) -> bool:
     """Whether ``selector`` (a code, a prefix or ``ALL``) matches a code in ``known``."""
@@ -108,6 +120,11 @@ def selects(selector: str, known: Collection[str]) -> bool:
 
 def _selects(selector: str, known: Collection[str]) -> bool:
     return selector.upper() == "ALL" or any(code.startswith(selector) for code in known)
+
+
+def unknown_selector(where: str, selector: str, known: Collection[str]) -> str:
+    """``where: 'LLX' matches no rule; did you mean ...?``: a selector error or warning."""
+    return _unknown(where, selector, known)
 
 
 def _unknown(where: str, selector: str, known: Collection[str]) -> str:
@@ -174,8 +191,41 @@ def read_regular(path: Path) -> bytes:
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
-    table = _extended_table(_read_table(path), path, (os.path.abspath(path),))
-    return parse_table(table, str(path))
+    own = _read_table(path)
+    table = _extended_table(own, path, (os.path.abspath(path),))
+    config = parse_table(table, str(path))
+    inherited = dict(_inherited_keys(own, path, (os.path.abspath(path),)))
+    return replace(config, origins=tuple(_origins(table, inherited, str(path))))
+
+
+SELECTOR_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores")
+
+
+def _origins(
+    table: dict[str, Any], inherited: dict[str, str], source: str
+) -> Iterator[tuple[str, str, str]]:
+    """(selector, key, file) for each selector of ``table`` (already checked by parse_table)."""
+    for key in SELECTOR_KEYS:
+        value = table.get(key, [])
+        lists = value.values() if isinstance(value, dict) else [value]
+        for codes in lists:
+            for code in _codes(codes, key):
+                yield code, key, inherited.get(key, source)
+
+
+def _inherited_keys(
+    table: dict[str, Any], path: Path, seen: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """(key, file) for each key ``table`` takes from the file its ``extend`` names (that
+    file's own, or one it extends in turn); :func:`_extended_table` has checked the chain."""
+    extend = table.get("extend")
+    if not isinstance(extend, str):
+        return ()
+    target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
+    base = _read_table(Path(target))
+    deeper = dict(_inherited_keys(base, Path(target), (*seen, target)))
+    keys = sorted({*base, *deeper} - {"extend"} - set(table))
+    return tuple((key, deeper.get(key, target)) for key in keys)
 
 
 def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) -> dict[str, Any]:
@@ -359,4 +409,5 @@ __all__ = [
     "parse_per_file_ignores",
     "selects",
     "split_codes",
+    "unknown_selector",
 ]

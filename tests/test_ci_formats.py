@@ -216,6 +216,49 @@ def test_a_selector_error_names_where_it_came_from(project: Path) -> None:
     assert "pyproject.toml" not in done.stderr
 
 
+def test_an_unknown_ignored_code_warns_naming_where_it_came_from(tmp_path: Path) -> None:
+    """An ignored code that matches no rule warns (the run goes on) and says whether it came
+    from an option, the project's pyproject.toml or the file its ``extend`` names."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.lintloader]\nignore = ["LL991"]\nper-file-ignores = {"a.py" = ["LL992"]}\n'
+    )
+    project = tmp_path / "sub"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[tool.lintloader]\nextend = "../pyproject.toml"\nextend-ignore = ["LL993"]\n'
+    )
+    (project / "a.py").write_text("x = 1\n")
+    from_files = run_cli("check", "--no-cache", "a.py", cwd=project)
+    assert from_files.returncode == 0, from_files.stderr
+    warnings = [line for line in from_files.stderr.splitlines() if "warning" in line]
+    assert [(w.split("'")[1], w.rsplit("(in ", 1)[1]) for w in warnings] == [
+        ("LL991", f"{tmp_path / 'pyproject.toml'})"),
+        ("LL993", "pyproject.toml)"),
+        ("LL992", f"{tmp_path / 'pyproject.toml'})"),
+    ]
+    assert warnings[0].startswith("lintloader: warning: ignore: 'LL991' matches no rule")
+    assert warnings[1].startswith("lintloader: warning: extend-ignore: 'LL993' matches no rule")
+    assert warnings[2].startswith("lintloader: warning: per-file-ignores: 'LL992'")
+    options = ("--ignore", "LL994", "--extend-ignore", "LL995", "--per-file-ignores", "a.py:LL996")
+    from_cli = run_cli("check", "--no-cache", *options, "a.py", cwd=project)
+    assert from_cli.returncode == 0, from_cli.stderr
+    for option, code in (("--ignore", "LL994"), ("--extend-ignore", "LL995")):
+        line = f"lintloader: warning: {option}: '{code}' matches no rule"
+        assert line in from_cli.stderr
+    assert "lintloader: warning: --per-file-ignores: 'LL996' matches no rule" in from_cli.stderr
+    assert "LL996' matches no rule (`lintloader rule --all` lists them)\n" in from_cli.stderr
+
+
+def test_a_select_error_from_an_extended_file_names_that_file(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text('[tool.lintloader]\nselect = ["LL19"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.lintloader]\nextend = "base.toml"\n')
+    (tmp_path / "a.py").write_text("x = 1\n")
+    done = run_cli("check", "--no-cache", "a.py", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("lintloader: error: select: 'LL19' matches no rule")
+    assert done.stderr.rstrip().endswith("(in base.toml)")
+
+
 def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:
     """SARIF's and the rule pages' fix safety come from fix_safety.py, which imports no
     strategy (libcst); it says what the strategies' own ``safe`` says."""
