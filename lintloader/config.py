@@ -145,6 +145,13 @@ def _relative(path: str, root: str | None) -> str:
     return path.replace(os.sep, "/")
 
 
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory when it is inside it, else as it is: how a
+    message names a configuration file (docs/guarantees.md, Output)."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith(os.pardir) else relative
+
+
 def find_pyproject(start: str) -> Path | None:
     """The nearest ``pyproject.toml`` with a ``[tool.lintloader]`` table, walking upwards.
     A file whose TOML cannot be read but that names lintloader counts (its error is reported
@@ -235,12 +242,14 @@ def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) ->
         return table
     extend = table["extend"]
     if not isinstance(extend, str):
-        raise ConfigError(f"{path}: [tool.lintloader]: extend must be a path, not {_kind(extend)}")
+        raise ConfigError(
+            f"{shown_path(path)}: [tool.lintloader]: extend must be a path, not {_kind(extend)}"
+        )
     target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
     if target in seen:
-        raise ConfigError(f"{path}: [tool.lintloader]: extend {extend!r} makes a cycle")
+        raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r} makes a cycle")
     if not os.path.isfile(target):
-        raise ConfigError(f"{path}: [tool.lintloader]: extend {extend!r}: no such file")
+        raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r}: no such file")
     base = _extended_table(_read_table(Path(target)), Path(target), (*seen, target))
     if isinstance(base.get("baseline"), str):
         base = {**base, "baseline": os.path.join(os.path.dirname(target), base["baseline"])}
@@ -251,17 +260,23 @@ def _read_table(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration ({exc.strerror or exc})") from None
+        raise ConfigError(
+            f"{shown_path(path)}: cannot read configuration ({exc.strerror or exc})"
+        ) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
+        raise ConfigError(f"{shown_path(path)}: cannot read configuration ({exc})") from None
     except RecursionError:
-        raise ConfigError(f"{path}: cannot read configuration (nested too deeply)") from None
+        raise ConfigError(
+            f"{shown_path(path)}: cannot read configuration (nested too deeply)"
+        ) from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
-        raise ConfigError(f"{path}: 'tool' must be a table, not {_kind(tool)}")
+        raise ConfigError(f"{shown_path(path)}: 'tool' must be a table, not {_kind(tool)}")
     table = tool.get("lintloader", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.lintloader] must be a table, not {_kind(table)}")
+        raise ConfigError(
+            f"{shown_path(path)}: [tool.lintloader] must be a table, not {_kind(table)}"
+        )
     return table
 
 
@@ -289,7 +304,9 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
     }
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}")
+        raise ConfigError(
+            f"{shown_path(source)}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}"
+        )
     try:
         per_file_table = table.get("per-file-ignores", {})
         if not isinstance(per_file_table, dict):
@@ -327,7 +344,7 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             ),
         )
     except (ValueError, TypeError, AttributeError) as exc:
-        raise ConfigError(f"{source}: [tool.lintloader]: {exc}") from None
+        raise ConfigError(f"{shown_path(source)}: [tool.lintloader]: {exc}") from None
     return config
 
 
@@ -408,6 +425,7 @@ __all__ = [
     "load_config",
     "parse_per_file_ignores",
     "selects",
+    "shown_path",
     "split_codes",
     "unknown_selector",
 ]

@@ -22,6 +22,7 @@ from lintloader.config import (
     load_config,
     parse_per_file_ignores,
     selects,
+    shown_path,
     split_codes,
     unknown_selector,
 )
@@ -359,12 +360,6 @@ def selector_source(
     if origin is not None:
         return SelectorSource(*origin)
     return SelectorSource(kind, config.source)
-
-
-def shown_path(path: str) -> str:
-    """``path`` relative to the working directory when it is inside it, else as it is."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith(os.pardir) else relative
 
 
 def usable_cache(directory: Path) -> Path | None:
