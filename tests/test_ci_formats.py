@@ -4,7 +4,8 @@ safety in json/sarif/rdjson and ``--statistics``, all from real runs of the CLI.
 rdjson is validated against reviewdog's published schema (downloaded at test time; the test
 skips when it cannot be reached) and its suggestion is applied to the file and compared with
 what ``lintloader fix`` writes; junit is read by junitparser, a real JUnit consumer; gitlab is
-checked for the fields GitLab's Code Quality report requires.
+validated against GitLab's documented Code Quality format, written as a JSON schema here (GitLab
+publishes none that can be downloaded from here).
 """
 
 from __future__ import annotations
@@ -95,13 +96,56 @@ def test_reports_from_the_configuration(tmp_path: Path) -> None:
     assert "output-format (in " in bad.stderr and "unknown format 'csv'" in bad.stderr
 
 
+# GitLab publishes no machine-readable schema for the Code Quality report that this machine or
+# CI can reach (none on PyPI, npm or Debian), so this is its documented format, field by field
+# (docs.gitlab.com/ci/testing/code_quality, "Code Quality report format": a JSON array of
+# objects), written here as a JSON schema; the fields GitLab takes from the Code Climate spec
+# that lintloader also writes (type, categories, lines.end) carry that spec's constraints.
+CATEGORIES = ["Bug Risk", "Clarity", "Compatibility", "Complexity", "Duplication"]
+CATEGORIES += ["Performance", "Security", "Style"]
+GITLAB_CODE_QUALITY = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "description": {"type": "string", "minLength": 1},  # shown in the MR widget
+            "check_name": {"type": "string", "minLength": 1},  # the rule
+            "fingerprint": {"type": "string", "minLength": 1},  # unique, stable across runs
+            "severity": {"enum": sorted(GITLAB_SEVERITIES)},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    # relative to the repository root, not prefixed with ./
+                    "path": {"type": "string", "pattern": r"^(?!/)(?!\./)(?![A-Za-z]:)"},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {
+                            "begin": {"type": "integer", "minimum": 1},
+                            "end": {"type": "integer", "minimum": 1},
+                        },
+                    },
+                },
+            },
+            "type": {"const": "issue"},
+            "categories": {"type": "array", "minItems": 1, "items": {"enum": CATEGORIES}},
+        },
+    },
+}
+
+
 def test_gitlab_code_quality(reports: dict[str, str], project: Path) -> None:
+    """Read as GitLab reads it: the documented fields, a fingerprint per finding (GitLab
+    shows one finding per fingerprint and compares reports by it), lines in the file."""
     issues = json.loads(reports["gitlab"])
+    jsonschema.Draft7Validator(GITLAB_CODE_QUALITY).validate(issues)
     for issue in issues:
-        assert {"description", "check_name", "fingerprint", "severity", "location"} <= set(issue)
-        assert issue["severity"] in GITLAB_SEVERITIES
-        assert isinstance(issue["location"]["lines"]["begin"], int)
-        assert not Path(issue["location"]["path"]).is_absolute()
+        lines = issue["location"]["lines"]
+        source = (project / issue["location"]["path"]).read_text().splitlines()
+        assert lines["begin"] <= lines.get("end", lines["begin"]) <= len(source)
     assert [i["severity"] for i in issues] == ["critical", "major", "major", "major"]
     prints = [issue["fingerprint"] for issue in issues]
     assert len(set(prints)) == len(prints)
@@ -110,6 +154,22 @@ def test_gitlab_code_quality(reports: dict[str, str], project: Path) -> None:
     assert done.returncode == 0, done.stderr
     recorded = json.loads((project / "base.json").read_text())["findings"]
     assert sorted(prints) == sorted(entry["fingerprint"] for entry in recorded)
+    for broken in (  # the schema bites
+        [{**issues[0], "severity": "error"}],
+        [{**issues[0], "location": {**issues[0]["location"], "path": "./train.py"}}],
+        [{key: value for key, value in issues[0].items() if key != "fingerprint"}],
+        issues[0],
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft7Validator(GITLAB_CODE_QUALITY).validate(broken)
+
+
+def test_gitlab_without_findings_is_an_empty_array(tmp_path: Path) -> None:
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    done = run_cli("check", "--no-cache", "--output-format", "gitlab", "clean.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    jsonschema.Draft7Validator(GITLAB_CODE_QUALITY).validate(json.loads(done.stdout))
 
 
 def rdjson_schema() -> dict:
