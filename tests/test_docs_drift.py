@@ -10,11 +10,14 @@ test through the real CLI. Where each one is checked:
 - relative paths in selector and configuration errors: tests/test_ci_formats.py,
   tests/test_trust_inputs.py, and the configuration console blocks;
 - the rest here: a lone file outside a project, the ``note:`` lines of ``check --fix`` and
-  ``fix``, the unsafe fixes ``--help`` names, ``--ignore`` prefixes and the cache default.
+  ``fix``, the unsafe fixes ``--help`` names, ``--ignore`` prefixes and the cache default; and
+  docs/guarantees.md's line for a refused manifest entry (its example named a reason that
+  entry does not get).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import lintloader_command, run_cli
+from trust_support import make_env
 
 REPO = Path(__file__).resolve().parents[1]
 LIGHTNING = REPO / "fixtures" / "check" / "lightning150" / "minilight"
@@ -122,3 +126,31 @@ def test_the_cache_default_is_where_help_says(loose: Path, tmp_path: Path) -> No
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert expected.is_dir() and any(expected.iterdir()), (env, expected)
+
+
+def doc_line(doc: str, start: str) -> str:
+    """The one line of ``docs/DOC`` that starts with ``start``."""
+    (line,) = [
+        line
+        for line in (REPO / "docs" / doc).read_text(encoding="utf-8").splitlines()
+        if line.startswith(start)
+    ]
+    return line
+
+
+def test_the_refused_manifest_entry_is_reported_as_guarantees_shows(tmp_path: Path) -> None:
+    """docs/guarantees.md's refusal line, from a real ``--list-patched`` of an environment
+    whose manifest has an entry that leads out of the site through a symbolic link."""
+    env = make_env(tmp_path)
+    done = env.fix("fakefetch")
+    assert done.returncode == 0, done.stderr
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (env.site / "fakefetch" / "out").symlink_to(outside, target_is_directory=True)
+    files = env.entries()
+    files["fakefetch/out/passwd.py"] = files["fakefetch/fetching.py"]
+    env.manifest.write_text(json.dumps({"format": 1, "files": files}))
+    listed = env.fix("--list-patched")
+    assert listed.returncode == 2
+    shown = listed.stderr.replace(str(env.site), "<site>").splitlines()
+    assert doc_line("guarantees.md", "refused: <site>/") in shown
