@@ -20,6 +20,7 @@ downloads are cached)::
     .venv/bin/python benchmarks/ecosystem_scan.py
     .venv/bin/python benchmarks/ecosystem_scan.py --only flair,torchio
     .venv/bin/python benchmarks/ecosystem_scan.py --latest   # which pins have a newer release
+    .venv/bin/python benchmarks/ecosystem_scan.py --replay   # what the last run printed
 """
 
 from __future__ import annotations
@@ -288,6 +289,25 @@ def report(comparison: Comparison, rows: list[Row]) -> None:
         print(f"  {label.distribution} {label.code} {label.path}:{label.line} ({label.fixture})")
 
 
+def replay(table: Table, rows_path: Path) -> int:
+    """Print what the run that wrote ``rows_path`` printed on stdout, from its rows (nothing is
+    downloaded): docs/ecosystem.md shows it, and a test runs it."""
+    data = json.loads(rows_path.read_text(encoding="utf-8"))
+    rows = [Row(**row) for row in data["rows"]]
+    packages = [package for package in table.packages if not package.skip]
+    if len(packages) != data["packages"]:
+        print(f"{rows_path}: {data['packages']} packages scanned, the table has {len(packages)}")
+        return 2
+    for package in packages:
+        found = sum(row.distribution == package.distribution for row in rows)
+        print(f"{package.distribution} {package.version}: {found} findings")
+    scanned = {package.distribution for package in packages}
+    comparison = compare(rows, table.labels, scanned)
+    print(f"scanned {len(scanned)} packages in {data['wall_s']:.0f} s")
+    report(comparison, rows)
+    return 0 if comparison.passes else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", type=Path, default=TABLE)
@@ -295,8 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=Path, default=ROWS, help="where the rows are written")
     parser.add_argument("--only", default="", help="comma-separated distributions")
     parser.add_argument("--latest", action="store_true", help="list pins with a newer release")
+    parser.add_argument("--replay", action="store_true", help="print the last run from --rows")
     args = parser.parse_args(argv)
     table = load_table(args.table)
+    if args.replay:
+        return replay(table, args.rows)
     wanted = {name for name in args.only.split(",") if name}
     packages = tuple(
         p for p in table.packages if not p.skip and (not wanted or p.distribution in wanted)

@@ -21,6 +21,10 @@ It prints the medians and the median of the paired ratios traced/untraced of eac
 is an overhead under 2 % (ratio < 1.02). Usage (from the repository root)::
 
     .venv/bin/python benchmarks/trace_overhead.py --pairs 5 --epochs 3 --batches 300
+    .venv/bin/python benchmarks/trace_overhead.py --replay benchmarks/results-trace-overhead.json
+
+``--json FILE`` keeps the measurements and the lines the run printed; ``--replay FILE`` prints
+those lines again (docs/trace.md shows a recorded run that way, and a test runs it).
 """
 
 from __future__ import annotations
@@ -146,7 +150,18 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=300, help="batches per epoch")
     parser.add_argument("--width", type=int, default=256, help="matrix size of the work per batch")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
+    parser.add_argument("--replay", type=Path, help="print what the run that wrote this printed")
     args = parser.parse_args()
+    if args.replay:
+        recorded = json.loads(args.replay.read_text(encoding="utf-8"))
+        print(f"recorded: {recorded['command']}", *recorded["output"], sep="\n")
+        return
+    output: list[str] = []
+
+    def say(line: str) -> None:
+        output.append(line)
+        print(line, flush=True)
+
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bench_train.py"
         script.write_text(TRAIN, encoding="utf-8")
@@ -160,8 +175,11 @@ def main() -> None:
             measured = {name: run_once(command) for name, command in order}
             pairs.append(measured)
             cells = " | ".join(_cells(measured, name) for name in measured)
-            print(f"pair {number + 1}: {cells}", flush=True)
-    summary = {"cpus": os.cpu_count(), "args": {k: str(v) for k, v in vars(args).items()}}
+            say(f"pair {number + 1}: {cells}")
+    summary: dict[str, object] = {
+        "cpus": os.cpu_count(),
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
     for index, what in enumerate(KINDS):
         plain_s = [p["plain"][index] for p in pairs]
         traced_s = [p["traced"][index] for p in pairs]
@@ -171,23 +189,25 @@ def main() -> None:
             "traced_median_s": statistics.median(traced_s),
             "median_paired_ratio": statistics.median(ratios),
         }
-        print(
+        say(
             f"{what:4}: plain {statistics.median(plain_s):.3f} s, traced "
             f"{statistics.median(traced_s):.3f} s, median paired ratio "
             f"{statistics.median(ratios):.4f}"
         )
     fixed = fixed_cost(pairs=9)
     summary["fixed"] = fixed
-    print(
+    say(
         f"fixed cost per run: +{fixed['added_cpu_s']:.3f} s CPU, +{fixed['added_wall_s']:.3f} s "
         "wall (medians of 9 pairs of `python -c` with and without trace)"
     )
     micro = per_batch_overhead(pairs=31, batches=20000)
     summary["per_batch"] = micro
-    print(
+    say(
         f"hook per batch: +{micro['added_us']:.2f} us (a num_workers=0 batch of an int takes "
         f"{micro['plain_us']:.2f} us untraced)"
     )
+    summary["command"] = " ".join(["python", "benchmarks/trace_overhead.py", *sys.argv[1:]])
+    summary["output"] = output
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
 

@@ -83,7 +83,7 @@ def conclude(
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
-    from lintloader.config import ConfigError
+    from lintloader.config import ConfigError, shown_path
     from lintloader.suppress.filter import filter_findings
 
     config = options.config
@@ -94,7 +94,8 @@ def conclude(
     vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
     unknown = unknown_names(program, vocabulary) if vocabulary.modules else []
     if unknown:
-        raise ConfigError(f"{config.source or 'configuration'}: [tool.lintloader]: {unknown[0]}")
+        source = shown_path(config.source) if config.source else "configuration"
+        raise ConfigError(f"{source}: [tool.lintloader]: {unknown[0]}")
     context = AnalysisContext(program, lambda path: displays.get(path, path), vocabulary)
     raw = [finding for rule in active_rules(config) for finding in rule.check(context)]
     modules = {displays.get(p, p): s.module for p, s in summaries.items()}

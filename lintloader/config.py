@@ -16,7 +16,7 @@ import fnmatch
 import os
 import stat
 import sys
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,9 @@ class Config:
     # what a run reports to, not what it finds: left out of the repr that keys stored runs
     baseline: str | None = field(default=None, repr=False)  # absolute path, if configured
     output_format: tuple[str, ...] = field(default=(), repr=False)  # ``FORMAT[:PATH]``
+    # (selector, key, file) for each selector a configuration file set (the file ``extend``
+    # names, for a key taken from it): what a message about a selector names as its source
+    origins: tuple[tuple[str, str, str], ...] = field(default=(), repr=False)
 
     def hides(self, code: str, severity: Severity) -> bool:
         """Below the threshold, and not a rule selected by its exact code (``--select LL204``
@@ -100,6 +103,15 @@ class Config:
         warnings = [_unknown("ignore", s, known) for s in ignored if not _selects(s, known)]
         return errors, list(dict.fromkeys(warnings))
 
+    def unknown_ignores(self, known: Collection[str]) -> tuple[str, ...]:
+        """The ignored selectors (``ignore``, ``per-file-ignores``) that match no rule."""
+        ignored = (*self.ignore, *(code for _, codes in self.per_file_ignores for code in codes))
+        return tuple(dict.fromkeys(s for s in ignored if not _selects(s, known)))
+
+    def origin(self, selector: str) -> tuple[str, str] | None:
+        """(key, file) of the configuration that set ``selector``, if one did."""
+        return next(((k, f) for s, k, f in self.origins if s == selector), None)
+
 
 def selects(selector: str, known: Collection[str]) -> bool:
     """Whether ``selector`` (a code, a prefix or ``ALL``) matches a code in ``known``."""
@@ -108,6 +120,11 @@ def selects(selector: str, known: Collection[str]) -> bool:
 
 def _selects(selector: str, known: Collection[str]) -> bool:
     return selector.upper() == "ALL" or any(code.startswith(selector) for code in known)
+
+
+def unknown_selector(where: str, selector: str, known: Collection[str]) -> str:
+    """``where: 'LLX' matches no rule; did you mean ...?``: a selector error or warning."""
+    return _unknown(where, selector, known)
 
 
 def _unknown(where: str, selector: str, known: Collection[str]) -> str:
@@ -126,6 +143,13 @@ def _relative(path: str, root: str | None) -> str:
     if root and os.path.isabs(path) and path.startswith(root.rstrip(os.sep) + os.sep):
         return os.path.relpath(path, root).replace(os.sep, "/")
     return path.replace(os.sep, "/")
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory when it is inside it, else as it is: how a
+    message names a configuration file (docs/guarantees.md, Output)."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith(os.pardir) else relative
 
 
 def find_pyproject(start: str) -> Path | None:
@@ -174,8 +198,41 @@ def read_regular(path: Path) -> bytes:
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
-    table = _extended_table(_read_table(path), path, (os.path.abspath(path),))
-    return parse_table(table, str(path))
+    own = _read_table(path)
+    table = _extended_table(own, path, (os.path.abspath(path),))
+    config = parse_table(table, str(path))
+    inherited = dict(_inherited_keys(own, path, (os.path.abspath(path),)))
+    return replace(config, origins=tuple(_origins(table, inherited, str(path))))
+
+
+SELECTOR_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores")
+
+
+def _origins(
+    table: dict[str, Any], inherited: dict[str, str], source: str
+) -> Iterator[tuple[str, str, str]]:
+    """(selector, key, file) for each selector of ``table`` (already checked by parse_table)."""
+    for key in SELECTOR_KEYS:
+        value = table.get(key, [])
+        lists = value.values() if isinstance(value, dict) else [value]
+        for codes in lists:
+            for code in _codes(codes, key):
+                yield code, key, inherited.get(key, source)
+
+
+def _inherited_keys(
+    table: dict[str, Any], path: Path, seen: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """(key, file) for each key ``table`` takes from the file its ``extend`` names (that
+    file's own, or one it extends in turn); :func:`_extended_table` has checked the chain."""
+    extend = table.get("extend")
+    if not isinstance(extend, str):
+        return ()
+    target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
+    base = _read_table(Path(target))
+    deeper = dict(_inherited_keys(base, Path(target), (*seen, target)))
+    keys = sorted({*base, *deeper} - {"extend"} - set(table))
+    return tuple((key, deeper.get(key, target)) for key in keys)
 
 
 def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) -> dict[str, Any]:
@@ -185,12 +242,14 @@ def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) ->
         return table
     extend = table["extend"]
     if not isinstance(extend, str):
-        raise ConfigError(f"{path}: [tool.lintloader]: extend must be a path, not {_kind(extend)}")
+        raise ConfigError(
+            f"{shown_path(path)}: [tool.lintloader]: extend must be a path, not {_kind(extend)}"
+        )
     target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
     if target in seen:
-        raise ConfigError(f"{path}: [tool.lintloader]: extend {extend!r} makes a cycle")
+        raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r} makes a cycle")
     if not os.path.isfile(target):
-        raise ConfigError(f"{path}: [tool.lintloader]: extend {extend!r}: no such file")
+        raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r}: no such file")
     base = _extended_table(_read_table(Path(target)), Path(target), (*seen, target))
     if isinstance(base.get("baseline"), str):
         base = {**base, "baseline": os.path.join(os.path.dirname(target), base["baseline"])}
@@ -201,17 +260,23 @@ def _read_table(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration ({exc.strerror or exc})") from None
+        raise ConfigError(
+            f"{shown_path(path)}: cannot read configuration ({exc.strerror or exc})"
+        ) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
+        raise ConfigError(f"{shown_path(path)}: cannot read configuration ({exc})") from None
     except RecursionError:
-        raise ConfigError(f"{path}: cannot read configuration (nested too deeply)") from None
+        raise ConfigError(
+            f"{shown_path(path)}: cannot read configuration (nested too deeply)"
+        ) from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
-        raise ConfigError(f"{path}: 'tool' must be a table, not {_kind(tool)}")
+        raise ConfigError(f"{shown_path(path)}: 'tool' must be a table, not {_kind(tool)}")
     table = tool.get("lintloader", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.lintloader] must be a table, not {_kind(table)}")
+        raise ConfigError(
+            f"{shown_path(path)}: [tool.lintloader] must be a table, not {_kind(table)}"
+        )
     return table
 
 
@@ -239,7 +304,9 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
     }
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}")
+        raise ConfigError(
+            f"{shown_path(source)}: unknown key(s) in [tool.lintloader]: {', '.join(unknown)}"
+        )
     try:
         per_file_table = table.get("per-file-ignores", {})
         if not isinstance(per_file_table, dict):
@@ -277,7 +344,7 @@ def parse_table(table: dict[str, Any], source: str) -> Config:
             ),
         )
     except (ValueError, TypeError, AttributeError) as exc:
-        raise ConfigError(f"{source}: [tool.lintloader]: {exc}") from None
+        raise ConfigError(f"{shown_path(source)}: [tool.lintloader]: {exc}") from None
     return config
 
 
@@ -358,5 +425,7 @@ __all__ = [
     "load_config",
     "parse_per_file_ignores",
     "selects",
+    "shown_path",
     "split_codes",
+    "unknown_selector",
 ]

@@ -4,7 +4,8 @@ safety in json/sarif/rdjson and ``--statistics``, all from real runs of the CLI.
 rdjson is validated against reviewdog's published schema (downloaded at test time; the test
 skips when it cannot be reached) and its suggestion is applied to the file and compared with
 what ``lintloader fix`` writes; junit is read by junitparser, a real JUnit consumer; gitlab is
-checked for the fields GitLab's Code Quality report requires.
+validated against GitLab's documented Code Quality format, written as a JSON schema here (GitLab
+publishes none that can be downloaded from here).
 """
 
 from __future__ import annotations
@@ -95,13 +96,56 @@ def test_reports_from_the_configuration(tmp_path: Path) -> None:
     assert "output-format (in " in bad.stderr and "unknown format 'csv'" in bad.stderr
 
 
+# GitLab publishes no machine-readable schema for the Code Quality report that this machine or
+# CI can reach (none on PyPI, npm or Debian), so this is its documented format, field by field
+# (docs.gitlab.com/ci/testing/code_quality, "Code Quality report format": a JSON array of
+# objects), written here as a JSON schema; the fields GitLab takes from the Code Climate spec
+# that lintloader also writes (type, categories, lines.end) carry that spec's constraints.
+CATEGORIES = ["Bug Risk", "Clarity", "Compatibility", "Complexity", "Duplication"]
+CATEGORIES += ["Performance", "Security", "Style"]
+GITLAB_CODE_QUALITY = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "description": {"type": "string", "minLength": 1},  # shown in the MR widget
+            "check_name": {"type": "string", "minLength": 1},  # the rule
+            "fingerprint": {"type": "string", "minLength": 1},  # unique, stable across runs
+            "severity": {"enum": sorted(GITLAB_SEVERITIES)},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    # relative to the repository root, not prefixed with ./
+                    "path": {"type": "string", "pattern": r"^(?!/)(?!\./)(?![A-Za-z]:)"},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {
+                            "begin": {"type": "integer", "minimum": 1},
+                            "end": {"type": "integer", "minimum": 1},
+                        },
+                    },
+                },
+            },
+            "type": {"const": "issue"},
+            "categories": {"type": "array", "minItems": 1, "items": {"enum": CATEGORIES}},
+        },
+    },
+}
+
+
 def test_gitlab_code_quality(reports: dict[str, str], project: Path) -> None:
+    """Read as GitLab reads it: the documented fields, a fingerprint per finding (GitLab
+    shows one finding per fingerprint and compares reports by it), lines in the file."""
     issues = json.loads(reports["gitlab"])
+    jsonschema.Draft7Validator(GITLAB_CODE_QUALITY).validate(issues)
     for issue in issues:
-        assert {"description", "check_name", "fingerprint", "severity", "location"} <= set(issue)
-        assert issue["severity"] in GITLAB_SEVERITIES
-        assert isinstance(issue["location"]["lines"]["begin"], int)
-        assert not Path(issue["location"]["path"]).is_absolute()
+        lines = issue["location"]["lines"]
+        source = (project / issue["location"]["path"]).read_text().splitlines()
+        assert lines["begin"] <= lines.get("end", lines["begin"]) <= len(source)
     assert [i["severity"] for i in issues] == ["critical", "major", "major", "major"]
     prints = [issue["fingerprint"] for issue in issues]
     assert len(set(prints)) == len(prints)
@@ -110,6 +154,22 @@ def test_gitlab_code_quality(reports: dict[str, str], project: Path) -> None:
     assert done.returncode == 0, done.stderr
     recorded = json.loads((project / "base.json").read_text())["findings"]
     assert sorted(prints) == sorted(entry["fingerprint"] for entry in recorded)
+    for broken in (  # the schema bites
+        [{**issues[0], "severity": "error"}],
+        [{**issues[0], "location": {**issues[0]["location"], "path": "./train.py"}}],
+        [{key: value for key, value in issues[0].items() if key != "fingerprint"}],
+        issues[0],
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft7Validator(GITLAB_CODE_QUALITY).validate(broken)
+
+
+def test_gitlab_without_findings_is_an_empty_array(tmp_path: Path) -> None:
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    done = run_cli("check", "--no-cache", "--output-format", "gitlab", "clean.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    jsonschema.Draft7Validator(GITLAB_CODE_QUALITY).validate(json.loads(done.stdout))
 
 
 def rdjson_schema() -> dict:
@@ -214,6 +274,49 @@ def test_a_selector_error_names_where_it_came_from(project: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("lintloader: error: --extend-select: 'LL9' matches no rule")
     assert "pyproject.toml" not in done.stderr
+
+
+def test_an_unknown_ignored_code_warns_naming_where_it_came_from(tmp_path: Path) -> None:
+    """An ignored code that matches no rule warns (the run goes on) and says whether it came
+    from an option, the project's pyproject.toml or the file its ``extend`` names."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.lintloader]\nignore = ["LL991"]\nper-file-ignores = {"a.py" = ["LL992"]}\n'
+    )
+    project = tmp_path / "sub"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[tool.lintloader]\nextend = "../pyproject.toml"\nextend-ignore = ["LL993"]\n'
+    )
+    (project / "a.py").write_text("x = 1\n")
+    from_files = run_cli("check", "--no-cache", "a.py", cwd=project)
+    assert from_files.returncode == 0, from_files.stderr
+    warnings = [line for line in from_files.stderr.splitlines() if "warning" in line]
+    assert [(w.split("'")[1], w.rsplit("(in ", 1)[1]) for w in warnings] == [
+        ("LL991", f"{tmp_path / 'pyproject.toml'})"),
+        ("LL993", "pyproject.toml)"),
+        ("LL992", f"{tmp_path / 'pyproject.toml'})"),
+    ]
+    assert warnings[0].startswith("lintloader: warning: ignore: 'LL991' matches no rule")
+    assert warnings[1].startswith("lintloader: warning: extend-ignore: 'LL993' matches no rule")
+    assert warnings[2].startswith("lintloader: warning: per-file-ignores: 'LL992'")
+    options = ("--ignore", "LL994", "--extend-ignore", "LL995", "--per-file-ignores", "a.py:LL996")
+    from_cli = run_cli("check", "--no-cache", *options, "a.py", cwd=project)
+    assert from_cli.returncode == 0, from_cli.stderr
+    for option, code in (("--ignore", "LL994"), ("--extend-ignore", "LL995")):
+        line = f"lintloader: warning: {option}: '{code}' matches no rule"
+        assert line in from_cli.stderr
+    assert "lintloader: warning: --per-file-ignores: 'LL996' matches no rule" in from_cli.stderr
+    assert "LL996' matches no rule (`lintloader rule --all` lists them)\n" in from_cli.stderr
+
+
+def test_a_select_error_from_an_extended_file_names_that_file(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text('[tool.lintloader]\nselect = ["LL19"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.lintloader]\nextend = "base.toml"\n')
+    (tmp_path / "a.py").write_text("x = 1\n")
+    done = run_cli("check", "--no-cache", "a.py", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("lintloader: error: select: 'LL19' matches no rule")
+    assert done.stderr.rstrip().endswith("(in base.toml)")
 
 
 def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:

@@ -1,16 +1,22 @@
 """Every console block of README.md and docs/*.md is a real run: the test runs each ``$ ``
 command in the scene the block names and compares what it prints (stdout, then stderr) with the
-block, so docs and behaviour cannot drift apart.
+block, so docs and behaviour cannot drift apart. A transcript (a ``$ `` line) in any other kind
+of block is an error: it would not be checked.
 
 A block is marked by an HTML comment on the line before it, ``<!-- console: SCENE -->``; a
-console block without one is an error. In a block, a line ``...`` stands for any number of
-output lines and a line ending in `` ...`` for any line that starts with what precedes it
-(both mark a cut in the output). Placeholders are only for what changes from run to run: the
-scene's directory is ``<DIR>`` and a duration (``1.2 s``, ``0.15s``) is ``<TIME>``.
+console block without one is an error. In a block, a line ``...`` (indented or not) stands for
+any number of output lines and a line ending in `` ...`` for any line that starts with what
+precedes it (both mark a cut in the output); a last line ``exit N`` is the command's exit
+status. Runs of two or more spaces match any run of spaces (columns widen with the numbers in
+them). Placeholders are only for what changes from run to run: the scene's directory is
+``<DIR>``, the environment's prefix (``sys.prefix``) ``<VENV>``, a duration (``1.2 s``,
+``0.15s``) ``<TIME>``, a process id ``<PID>``, and ``<N>`` a number that follows from
+durations (a count of seconds, a ratio or a share of two durations).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -23,13 +29,19 @@ from pathlib import Path
 
 import pytest
 from conftest import download_wheel
+from test_vocabulary import DATA, TRAIN, VOCABULARY
+from trust_support import ORIGINAL, wheel
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 BLOCK = re.compile(
     r"(?:<!-- console: (?P<scene>[\w-]+) -->\n)?```console\n(?P<body>.*?)^```", re.S | re.M
 )
+FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```", re.S | re.M)
 DURATION = re.compile(r"\b\d+(?:\.\d+)? ?s\b")
+PLACEHOLDER = re.compile(r"(<PID>|<N>| {2,})")
+PATTERNS = {"<PID>": r"\d+", "<N>": r"\d+(?:\.\d+)?"}
+EXIT = re.compile(r"exit \d+")
 ELLIPSIS = "..."
 
 
@@ -58,8 +70,14 @@ ALL_BLOCKS = list(blocks())
 
 def lightning150_wheel(into: Path) -> None:
     """The released pytorch-lightning 1.5.0 wheel, unpacked (its package, tests, dist-info)."""
-    with zipfile.ZipFile(download_wheel("pytorch-lightning==1.5.0")) as wheel:
-        wheel.extractall(into)
+    with zipfile.ZipFile(download_wheel("pytorch-lightning==1.5.0")) as wheel_file:
+        wheel_file.extractall(into)
+
+
+def torchio121_wheel(into: Path) -> None:
+    """The released torchio 1.2.1 wheel, unpacked (docs/ecosystem.md's true positive)."""
+    with zipfile.ZipFile(download_wheel("torchio==1.2.1")) as wheel_file:
+        wheel_file.extractall(into)
 
 
 def lightning150_fixture(into: Path) -> None:
@@ -68,25 +86,99 @@ def lightning150_fixture(into: Path) -> None:
     (into / "pyproject.toml").write_text("[project]\nname = 'minilight'\nversion = '0'\n")
 
 
+def runtime(into: Path) -> None:
+    """fixtures/runtime (the scripts ``trace`` and ``verify`` run, with real DataLoader
+    workers), benchmarks/gpu_verify.sh, ``direct_loop.py`` at the top and a docs/images/."""
+    shutil.copytree(REPO / "fixtures" / "runtime", into / "fixtures" / "runtime")
+    (into / "benchmarks").mkdir()
+    shutil.copy2(REPO / "benchmarks" / "gpu_verify.sh", into / "benchmarks")
+    shutil.copy(REPO / "fixtures" / "runtime" / "trace" / "direct_loop.py", into)
+    (into / "docs" / "images").mkdir(parents=True)
+
+
+def vocabulary(into: Path) -> None:
+    """docs/configuration.md's project with its own reset, root and loader factory; ``bad/``
+    declares a name that is no dotted path, ``typo/`` one its module does not define."""
+    for folder, table in (
+        (into, VOCABULARY),
+        (into / "bad", '[tool.lintloader]\nextend-resets = ["restart"]\n'),
+        (into / "typo", '[tool.lintloader]\nextend-resets = ["mypkg.data.Loader.restrat"]\n'),
+    ):
+        (folder / "mypkg").mkdir(parents=True)
+        (folder / "mypkg" / "__init__.py").write_text("")
+        (folder / "mypkg" / "data.py").write_text(DATA)
+        (folder / "mypkg" / "train.py").write_text(TRAIN)
+        (folder / "pyproject.toml").write_text(table)
+
+
+def benchmarks(into: Path) -> None:
+    """benchmarks/ (its scripts and the results of their last runs, which ``--replay``
+    prints again)."""
+    shutil.copytree(REPO / "benchmarks", into / "benchmarks")
+
+
+def patched_fakewheel(into: Path) -> None:
+    """A venv (``venv/``) with ``fakewheel`` 1.0 installed by pip and patched by ``lintloader
+    fix``; the wheel of its release 2.0 lies next to it."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(into / "venv")], check=True)
+    built = wheel(into, "1.0", ORIGINAL)
+    wheel(into, "2.0", ORIGINAL + b"\n# 2.0\n")
+    python = str(into / "venv" / "bin" / "python")
+    pip = [sys.executable, "-m", "pip", "--python", python]
+    fix = [sys.executable, "-m", "lintloader", "fix", "--no-cache", "--site-packages"]
+    for command in ([*pip, "install", "-q", "--no-index", str(built)], [*fix, "--python", python]):
+        done = subprocess.run(command, cwd=into, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def without_lsp(into: Path) -> None:
+    """A ``lintloader`` on PATH (in ``.bin/``) that sees lintloader and its core dependencies
+    only: no site directory, so the [lsp] extra's pygls is not importable."""
+    core = into / ".core"
+    core.mkdir()
+    for name in ("click", "libcst", "yaml", *(("tomli",) if sys.version_info < (3, 11) else ())):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None
+        (core / name).symlink_to(Path(spec.origin).parent)
+    (core / "lintloader").symlink_to(REPO / "lintloader")
+    script = into / ".bin" / "lintloader"
+    script.parent.mkdir()
+    script.write_text(f'#!/bin/sh\nPYTHONPATH={core} exec {sys.executable} -S -m lintloader "$@"\n')
+    script.chmod(0o755)
+
+
 SCENES: dict[str, Callable[[Path], None]] = {
     "pl150-wheel": lightning150_wheel,
+    "torchio121-wheel": torchio121_wheel,
     "lightning150": lightning150_fixture,
+    "runtime": runtime,
+    "vocabulary": vocabulary,
+    "benchmarks": benchmarks,
+    "patched-fakewheel": patched_fakewheel,
+    "without-lsp": without_lsp,
 }
 
 
 def commands(body: str) -> Iterator[tuple[str, list[str]]]:
-    """(command, expected output lines) for each ``$ `` line of a block."""
+    """(command, expected output lines) for each ``$ `` line of a block (the blank lines that
+    part one command's output from the next are not output)."""
     command: str | None = None
     expected: list[str] = []
     for line in body.splitlines():
         if line.startswith("$ "):
             if command is not None:
-                yield command, expected
+                yield command, _trimmed(expected)
             command, expected = line[2:], []
         elif command is not None:
             expected.append(line)
     if command is not None:
-        yield command, expected
+        yield command, _trimmed(expected)
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[-1]:
+        lines = lines[:-1]
+    return lines
 
 
 def without_comment(command: str) -> str:
@@ -94,12 +186,15 @@ def without_comment(command: str) -> str:
     return re.split(r"\s{2,}#\s", command, maxsplit=1)[0]
 
 
-def run(command: str, cwd: Path, cache: Path) -> list[str]:
+def run(command: str, cwd: Path, cache: Path, expected: list[str]) -> list[str]:
+    """The output lines of ``command`` in the scene ``cwd``, and ``exit N`` after them when
+    the block shows the exit status."""
     bin_dir = str(Path(sys.executable).parent)
     env = {
         **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": os.pathsep.join([str(cwd / ".bin"), bin_dir, os.environ.get("PATH", "")]),
         "LINTLOADER_CACHE_DIR": str(cache),
+        "TMPDIR": str(cache.parent),
         "NO_COLOR": "1",
         "COLUMNS": "100",
     }
@@ -108,8 +203,21 @@ def run(command: str, cwd: Path, cache: Path) -> list[str]:
         ["bash", "-c", without_comment(command)],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
-    output = (done.stdout + done.stderr).replace(str(cwd), "<DIR>")
-    return [DURATION.sub("<TIME>", line) for line in output.splitlines()]
+    output = (done.stdout + done.stderr).replace(str(cwd), "<DIR>").replace(sys.prefix, "<VENV>")
+    lines = [DURATION.sub("<TIME>", line) for line in output.splitlines()]
+    shows_exit = bool(expected) and EXIT.fullmatch(expected[-1]) is not None
+    return [*lines, f"exit {done.returncode}"] if shows_exit else lines
+
+
+def line_pattern(expected: str) -> re.Pattern[str]:
+    """``expected`` as a pattern: durations as ``<TIME>``, ``<PID>`` and ``<N>`` any number,
+    a run of two or more spaces any run of spaces."""
+    parts = PLACEHOLDER.split(DURATION.sub("<TIME>", expected))
+    return re.compile(
+        "".join(
+            PATTERNS.get(part, " +" if part.startswith("  ") else re.escape(part)) for part in parts
+        )
+    )
 
 
 def matches(expected: list[str], actual: list[str]) -> bool:
@@ -117,14 +225,14 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     if not expected:
         return not actual
     head, rest = expected[0], expected[1:]
-    if head == ELLIPSIS:
+    if head.strip() == ELLIPSIS:
         return any(matches(rest, actual[skip:]) for skip in range(len(actual) + 1))
     if not actual:
         return False
     if head.endswith(" " + ELLIPSIS):
-        same = actual[0].startswith(head[: -len(ELLIPSIS)].rstrip())
+        same = line_pattern(head[: -len(ELLIPSIS)].rstrip()).match(actual[0]) is not None
     else:
-        same = DURATION.sub("<TIME>", head) == actual[0]
+        same = line_pattern(head).fullmatch(actual[0]) is not None
     return same and matches(rest, actual[1:])
 
 
@@ -143,10 +251,24 @@ def test_the_console_block_is_what_the_command_prints(block: Block, tmp_path: Pa
     scene.mkdir()
     SCENES[block.scene](scene)
     for command, expected in commands(block.body):
-        actual = run(command, scene, tmp_path / "cache")
+        actual = run(command, scene, tmp_path / "cache", expected)
         assert matches(expected, actual), f"{block.name}: `$ {command}` printed:\n" + "\n".join(
             actual
         )
+
+
+def test_no_transcript_outside_a_checked_block() -> None:
+    """A ``$ `` command with its output in a ```text (or any other) block is run by nothing:
+    it must be a console block with a scene."""
+    unchecked = []
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        for match in FENCE.finditer(text):
+            shown = [line for line in match["body"].splitlines() if line.startswith("$ ")]
+            if match["lang"] != "console" and shown:
+                line = text.count("\n", 0, match.start("body"))
+                unchecked.append(f"{path.relative_to(REPO).as_posix()}:{line}: {shown[0]}")
+    assert not unchecked, "transcripts no test runs:\n" + "\n".join(unchecked)
 
 
 def test_the_matcher_bites() -> None:
@@ -155,3 +277,9 @@ def test_the_matcher_bites() -> None:
     assert matches(["x: LL101 ..."], ["x: LL101 long message"])
     assert not matches(["a"], ["a", "extra"])
     assert matches(["took 1.5 s"], [DURATION.sub("<TIME>", "took 0.2 s")])
+    assert matches(["pids <PID>,<PID>  done"], ["pids 31673,31681 done"])
+    assert not matches(["pids <PID>"], ["pids 3a"])
+    assert matches(["(<N>% of the 5.1 s run)"], ["(28.0% of the <TIME> run)"])
+    assert not matches(["exit 1"], ["exit 0"])
+    assert not matches(["a.b"], ["axb"])  # the rest is literal
+    assert matches(["{", "  ...", "}"], ["{", "  x", "  y", "}"])

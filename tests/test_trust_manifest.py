@@ -7,18 +7,13 @@ and removed by the real pip (``pip --python``) from wheels the test builds.
 
 from __future__ import annotations
 
-import base64
-import csv
-import hashlib
-import io
 import json
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
-from trust_support import CLI, FIXED, ORIGINAL, Env, make_env, sha
+from trust_support import CLI, FIXED, ORIGINAL, Env, b64, make_env, sha, wheel
 
 NAMES = ("fetch_a", "fetch_b", "fetch_c", "fetch_d")
 
@@ -105,34 +100,6 @@ def test_a_backup_left_before_the_patch_is_dropped_by_revert(tmp_path: Path) -> 
     assert code == 0, err
     assert f"dropped: {backup}: a backup with no manifest entry; " in err, err
     assert not backup.exists() and target.read_bytes() == ORIGINAL
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
-def wheel(folder: Path, version: str, module: bytes) -> Path:
-    """A wheel of ``fakewheel`` ``version`` whose ``fakewheel/fetching.py`` is ``module``."""
-    info = f"fakewheel-{version}.dist-info"
-    metadata = f"Metadata-Version: 2.1\nName: fakewheel\nVersion: {version}\n"
-    files = {
-        "fakewheel/__init__.py": b"",
-        "fakewheel/fetching.py": module,
-        f"{info}/METADATA": metadata.encode(),
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n",
-    }
-    rows = io.StringIO()
-    writer = csv.writer(rows)
-    for name, data in files.items():
-        writer.writerow([name, f"sha256={b64(data)}", len(data)])
-    writer.writerow([f"{info}/RECORD", "", ""])
-    path = folder / f"fakewheel-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-        archive.writestr(f"{info}/RECORD", rows.getvalue())
-    return path
 
 
 def pip(env: Env, *args: str) -> None:

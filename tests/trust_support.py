@@ -3,12 +3,16 @@ the CLI run as a user runs it, and small tmpfs mounts to fill a disk."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import csv
 import hashlib
+import io
 import json
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +79,34 @@ def make_env(root: Path) -> Env:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakefetch\nVersion: 1.0\n")
     (info / "RECORD").write_text("fakefetch/__init__.py,,\nfakefetch/fetching.py,,\n")
     return Env(root, python, site)
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def wheel(folder: Path, version: str, module: bytes) -> Path:
+    """A wheel of ``fakewheel`` ``version`` whose ``fakewheel/fetching.py`` is ``module``."""
+    info = f"fakewheel-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: fakewheel\nVersion: {version}\n"
+    files = {
+        "fakewheel/__init__.py": b"",
+        "fakewheel/fetching.py": module,
+        f"{info}/METADATA": metadata.encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n",
+    }
+    rows = io.StringIO()
+    writer = csv.writer(rows)
+    for name, data in files.items():
+        writer.writerow([name, f"sha256={b64(data)}", len(data)])
+    writer.writerow([f"{info}/RECORD", "", ""])
+    path = folder / f"fakewheel-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr(f"{info}/RECORD", rows.getvalue())
+    return path
 
 
 def sha(data: bytes) -> str:

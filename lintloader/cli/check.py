@@ -34,6 +34,7 @@ from lintloader.cli.options import (
 from lintloader.cli.outputs import Target, targets, write_output
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.fix_safety import unsafe_names
 from lintloader.report.context import Replacement, ReportContext, SortKey
 from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
@@ -105,7 +106,11 @@ class CheckDone(SystemExit):
 )
 @click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply unsafe fixes.")
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help=f"With --fix/--diff: also apply unsafe fixes ({unsafe_names()}).",
+)
 @click.option("--show-fixes", is_flag=True, help="With --fix: list the fixes applied.")
 @click.option(
     "--exit-non-zero-on-fix",

@@ -7,10 +7,10 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
 
@@ -22,7 +22,9 @@ from lintloader.config import (
     load_config,
     parse_per_file_ignores,
     selects,
+    shown_path,
     split_codes,
+    unknown_selector,
 )
 from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import PARSE_ERROR_CODE, Severity
@@ -310,32 +312,54 @@ def prepare(
 
 
 def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
-    """A selector that matches no rule stops the run (exit 2), naming where it came from (the
-    option, or the configuration file); an unknown ignored code warns."""
+    """A selector that matches no rule stops the run (exit 2), an unknown ignored code warns;
+    either message names where the selector came from: the option, or the configuration file
+    (the one ``extend`` names, for a key taken from it)."""
     from lintloader.rules.codes import rule_codes
     from lintloader.suppress.unused_noqa import CODE as UNUSED_NOQA_CODE
 
     known = {*rule_codes(), PARSE_ERROR_CODE, UNUSED_NOQA_CODE}
-    errors, warnings = config.selection_problems(known)
-    for warning in warnings:
-        click.echo(f"lintloader: warning: {warning}", err=True)
-    if not errors:
-        return
-    selector = next(s for s in config.select if not selects(s, known))
-    for option, given in (
-        ("--select", scan and scan.select),
-        ("--extend-select", scan and scan.extend_select),
-    ):
-        if selector in split_codes(given or None):
-            raise Failure(f"{option}{errors[0].removeprefix('select')}")
-    source = f" (in {shown_path(config.source)})" if config.source else ""
-    raise Failure(f"{errors[0]}{source}")
+    for selector in config.unknown_ignores(known):
+        where = selector_source(selector, config, scan, "ignore")
+        click.echo(f"lintloader: warning: {where.message(selector, known)}", err=True)
+    unknown = [s for s in config.select if not selects(s, known)]
+    if unknown:
+        where = selector_source(unknown[0], config, scan, "select")
+        raise Failure(where.message(unknown[0], known))
 
 
-def shown_path(path: str) -> str:
-    """``path`` relative to the working directory when it is inside it, else as it is."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith(os.pardir) else relative
+class SelectorSource(NamedTuple):
+    """Where a selector came from: an option (``--ignore``) or a key and its file."""
+
+    key: str
+    file: str | None = None
+
+    def message(self, selector: str, known: Collection[str]) -> str:
+        text = unknown_selector(self.key, selector, known)
+        return f"{text} (in {shown_path(self.file)})" if self.file else text
+
+
+_OPTIONS = {
+    "select": (("--select", "select"), ("--extend-select", "extend_select")),
+    "ignore": (("--ignore", "ignore"), ("--extend-ignore", "extend_ignore")),
+}
+
+
+def selector_source(
+    selector: str, config: Config, scan: ScanArgs | None, kind: str
+) -> SelectorSource:
+    """The option that gave ``selector`` (of ``kind``, select or ignore), else its file."""
+    if scan is not None:
+        for option, name in _OPTIONS[kind]:
+            if selector in split_codes(getattr(scan, name)):
+                return SelectorSource(option)
+        given = parse_per_file_ignores(scan.per_file_ignores)
+        if kind == "ignore" and any(selector in codes for _, codes in given):
+            return SelectorSource("--per-file-ignores")
+    origin = config.origin(selector)
+    if origin is not None:
+        return SelectorSource(*origin)
+    return SelectorSource(kind, config.source)
 
 
 def usable_cache(directory: Path) -> Path | None:

@@ -112,12 +112,14 @@ def site_key(loader: LoaderSummary) -> SiteKey:
 
 
 def build_sites(loaders: list[LoaderSummary]) -> list[Site]:
-    """The sites of ``loaders``, the one that lost most time first."""
+    """The sites of ``loaders``, the one that lost most time first; sites that lost the same
+    (none, most often) in the order their first loader was built, so that a report lists them
+    alike from run to run (docs/trace.md shows real reports, and a test compares them)."""
     grouped: dict[SiteKey, list[LoaderSummary]] = {}
     for loader in sorted(loaders, key=lambda item: item.trace.t):
         grouped.setdefault(site_key(loader), []).append(loader)
     sites = [_site(members) for members in grouped.values()]
-    return sorted(sites, key=lambda s: (-s.lost_s, -len(s.extras), -s.startup_s))
+    return sorted(sites, key=lambda s: (-s.lost_s, -len(s.extras)))
 
 
 def _site(loaders: list[LoaderSummary]) -> Site:
