@@ -167,6 +167,31 @@ def module_name_in_site(path: str, site_dir: str) -> tuple[str, bool]:
 
 
 # -- source trees ------------------------------------------------------------------------------
+SUFFIXES = (".py", NOTEBOOK_SUFFIX)  # the files a walk lists
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """What stays the same over the walks of one :func:`discover_paths`: the exclude patterns
+    (and their matcher), the working directory, the cache, the module namer, and the discovery
+    that receives the problems."""
+
+    patterns: tuple[str, ...]
+    excluded: Excluder
+    cwd: str
+    cache_dir: Path | None
+    namer: ModuleNamer
+    found: Discovery
+
+    def walk_key(self, root: str, answer: GitAnswer | None) -> str:
+        """The key of what a walk of ``root`` keeps (``scan/walk/named_files.py``)."""
+        return walk_key(root, self.patterns, self.cwd, answer.tracked_output if answer else None)
+
+    def tree_key(self, root: str, answer: GitAnswer | None) -> str:
+        """The key of a snapshot of the whole walk of ``root`` (``scan/walk/snapshot.py``)."""
+        return snapshot_key(self.walk_key(root, answer), self.namer.prefix(root))
+
+
 def discover_paths(
     paths: Iterable[str],
     excludes: Iterable[str] = (),
@@ -180,14 +205,14 @@ def discover_paths(
     cwd = os.path.abspath(cwd or os.getcwd())
     patterns = (*DEFAULT_EXCLUDES, *excludes)
     found = Discovery()
+    scan = _Scan(patterns, Excluder.of(patterns), cwd, cache_dir, ModuleNamer(), found)
     seen: set[str] = set()
-    module_name = ModuleNamer()
     for raw in paths:
         path = os.path.join(cwd, raw) if not os.path.isabs(raw) else raw
         if not os.path.lexists(path):
             raise DiscoveryError(f"{raw}: no such file or directory")
         found.roots.append(os.path.abspath(path))
-        for files in _walk(path, patterns, found, cwd, cache_dir, module_name):
+        for files in _walk(scan, path):
             for file in files:
                 if file.path in seen:
                     continue
@@ -231,67 +256,52 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     return renamed
 
 
-def _walk(
-    path: str,
-    patterns: tuple[str, ...],
-    found: Discovery,
-    cwd: str,
-    cache_dir: Path | None,
-    namer: ModuleNamer,
-) -> Iterator[list[SourceFile]]:
+def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
     """The files to scan below ``path``, a directory at a time, named, in ``os.walk`` order (a
     directory's files sorted, then its subdirectories, sorted, each in turn). One ``scandir``
     per directory: the file type comes with the listing, so a regular file costs no ``stat``
     here; a directory unchanged since an earlier walk is not listed again
     (``scan/walk/listings.py``), nor are its files named again (``scan/walk/named_files.py``)."""
     if os.path.islink(path) and not os.path.exists(path):
-        found.problems.append(FileProblem(display_path(path, cwd), link_problem(path)))
+        scan.found.problems.append(FileProblem(display_path(path, scan.cwd), link_problem(path)))
         return
-    if not os.path.isdir(path):
-        named = os.path.abspath(path)  # an explicitly named file is scanned whatever its suffix
-        directory = os.path.dirname(named)
-        yield _named(directory, [(os.path.basename(named), named)], namer, cwd)
+    root = os.path.abspath(path)
+    if not os.path.isdir(path):  # an explicitly named file is scanned whatever its suffix
+        yield _named(os.path.dirname(root), [(os.path.basename(root), root)], scan.namer, scan.cwd)
         return
     with GitFiles(path) as git:  # runs while the walk goes on (scan/git_files.py)
-        remembered = _remembered_walk(path, patterns, cwd, cache_dir, git, namer)
+        remembered = _remembered_walk(scan, root, git)
         if remembered is not None:
             yield remembered
             return
         git.start_untracked()
-        yield from _walk_tree(path, patterns, found, cwd, cache_dir, git, namer)
+        yield from _walk_tree(scan, root, git)
 
 
-def _remembered_walk(
-    path: str,
-    patterns: tuple[str, ...],
-    cwd: str,
-    cache_dir: Path | None,
-    git: GitFiles,
-    namer: ModuleNamer,
-) -> list[SourceFile] | None:
-    """The files of an earlier walk of ``path`` (``scan/walk/snapshot.py``) when its key still
+def _tree(root: str) -> str:
+    """The scope of a tree's memos (not a site's listings)."""
+    return f"{root}\0tree"
+
+
+def _remembered_walk(scan: _Scan, root: str, git: GitFiles) -> list[SourceFile] | None:
+    """The files of an earlier walk of ``root`` (``scan/walk/snapshot.py``) when its key still
     holds, the directories that changed since listed again; None: walk the tree. git's answer,
     part of the key, is waited for only when there is a snapshot."""
-    root = os.path.abspath(path)
-    tree = f"{root}\0tree"
-    loaded = load_snapshot(cache_dir, tree, root)
+    loaded = load_snapshot(scan.cache_dir, _tree(root), root)
     if loaded is None:
         return None
     answer = git.result()
-    key = snapshot_key(
-        walk_key(root, patterns, cwd, answer.tracked_output if answer else None),
-        namer.prefix(root),
-    )
+    key = scan.tree_key(root, answer)
     if loaded.key != key:
         return None
     snapshot = loaded.snapshot
     if not loaded.changed:
         return list(snapshot.files)
-    patched = _patched(snapshot, loaded.changed, root, patterns, answer, cwd, namer)
+    patched = _patched(scan, root, snapshot, loaded.changed, answer)
     if patched is None:
         return None
     if patched.memorable:
-        save_snapshot(cache_dir, tree, key, patched.snapshot)
+        save_snapshot(scan.cache_dir, _tree(root), key, patched.snapshot)
     return list(patched.snapshot.files)
 
 
@@ -301,30 +311,24 @@ class _Patched(NamedTuple):
 
 
 def _patched(
-    snapshot: WalkSnapshot,
-    changed: list[int],
-    root: str,
-    patterns: tuple[str, ...],
-    answer: GitAnswer | None,
-    cwd: str,
-    namer: ModuleNamer,
+    scan: _Scan, root: str, snapshot: WalkSnapshot, changed: list[int], answer: GitAnswer | None
 ) -> _Patched | None:
     """``snapshot`` with the ``changed`` directories listed and their files worked out again;
     None when one of them now has other subdirectories or another package path (or holds a
     link that does not resolve, or cannot be listed): the tree must be walked."""
-    excluded = Excluder.of(patterns)
     directories, slices = list(snapshot.directories), snapshot.slices()
     memorable, listings = True, ListingCache()  # listings: the racy rule, nothing stored
     for index in changed:
         walked = directories[index]
-        listing = list_directory(walked.path, (".py", NOTEBOOK_SUFFIX), listings)
-        if listing is None or listing.broken or namer.prefix(walked.path) != walked.prefix:
+        listing = list_directory(walked.path, SUFFIXES, listings)
+        if listing is None or listing.broken or scan.namer.prefix(walked.path) != walked.prefix:
             return None
         relative_dir = "" if walked.path == root else walked.path[len(root) + 1 :] + "/"
-        if _subdirs(listing, relative_dir, excluded) != walked.subdirs:
+        if _subdirs(listing, relative_dir, scan.excluded) != walked.subdirs:
             return None
-        entries = _wanted(listing, relative_dir, excluded, answer, Discovery(), cwd)
-        slices[index] = _named(walked.path, entries, namer, cwd)
+        # no link in it is broken: no problem is found
+        entries = _wanted(scan, listing, relative_dir, answer)
+        slices[index] = _named(walked.path, entries, scan.namer, scan.cwd)
         directories[index] = walked._replace(mtime_ns=listing.mtime_ns, files=len(slices[index]))
         memorable = memorable and _memorable(walked.path, listing, listings, answer)
     files = tuple(file for files in slices for file in files)
@@ -336,95 +340,102 @@ def _subdirs(listing: Listing, relative_dir: str, excluded: Excluder) -> tuple[s
     return tuple(full for name, full in listing.subdirs if not excluded(relative_dir + name, name))
 
 
-def _walk_tree(
-    path: str,
-    patterns: tuple[str, ...],
-    found: Discovery,
-    cwd: str,
-    cache_dir: Path | None,
-    git: GitFiles,
-    namer: ModuleNamer,
-) -> Iterator[list[SourceFile]]:
-    """:func:`_walk` below a directory. Directories walked before git has answered wait for
-    its answer (a few tens of milliseconds); after that, each is filtered as it is walked."""
-    excluded = Excluder.of(patterns)
-    root = os.path.abspath(path)
-    listings = ListingCache.load(cache_dir, f"{root}\0tree")  # not a site's listings
-    asking: GitFiles | None = git
-    listed: GitAnswer | None = None
-    named = NamedFiles("")  # loaded once git's answer, part of its key, is in
-    key = ""
-    waiting: list[tuple[str, str, Listing, tuple[str, ...]]] = []
-    walked: list[WalkedDirectory] = []  # for a snapshot of the whole walk
-    kept: list[SourceFile] = []
-    whole = True  # whether this walk can be remembered whole
-    problems = len(found.problems)
-    # (directory, its path relative to ``path`` with a trailing '/'), from the normalized
+class _Listed(NamedTuple):
+    """A directory the walk listed."""
+
+    path: str  # normalized and absolute
+    relative: str  # relative to the walk's root, with a trailing '/' ("" for the root)
+    listing: Listing
+    subdirs: tuple[str, ...]  # the paths of the subdirectories the walk goes into
+
+
+class _Answered(NamedTuple):
+    """git's answer (None: not in a work tree), the key of what the walk keeps (part of it),
+    and what an earlier walk with that key kept."""
+
+    git: GitAnswer | None
+    key: str
+    named: NamedFiles
+
+
+class _Kept(NamedTuple):
+    """What a walk keeps of one directory: its files, named; whether they can be remembered;
+    the directory as a snapshot of the walk holds it."""
+
+    files: list[SourceFile]
+    memorable: bool
+    walked: WalkedDirectory
+
+
+def _walk_tree(scan: _Scan, root: str, git: GitFiles) -> Iterator[list[SourceFile]]:
+    """:func:`_walk` below the directory ``root``. Directories walked before git has answered
+    wait for its answer (a few tens of milliseconds); after that, each is filtered as it is
+    walked. The walk is remembered whole when every directory of it can be."""
+    listings = ListingCache.load(scan.cache_dir, _tree(root))
+    answered: _Answered | None = None
+    waiting: list[_Listed] = []
+    kept: list[_Kept] = []
+    problems = len(scan.found.problems)
+    for listed, last in _listed_below(scan, root, listings):
+        waiting.append(listed)
+        if answered is None and (git.ready or last):
+            answer = git.result()
+            key = scan.walk_key(root, answer)
+            answered = _Answered(answer, key, NamedFiles.load(scan.cache_dir, _tree(root), key))
+        if answered is None:
+            continue
+        for folder in waiting:
+            kept.append(_kept(scan, folder, answered, listings))
+            yield kept[-1].files
+        waiting.clear()
+    listings.save()
+    if answered is None:  # never: the last directory waits for git's answer
+        return
+    answered.named.save()
+    if all(k.memorable for k in kept) and len(scan.found.problems) == problems:
+        walked = tuple(k.walked for k in kept)
+        files = tuple(file for k in kept for file in k.files)
+        key = snapshot_key(answered.key, scan.namer.prefix(root))
+        save_snapshot(scan.cache_dir, _tree(root), key, WalkSnapshot(walked, files))
+
+
+def _listed_below(scan: _Scan, root: str, listings: ListingCache) -> Iterator[tuple[_Listed, bool]]:
+    """Every directory of the tree at ``root`` that the walk goes into, listed, in
+    ``os.walk`` order; with whether it is the last one. A directory unchanged since an earlier
+    walk is not listed again (``listings``)."""
+    # (directory, its path relative to ``root`` with a trailing '/'), from the normalized
     # absolute path: the paths below it come out normalized and absolute
     pending = [(root, "")]
     while pending:
         directory, relative_dir = pending.pop()
         listing = (
             listings.get(directory)
-            or list_directory(directory, (".py", NOTEBOOK_SUFFIX), listings)
+            or list_directory(directory, SUFFIXES, listings)
             or Listing(0, [], [])  # unreadable (or vanished): nothing in it, as os.walk does
         )
-        subdirs = _subdirs(listing, relative_dir, excluded)
-        waiting.append((directory, relative_dir, listing, subdirs))
+        subdirs = _subdirs(listing, relative_dir, scan.excluded)
         pending.extend(
             (full, f"{relative_dir}{full[len(directory) + 1 :]}/") for full in reversed(subdirs)
         )
-        if asking is not None and (asking.ready or not pending):
-            listed, asking = asking.result(), None
-            key = walk_key(root, patterns, cwd, listed.tracked_output if listed else None)
-            named = NamedFiles.load(cache_dir, f"{root}\0tree", key)
-        if asking is None:
-            for folder, relative, held, inner in waiting:
-                prefix = namer.prefix(folder)
-                files, memorable = _kept(
-                    folder, relative, held, prefix, excluded, listed, found, cwd, namer, named,
-                    listings,
-                )  # fmt: skip
-                walked.append(WalkedDirectory(folder, held.mtime_ns, inner, prefix, len(files)))
-                whole = whole and memorable
-                kept.extend(files)
-                yield files
-            waiting.clear()
-    listings.save()
-    named.save()
-    if whole and len(found.problems) == problems:
-        tree_key = snapshot_key(key, namer.prefix(root))
-        save_snapshot(
-            cache_dir, f"{root}\0tree", tree_key, WalkSnapshot(tuple(walked), tuple(kept))
-        )
+        yield _Listed(directory, relative_dir, listing, subdirs), not pending
 
 
-def _kept(
-    directory: str,
-    relative_dir: str,
-    listing: Listing,
-    prefix: tuple[str, ...],
-    excluded: Excluder,
-    listed: GitAnswer | None,
-    found: Discovery,
-    cwd: str,
-    namer: ModuleNamer,
-    named: NamedFiles,
-    listings: ListingCache,
-) -> tuple[list[SourceFile], bool]:
+def _kept(scan: _Scan, folder: _Listed, answered: _Answered, listings: ListingCache) -> _Kept:
     """The files a walk keeps in one listed directory, named: as an earlier walk kept them
     when nothing they depend on changed, else worked out (and remembered when the listing is
-    and git tracks every file in it: what git's slower answer says is not in the key).
-    Also whether they can be remembered. ``prefix``: the directory's package path."""
-    files = named.get(directory, listing, prefix)
-    if files is not None:
-        return files, True
-    entries = _wanted(listing, relative_dir, excluded, listed, found, cwd)
-    files = _named(directory, entries, namer, cwd)
-    memorable = _memorable(directory, listing, listings, listed)
-    if memorable:
-        named.put(directory, listing, prefix, files)
-    return files, memorable
+    and git tracks every file in it: what git's slower answer says is not in the key)."""
+    prefix = scan.namer.prefix(folder.path)
+    listing = folder.listing
+    files = answered.named.get(folder.path, listing, prefix)
+    memorable = files is not None
+    if files is None:
+        entries = _wanted(scan, listing, folder.relative, answered.git)
+        files = _named(folder.path, entries, scan.namer, scan.cwd)
+        memorable = _memorable(folder.path, listing, listings, answered.git)
+        if memorable:
+            answered.named.put(folder.path, listing, prefix, files)
+    walked = WalkedDirectory(folder.path, listing.mtime_ns, folder.subdirs, prefix, len(files))
+    return _Kept(files, memorable, walked)
 
 
 def _memorable(
@@ -438,23 +449,19 @@ def _memorable(
 
 
 def _wanted(
-    listing: Listing,
-    relative_dir: str,
-    excluded: Excluder,
-    listed: GitAnswer | None,
-    found: Discovery,
-    cwd: str,
+    scan: _Scan, listing: Listing, relative_dir: str, answer: GitAnswer | None
 ) -> list[tuple[str, str]]:
     """The (name, path) of a listed directory's files that the walk scans: not excluded, and
     listed by git (inside a work tree); a link among them that does not resolve is a problem."""
     wanted = [
         (name, full)
         for name, full in listing.files
-        if not excluded(relative_dir + name, name) and (listed is None or listed.keeps(full))
+        if not scan.excluded(relative_dir + name, name) and (answer is None or answer.keeps(full))
     ]
     for _, full in wanted:
         if full in listing.broken:
-            found.problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
+            problem = FileProblem(display_path(full, scan.cwd), link_problem(full))
+            scan.found.problems.append(problem)
     return [entry for entry in wanted if entry[1] not in listing.broken]
 
 
