@@ -412,7 +412,7 @@ def stdin_scan(
     the returned function adds the file to a discovery when it is not on disk."""
     from lintloader.integrations.project import NONE, ReportScope, find_project_root
     from lintloader.scan.model import SourceFile
-    from lintloader.scan.paths import module_name_for
+    from lintloader.scan.module_names import module_name_for
 
     folder = os.path.dirname(stdin.path)
     root = project_root if project_root not in (None, NONE) else None

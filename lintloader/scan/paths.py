@@ -7,16 +7,16 @@ Files and directories given on the command line, minus default excludes, user ex
 
 from __future__ import annotations
 
-import errno
-import fnmatch
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from lintloader.scan.directories import link_problem, list_directory
+from lintloader.scan.display import display_path, inside
 from lintloader.scan.escape import printable
+from lintloader.scan.excludes import DEFAULT_EXCLUDES, Excluder
 from lintloader.scan.git_files import GitAnswer, GitFiles
 from lintloader.scan.model import (
     NOTEBOOK_SUFFIX,
@@ -25,6 +25,7 @@ from lintloader.scan.model import (
     FileProblem,
     SourceFile,
 )
+from lintloader.scan.module_names import ModuleNamer, distinct_scripts
 from lintloader.scan.walk.listings import Listing, ListingCache
 from lintloader.scan.walk.named_files import NamedFiles, walk_key
 from lintloader.scan.walk.snapshot import (
@@ -34,137 +35,6 @@ from lintloader.scan.walk.snapshot import (
     save_snapshot,
     snapshot_key,
 )
-
-DEFAULT_EXCLUDES = (
-    ".git",
-    ".hg",
-    ".svn",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    ".eggs",
-    "*.egg-info",
-    "__pycache__",
-    "build",
-    "dist",
-    "node_modules",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".lintloader_cache",
-)
-
-
-def inside(absolute: str, anchor: str) -> str | None:
-    """``absolute`` relative to ``anchor`` when it lies inside it, else None. Both are
-    normalized absolute paths, so this is string slicing (``os.path.relpath`` per file costs a
-    third of a second over a site-packages)."""
-    if absolute == anchor:
-        return "."
-    prefix = anchor.rstrip(os.sep) + os.sep
-    return absolute[len(prefix) :] if absolute.startswith(prefix) else None
-
-
-def display_path(path: str, cwd: str, base: str | None = None) -> str:
-    """Relative to the working directory when inside it, else to ``base`` (a site dir);
-    undecodable bytes and control characters escaped (see :mod:`lintloader.scan.escape`)."""
-    absolute = os.path.abspath(path)
-    for anchor in (cwd, base):
-        relative = inside(absolute, anchor) if anchor else None
-        if relative is not None:
-            return printable(relative)
-    return printable(absolute)
-
-
-def is_excluded(relative: str, patterns: Iterable[str]) -> bool:
-    """``relative`` uses '/' separators; a pattern matches any path component or the path."""
-    parts = relative.split("/")
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if fnmatch.fnmatch(relative, pattern) or any(fnmatch.fnmatch(p, pattern) for p in parts):
-            return True
-    return False
-
-
-def name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
-    """Whether one path component matches any of the glob ``patterns`` (what
-    :func:`is_excluded` answers for a one-component path), as one compiled expression."""
-    expression = "|".join(fnmatch.translate(os.path.normcase(p.rstrip("/"))) for p in patterns)
-    if not expression:
-        return lambda name: False
-    match = re.compile(expression).match
-    return lambda name: match(os.path.normcase(name)) is not None
-
-
-@dataclass(frozen=True)
-class Excluder:
-    """:func:`is_excluded` for a walk that checks each path as it goes down: the components
-    above a path were checked on the way, so only its last component and the whole path are
-    matched, each against all patterns at once."""
-
-    name: Callable[[str], bool]
-    whole: Callable[[str], bool]
-
-    @classmethod
-    def of(cls, patterns: Iterable[str]) -> Excluder:
-        matcher = name_matcher(patterns)
-        return cls(matcher, matcher)
-
-    def __call__(self, relative: str, name: str) -> bool:
-        return self.name(name) or self.whole(relative)
-
-
-def module_name_for(path: str) -> tuple[str, bool]:
-    """Dotted module name from the package structure (``__init__.py`` files above the file)."""
-    absolute = Path(os.path.abspath(path))
-    is_package = absolute.name == "__init__.py"
-    parts = [] if is_package else [absolute.stem]
-    directory = absolute.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    return ".".join(parts) or absolute.stem, is_package
-
-
-class ModuleNamer:
-    """:func:`module_name_for` over many files, each given as a normalized absolute directory
-    and a name: whether a directory is a package (and the package path above it) is looked up
-    once per directory, not once per file in it."""
-
-    def __init__(self) -> None:
-        self._prefixes: dict[str, tuple[str, ...]] = {}
-
-    def named(self, directory: str, name: str) -> tuple[str, bool]:
-        """The module name of the file ``name`` in the normalized absolute ``directory``."""
-        is_package = name == "__init__.py"
-        dot = name.rfind(".")
-        stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
-        parts = self.prefix(directory) + (() if is_package else (stem,))
-        return ".".join(parts) or stem, is_package
-
-    def prefix(self, directory: str) -> tuple[str, ...]:
-        """The package path of the normalized absolute ``directory`` (empty: no package)."""
-        known = self._prefixes.get(directory)
-        if known is None:
-            parent = os.path.dirname(directory)
-            is_package = parent != directory and os.path.isfile(
-                os.path.join(directory, "__init__.py")
-            )
-            known = (*self.prefix(parent), os.path.basename(directory)) if is_package else ()
-            self._prefixes[directory] = known
-        return known
-
-
-def module_name_in_site(path: str, site_dir: str) -> tuple[str, bool]:
-    relative = inside(os.path.abspath(path), os.path.abspath(site_dir))
-    if relative is None:
-        relative = os.path.relpath(path, site_dir)
-    *folders, name = relative.split(os.sep)
-    is_package = name == "__init__.py"
-    parts = folders if is_package else [*folders, os.path.splitext(name)[0]]
-    return ".".join(p for p in parts if p not in ("", ".")), is_package
-
 
 # -- source trees ------------------------------------------------------------------------------
 SUFFIXES = (".py", NOTEBOOK_SUFFIX)  # the files a walk lists
@@ -236,24 +106,6 @@ def _named(
         module, is_package = namer.named(directory, name)
         files.append(SourceFile(path, module, is_package, printable(shown + name)))
     return files
-
-
-def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
-    """Scripts outside any package that share a name (``a/train.py``, ``b/train.py``) each get
-    a module name of their own, ``train@b``, so the second is analysed rather than dropped as
-    a copy of the first. Such a name cannot be imported: which one ``import train`` means
-    depends on ``sys.path``, which a static scan does not know. Two copies of one package
-    (``src/pkg`` and an installed ``pkg``) keep one name: the first found is used."""
-    first: set[str] = set()
-    renamed = []
-    for file in files:
-        if "." in file.module or file.is_package or file.module not in first:
-            first.add(file.module)
-            renamed.append(file)
-            continue
-        folder = os.path.dirname(file.display) or "."
-        renamed.append(file._replace(module=f"{file.module}@{folder}"))
-    return renamed
 
 
 def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
@@ -463,59 +315,3 @@ def _wanted(
             problem = FileProblem(display_path(full, scan.cwd), link_problem(full))
             scan.found.problems.append(problem)
     return [entry for entry in wanted if entry[1] not in listing.broken]
-
-
-def list_directory(
-    directory: str, suffixes: tuple[str, ...], listings: ListingCache
-) -> Listing | None:
-    """List ``directory`` for a walk and give the listing to ``listings``: its subdirectories
-    that are not links, sorted, and its files ending in one of ``suffixes``, sorted, that are
-    regular files (through a link too) or links that do not resolve (also in ``broken``: each
-    is a problem where the walk wants the file). None for a directory that cannot be listed.
-    File types come with the listing: only links cost a ``stat``."""
-    try:
-        mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
-    except OSError:
-        mtime = None
-    subdirs: list[tuple[str, str]] = []
-    candidates: list[os.DirEntry[str]] = []
-    linked = False
-    try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                if is_dir:
-                    linked = linked or entry.is_symlink()
-                    if not entry.is_symlink():
-                        subdirs.append((entry.name, entry.path))
-                elif entry.name.endswith(suffixes):
-                    candidates.append(entry)
-                    linked = linked or entry.is_symlink()
-    except OSError:
-        return None
-    candidates.sort(key=lambda entry: entry.name)
-    broken = {e.path for e in candidates if e.is_symlink() and not os.path.exists(e.path)}
-    files = [(e.name, e.path) for e in candidates if e.path in broken or _is_file(e)]
-    listing = Listing(mtime or 0, sorted(subdirs), files, frozenset(broken))
-    listings.put(directory, mtime, None if linked else listing)
-    return listing
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
-
-
-def link_problem(path: str) -> str:
-    """Why a symbolic link that does not resolve cannot be read."""
-    try:
-        os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "symbolic link loop"
-    return f"broken symbolic link (target {os.readlink(path)!r} does not exist)"
