@@ -65,8 +65,16 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     replayable = options.replay and not options.sources and not discovery.context
     replay_file = sources.index_file if replayable and cache else None
     if replay_file is None or cache is None:
-        context, environment = discovery.context, discovery.environment
-        return analyze(files, problems, sources, cache, stats, options, context, None, environment)
+        return analyze(
+            files,
+            problems,
+            sources,
+            cache,
+            stats,
+            options,
+            context_dirs=discovery.context,
+            environment=discovery.environment,
+        )
     shape, key = replay_keys(files, sources, problems, options.config)
     run = Run(files, problems, sources, cache, stats, options)
     replayed = reused(load_replay(replay_file, cache), shape, key, run)
@@ -76,9 +84,16 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         return replayed
     rounds: list[Round] = []
     result = analyze(
-        files, problems, sources, cache, stats, options, discovery.context, rounds,
-        discovery.environment,
-    )  # fmt: skip
+        files,
+        problems,
+        sources,
+        cache,
+        stats,
+        options,
+        context_dirs=discovery.context,
+        rounds=rounds,
+        environment=discovery.environment,
+    )
     if not _read_context(result):  # its key covers the scanned files only, not the context
         store_analyzed(result, rounds, shape, run)
     return result
@@ -127,9 +142,16 @@ def analyze(
     vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
     extra = [partial(vocabulary_demand, vocabulary=vocabulary)] if vocabulary.modules else []
     summaries, program = select(
-        files, sources, rules, taker.take, rounds, locate, vocabulary.modules, extra,
-        RecordingProgram,
-    )  # fmt: skip
+        files,
+        sources,
+        rules,
+        taker.take,
+        rounds=rounds,
+        locate=locate,
+        wanted=vocabulary.modules,
+        extra=extra,
+        link=RecordingProgram,
+    )
     sources.save()
     if stats.progress:
         stats.progress.close()
