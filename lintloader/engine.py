@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import SummaryCache
@@ -64,17 +65,19 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     # never replayed: its key covers the scanned files only, not the context it parsed.
     replayable = options.replay and not options.sources and not discovery.context
     replay_file = sources.index_file if replayable and cache else None
+    analyzed = partial(
+        analyze,
+        files,
+        problems,
+        sources,
+        cache,
+        stats,
+        options,
+        context_dirs=discovery.context,
+        environment=discovery.environment,
+    )
     if replay_file is None or cache is None:
-        return analyze(
-            files,
-            problems,
-            sources,
-            cache,
-            stats,
-            options,
-            context_dirs=discovery.context,
-            environment=discovery.environment,
-        )
+        return analyzed()
     shape, key = replay_keys(files, sources, problems, options.config)
     run = Run(files, problems, sources, cache, stats, options)
     replayed = reused(load_replay(replay_file, cache), shape, key, run)
@@ -83,17 +86,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
             progress.close()
         return replayed
     rounds: list[Round] = []
-    result = analyze(
-        files,
-        problems,
-        sources,
-        cache,
-        stats,
-        options,
-        context_dirs=discovery.context,
-        rounds=rounds,
-        environment=discovery.environment,
-    )
+    result = analyzed(rounds=rounds)
     if not _read_context(result):  # its key covers the scanned files only, not the context
         store_analyzed(result, rounds, shape, run)
     return result
@@ -120,8 +113,6 @@ def analyze(
     ``context_dirs``: where modules the files build on are looked up (scan/locate.py), and
     ``environment``: an interpreter whose site directories are looked in too
     (scan/environment.py); ``rounds`` receives the selection's trail (select/trail.py)."""
-    from functools import partial
-
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.incremental.recording import RecordingProgram
