@@ -1,10 +1,11 @@
 """What a check of source trees is given before it runs: the configuration found for its
 paths, a cache it can use, and the files it scans with the environment their classes build on.
 
-``check`` and ``fix`` (``cli/options.py``) and the flake8 plugin
-(``integrations/flake8_plugin.py``) prepare their checks with these functions, so that the
-plugin reports what the command does; each then adds what is its own (the command's options
-and progress line, the plugin's one process and shared replay).
+``check`` and ``fix`` (``cli/options.py``), the flake8 plugin
+(``integrations/flake8_plugin.py``) and the language server (``integrations/lsp/analysis.py``)
+prepare their checks with these functions, so that the plugin and the editor report what the
+command does; each then adds what is its own (the command's options and progress line, the
+plugin's one process and shared replay, the editor's unsaved buffers).
 """
 
 from __future__ import annotations
