@@ -27,13 +27,15 @@ from lintloader.scan.model import (
 )
 from lintloader.scan.module_names import ModuleNamer, distinct_scripts
 from lintloader.scan.walk.listings import Listing, ListingCache
-from lintloader.scan.walk.named_files import NamedFiles, walk_key
-from lintloader.scan.walk.snapshot import (
-    WalkedDirectory,
-    WalkSnapshot,
-    load_snapshot,
-    save_snapshot,
-    snapshot_key,
+from lintloader.scan.walk.tree_memo import (
+    MemoDirectory,
+    NamedFiles,
+    TreeMemo,
+    changed_directories,
+    load_memo,
+    memo_directory,
+    save_memo,
+    walk_key,
 )
 
 # -- source trees ------------------------------------------------------------------------------
@@ -54,12 +56,8 @@ class _Scan:
     found: Discovery
 
     def walk_key(self, root: str, answer: GitAnswer | None) -> str:
-        """The key of what a walk of ``root`` keeps (``scan/walk/named_files.py``)."""
+        """The key of what a walk of ``root`` keeps (``scan/walk/tree_memo.py``)."""
         return walk_key(root, self.patterns, self.cwd, answer.tracked_output if answer else None)
-
-    def tree_key(self, root: str, answer: GitAnswer | None) -> str:
-        """The key of a snapshot of the whole walk of ``root`` (``scan/walk/snapshot.py``)."""
-        return snapshot_key(self.walk_key(root, answer), self.namer.prefix(root))
 
 
 def discover_paths(
@@ -112,8 +110,8 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
     """The files to scan below ``path``, a directory at a time, named, in ``os.walk`` order (a
     directory's files sorted, then its subdirectories, sorted, each in turn). One ``scandir``
     per directory: the file type comes with the listing, so a regular file costs no ``stat``
-    here; a directory unchanged since an earlier walk is not listed again
-    (``scan/walk/listings.py``), nor are its files named again (``scan/walk/named_files.py``)."""
+    here; a directory unchanged since an earlier walk is not listed again, nor are its files
+    named again, and an unchanged walk is taken whole (``scan/walk/tree_memo.py``)."""
     if os.path.islink(path) and not os.path.exists(path):
         scan.found.problems.append(FileProblem(display_path(path, scan.cwd), link_problem(path)))
         return
@@ -122,69 +120,73 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
         yield _named(os.path.dirname(root), [(os.path.basename(root), root)], scan.namer, scan.cwd)
         return
     with GitFiles(path) as git:  # runs while the walk goes on (scan/git_files.py)
-        remembered = _remembered_walk(scan, root, git)
+        memo = load_memo(scan.cache_dir, _tree(root), root)
+        remembered = _remembered_walk(scan, root, git, memo)
         if remembered is not None:
             yield remembered
             return
         git.start_untracked()
-        yield from _walk_tree(scan, root, git)
+        yield from _walk_tree(scan, root, git, memo)
 
 
 def _tree(root: str) -> str:
-    """The scope of a tree's memos (not a site's listings)."""
+    """The scope of a tree's memo (not a site's listings)."""
     return f"{root}\0tree"
 
 
-def _remembered_walk(scan: _Scan, root: str, git: GitFiles) -> list[SourceFile] | None:
-    """The files of an earlier walk of ``root`` (``scan/walk/snapshot.py``) when its key still
-    holds, the directories that changed since listed again; None: walk the tree. git's answer,
-    part of the key, is waited for only when there is a snapshot."""
-    loaded = load_snapshot(scan.cache_dir, _tree(root), root)
-    if loaded is None:
+def _remembered_walk(
+    scan: _Scan, root: str, git: GitFiles, memo: TreeMemo | None
+) -> list[SourceFile] | None:
+    """The files of an earlier walk of ``root`` when ``memo`` holds it whole and its key still
+    holds, the directories that changed since listed again; None: walk the tree. git's
+    answer, part of the key, is waited for only when there is such a memo."""
+    if memo is None or not memo.whole:
+        return None
+    changed = changed_directories(memo)
+    if changed is None:
         return None
     answer = git.result()
-    key = scan.tree_key(root, answer)
-    if loaded.key != key:
+    if memo.key != scan.walk_key(root, answer) or memo.root_prefix != scan.namer.prefix(root):
         return None
-    snapshot = loaded.snapshot
-    if not loaded.changed:
-        return list(snapshot.files)
-    patched = _patched(scan, root, snapshot, loaded.changed, answer)
-    if patched is None:
-        return None
-    if patched.memorable:
-        save_snapshot(scan.cache_dir, _tree(root), key, patched.snapshot)
-    return list(patched.snapshot.files)
+    if changed:
+        patched = _patched(scan, root, memo, changed, answer)
+        if patched is None:
+            return None
+        memo = patched.memo
+        if patched.memorable:
+            save_memo(scan.cache_dir, _tree(root), memo)
+    return [file for directory in memo.directories for file in directory.kept()]
 
 
 class _Patched(NamedTuple):
-    snapshot: WalkSnapshot
+    memo: TreeMemo
     memorable: bool  # every directory listed again is remembered, and git tracks its files
 
 
 def _patched(
-    scan: _Scan, root: str, snapshot: WalkSnapshot, changed: list[int], answer: GitAnswer | None
+    scan: _Scan, root: str, memo: TreeMemo, changed: list[int], answer: GitAnswer | None
 ) -> _Patched | None:
-    """``snapshot`` with the ``changed`` directories listed and their files worked out again;
+    """``memo`` with the ``changed`` directories listed and their files worked out again;
     None when one of them now has other subdirectories or another package path (or holds a
     link that does not resolve, or cannot be listed): the tree must be walked."""
-    directories, slices = list(snapshot.directories), snapshot.slices()
+    directories = list(memo.directories)
     memorable, listings = True, ListingCache()  # listings: the racy rule, nothing stored
     for index in changed:
-        walked = directories[index]
-        listing = list_directory(walked.path, SUFFIXES, listings)
-        if listing is None or listing.broken or scan.namer.prefix(walked.path) != walked.prefix:
+        stored = directories[index]
+        listing = list_directory(stored.path, SUFFIXES, listings)
+        if listing is None or listing.broken or scan.namer.prefix(stored.path) != stored.prefix:
             return None
-        relative_dir = "" if walked.path == root else walked.path[len(root) + 1 :] + "/"
-        if _subdirs(listing, relative_dir, scan.excluded) != walked.subdirs:
+        relative_dir = "" if stored.path == root else stored.path[len(root) + 1 :] + "/"
+        walked_into = _subdirs(stored.listing(), relative_dir, scan.excluded)
+        if _subdirs(listing, relative_dir, scan.excluded) != walked_into:
             return None
         # no link in it is broken: no problem is found
         entries = _wanted(scan, listing, relative_dir, answer)
-        slices[index] = _named(walked.path, entries, scan.namer, scan.cwd)
-        directories[index] = walked._replace(mtime_ns=listing.mtime_ns, files=len(slices[index]))
-        memorable = memorable and _memorable(walked.path, listing, listings, answer)
-    files = tuple(file for files in slices for file in files)
-    return _Patched(WalkSnapshot(tuple(directories), files), memorable)
+        files = _named(stored.path, entries, scan.namer, scan.cwd)
+        named = tuple(files)
+        directories[index] = memo_directory(listing, stored.path, stored.prefix, named)
+        memorable = memorable and _memorable(stored.path, listing, listings, answer)
+    return _Patched(memo._replace(directories=tuple(directories)), memorable)
 
 
 def _subdirs(listing: Listing, relative_dir: str, excluded: Excluder) -> tuple[str, ...]:
@@ -212,18 +214,23 @@ class _Answered(NamedTuple):
 
 class _Kept(NamedTuple):
     """What a walk keeps of one directory: its files, named; whether they can be remembered;
-    the directory as a snapshot of the walk holds it."""
+    the directory as listed, and its package path."""
 
     files: list[SourceFile]
     memorable: bool
-    walked: WalkedDirectory
+    folder: _Listed
+    prefix: tuple[str, ...]
 
 
-def _walk_tree(scan: _Scan, root: str, git: GitFiles) -> Iterator[list[SourceFile]]:
+def _walk_tree(
+    scan: _Scan, root: str, git: GitFiles, memo: TreeMemo | None
+) -> Iterator[list[SourceFile]]:
     """:func:`_walk` below the directory ``root``. Directories walked before git has answered
     wait for its answer (a few tens of milliseconds); after that, each is filtered as it is
-    walked. The walk is remembered whole when every directory of it can be."""
-    listings = ListingCache.load(scan.cache_dir, _tree(root))
+    walked. What the walk made of each directory is remembered (:func:`_remembered`), and
+    the walk whole when every directory of it is."""
+    known = {d.path: d.listing() for d in memo.directories} if memo else {}
+    listings = ListingCache(_tree(root), known=known)  # stored in the tree's memo
     answered: _Answered | None = None
     waiting: list[_Listed] = []
     kept: list[_Kept] = []
@@ -233,22 +240,33 @@ def _walk_tree(scan: _Scan, root: str, git: GitFiles) -> Iterator[list[SourceFil
         if answered is None and (git.ready or last):
             answer = git.result()
             key = scan.walk_key(root, answer)
-            answered = _Answered(answer, key, NamedFiles.load(scan.cache_dir, _tree(root), key))
+            answered = _Answered(answer, key, NamedFiles.of(memo, key))
         if answered is None:
             continue
         for folder in waiting:
             kept.append(_kept(scan, folder, answered, listings))
             yield kept[-1].files
         waiting.clear()
-    listings.save()
     if answered is None:  # never: the last directory waits for git's answer
         return
-    answered.named.save()
-    if all(k.memorable for k in kept) and len(scan.found.problems) == problems:
-        walked = tuple(k.walked for k in kept)
-        files = tuple(file for k in kept for file in k.files)
-        key = snapshot_key(answered.key, scan.namer.prefix(root))
-        save_snapshot(scan.cache_dir, _tree(root), key, WalkSnapshot(walked, files))
+    directories = _remembered(kept, answered, listings)
+    whole = len(directories) == len(kept) and all(k.memorable for k in kept)
+    whole = whole and len(scan.found.problems) == problems
+    now = TreeMemo(answered.key, scan.namer.prefix(root), whole, directories)
+    if now != memo:
+        save_memo(scan.cache_dir, _tree(root), now)
+
+
+def _remembered(
+    kept: list[_Kept], answered: _Answered, listings: ListingCache
+) -> tuple[MemoDirectory, ...]:
+    """What a walk remembers of its directories: each whose listing is remembered, with the
+    files it kept there when they can be remembered."""
+    return tuple(
+        memo_directory(k.folder.listing, k.folder.path, k.prefix, answered.named.fresh.get(path))
+        for k in kept
+        if listings.fresh.get(path := k.folder.path) is k.folder.listing
+    )
 
 
 def _listed_below(scan: _Scan, root: str, listings: ListingCache) -> Iterator[tuple[_Listed, bool]]:
@@ -285,9 +303,8 @@ def _kept(scan: _Scan, folder: _Listed, answered: _Answered, listings: ListingCa
         files = _named(folder.path, entries, scan.namer, scan.cwd)
         memorable = _memorable(folder.path, listing, listings, answered.git)
         if memorable:
-            answered.named.put(folder.path, listing, prefix, files)
-    walked = WalkedDirectory(folder.path, listing.mtime_ns, folder.subdirs, prefix, len(files))
-    return _Kept(files, memorable, walked)
+            answered.named.put(folder.path, files)
+    return _Kept(files, memorable, folder, prefix)
 
 
 def _memorable(
