@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import SummaryCache
@@ -66,9 +67,19 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     with_sources = not options.sources or options.replay_sources
     replayable = options.replay and with_sources and not discovery.context
     replay_file = sources.index_file if replayable and cache else None
+    analyzed = partial(
+        analyze,
+        files,
+        problems,
+        sources,
+        cache,
+        stats,
+        options,
+        context_dirs=discovery.context,
+        environment=discovery.environment,
+    )
     if replay_file is None or cache is None:
-        context, environment = discovery.context, discovery.environment
-        return analyze(files, problems, sources, cache, stats, options, context, None, environment)
+        return analyzed()
     shape, key = replay_keys(files, sources, problems, options.config)
     run = Run(files, problems, sources, cache, stats, options)
     replayed = reused(load_replay(replay_file, cache), shape, key, run)
@@ -77,10 +88,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
             progress.close()
         return replayed
     rounds: list[Round] = []
-    result = analyze(
-        files, problems, sources, cache, stats, options, discovery.context, rounds,
-        discovery.environment,
-    )  # fmt: skip
+    result = analyzed(rounds=rounds)
     if not _read_context(result):  # its key covers the scanned files only, not the context
         store_analyzed(result, rounds, shape, run)
     return result
@@ -107,8 +115,6 @@ def analyze(
     ``context_dirs``: where modules the files build on are looked up (scan/locate.py), and
     ``environment``: an interpreter whose site directories are looked in too
     (scan/environment.py); ``rounds`` receives the selection's trail (select/trail.py)."""
-    from functools import partial
-
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.incremental.recording import RecordingProgram
@@ -129,9 +135,16 @@ def analyze(
     vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
     extra = [partial(vocabulary_demand, vocabulary=vocabulary)] if vocabulary.modules else []
     summaries, program = select(
-        files, sources, rules, taker.take, rounds, locate, vocabulary.modules, extra,
-        RecordingProgram,
-    )  # fmt: skip
+        files,
+        sources,
+        rules,
+        taker.take,
+        rounds=rounds,
+        locate=locate,
+        wanted=vocabulary.modules,
+        extra=extra,
+        link=RecordingProgram,
+    )
     sources.save()
     if stats.progress:
         stats.progress.close()

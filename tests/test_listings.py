@@ -19,10 +19,9 @@ from lintloader.scan.site_packages import discover_site_packages
 from lintloader.scan.statindex import RACY_NS
 from lintloader.scan.walk.listings import KIND as LISTINGS_KIND
 from lintloader.scan.walk.listings import StoredListing
-from lintloader.scan.walk.named_files import KIND as NAMED_KIND
-from lintloader.scan.walk.named_files import DirectoryFiles
-from lintloader.scan.walk.snapshot import KIND as WALK_KIND
-from lintloader.scan.walk.snapshot import Stored as WalkStored
+from lintloader.scan.walk.tree_memo import KIND as MEMO_KIND
+from lintloader.scan.walk.tree_memo import MemoDirectory, TreeMemo
+from lintloader.scan.walk.tree_memo import Stored as MemoStored
 
 
 def age(root: Path) -> None:
@@ -46,7 +45,6 @@ def walk(site: Path, cache: Path) -> Discovery:
 
 
 LISTINGS = tuple[str, dict[str, StoredListing]]
-NAMED = tuple[str, dict[str, DirectoryFiles]]
 
 
 def stored_listings(cache: Path) -> dict:
@@ -138,10 +136,26 @@ def assert_walks_agree(root: Path, cache: Path, path: Path | None = None) -> Dis
     return fresh
 
 
-def tree_listings(cache: Path) -> dict:
-    entries = cache.glob("listings-*/*.listing")
-    stored = [read_entry(cache, entry, LISTINGS_KIND, LISTINGS) for entry in entries]
-    return next(listings for scope, listings in stored if scope.endswith("\0tree"))
+def stored_memo(cache: Path) -> tuple[Path, str, TreeMemo]:
+    """The one entry a tree's walk remembers (scan/walk/tree_memo.py): path, scope, memo."""
+    (entry,) = cache.glob("listings-*/*.walk")
+    scope, memo = read_entry(cache, entry, MEMO_KIND, MemoStored)
+    return entry, scope, memo
+
+
+def write_memo(cache: Path, entry: Path, scope: str, memo: TreeMemo) -> None:
+    write_entry(cache, entry, MEMO_KIND, MemoStored, (scope, memo))
+
+
+def tree_listings(cache: Path) -> dict[str, MemoDirectory]:
+    """The directories whose listing the tree's memo holds."""
+    return {directory.path: directory for directory in stored_memo(cache)[2].directories}
+
+
+def replaced(memo: TreeMemo, path: str, **fields: object) -> TreeMemo:
+    """``memo`` with fields of its directory ``path`` replaced."""
+    directories = tuple(d._replace(**fields) if d.path == path else d for d in memo.directories)
+    return memo._replace(directories=directories)
 
 
 def test_a_warm_tree_walk_finds_what_a_fresh_walk_finds(tree: Path, tmp_path: Path) -> None:
@@ -183,19 +197,12 @@ def test_tree_changes_and_ignore_rules_are_noticed(tree: Path, tmp_path: Path) -
 def test_a_crafted_tree_listing_adds_no_file(tree: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     assert_walks_agree(tree, cache)
-    (entry,) = [
-        path
-        for path in cache.glob("listings-*/*.listing")
-        if read_entry(cache, path, LISTINGS_KIND, LISTINGS)[0].endswith("tree")
-    ]
-    scope, listings = read_entry(cache, entry, LISTINGS_KIND, LISTINGS)
+    entry, scope, memo = stored_memo(cache)
     sub = str(tree / "pkg" / "sub")
     outside = tmp_path / "outside.py"
     outside.write_text("SECRET = 1\n")
-    for files in ([str(outside)], ["../outside.py"], [".."]):
-        mtime, subdirs, _, broken = listings[sub]
-        listings[sub] = (mtime, subdirs, files, broken)
-        write_entry(cache, entry, LISTINGS_KIND, LISTINGS, (scope, listings))
+    for files in ((str(outside),), ("../outside.py",), ("..",)):
+        write_memo(cache, entry, scope, replaced(memo, sub, files=files))
         found = assert_walks_agree(tree, cache)
         assert "outside" not in " ".join(f.path for f in found.files)
 
@@ -220,10 +227,11 @@ def test_an_unreadable_tree_directory_is_not_remembered_as_empty(
 
 
 # -- what a walk made of each directory (scan/walk/named_files.py) --------------------------------
-def named_entries(cache: Path) -> tuple[Path, str, dict]:
-    (entry,) = cache.glob("listings-*/*.named")
-    key, known = read_entry(cache, entry, NAMED_KIND, NAMED)
-    return entry, key, known
+def named_entries(cache: Path) -> tuple[Path, str, TreeMemo, dict[str, MemoDirectory]]:
+    """The tree's memo, and its directories that have their files remembered."""
+    entry, scope, memo = stored_memo(cache)
+    known = {d.path: d for d in memo.directories if d.named is not None}
+    return entry, scope, memo, known
 
 
 def tracked_dir(tree: Path) -> Path:
@@ -243,16 +251,15 @@ def test_a_warm_walk_names_remembered_directories_from_the_cache(
 ) -> None:
     inner, cache = tracked_dir(tree), tmp_path / "cache"
     assert_walks_agree(tree, cache)
-    entry, key, known = named_entries(cache)
+    entry, scope, memo, known = named_entries(cache)
     assert str(inner) in known
     assert str(tree / "pkg") not in known  # links: worked out on every run
     # a file git does not track: whether git ignores it is not in the key
     assert str(tree / "pkg" / "sub") not in known
     # what is stored is what the next walk serves: a renamed module shows it was used
-    index, _, is_package, display = known[str(inner)].files[0]
-    stored = ((index, "stored.name", is_package, display),)
-    known[str(inner)] = known[str(inner)]._replace(files=stored)
-    write_entry(cache, entry, NAMED_KIND, NAMED, (key, known))
+    first = (known[str(inner)].named or ())[0]
+    stored = (first._replace(module="stored.name"),)
+    write_memo(cache, entry, scope, replaced(memo, str(inner), named=stored))
     served = {f.path: f.module for f in walk_tree(tree, cache).files}
     assert served[str(inner / "m.py")] == "stored.name"
 
@@ -261,7 +268,7 @@ def test_what_keeps_a_remembered_directory_is_noticed(tree: Path, tmp_path: Path
     """The excludes, and which files git tracks, with no directory of the walk changed."""
     inner, cache = tracked_dir(tree), tmp_path / "cache"
     assert_walks_agree(tree, cache)
-    assert str(inner) in named_entries(cache)[2]
+    assert str(inner) in named_entries(cache)[3]
     excluded = discover_paths([str(tree)], ("m.py",), cwd=str(tree), cache_dir=cache)
     assert str(inner / "m.py") not in {f.path for f in excluded.files}
     assert str(inner / "m.py") in {f.path for f in assert_walks_agree(tree, cache).files}
@@ -298,19 +305,27 @@ def test_a_package_made_above_a_directory_renames_its_modules(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "crafted",
     [
-        (99, "lib.inner.m", False, "lib/inner/m.py"),  # an index past the listing
-        (-1, "lib.inner.m", False, "lib/inner/m.py"),
-        (0, "lib.inner.m", False, "lib/inner/m.py\n\x1b[2J"),  # a display that forges output
-        (0, None, False, "lib/inner/m.py"),
+        "a file of another directory",
+        "a file the listing does not hold",
+        "a display that forges output",
+        "a module that is not a string",
         "not an entry",
     ],
 )
-def test_a_crafted_named_entry_is_ignored(tree: Path, tmp_path: Path, crafted: object) -> None:
+def test_a_crafted_named_entry_is_ignored(tree: Path, tmp_path: Path, crafted: str) -> None:
     inner, cache = tracked_dir(tree), tmp_path / "cache"
     fresh = assert_walks_agree(tree, cache)
-    entry, key, known = named_entries(cache)
-    known[str(inner)] = known[str(inner)]._replace(files=(crafted,))
-    write_entry(cache, entry, NAMED_KIND, NAMED, (key, known))
+    entry, scope, memo, known = named_entries(cache)
+    first = (known[str(inner)].named or ())[0]
+    (tmp_path / "secret.py").write_text("SECRET = 1\n")
+    entries: dict[str, object] = {
+        "a file of another directory": first._replace(path=str(tmp_path / "secret.py")),
+        "a file the listing does not hold": first._replace(path=str(inner / "secret.py")),
+        "a display that forges output": first._replace(display="lib/inner/m.py\n\x1b[2J"),
+        "a module that is not a string": first._replace(module=None),
+        "not an entry": "not an entry",
+    }
+    write_memo(cache, entry, scope, replaced(memo, str(inner), named=(entries[crafted],)))
     assert walk_tree(tree, cache).files == fresh.files
 
 
@@ -333,7 +348,7 @@ def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_
         assert not answer.keeps(str(sub / "also_ignored.py"))
 
 
-# -- a whole walk remembered (scan/walk/snapshot.py) -----------------------------------------
+# -- a whole walk remembered (scan/walk/tree_memo.py) ----------------------------------------
 @pytest.fixture
 def plain_tree(tmp_path: Path) -> Path:
     """A git project without links, every file tracked: a walk of it is remembered whole."""
@@ -349,10 +364,15 @@ def plain_tree(tmp_path: Path) -> Path:
     return root
 
 
-def stored_snapshot(cache: Path) -> tuple[Path, str, object]:
-    (entry,) = cache.glob("listings-*/*.walk")
-    key, snapshot = read_entry(cache, entry, WALK_KIND, WalkStored)
-    return entry, key, snapshot
+def with_module(memo: TreeMemo, marked: dict[str, str]) -> TreeMemo:
+    """``memo`` with the module of each file whose display ``marked`` names replaced."""
+    directories = []
+    for directory in memo.directories:
+        named = tuple(
+            f._replace(module=marked.get(f.display, f.module)) for f in directory.named or ()
+        )
+        directories.append(directory._replace(named=named))
+    return memo._replace(directories=tuple(directories))
 
 
 def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
@@ -360,21 +380,15 @@ def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
 ) -> None:
     cache = tmp_path / "cache"
     assert_walks_agree(plain_tree, cache)
-    entry, key, snapshot = stored_snapshot(cache)
-    assert {d.path for d in snapshot.directories} == {
+    entry, scope, memo = stored_memo(cache)
+    assert memo.whole
+    assert [d.path for d in memo.directories] == [
         str(plain_tree),
         str(plain_tree / "pkg"),
         str(plain_tree / "pkg" / "sub"),
-    }
+    ]
     # what is stored is what the next walk serves: a renamed module shows it was used
-    first = snapshot.files[0]._replace(module="stored.name")
-    write_entry(
-        cache,
-        entry,
-        WALK_KIND,
-        WalkStored,
-        (key, snapshot._replace(files=(first, *snapshot.files[1:]))),
-    )
+    write_memo(cache, entry, scope, with_module(memo, {"top.py": "stored.name"}))
     assert walk_tree(plain_tree, cache).files[0].module == "stored.name"
 
 
@@ -406,7 +420,7 @@ def test_an_untracked_file_keeps_a_walk_from_being_remembered(
     (plain_tree / "pkg" / "scratch.py").write_text("S = 1\n")
     age(plain_tree)
     assert "pkg/scratch.py" in {f.display for f in assert_walks_agree(plain_tree, cache).files}
-    assert not list(cache.glob("listings-*/*.walk"))
+    assert not stored_memo(cache)[2].whole
     (plain_tree / ".gitignore").write_text("*_ignored.py\nscratch.py\n")  # edited in place
     assert "pkg/scratch.py" not in {f.display for f in assert_walks_agree(plain_tree, cache).files}
 
@@ -420,7 +434,7 @@ def test_a_package_made_above_the_root_renames_a_remembered_walk(tmp_path: Path)
     age(outer)
     cache = tmp_path / "cache"
     assert_walks_agree(root, cache)
-    assert list(cache.glob("listings-*/*.walk"))  # not a git tree: remembered too
+    assert stored_memo(cache)[2].whole  # not a git tree: remembered too
     (outer / "__init__.py").write_text("")
     modules = {f.display: f.module for f in assert_walks_agree(root, cache).files}
     assert modules["pkg/mod.py"] == "outer.proj.pkg.mod"
@@ -439,34 +453,32 @@ def test_a_package_made_above_the_root_renames_a_remembered_walk(tmp_path: Path)
 def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, craft: str) -> None:
     cache = tmp_path / "cache"
     fresh = assert_walks_agree(plain_tree, cache)
-    entry, key, snapshot = stored_snapshot(cache)
+    entry, scope, memo = stored_memo(cache)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.py").write_text("SECRET = 1\n")
-    first, last = snapshot.files[0], snapshot.directories[-1]
-    directories = snapshot.directories
-    files = snapshot.files
+    root, last = memo.directories[0], memo.directories[-1]
+    first, *rest = root.named or ()
+    directories = memo.directories
     if craft == "a directory outside the root":
         mtime = outside.stat().st_mtime_ns
-        directories = (*directories, last._replace(path=str(outside), mtime_ns=mtime, files=1))
-        files = (*files, first._replace(path=str(outside / "secret.py")))
+        secret = first._replace(path=str(outside / "secret.py"), display="secret.py")
+        stranger = last._replace(path=str(outside), mtime_ns=mtime, files=("secret.py",))
+        directories = (*directories, stranger._replace(subdirs=(), named=(secret,)))
     elif craft == "a file outside its directories":
-        files = (first._replace(path=str(outside / "secret.py")), *files[1:])
+        named = (first._replace(path=str(outside / "secret.py")), *rest)
+        directories = (root._replace(named=named), *directories[1:])
     elif craft == "a display that forges output":
-        files = (first._replace(display="top.py\n\x1b[2J"), *files[1:])
+        named = (first._replace(display="top.py\n\x1b[2J"), *rest)
+        directories = (root._replace(named=named), *directories[1:])
     elif craft == "a module that is not a string":
-        files = (first._replace(module=None), *files[1:])
+        named = (first._replace(module=None), *rest)
+        directories = (root._replace(named=named), *directories[1:])
     else:
         dotted = f"{plain_tree}/pkg/../pkg"
         mtime = os.stat(dotted).st_mtime_ns
-        directories = (*directories, last._replace(path=dotted, mtime_ns=mtime, files=0))
-    write_entry(
-        cache,
-        entry,
-        WALK_KIND,
-        WalkStored,
-        (key, snapshot._replace(directories=directories, files=files)),
-    )
+        directories = (*directories, last._replace(path=dotted, mtime_ns=mtime, named=()))
+    write_memo(cache, entry, scope, memo._replace(directories=directories))
     assert walk_tree(plain_tree, cache).files == fresh.files
 
 
@@ -484,13 +496,10 @@ def test_a_changed_directory_is_patched_into_a_remembered_walk(
     not): that directory is listed again, the others come from the snapshot."""
     cache = tmp_path / "cache"
     assert_walks_agree(plain_tree, cache)
-    entry, key, snapshot = stored_snapshot(cache)
+    entry, scope, memo = stored_memo(cache)
     # mark a file in each of two directories: which marks stay shows where each came from
-    files = list(snapshot.files)
-    for index, file in enumerate(files):
-        if file.display in ("top.py", "pkg/sub/b.py"):
-            files[index] = file._replace(module=f"stored.{file.module}")
-    write_entry(cache, entry, WALK_KIND, WalkStored, (key, snapshot._replace(files=tuple(files))))
+    marked = {"top.py": "stored.top", "pkg/sub/b.py": "stored.pkg.sub.b"}
+    write_memo(cache, entry, scope, with_module(memo, marked))
     rewrite(plain_tree / "pkg" / "sub" / "b.py", "X = 2\n")
     walked = {f.display: f.module for f in walk_tree(plain_tree, cache).files}
     assert walked["top.py"] == "stored.top"  # the unchanged root: from the snapshot

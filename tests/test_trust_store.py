@@ -423,15 +423,15 @@ def test_a_hostile_interpreter_answer_is_a_miss(tmp_path: Path) -> None:
         assert not marker.exists()
 
 
-def test_the_stored_trail_and_reads_are_the_records_field_by_field() -> None:
-    """``incremental/replay.py`` stores the select layer's records as plain tuples of the same
-    fields (the cache does not import select/): the shapes must not drift apart."""
+def test_the_stored_trail_is_the_selection_round_field_by_field() -> None:
+    """``incremental/replay.py`` stores the select layer's rounds as records of its own with
+    the same fields (loading a stored run imports nothing of select/): they must not drift
+    apart."""
     import typing
 
-    from lintloader.incremental.reads import DemandReads
-    from lintloader.incremental.replay import StoredReads, StoredRound
+    from lintloader.incremental.replay import StoredRound
     from lintloader.select.trail import Round
 
-    for record, stored in ((Round, StoredRound), (DemandReads, StoredReads)):
-        hints = typing.get_type_hints(record)
-        assert tuple(hints[name] for name in record._fields) == typing.get_args(stored)
+    assert Round._fields == StoredRound._fields
+    round_hints, stored_hints = typing.get_type_hints(Round), typing.get_type_hints(StoredRound)
+    assert [round_hints[n] for n in Round._fields] == [stored_hints[n] for n in Round._fields]

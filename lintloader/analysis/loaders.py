@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from lintloader.analysis.context import Demand
+from lintloader.analysis.torch_classes import is_dataloader_class
 from lintloader.findings import Confidence, Hop
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.scan.tokens import function_groups, method_group
@@ -123,7 +124,7 @@ def resolves_to_dataloader(program: Program, info: FunctionInfo, target: Dotted)
     if symbol.kind == "external":
         return symbol.key in DATALOADER_PATHS
     if symbol.kind == "class":
-        if not program.is_dataloader_class(symbol.key):
+        if not is_dataloader_class(program, symbol.key):
             return False
         is_torch = symbol.key.startswith("torch.utils.data") and symbol.key.endswith(":DataLoader")
         return True if is_torch else None
@@ -208,7 +209,7 @@ def _own_get_iterator(program: Program, info: FunctionInfo, call: LoaderCall) ->
         return False
     if any(c.persistent for c in call.context.conditions):
         return False  # torch's own shape: a fresh pool only when the workers do not persist
-    return program.is_dataloader_class(class_key)
+    return is_dataloader_class(program, class_key)
 
 
 def is_trainer(program: Program, info: FunctionInfo, call: TrainerCall) -> bool:
@@ -346,6 +347,6 @@ def loader_demand(program: Program) -> Demand:
             holder = program.classes[class_key]
             groups.add(method_group(function.name, holder.klass.name, holder.file.module))
     for key, class_info in program.classes.items():
-        if program.is_dataloader_class(key) and not key.startswith("torch."):
+        if is_dataloader_class(program, key) and not key.startswith("torch."):
             groups.add(method_group("__init__", class_info.klass.name, class_info.file.module))
     return Demand(frozenset(groups))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+from lintloader.analysis.torch_classes import is_dataloader_class, is_dataloader_iterator_class
 from lintloader.analysis.vocabulary import DECLARED_RESET, Vocabulary, function_keys
 from lintloader.findings import Confidence, Hop
 from lintloader.link.program import Edge, FunctionInfo, Program
@@ -127,13 +128,13 @@ def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:
         return True
     if sink.kind == "shutdown-workers":
         if receiver == (self_name,):  # self._shutdown_workers(): the class is the iterator
-            return program.is_dataloader_iterator_class(class_key)
+            return is_dataloader_iterator_class(program, class_key)
         if receiver == (self_name, "_iterator"):  # self._iterator._shutdown_workers()
-            return program.is_dataloader_class(class_key)
+            return is_dataloader_class(program, class_key)
         return True
     if receiver == (self_name,):  # self._iterator = None: the class's own attribute
         # ... and in __init__ it starts out empty: nothing to reset yet.
-        return info.function.name != "__init__" and program.is_dataloader_class(class_key)
+        return info.function.name != "__init__" and is_dataloader_class(program, class_key)
     return True  # self.loader._iterator = None: another object's iterator
 
 

@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
 
-from lintloader.cache.files import cache_problem, default_cache_dir
+from lintloader.cache.files import default_cache_dir
 from lintloader.config import (
     Config,
     ConfigError,
-    find_pyproject,
     load_config,
     parse_per_file_ignores,
     selects,
@@ -28,8 +27,12 @@ from lintloader.config import (
 )
 from lintloader.engine import CheckOptions, collector_paused
 from lintloader.findings import PARSE_ERROR_CODE, Severity
-from lintloader.scan.model import Discovery, DiscoveryError, Environment
-from lintloader.scan.paths import discover_paths
+from lintloader.preparation import (
+    discover_trees,
+    nearest_config,
+    usable_cache,
+)
+from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.workers.progress import Progress
 
 if TYPE_CHECKING:
@@ -234,29 +237,11 @@ def discover(
             return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
         try:
-            found = discover_paths(
-                paths,
-                exclude,
-                on_found=progress.found_so_far if progress else None,
-                cache_dir=cache_dir,
-            )
-            # the frameworks its classes build on, read as context (scan/environment.py)
-            found.environment = project_environment(python, cache_dir)
-            return found
+            on_found = progress.found_so_far if progress else None
+            return discover_trees(paths, exclude, cache_dir, python, on_found=on_found)
         finally:
             if progress:
                 progress.close()
-
-
-def project_environment(python: str | None, cache_dir: Path | None) -> Environment:
-    """Where a project scan reads its context: the running interpreter (asked when first
-    needed), or ``--python``, asked now so that a bad one stops the run with one line."""
-    if python is None:
-        return Environment(None, cache_dir)
-    from lintloader.scan.interpreter import query_interpreter
-
-    answer = query_interpreter(python, [], cache_dir)  # DiscoveryError: exit 2
-    return Environment(python, cache_dir, tuple(str(site) for site in answer.get("sites", [])))
 
 
 def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages: bool) -> Config:
@@ -267,7 +252,7 @@ def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages
             raise Failure(f"--config {config_path}: not a regular file")
         return load_config(config_path)
     start = paths[0] if paths and not site_packages else os.getcwd()
-    return load_config(find_pyproject(start))
+    return nearest_config(start)
 
 
 def prepare(
@@ -293,7 +278,7 @@ def prepare(
         )
     )
     check_selection(config, scan)
-    cache = None if scan.no_cache else usable_cache(scan.cache_dir or default_cache_dir())
+    cache = None if scan.no_cache else usable_cache(scan.cache_dir or default_cache_dir(), _warn)
     excludes = (*config.exclude, *scan.exclude)
     if stdin is not None and not scan.paths:
         discovery = Discovery()
@@ -309,6 +294,10 @@ def prepare(
         progress=True,  # shown only when stderr is a terminal
     )
     return discovery, options
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)
 
 
 def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
@@ -360,20 +349,6 @@ def selector_source(
     if origin is not None:
         return SelectorSource(*origin)
     return SelectorSource(kind, config.source)
-
-
-def usable_cache(directory: Path) -> Path | None:
-    """``directory``, or None (and one warning) when it cannot hold the cache: the cache costs
-    speed when it is missing, never findings."""
-    problem = cache_problem(directory)
-    if problem is None:
-        return directory
-    click.echo(
-        f"lintloader: warning: cache directory {directory} is unusable ({problem}); "
-        "going on without the cache",
-        err=True,
-    )
-    return None
 
 
 def project_root_option(what: str) -> Callable[[F], F]:
@@ -461,7 +436,7 @@ def stdin_scan(
     the returned function adds the file to a discovery when it is not on disk."""
     from lintloader.integrations.project import NONE, ReportScope, find_project_root
     from lintloader.scan.model import SourceFile
-    from lintloader.scan.paths import module_name_for
+    from lintloader.scan.module_names import module_name_for
 
     folder = os.path.dirname(stdin.path)
     root = project_root if project_root not in (None, NONE) else None

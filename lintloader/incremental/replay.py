@@ -24,24 +24,29 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from lintloader.cache.code import code_stamp
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.cache.summaries import SummaryCache
 from lintloader.config import Config
 from lintloader.findings import Finding
+from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 
 KIND = "replay 2"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
-# What a round of the selection trail (select/trail.py: Round) and what the analysis read
-# (incremental/reads.py: DemandReads) hold, field by field: they are stored and read back
-# as these plain tuples (the cache sits below select/; select makes them records again).
-StoredRound = tuple[tuple[tuple[bytes, ...], ...] | None, frozenset[str], tuple[str, ...]]
-StoredReads = tuple[
-    frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[str]
-]
+
+
+class StoredRound(NamedTuple):
+    """A round of the selection trail as stored: ``select/trail.py``'s ``Round`` field by
+    field (which ``as_trail`` makes of it again), kept here so that loading a stored run
+    imports nothing of the selection."""
+
+    groups: tuple[tuple[bytes, ...], ...] | None  # its query's token groups; None: modules only
+    modules: frozenset[str]  # the modules it asked for by name
+    taken: tuple[str, ...]  # the paths of the files it took
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ class Replay:
     rounds: tuple[StoredRound, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
-    reads: StoredReads | None = None
+    reads: DemandReads | None = None
 
 
 def replay_keys(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from lintloader.cache.summaries import SummaryCache
 from lintloader.checking import CheckOptions, CheckResult, conclude
 from lintloader.incremental.reads import recorded
-from lintloader.incremental.replay import Replay, content_key, save_replay
+from lintloader.incremental.replay import Replay, StoredRound, content_key, save_replay
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.workers.progress import ParseStats
@@ -52,9 +52,16 @@ def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run
     linked = result.linked
     reads = recorded(linked) if isinstance(linked, RecordingProgram) else None
     stored = Replay(
-        "", tuple(result.findings), result.suppressed, summaries, (), result.hidden, shape,
-        rounds=tuple(rounds), taken=taken, reads=reads,
-    )  # fmt: skip
+        key="",
+        findings=tuple(result.findings),
+        suppressed=result.suppressed,
+        summaries=summaries,
+        hidden=result.hidden,
+        shape=shape,
+        rounds=tuple(StoredRound._make(round_) for round_ in rounds),
+        taken=taken,
+        reads=reads,
+    )
     _store(stored, cache.used, run)
 
 
@@ -105,9 +112,16 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
     before = revisited.reads
     reads = None if before is None else recorded(program, before)
     again = Replay(
-        "", tuple(result.findings), result.suppressed, len(summaries), (), result.hidden,
-        stored.shape, rounds=stored.rounds, taken=revisited.taken, reads=reads,
-    )  # fmt: skip
+        key="",
+        findings=tuple(result.findings),
+        suppressed=result.suppressed,
+        summaries=len(summaries),
+        hidden=result.hidden,
+        shape=stored.shape,
+        rounds=stored.rounds,
+        taken=revisited.taken,
+        reads=reads,
+    )
     _store(again, revisited.entry_keys, run)
     return replace(result, route="relinked")
 

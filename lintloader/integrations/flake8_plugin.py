@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lintloader import __version__
-from lintloader.cache.files import cache_problem, default_cache_dir, make_private_dirs
+from lintloader.cache.files import default_cache_dir, make_private_dirs
 from lintloader.cache.locks import LockBusy, bounded_lock
-from lintloader.config import ConfigError, find_pyproject, load_config
+from lintloader.config import ConfigError
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
+from lintloader.preparation import discover_trees, nearest_config, usable_cache
 from lintloader.scan.escape import printable
 from lintloader.scan.model import DiscoveryError
-from lintloader.scan.paths import discover_paths
 
 SCOPES = ("project", "file")
 STDIN_NAMES = ("stdin", "-", "/dev/stdin")
@@ -65,8 +65,10 @@ def _check(
     paths: tuple[str, ...], config_start: str, cache: Path | None, replay: bool = False
 ) -> dict[str, list[Located]]:
     """Findings by absolute path. jobs=1: flake8's workers are daemons, which may not fork."""
-    config = load_config(find_pyproject(config_start))
-    discovery = discover_paths(paths, config.exclude)
+    config = nearest_config(config_start)
+    # No environment read as context: a run that reads some is not stored, and flake8's
+    # workers share one project check through the stored run (see the module docstring).
+    discovery = discover_trees(paths, config.exclude, None, context=False)
     options = CheckOptions(config=config, jobs=1, cache_dir=cache, replay=replay and bool(cache))
     result = run_check(discovery, options)
     absolute = {f.display: f.path for f in result.files}
@@ -79,16 +81,11 @@ def _check(
 
 def _cache() -> Path | None:
     """The cache directory, or None (with a warning) when it is unusable."""
-    directory = default_cache_dir()
-    problem = cache_problem(directory)
-    if problem is None:
-        return directory
-    print(
-        f"lintloader: warning: cache directory {directory} is unusable ({problem}); "
-        "going on without the cache",
-        file=sys.stderr,
-    )
-    return None
+    return usable_cache(default_cache_dir(), _warn)
+
+
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 @functools.lru_cache(maxsize=8)

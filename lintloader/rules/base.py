@@ -33,3 +33,7 @@ class Rule:
     # What to parse next, given what is linked so far (select.policy asks every round; rules
     # that share a hook are asked once)
     demand: Callable[[Program], Demand] | None = field(default=None, repr=False)
+    # More hooks it needs asked, which rules of other families may name too (asked once
+    # however many active rules name one): the LL2xx rules name override_demand, the bases
+    # of loader-building classes across distributions
+    also_demand: tuple[Callable[[Program], Demand], ...] = field(default=(), repr=False)

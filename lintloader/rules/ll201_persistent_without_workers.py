@@ -57,6 +57,7 @@ from lintloader.analysis.builder_callers import callers_keeping_default
 from lintloader.analysis.config_defaults import config_default, config_demand
 from lintloader.analysis.context import AnalysisContext, Demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
+from lintloader.analysis.override_demand import override_demand
 from lintloader.findings import Finding, Severity
 from lintloader.link.program import Program
 from lintloader.rules.base import Rule
@@ -229,4 +230,5 @@ RULE = Rule(
     valid=VALID,
     invalid=INVALID,
     demand=_demand,
+    also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)
 )

@@ -91,6 +91,7 @@ from lintloader.analysis.loaders import (
     persistent_guarded,
     pool_sites,
 )
+from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.repetition import Place, is_setup, places
 from lintloader.analysis.vocabulary import function_keys
 from lintloader.findings import Finding, Hop, Severity
@@ -323,4 +324,5 @@ RULE = Rule(
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,
+    also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)
 )

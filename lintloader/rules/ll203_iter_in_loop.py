@@ -65,6 +65,7 @@ from lintloader.analysis.loaders import (
     loop_depth,
     once_guarded,
 )
+from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
 from lintloader.findings import Confidence, Finding, Severity
 from lintloader.link.program import FunctionInfo
@@ -256,4 +257,5 @@ RULE = Rule(
     fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
+    also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)
 )

@@ -49,6 +49,7 @@ from lintloader.analysis.loaders import (
     loader_sites,
     returned,
 )
+from lintloader.analysis.override_demand import override_demand
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
@@ -183,4 +184,5 @@ RULE = Rule(
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,
+    also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)
 )

@@ -38,6 +38,7 @@ from lintloader.analysis.loaders import (
     is_trainer,
     loader_sites,
 )
+from lintloader.analysis.override_demand import override_demand
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import Rule
 from lintloader.torch_api import RELOAD_KEYWORD as KEYWORD
@@ -122,4 +123,5 @@ RULE = Rule(
     seed_tokens=((b"reload_dataloaders_every_n_epochs",), (b"persistent_workers", b"DataLoader")),
     valid=VALID,
     invalid=INVALID,
+    also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)
 )

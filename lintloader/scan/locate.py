@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from lintloader.scan.display import display_path
 from lintloader.scan.model import SourceFile
-from lintloader.scan.paths import display_path
 
 
 @dataclass

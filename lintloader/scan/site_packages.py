@@ -7,17 +7,13 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from lintloader.scan.directories import link_problem, list_directory
+from lintloader.scan.display import display_path, inside
 from lintloader.scan.escape import printable
+from lintloader.scan.excludes import name_matcher
 from lintloader.scan.interpreter import normalize_name, query_interpreter
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
-from lintloader.scan.paths import (
-    display_path,
-    inside,
-    link_problem,
-    list_directory,
-    module_name_in_site,
-    name_matcher,
-)
+from lintloader.scan.module_names import module_name_in_site
 from lintloader.scan.walk.listings import ListingCache
 
 

@@ -12,7 +12,9 @@ handful of files matter. Selection works backwards from the sinks:
 
 The hooks live with what they serve: the reset chase of LL101-LL105 in
 :mod:`lintloader.analysis.reset_demand`, the DataLoader chase of LL2xx in
-:mod:`lintloader.analysis.loaders`; with ``--select LL2`` no reset is chased.
+:mod:`lintloader.analysis.loaders`, the bases across distributions that the LL2xx rules also
+need (``Rule.also_demand``) in :mod:`lintloader.analysis.override_demand`; with
+``--select LL2`` no reset is chased. No rule is named here: each declares its hooks.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from lintloader.analysis.context import TokenGroup
-from lintloader.analysis.override_demand import override_demand
 from lintloader.link.program import Program
 from lintloader.rules.base import Demand, Rule
 from lintloader.scan.model import SourceFile
@@ -38,6 +39,14 @@ Locate = Callable[[str], "SourceFile | None"]
 
 def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
     return {group for rule in rules for group in rule.seed_tokens}
+
+
+def demand_hooks(rules: Sequence[Rule]) -> list[Callable[[Program], Demand]]:
+    """The demand hooks of ``rules``, each once (LL101-LL105 share one, and LL201, LL202,
+    LL204), their own first, then those they also need asked (``Rule.also_demand``)."""
+    own = [rule.demand for rule in rules if rule.demand is not None]
+    also = [hook for rule in rules for hook in rule.also_demand]
+    return list(dict.fromkeys([*own, *also]))
 
 
 def select(
@@ -70,11 +79,7 @@ def select(
     summaries = take(list(files), query, first)
     rounds.append(Round(tuple(sorted(groups)), first, tuple(summaries)))
     tried: set[TokenGroup] = set(groups)
-    # rules that share a demand hook (LL101-LL105 do, and LL201, LL202, LL204) ask it once
-    demands = list(dict.fromkeys(rule.demand for rule in rules if rule.demand is not None))
-    if any(rule.code.startswith("LL2") for rule in rules):
-        demands.append(override_demand)  # bases across distributions (shape 6 of issue 14)
-    demands += extra
+    demands = [*demand_hooks(rules), *extra]
     program = link(summaries.values())
     for _ in range(MAX_ROUNDS):
         asked = [demand(program) for demand in demands]

@@ -11,7 +11,7 @@ fills :class:`LoaderFacts`: plain, picklable data per function (keyed by the sam
 * ``trainer_calls``: calls that may construct a Lightning ``Trainer``;
 * ``returns``: dotted names returned.
 
-Nothing here resolves names: that is the linker's job (``lintloader/program.py``).
+Nothing here resolves names: that is the linker's job (``lintloader/link/``).
 """
 
 from __future__ import annotations

@@ -17,13 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lintloader.cache.files import cache_problem, default_cache_dir
-from lintloader.config import Config, ConfigError, find_pyproject, load_config
+from lintloader.cache.files import default_cache_dir
+from lintloader.config import Config, ConfigError
 from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.incremental.replay import replay_path
+from lintloader.preparation import discover_trees, nearest_config, usable_cache
 from lintloader.scan.model import Discovery
-from lintloader.scan.paths import discover_paths
 from lintloader.scan.statindex import index_path
 
 
@@ -75,7 +75,7 @@ def project_config(root: str) -> Config:
     that matches no rule is an error."""
     from lintloader.rules.codes import rule_codes
 
-    config = load_config(find_pyproject(root))
+    config = nearest_config(root)
     errors, _ = config.selection_problems({*rule_codes(), PARSE_ERROR_CODE})
     if errors:
         source = f" (in {config.source})" if config.source else ""
@@ -86,8 +86,11 @@ def project_config(root: str) -> Config:
 def cache_directory(settings: Settings) -> Path | None:
     if not settings.use_cache:
         return None
-    directory = settings.cache_dir or default_cache_dir()
-    return directory if cache_problem(directory) is None else None
+    return usable_cache(settings.cache_dir or default_cache_dir(), _unwarned)
+
+
+def _unwarned(line: str) -> None:
+    """An editor shows no warning of an unusable cache: it costs speed, never findings."""
 
 
 def analyze(
@@ -102,7 +105,9 @@ def analyze(
     if before is not None and before.options.config == config:
         discovery = before.discovery
     else:
-        discovery = discover_paths((root,), config.exclude, cache_dir=cache)
+        # no environment read as context, as in the flake8 plugin: a run that reads some is
+        # not stored, and the server replays the stored run while nothing changed
+        discovery = discover_trees((root,), config.exclude, cache, context=False)
     known = {f.path for f in discovery.files}
     sources = {path: data for path, data in buffers.items() if path in known}
     options = CheckOptions(

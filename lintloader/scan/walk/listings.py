@@ -10,9 +10,11 @@ is what it was when it was listed still holds the same entries: a warm run stats
 * a directory with a symbolic link among its entries is never remembered: what a link points
   to can change without touching the directory (and broken links must be reported each run).
 
-The listings of a walk are stored in one entry per site directory under the cache directory
-(``listings-<version>/``), written atomically like every cache file. An entry keeps the names
-only (a listing's paths are its directory's path and the name, made again when it is read).
+The listings of a site's walk are stored in one entry per site directory under the cache
+directory (``listings-<version>/``), written atomically like every cache file; a source tree's
+are kept in the tree's memo (``scan/walk/tree_memo.py``), with what its walk made of them. An
+entry keeps the names only (a listing's paths are its directory's path and the name, made
+again when it is read).
 """
 
 from __future__ import annotations

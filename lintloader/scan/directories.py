@@ -1,0 +1,66 @@
+"""One directory listed for a walk: its subdirectories and the files a walk wants, with the
+file types that come with the listing (only links cost a ``stat``), given to the memo of
+listings (``scan/walk/listings.py``); and why a link that does not resolve cannot be read."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from lintloader.scan.walk.listings import Listing, ListingCache
+
+
+def list_directory(
+    directory: str, suffixes: tuple[str, ...], listings: ListingCache
+) -> Listing | None:
+    """List ``directory`` for a walk and give the listing to ``listings``: its subdirectories
+    that are not links, sorted, and its files ending in one of ``suffixes``, sorted, that are
+    regular files (through a link too) or links that do not resolve (also in ``broken``: each
+    is a problem where the walk wants the file). None for a directory that cannot be listed.
+    File types come with the listing: only links cost a ``stat``."""
+    try:
+        mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
+    except OSError:
+        mtime = None
+    subdirs: list[tuple[str, str]] = []
+    candidates: list[os.DirEntry[str]] = []
+    linked = False
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    linked = linked or entry.is_symlink()
+                    if not entry.is_symlink():
+                        subdirs.append((entry.name, entry.path))
+                elif entry.name.endswith(suffixes):
+                    candidates.append(entry)
+                    linked = linked or entry.is_symlink()
+    except OSError:
+        return None
+    candidates.sort(key=lambda entry: entry.name)
+    broken = {e.path for e in candidates if e.is_symlink() and not os.path.exists(e.path)}
+    files = [(e.name, e.path) for e in candidates if e.path in broken or _is_file(e)]
+    listing = Listing(mtime or 0, sorted(subdirs), files, frozenset(broken))
+    listings.put(directory, mtime, None if linked else listing)
+    return listing
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def link_problem(path: str) -> str:
+    """Why a symbolic link that does not resolve cannot be read."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return f"broken symbolic link (target {os.readlink(path)!r} does not exist)"
