@@ -32,7 +32,7 @@ import itertools
 import json
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 HEADER = b"lintloader-cache 1 "  # then the entry's kind, then a newline, then the JSON
@@ -280,10 +280,14 @@ def _sequence_column(origin: type, item: object) -> Column:
         decoded = items(flat)
         if decoded is flat:  # the items are as parsed (strings, ints): keep the arrays
             return values if origin is list else list(map(origin, values))
-        rest = iter(decoded)
-        return [origin(itertools.islice(rest, len(value))) for value in values]
+        return list(map(origin, _cut(decoded, values)))
 
     return decode
+
+
+def _cut(flat: Values, like: Values) -> Iterator[Iterator[Any]]:
+    """``flat`` cut back into pieces as long as the arrays of ``like`` are, in C."""
+    return map(itertools.islice, itertools.repeat(iter(flat)), map(len, like))
 
 
 def _dict_column(args: tuple[object, ...]) -> Column:
@@ -295,8 +299,8 @@ def _dict_column(args: tuple[object, ...]) -> Column:
         def decode_pairs(values: Values) -> Values:
             if not set(map(type, values)) <= _LIST:
                 raise Invalid("not an array of pairs")
-            rest = iter(pairs(list(itertools.chain.from_iterable(values))))
-            return [dict(itertools.islice(rest, len(value))) for value in values]
+            decoded = pairs(list(itertools.chain.from_iterable(values)))
+            return list(map(dict, _cut(decoded, values)))
 
         return decode_pairs
     items = _column(args[1])
@@ -308,8 +312,8 @@ def _dict_column(args: tuple[object, ...]) -> Column:
         decoded = items(flat)
         if decoded is flat:  # values as parsed: keep the objects
             return values
-        rest = iter(decoded)
-        return [dict(zip(value, rest)) for value in values]  # noqa: B905 - rest is longer
+        # each object's keys with as many of the decoded values (zip stops at the keys)
+        return list(map(dict, map(zip, values, itertools.repeat(iter(decoded)))))
 
     return decode_objects
 
