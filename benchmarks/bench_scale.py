@@ -237,15 +237,21 @@ def _precommit_case(relative: str, runs: dict[str, list[Run]]) -> dict[str, obje
     case: dict[str, object] = {
         "file": relative,
         "lintloader_s": median(ours, "wall_s"),
+        "lintloader_cpu_s": median(ours, "cpu_s"),
         "ruff_one_file_s": median(runs["ruff"], "wall_s"),
         "runs_s": [round(run.wall_s, 3) for run in ours],
+        "runs_cpu_s": [round(run.cpu_s, 3) for run in ours],
         "parsed": [_parsed(run.stderr) for run in ours],
     }
     if "base" in runs:
         theirs = runs["base"]
         case["base_s"] = median(theirs, "wall_s")
+        case["base_cpu_s"] = median(theirs, "cpu_s")
         case["ratio_to_base"] = statistics.median(
             a.wall_s / b.wall_s for a, b in zip(ours, theirs, strict=True)
+        )
+        case["cpu_ratio_to_base"] = statistics.median(
+            a.cpu_s / b.cpu_s for a, b in zip(ours, theirs, strict=True)
         )
         case["same_output_as_base"] = all(
             a.stdout == b.stdout for a, b in zip(ours, theirs, strict=True)

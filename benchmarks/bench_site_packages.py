@@ -50,6 +50,9 @@ class Run:
     returncode: int
     stdout: str = field(repr=False)
     stderr: str = field(repr=False)
+    # user + system CPU of the command and the processes it waited for: on a machine shared
+    # with other work, the wall time also counts the time others held the CPUs
+    cpu_s: float = 0.0
 
 
 # Python's defaults for every measured command: a sandbox may set PYTHONDONTWRITEBYTECODE,
@@ -91,6 +94,7 @@ def run_measured(command: list[str], cwd: Path = REPO) -> Run:
         process.returncode,
         b"".join(out_chunks).decode(errors="replace"),
         b"".join(err_chunks).decode(errors="replace"),
+        usage.ru_utime + usage.ru_stime,
     )
 
 

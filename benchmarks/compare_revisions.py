@@ -114,6 +114,20 @@ def main() -> int:
             for revision in tools
         },
         **{f"{kind}_median_ratio_head_to_base": statistics.median(ratios[kind]) for kind in KINDS},
+        **{  # CPU (user + system): what others running on the machine do not inflate
+            f"{kind}_{revision}_median_cpu_s": statistics.median(
+                r.cpu_s for r in runs[revision, kind]
+            )
+            for kind in KINDS
+            for revision in tools
+        },
+        **{
+            f"{kind}_median_cpu_ratio_head_to_base": statistics.median(
+                h.cpu_s / b.cpu_s
+                for h, b in zip(runs["head", kind], runs["base", kind], strict=True)
+            )
+            for kind in KINDS
+        },
         "same_findings": outputs["base"] == outputs["head"] and len(outputs["base"]) == 1,
     }
     report(summary, args.json)

@@ -288,6 +288,52 @@ def test_codec_refuses_values_of_another_type() -> None:
         codec.loads("other kind", Finding, data)
 
 
+def _mutations(value: object, seed: int, count: int) -> Iterator[object]:
+    """Copies of ``value`` (parsed JSON) with one value replaced by another kind of JSON at
+    a random place: a scalar by an object, an array or object by a number."""
+    import copy
+    import random
+
+    places: list[tuple[list[object] | dict[str, object], object]] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, (list, dict)):
+            for key in range(len(node)) if isinstance(node, list) else list(node):
+                places.append((node, key))
+                walk(node[key])  # type: ignore[index]
+
+    walk(value)
+    chosen = random.Random(seed).sample(range(len(places)), min(count, len(places)))
+    for index in chosen:
+        container, key = places[index]
+        old = container[key]  # type: ignore[index]
+        container[key] = 7 if isinstance(old, (list, dict)) else {"planted": [1]}  # type: ignore[index]
+        yield copy.deepcopy(value)
+        container[key] = old  # type: ignore[index]
+
+
+def test_codec_reads_a_real_summary_back_and_refuses_any_wrong_value() -> None:
+    """A summary of a real installed file (torch's DataLoader) is read back equal, by
+    columns; a wrong kind of value anywhere in it (a record, a call's target, a site's line,
+    a loop's header...) makes the whole entry a miss, never a half-read summary."""
+    import sysconfig
+
+    from lintloader.summary.model import FileSummary
+    from lintloader.summary.summarize import summarize_source
+
+    source = Path(sysconfig.get_paths()["purelib"], "torch", "utils", "data", "dataloader.py")
+    if not source.is_file():
+        pytest.skip("torch is not installed in this environment")
+    summary = summarize_source(source.read_bytes(), str(source), "torch.utils.data.dataloader")
+    assert summary.error is None and summary.loaders is not None
+    data = codec.dumps("summary", FileSummary, summary)
+    assert codec.loads("summary", FileSummary, data) == summary
+    header, _, body = data.partition(b"\n")
+    for broken in _mutations(json.loads(body), seed=28, count=400):
+        with pytest.raises(codec.Invalid):
+            codec.loads("summary", FileSummary, header + b"\n" + json.dumps(broken).encode())
+
+
 # -- clean (item 8) ----------------------------------------------------------------------------
 def run_clean(cache: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -16,8 +16,11 @@ How the hints map to JSON:
 * an ``IntEnum``: its value; ``X | Y``: the first alternative that takes the value;
 * ``object``: any JSON value, unchecked (the caller checks it).
 
-Encoders and decoders are built once per hint. Reading is about as fast as unpickling was for
-what warm runs read (columns of strings and ints, decoded by ``json`` in C).
+Encoders and decoders are built once per hint. Reading goes by columns: every value of one
+hint in an entry (every call of every function of a summary, every site of those calls...) is
+checked and made at once, by C code (``set(map(type, column))``, ``map(tuple.__new__, ...)``),
+so that a summary's tens of thousands of records cost few Python calls; the depth of the data
+never drives a recursion. The layout on disk is the same as a value at a time.
 """
 
 from __future__ import annotations
@@ -25,15 +28,19 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import itertools
 import json
-import operator
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 HEADER = b"lintloader-cache 1 "  # then the entry's kind, then a newline, then the JSON
 Convert = Callable[[Any], Any]
+Values = Sequence[Any]  # a column: values of one type, from every place an entry holds one
+Column = Callable[[Values], Values]
+_LIST = frozenset({list})
+_DICT = frozenset({dict})
 
 
 class Invalid(ValueError):
@@ -149,31 +156,50 @@ def _record_encoder(hint: Any) -> Convert:
 def decoder(hint: object) -> Convert:
     """What rebuilds a value of type ``hint`` from JSON data, raising :class:`Invalid` for
     anything else."""
+    column = _column(hint)
+    return lambda value: column((value,))[0]
+
+
+@functools.cache
+def _column(hint: object) -> Column:
+    """What rebuilds every value of a column of values of type ``hint`` at once (a list of
+    the values, in order), raising :class:`Invalid` if one is anything else.
+
+    Decoding goes by columns: the fields of all the records of a column are columns again,
+    and so are the items of all its arrays (every call of every function of a summary is
+    one column of calls, checked and made at once), so that nearly every test and every
+    record is made by C code (``set(map(type, ...))``, ``map(tuple.__new__, ...)``), not by
+    Python code per value: a summary holds tens of thousands of records."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is object:
         return _identity
     if hint in _SCALARS:
-        return _scalar_decoder(hint)
+        return _scalar_column(typing.cast(type, hint))
     if hint is bytes:
-        return _decode_bytes
+        return lambda values: list(map(_decode_bytes, values))
     if isinstance(hint, type) and issubclass(hint, enum.IntEnum):
-        return _enum_decoder(hint)
+        return _enum_column(hint)
     if origin in (typing.Union, types.UnionType):
-        return _union_decoder(args)
+        return _union_column(args)
     if origin in (tuple, list, frozenset):
-        return _sequence_decoder(origin, args)
+        if _is_fixed(origin, args):
+            return _record_column(args, tuple, "tuple")
+        return _sequence_column(origin, args[0])
     if origin is dict:
-        return _dict_decoder(args)
+        return _dict_column(args)
     if _is_named_tuple(hint) or dataclasses.is_dataclass(hint):
-        return _record_decoder(hint)
+        record = typing.cast(type, hint)
+        return _record_column(_field_hints(record), record, record.__name__)
     raise TypeError(f"no cache decoding for {hint!r}")
 
 
-def _scalar_decoder(kind: type) -> Convert:
-    def decode(value: Any) -> Any:
-        if type(value) is not kind:
-            raise Invalid(f"{type(value).__name__}, not {kind.__name__}")
-        return value
+def _scalar_column(kind: type) -> Column:
+    expected = frozenset({kind})
+
+    def decode(values: Values) -> Values:
+        if not set(map(type, values)) <= expected:
+            raise Invalid(f"not a {kind.__name__}")
+        return values  # the very same column: nothing to convert (see _sequence_column)
 
     return decode
 
@@ -187,24 +213,30 @@ def _decode_bytes(value: Any) -> bytes:
         raise Invalid("not a byte string") from None
 
 
-def _enum_decoder(kind: type[enum.IntEnum]) -> Convert:
+def _enum_column(kind: type[enum.IntEnum]) -> Column:
     members = {member.value: member for member in kind}
 
-    def decode(value: Any) -> Any:
-        if type(value) is not int or value not in members:
+    def decode(values: Values) -> Values:
+        if not set(map(type, values)) <= {int} or not set(values) <= members.keys():
             raise Invalid(f"not a {kind.__name__}")
-        return members[value]
+        return list(map(members.__getitem__, values))
 
     return decode
 
 
-def _union_decoder(args: tuple[object, ...]) -> Convert:
-    """Plain scalar alternatives are taken by their type at once; the others are tried in
-    order."""
+def _union_column(args: tuple[object, ...]) -> Column:
+    """Values of a plain scalar alternative are taken by their type at once; the others are
+    decoded as the one other alternative together (``X | None``), or tried alternative by
+    alternative, in order, one value at a time."""
     scalars = frozenset(typing.cast(type, arg) for arg in args if arg in _SCALARS)
-    alternatives = [decoder(arg) for arg in args if arg not in _SCALARS]
+    others = [arg for arg in args if arg not in _SCALARS]
+    if not others:
+        return _scalar_column_of(scalars, args)
+    if len(others) == 1:
+        return _optional_column(scalars, _column(others[0]))
+    alternatives = [decoder(arg) for arg in others]
 
-    def decode(value: Any) -> Any:
+    def decode_one(value: Any) -> Any:
         if type(value) in scalars:
             return value
         for alternative in alternatives:
@@ -214,114 +246,116 @@ def _union_decoder(args: tuple[object, ...]) -> Convert:
                 continue
         raise Invalid(f"none of {args!r}")
 
+    return lambda values: list(map(decode_one, values))
+
+
+def _scalar_column_of(kinds: frozenset[type], args: tuple[object, ...]) -> Column:
+    def decode(values: Values) -> Values:
+        if not set(map(type, values)) <= kinds:
+            raise Invalid(f"none of {args!r}")
+        return values
+
     return decode
 
 
-def _sequence_decoder(origin: type, args: tuple[object, ...]) -> Convert:
-    if _is_fixed(origin, args):
-        return _fixed_decoder(args)
-    item = args[0]
-    if item in (str, int, bool):  # columns of scalars: one type test per value
-        return _scalar_column(origin, item)
-    convert = decoder(item)
+def _optional_column(scalars: frozenset[type], other: Column) -> Column:
+    def decode(values: Values) -> Values:
+        rest = [value for value in values if type(value) not in scalars]
+        if not rest:
+            return values
+        decoded = iter(other(rest))
+        return [value if type(value) in scalars else next(decoded) for value in values]
 
-    def decode(value: Any) -> Any:
-        if type(value) is not list:
+    return decode
+
+
+def _sequence_column(origin: type, item: object) -> Column:
+    """Arrays: the items of all of them are one column, decoded at once, then cut back."""
+    items = _column(item)
+
+    def decode(values: Values) -> Values:
+        if not set(map(type, values)) <= _LIST:
             raise Invalid("not an array")
-        return origin(map(convert, value))
+        flat = list(itertools.chain.from_iterable(values))
+        decoded = items(flat)
+        if decoded is flat:  # the items are as parsed (strings, ints): keep the arrays
+            return values if origin is list else list(map(origin, values))
+        return list(map(origin, _cut(decoded, values)))
 
     return decode
 
 
-def _scalar_column(origin: type, item: type) -> Convert:
-    def decode(value: Any) -> Any:
-        if type(value) is not list or not set(map(type, value)) <= {item}:
-            raise Invalid(f"not an array of {item.__name__}")
-        return value if origin is list else origin(value)
-
-    return decode
+def _cut(flat: Values, like: Values) -> Iterator[Iterator[Any]]:
+    """``flat`` cut back into pieces as long as the arrays of ``like`` are, in C."""
+    return map(itertools.islice, itertools.repeat(iter(flat)), map(len, like))
 
 
-def _fixed_decoder(args: tuple[object, ...]) -> Convert:
-    return _positional_decoder(args, tuple, "tuple")
+def _dict_column(args: tuple[object, ...]) -> Column:
+    """Objects (``dict[str, V]``): all their values are one column; other dicts are arrays
+    of ``[key, value]`` pairs, all of them one column of pairs."""
+    if args[0] is not str:
+        pairs = _column(tuple[args[0], args[1]])  # type: ignore[valid-type]
+
+        def decode_pairs(values: Values) -> Values:
+            if not set(map(type, values)) <= _LIST:
+                raise Invalid("not an array of pairs")
+            decoded = pairs(list(itertools.chain.from_iterable(values)))
+            return list(map(dict, _cut(decoded, values)))
+
+        return decode_pairs
+    items = _column(args[1])
+
+    def decode_objects(values: Values) -> Values:
+        if not set(map(type, values)) <= _DICT:
+            raise Invalid("not an object")
+        flat = list(itertools.chain.from_iterable(map(dict.values, values)))
+        decoded = items(flat)
+        if decoded is flat:  # values as parsed: keep the objects
+            return values
+        # each object's keys with as many of the decoded values (zip stops at the keys)
+        return list(map(dict, map(zip, values, itertools.repeat(iter(decoded)))))
+
+    return decode_objects
 
 
-def _positional_decoder(hints: tuple[object, ...], make: Convert, name: str) -> Convert:
-    """Decode an array of ``len(hints)`` values into ``make(values)``. The positions of plain
-    scalars are checked at once (their types, picked out in C); the others are converted.
-    Most records are a few ints and strings, and there are tens of thousands of them."""
-    plain = [index for index, hint in enumerate(hints) if hint in _SCALARS]
-    expected = tuple(typing.cast(type, hints[index]) for index in plain)
-    pick = _picker(plain)
-    converted = [(index, decoder(hint)) for index, hint in enumerate(hints) if index not in plain]
-    size = len(hints)
-    if not converted:  # scalars only (a Site, a stat stamp): all checked in C
+def _record_column(hints: tuple[object, ...], make: type, name: str) -> Column:
+    """Arrays of ``len(hints)`` values, each made into ``make`` (``tuple``, a named tuple
+    through ``tuple.__new__``, a dataclass through ``__init__``: its defaults apply to
+    none). Each field of all the records is one column."""
+    if not hints:
+        raise TypeError(f"no cache decoding for an empty {name}")
+    fields = [_column(hint) for hint in hints]
+    sizes = frozenset({len(hints)})
+    build = _builder(make)
 
-        def decode_plain(value: Any) -> Any:
-            if type(value) is not list or tuple(map(type, value)) != expected:
-                raise Invalid(f"not a {name}")
-            return make(value)
-
-        return decode_plain
-
-    def decode(value: Any) -> Any:
-        if type(value) is not list or len(value) != size:
+    def decode(values: Values) -> Values:
+        if not set(map(type, values)) <= _LIST or not set(map(len, values)) <= sizes:
             raise Invalid(f"not a {name}")
-        kinds = list(map(type, value))
-        if pick(kinds) != expected:
-            raise Invalid(f"not a {name}")
-        for index, convert in converted:
-            value[index] = convert(value[index])
-        return make(value)
+        if not values:
+            return []
+        rows = zip(*values, strict=True)
+        return build(*[field(column) for field, column in zip(fields, rows, strict=True)])
 
     return decode
 
 
-def _dict_decoder(args: tuple[object, ...]) -> Convert:
-    item = decoder(args[1])
-    if args[0] is str:
+def _builder(make: type) -> Callable[..., Values]:
+    """What makes records of ``make`` from columns of their fields: tuples, named tuples
+    (through ``tuple.__new__``) or dataclasses (through ``__init__``: its defaults apply to
+    none)."""
+    if make is tuple:
+        return lambda *columns: list(zip(*columns, strict=True))
+    if _is_named_tuple(make):
+        new = functools.partial(map, tuple.__new__, itertools.repeat(make))
+        return lambda *columns: list(new(zip(*columns, strict=True)))
 
-        def decode_object(value: Any) -> Any:
-            if type(value) is not dict:
-                raise Invalid("not an object")
-            return {name: item(element) for name, element in value.items()}
-
-        return decode_object
-    pair = _fixed_decoder((args[0], args[1]))
-
-    def decode_pairs(value: Any) -> Any:
-        if type(value) is not list:
-            raise Invalid("not an array of pairs")
-        return dict(map(pair, value))
-
-    return decode_pairs
-
-
-def _picker(indices: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
-    """What picks the values at ``indices`` out of a list, as a tuple."""
-    if len(indices) > 1:
-        return operator.itemgetter(*indices)
-    if indices:
-        only = indices[0]
-        return lambda values: (values[only],)
-    return lambda values: ()
-
-
-def _record_decoder(hint: Any) -> Convert:
-    """A record's fields in order, each checked; made as its class makes it (a named tuple
-    through ``tuple.__new__``, a dataclass through ``__init__``: its defaults apply to none)."""
-    if _is_named_tuple(hint):
-        return _positional_decoder(
-            _field_hints(hint), functools.partial(tuple.__new__, hint), hint.__name__
-        )
-
-    def make(fields: list[Any]) -> Any:
+    def build(*columns: Values) -> Values:
         try:
-            return hint(*fields)
+            return list(map(make, *columns))
         except (TypeError, ValueError) as exc:  # a __post_init__ that refuses the values
             raise Invalid(str(exc)) from None
 
-    return _positional_decoder(_field_hints(hint), make, hint.__name__)
+    return build
 
 
 def _is_fixed(origin: type, args: tuple[object, ...]) -> bool:

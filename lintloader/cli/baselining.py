@@ -7,13 +7,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
 from lintloader.scan.model import SourceFile
-from lintloader.suppress.baseline import BaselineError, Relocate, match, read, write
+
+if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
+    from lintloader.suppress.baseline import Relocate
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ def relocator(files: Sequence[SourceFile], baseline: str) -> Relocate:
 
 def write_baseline(path: Path, result: CheckResult) -> None:
     """Record every finding of ``result`` in ``path``."""
+    from lintloader.suppress.baseline import BaselineError, write
+
     try:
         count = write(str(path), result.findings, relocator(result.files, str(path)))
     except BaselineError as exc:
@@ -54,6 +59,8 @@ def apply_baseline(result: CheckResult, path: str | None, show_stale: bool) -> B
         if show_stale:
             raise Failure("--show-stale-baseline needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
+    from lintloader.suppress.baseline import BaselineError, match, read
+
     try:
         recorded = read(path)
     except BaselineError as exc:
