@@ -60,8 +60,9 @@ def test_unknown_codes_in_ignore_lists_warn(tmp_path: Path) -> None:
     project(tmp_path, 'per-file-ignores = { "x.py" = ["LL777"] }\n')
     done = check(tmp_path, "--ignore", "LL99")
     assert done.returncode == 1  # the LL101 is still reported
-    assert "warning: ignore: 'LL99' matches no rule" in done.stderr
-    assert "warning: ignore: 'LL777' matches no rule" in done.stderr
+    # each warning names where the code came from: the option, or the config key and its file
+    assert "warning: --ignore: 'LL99' matches no rule" in done.stderr
+    assert "warning: per-file-ignores: 'LL777' matches no rule" in done.stderr
 
 
 def test_extend_options_add_to_the_configuration(tmp_path: Path) -> None:
