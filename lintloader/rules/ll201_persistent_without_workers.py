@@ -6,7 +6,10 @@ missing (the default is 0). When `num_workers` is an expression that can be 0
 (`num_workers=args.workers`) and nothing around the call checks it, the finding is a warning.
 `DataLoader` is resolved through imports: torch's `torch.utils.data.DataLoader`, an alias of
 it, or a subclass in the scanned code; a class merely named `DataLoader` from another library
-is not one.
+is not one. A scanned wrapper class whose `__init__(self, *args, **kwargs)` hands both, and
+nothing else, to torch's DataLoader is called with DataLoader's own keywords, so its calls count
+as DataLoader calls; and torch's DataLoader imported in a `try` whose `except ImportError`
+defines a stand-in class of the same name is torch's.
 
 ### Why is this bad?
 PyTorch refuses the combination when the loader is built:
