@@ -91,6 +91,14 @@ _SIMPLE_STATEMENTS = (
 )  # fmt: skip
 
 
+def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
+    """What a call passes, for a call whose text the summary cuts: keyword names and the
+    positional count (-1 when a ``*args`` hides it)."""
+    keywords = tuple(k.arg or "**" for k in node.keywords)
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    return keywords, -1 if starred else len(node.args)
+
+
 class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
@@ -356,7 +364,9 @@ class Summarizer(Walker):
             return
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
         if name:
-            function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop, loop))
+            site = self._site(node)
+            shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
+            function.calls.append(CallSite(name, site, False, guarded, in_loop, loop, *shape))
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         if name in INSPECTING_BUILTINS:
