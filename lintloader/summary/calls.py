@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from lintloader.summary.guards import requires_persistent
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -109,6 +110,7 @@ class Summarizer(Walker):
         summary.functions[MODULE_SCOPE] = module_scope
         self.scopes: list[_Scope] = [module_scope]
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
+        self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
         self.loops = 0
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
@@ -150,9 +152,15 @@ class Summarizer(Walker):
 
     # -- statements that carry context --------------------------------------------------------
     def visit_If(self, node: ast.If) -> None:
-        self.guards.append("persistent_workers" in self.parsed.segment(node.test))
+        mentions = "persistent_workers" in self.parsed.segment(node.test)
+        self.guards.append(mentions)
         self.statements.append(node.lineno)
-        self.generic_visit(node)
+        self.visit(node.test)
+        persistent_only = int(mentions and requires_persistent(node.test))
+        self.persistent_bodies += persistent_only
+        self.visit_all(node.body)
+        self.persistent_bodies -= persistent_only
+        self.visit_all(node.orelse)
         self.guards.pop()
         self.statements.pop()
 
@@ -262,10 +270,12 @@ class Summarizer(Walker):
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
         saved_open, self.open_loops = self.open_loops, []
+        saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
         self.visit_all(node.body)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
+        self.persistent_bodies = saved_bodies
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -366,7 +376,8 @@ class Summarizer(Walker):
         if name:
             site = self._site(node)
             shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
-            function.calls.append(CallSite(name, site, False, guarded, in_loop, loop, *shape))
+            call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
+            function.calls.append(call._replace(persistent_only=self.persistent_bodies > 0))
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         if name in INSPECTING_BUILTINS:

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 29  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 30  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -55,6 +55,9 @@ class CallSite(NamedTuple):
     # and its positional count (-1 with a ``*args``); () and 0 when the text is whole
     keywords: tuple[str, ...] = ()
     positional: int = 0
+    # inside the body of an ``if`` that holds only with persistent workers on
+    # (``if ... and args.persistent_workers:``): it runs only when pools are kept alive
+    persistent_only: bool = False
 
 
 class SinkSite(NamedTuple):
