@@ -7,7 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
-from lintloader.summary.guards import requires_persistent
+from lintloader.summary.guards import keeps, requires_persistent, tested
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -156,10 +156,13 @@ class Summarizer(Walker):
         self.guards.append(mentions)
         self.statements.append(node.lineno)
         self.visit(node.test)
-        persistent_only = int(mentions and requires_persistent(node.test))
-        self.persistent_bodies += persistent_only
+        saved_bodies = self.persistent_bodies
+        if keeps(node.body, tested(node.test)):
+            self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
+        elif mentions and requires_persistent(node.test):
+            self.persistent_bodies += 1
         self.visit_all(node.body)
-        self.persistent_bodies -= persistent_only
+        self.persistent_bodies = saved_bodies
         self.visit_all(node.orelse)
         self.guards.pop()
         self.statements.pop()
