@@ -58,6 +58,39 @@ def callers_keeping_default(program: Program, site: LoaderSite) -> Iterator[Kept
         yield KeptDefault(edge, program.functions[edge.caller], text, zero)
 
 
+def default_never_used(program: Program, site: LoaderSite) -> bool:
+    """Whether ``site``'s ``persistent_workers`` comes from the True default of a private
+    function (``_build``, not a dunder) that every call in the program overrides
+    (``self._build(ds, num_workers=n, persistent_workers=n > 0)``): no user reaches that
+    default, so the definition raises nothing. A public function's default stays reachable."""
+    persistent = site.persistent
+    function = site.info.function
+    if persistent is None or not persistent.from_default or persistent.literal is not True:
+        return False
+    name = function.qualname.rsplit(".", 1)[-1]
+    if not name.startswith("_") or name.endswith("__"):
+        return False
+    params = function.params[1 if function.self_name else 0 :]
+    edges = program.edges_into(site.key)
+    return bool(edges) and all(_overrides(edge, params, persistent.text) for edge in edges)
+
+
+def _overrides(edge: Edge, params: list[str], name: str) -> bool:
+    """Whether the call passes parameter ``name`` for sure (read from its shape when the
+    summary cut its text)."""
+    site = edge.call
+    if site.is_reference:
+        return False
+    call = _parsed(site.site.text)
+    if call is not None:
+        return _passes(call, params, name) is True
+    if name in site.keywords:
+        return True
+    if "**" in site.keywords or site.positional < 0:
+        return False
+    return name in params and params.index(name) < site.positional
+
+
 def _parsed(text: str) -> ast.Call | None:
     try:
         node = ast.parse(text, mode="eval").body

@@ -116,7 +116,19 @@ def facts_of(info: FunctionInfo) -> FunctionFacts | None:
 
 
 def resolves_to_dataloader(program: Program, info: FunctionInfo, target: Dotted) -> bool | None:
-    """True for torch's DataLoader, None for a scanned subclass, False for anything else."""
+    """True for torch's DataLoader (or a scanned wrapper class that hands its whole signature
+    to one), None for a scanned subclass, False for anything else."""
+    resolved = _resolves_plain(program, info, target)
+    if resolved is not False:
+        return resolved
+    symbol = program.resolve(info.file.module, target)
+    if symbol is None or symbol.kind != "class":
+        return False
+    return program.lookup_method(symbol.key, "__init__") in forwarding_inits(program)
+
+
+def _resolves_plain(program: Program, info: FunctionInfo, target: Dotted) -> bool | None:
+    """:func:`resolves_to_dataloader` without the forwarding wrappers."""
     symbol = program.resolve(info.file.module, target)
     if symbol is None:
         stars = set(info.file.star_imports) & _STAR_SOURCES
@@ -125,10 +137,52 @@ def resolves_to_dataloader(program: Program, info: FunctionInfo, target: Dotted)
         return symbol.key in DATALOADER_PATHS
     if symbol.kind == "class":
         if not is_dataloader_class(program, symbol.key):
-            return False
+            return _stands_in(program, symbol.key)
         is_torch = symbol.key.startswith("torch.utils.data") and symbol.key.endswith(":DataLoader")
         return True if is_torch else None
     return False
+
+
+def _stands_in(program: Program, class_key: str) -> bool:
+    """A class that also imports torch's DataLoader under its own name: the stand-in defined
+    where the import fails (``try: from torch.utils.data import DataLoader`` / ``except
+    ImportError: class DataLoader: ...``). Where torch is installed the import is the name."""
+    module, _, qualname = class_key.partition(":")
+    binding = program.files[module].imports.get(qualname) if module in program.files else None
+    if binding is None or binding.name is None:
+        return False
+    found = program.resolve_path(f"{binding.module}.{binding.name}")
+    return found is not None and found.kind == "external" and found.key in DATALOADER_PATHS
+
+
+def forwarding_inits(program: Program) -> frozenset[str]:
+    """Keys of the ``__init__(self, *args, **kwargs)`` methods that hand every argument, and
+    nothing else, to torch's DataLoader (``self.loader = DataLoader(*args, **kwargs)``): a call
+    of such a wrapper class is a DataLoader call with the same arguments (issue 29)."""
+    return program.derived(_forwarding_inits)
+
+
+def _forwarding_inits(program: Program) -> frozenset[str]:
+    found = set()
+    for info, facts in functions_with_facts(program):
+        if info.function.name != "__init__" or info.class_key is None:
+            continue
+        if any(
+            _forwards_everything(info, call) and _resolves_plain(program, info, call.target) is True
+            for call in facts.loader_calls
+        ):
+            found.add(info.key)
+    return frozenset(found)
+
+
+def _forwards_everything(info: FunctionInfo, call: LoaderCall) -> bool:
+    """The call passes only ``**kwargs`` (and ``*args``) that are not named parameters: the
+    function's own variadic parameters, unchanged (a filled dict would show its keys)."""
+    stars = [a.star for a in call.arguments]
+    if "**" not in stars or stars.count("**") > 1 or stars.count("*") > 1 or "" in stars:
+        return False
+    named = set(info.function.params)
+    return all(a.text.isidentifier() and a.text not in named for a in call.arguments)
 
 
 def loader_sites(program: Program) -> list[LoaderSite]:

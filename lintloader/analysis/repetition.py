@@ -80,7 +80,11 @@ class Place(NamedTuple):
 
     @property
     def persistent_guard(self) -> bool:
-        return any(e.call.persistent_guard for e in self.edges)
+        """A hop under an ``if`` on the ``persistent_workers`` flag: taken to run only when the
+        workers are not kept. A hop in the body of a test that requires the flag (``if cached
+        and args.persistent_workers:``) does not count: it runs only when they are kept, and a
+        loader it builds on every pass is one more persistent pool each time."""
+        return any(e.call.persistent_guard and not e.call.persistent_only for e in self.edges)
 
     def rank(self) -> tuple[int, int, int, int]:
         """Lower is a better anchor: unqualified (a warning) first, then the most frequent."""

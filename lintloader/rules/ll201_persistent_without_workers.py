@@ -6,7 +6,10 @@ missing (the default is 0). When `num_workers` is an expression that can be 0
 (`num_workers=args.workers`) and nothing around the call checks it, the finding is a warning.
 `DataLoader` is resolved through imports: torch's `torch.utils.data.DataLoader`, an alias of
 it, or a subclass in the scanned code; a class merely named `DataLoader` from another library
-is not one.
+is not one. A scanned wrapper class whose `__init__(self, *args, **kwargs)` hands both, and
+nothing else, to torch's DataLoader is called with DataLoader's own keywords, so its calls count
+as DataLoader calls; and torch's DataLoader imported in a `try` whose `except ImportError`
+defines a stand-in class of the same name is torch's.
 
 ### Why is this bad?
 PyTorch refuses the combination when the loader is built:
@@ -36,14 +39,18 @@ error for a literal 0 or a missing `num_workers`; warning for an expression that
 info when `num_workers` may come from `**kwargs` or the class is a DataLoader subclass.
 Keywords passed through a dict count as written in the call when the same function builds
 that dict (`cfg = {...}`, `dict(...)`, `kwargs["persistent_workers"] = ...`), and so does a
-parameter that defaults to `True` (`persistent_workers=persistent_workers`).
+parameter that defaults to `True` (`persistent_workers=persistent_workers`); a key the function
+drops from that dict (`cfg.pop("persistent_workers")`, `del cfg[...]`) is not passed by the calls
+after it in the same branch.
 `persistent_workers` read from a configuration object counts with the class's default
 (`self.args.dataloader_persistent_workers` where a dataclass field, a class attribute or a
 stored `__init__` parameter defaults to `True`); a class that sets the attribute itself (a
 `__post_init__` that clears it when there are no workers) proves no default.
 A builder that passes its own `persistent_workers=True` default and worker-count parameter to
 `DataLoader` is reported, and so is each caller that keeps the default with a worker count that
-can be 0 (error for a literal 0), with the chain into the builder.
+can be 0 (error for a literal 0), with the chain into the builder. A private builder
+(`_make`) whose every call in the scanned code passes `persistent_workers` itself never uses
+its default and is not reported.
 `num_workers=os.cpu_count()` (or `max(1, n)`, `n or os.cpu_count()`,
 `len(os.sched_getaffinity(0))`, a local mapped from 0 first: `n = max(1, n)`) is never 0.
 A call inside an `if` that tests the `num_workers` expression is not reported.
@@ -53,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.analysis.builder_callers import callers_keeping_default
+from lintloader.analysis.builder_callers import callers_keeping_default, default_never_used
 from lintloader.analysis.config_defaults import config_default, config_demand
 from lintloader.analysis.context import AnalysisContext, Demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
@@ -68,6 +75,8 @@ FIX = "persistent-workers-guard"
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     for site in loader_sites(ctx.program):
         if site.workers is Workers.POSITIVE or _checked(site):
+            continue
+        if default_never_used(ctx.program, site):
             continue
         configured = None if site.persistent_true else _configured(ctx, site)
         if not site.persistent_true and configured is None:

@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from lintloader.summary.guards import keeps, requires_persistent, tested
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -91,6 +92,14 @@ _SIMPLE_STATEMENTS = (
 )  # fmt: skip
 
 
+def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
+    """What a call passes, for a call whose text the summary cuts: keyword names and the
+    positional count (-1 when a ``*args`` hides it)."""
+    keywords = tuple(k.arg or "**" for k in node.keywords)
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    return keywords, -1 if starred else len(node.args)
+
+
 class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
@@ -101,6 +110,7 @@ class Summarizer(Walker):
         summary.functions[MODULE_SCOPE] = module_scope
         self.scopes: list[_Scope] = [module_scope]
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
+        self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
         self.loops = 0
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
@@ -142,9 +152,18 @@ class Summarizer(Walker):
 
     # -- statements that carry context --------------------------------------------------------
     def visit_If(self, node: ast.If) -> None:
-        self.guards.append("persistent_workers" in self.parsed.segment(node.test))
+        mentions = "persistent_workers" in self.parsed.segment(node.test)
+        self.guards.append(mentions)
         self.statements.append(node.lineno)
-        self.generic_visit(node)
+        self.visit(node.test)
+        saved_bodies = self.persistent_bodies
+        if keeps(node.body, tested(node.test)):
+            self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
+        elif mentions and requires_persistent(node.test):
+            self.persistent_bodies += 1
+        self.visit_all(node.body)
+        self.persistent_bodies = saved_bodies
+        self.visit_all(node.orelse)
         self.guards.pop()
         self.statements.pop()
 
@@ -254,10 +273,12 @@ class Summarizer(Walker):
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
         saved_open, self.open_loops = self.open_loops, []
+        saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
         self.visit_all(node.body)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
+        self.persistent_bodies = saved_bodies
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -356,7 +377,10 @@ class Summarizer(Walker):
             return
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
         if name:
-            function.calls.append(CallSite(name, self._site(node), False, guarded, in_loop, loop))
+            site = self._site(node)
+            shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
+            call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
+            function.calls.append(call._replace(persistent_only=self.persistent_bodies > 0))
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         if name in INSPECTING_BUILTINS:

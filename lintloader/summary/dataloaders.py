@@ -324,6 +324,8 @@ class _FunctionState:
     constructors: dict[str, Dotted] = field(default_factory=dict)  # local name -> class
     dicts: dict[str, _DictFlow] = field(default_factory=dict)
     bounds: dict[str, int] = field(default_factory=dict)  # local name -> proven minimum > 0
+    # keys dropped from `dicts` inside a branch: (condition depth, dict name, entry)
+    dropped: list[tuple[int, str, tuple[str, ast.expr]]] = field(default_factory=list)
 
 
 class _LoaderVisitor(Walker):
@@ -522,17 +524,28 @@ class _LoaderVisitor(Walker):
         self.visit(node.test)
         self._push("if", node.test, False, keeps(node.body, subjects))
         self.visit_all(node.body)
-        self.state.conditions.pop()
+        self._pop_condition()
         if node.orelse:
             self._push("if", node.test, True, keeps(node.orelse, subjects))
             self.visit_all(node.orelse)
-            self.state.conditions.pop()
+            self._pop_condition()
         self._zero_mapped(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self._push("except", node.type, False)
         self.generic_visit(node)
-        self.state.conditions.pop()
+        self._pop_condition()
+
+    def _pop_condition(self) -> None:
+        """Leave a branch: keys it dropped from a dict (``cfg.pop("k")``) are back after it."""
+        state = self.state
+        state.conditions.pop()
+        depth = len(state.conditions)
+        for name, entry in [(n, e) for d, n, e in state.dropped if d > depth]:
+            flow = state.dicts.get(name)
+            if flow is not None and all(key != entry[0] for key, _ in flow.entries):
+                flow.entries.append(entry)
+        state.dropped = [item for item in state.dropped if item[0] <= depth]
 
     # -- bindings ------------------------------------------------------------------------------
     def _note_assigned(self, target: ast.expr) -> None:
@@ -642,6 +655,29 @@ class _LoaderVisitor(Walker):
         flow.entries = [(k, v) for k, v in flow.entries if k != key.value]
         flow.entries.append((key.value, value))
 
+    def _drop_key(self, name: str, key: ast.expr) -> None:
+        """``cfg.pop("k")`` / ``del cfg["k"]``: a later ``**cfg`` in the same branch no longer
+        passes ``k``; after an ordinary ``if`` it does again (the other path kept it), after
+        ``if n == 0:`` it does not (the other path has workers)."""
+        state = self.state
+        flow = state.dicts.get(name)
+        if flow is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return
+        removed = [(k, v) for k, v in flow.entries if k == key.value]
+        flow.entries = [(k, v) for k, v in flow.entries if k != key.value]
+        if not state.conditions:
+            return
+        kind, test, negated, _, _ = state.conditions[-1]
+        if kind == "if" and test is not None and not negated and _zero_test(test) is not None:
+            return
+        state.dropped.extend((len(state.conditions), name, entry) for entry in removed)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                self._drop_key(target.value.id, target.slice)
+        self.generic_visit(node)
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_assigned(node.target)
         bound = dotted(node.target)
@@ -685,6 +721,8 @@ class _LoaderVisitor(Walker):
             self.once.add(id(node.args[1]))  # `cache.setdefault(key, DataLoader(...))`
         if name[-1] == "update" and len(name) == 2 and name[0] in self.state.dicts:
             self._track_update(self.state.dicts[name[0]], node)
+        if name[-1] == "pop" and len(name) == 2 and node.args:
+            self._drop_key(name[0], node.args[0])  # `cfg.pop("persistent_workers")`
         if name == ("iter",) and node.args:
             self._record_iter(node, in_next=False)
         elif name == ("next",) and node.args and isinstance(node.args[0], ast.Call):

@@ -102,3 +102,16 @@ def _call_stores(node: ast.Call) -> set[str]:
     if len(func) > 1 and func[-1] in _KEEPERS:
         return {".".join(func[:-1])}
     return set()
+
+
+def requires_persistent(test: ast.expr) -> bool:
+    """Whether a condition holds only with persistent workers on: a flag named like
+    ``persistent_workers`` (``self.args.dataloader_persistent_workers``), alone or as one side
+    of ``and``. Its body runs only when the workers are kept, so a new loader built there keeps
+    one more pool alive instead of starting the ordinary per-pass one."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(requires_persistent(value) for value in test.values)
+    name = dotted(test)
+    if not name:
+        return False
+    return "persistent_workers" in name[-1]

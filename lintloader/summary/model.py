@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 28  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 30  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -51,6 +51,13 @@ class CallSite(NamedTuple):
     persistent_guard: bool = False
     in_loop: bool = False  # inside a loop's header or body
     loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
+    # a call whose text was cut at TEXT_LIMIT: its keyword names ("**" for ``**kw``), in order,
+    # and its positional count (-1 with a ``*args``); () and 0 when the text is whole
+    keywords: tuple[str, ...] = ()
+    positional: int = 0
+    # inside the body of an ``if`` that holds only with persistent workers on
+    # (``if ... and args.persistent_workers:``): it runs only when pools are kept alive
+    persistent_only: bool = False
 
 
 class SinkSite(NamedTuple):
