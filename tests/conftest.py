@@ -92,3 +92,11 @@ def unpacked_wheel(requirement: str, into: Path) -> Path:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(into)
     return into
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--bless",
+        action="store_true",
+        help="write fixtures/check/*/expected.txt from this run (then review the diff)",
+    )

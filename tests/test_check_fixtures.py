@@ -1,7 +1,7 @@
 """Each fixture tree under fixtures/check/ is scanned by the real CLI and its text output must
 match ``expected.txt`` beside it (TorchFix-style golden files). To re-bless after an intended
-change: ``lintloader check fixtures/check/NAME --min-severity info --no-cache > .../expected.txt``
-from the repository root, then review the diff."""
+change: ``pytest tests/test_check_fixtures.py --bless`` writes each ``expected.txt`` from the run
+(the same command line as the test's), then review the diff with ``git diff fixtures/check``."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ CASES = sorted(p.name for p in (FIXTURES / "check").iterdir() if p.is_dir())
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_fixture_output_matches_expected(name: str) -> None:
-    tree = FIXTURES / "check" / name
+def test_fixture_output_matches_expected(name: str, request: pytest.FixtureRequest) -> None:
+    expected = FIXTURES / "check" / name / "expected.txt"
     result = run_cli("check", f"fixtures/check/{name}", "--min-severity", "info", "--no-cache")
     assert result.returncode in (0, 1), result.stderr
-    assert result.stdout == (tree / "expected.txt").read_text()
+    if request.config.getoption("bless"):
+        expected.write_text(result.stdout)
+    assert result.stdout == expected.read_text()
     assert "Traceback" not in result.stderr
 
 
