@@ -51,11 +51,14 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-async def one_server(project: Path, cache: Path, edit: bool) -> dict[str, float]:
+async def one_server(
+    project: Path, cache: Path, edit: bool, jobs: int | None = None
+) -> dict[str, float]:
     """Open the taken file in a fresh server: seconds to its diagnostics (and after an edit)."""
     client = make_test_lsp_client()
     env = {"LINTLOADER_CACHE_DIR": str(cache), "PATH": str(BIN)}
-    await client.start_io(str(BIN / "lintloader"), "server", env=env, cwd=str(project))
+    command = ["server", *(("--jobs", str(jobs)) if jobs else ())]
+    await client.start_io(str(BIN / "lintloader"), *command, env=env, cwd=str(project))
     caps = capabilities(pull=True)
     caps.window.work_done_progress = False
     await client.initialize_session(
@@ -83,19 +86,22 @@ async def one_server(project: Path, cache: Path, edit: bool) -> dict[str, float]
     return found
 
 
-async def measure(project: Path, work: Path, repeats: int) -> dict[str, object]:
+async def measure(
+    project: Path, work: Path, repeats: int, jobs: int | None = None
+) -> dict[str, object]:
     cold, warm, edits, rss = [], [], [], []
     for repeat in range(repeats):
         cache = work / f"cache-lsp-{repeat}"
         shutil.rmtree(cache, ignore_errors=True)
-        cold.append((await one_server(project, cache, edit=False))["open_s"])
-        again = await one_server(project, cache, edit=True)
+        cold.append((await one_server(project, cache, edit=False, jobs=jobs))["open_s"])
+        again = await one_server(project, cache, edit=True, jobs=jobs)
         warm.append(again["open_s"])
         edits.append(again["edit_s"])
         rss.append(again["rss_mib"])
     return {
         "project_files": len(py_files(project)),
         "repeats": repeats,
+        "jobs": jobs,
         "cold_s": statistics.median(cold),
         "warm_s": statistics.median(warm),
         "edit_s": statistics.median(edits),
@@ -109,11 +115,14 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/lintloader-bench"))
     parser.add_argument("--packages", nargs="*", default=list(PRECOMMIT_PACKAGES))
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="the server's --jobs (default: its own choice)"
+    )
     args = parser.parse_args()
     site = purelib(BIN / "python")
     name = "project-5k" if tuple(args.packages) == PRECOMMIT_PACKAGES else "project-lsp"
     project = git_project(site, args.work, name, tuple(args.packages))
-    report(asyncio.run(measure(project, args.work, args.repeats)), args.json)
+    report(asyncio.run(measure(project, args.work, args.repeats, args.jobs)), args.json)
     return 0
 
 

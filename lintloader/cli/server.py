@@ -27,7 +27,7 @@ INSTALL_HINT = f"lintloader server needs the [lsp] extra: {extra_hint('lsp')}"
     metavar="N",
     default=None,
     help="Processes a cold analysis parses in, forked by a helper the server starts "
-    "(default: the CPU count, at most 8, on more than 2 CPUs; else 1, the server's own).",
+    "(default: the CPU count, at most 8; 1: in the server's own process).",
 )
 def server_command(no_cache: bool, cache_dir: Path | None, jobs: int | None) -> None:
     """Run the language server over stdio (editor set-up: docs/editors.md).
