@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import REPO
 
-from lintloader.install_hints import extra_hint
+from lintloader import extra_hint
 
 # the core dependencies (and libcst's own)
 CORE = ("click", "libcst", "yaml", *(("tomli",) if sys.version_info < (3, 11) else ()))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
+from lintloader import extra_hint
 from lintloader.cli.options import Failure
-from lintloader.install_hints import extra_hint
 
 INSTALL_HINT = f"lintloader server needs the [lsp] extra: {extra_hint('lsp')}"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lintloader.install_hints import extra_hint
+from lintloader import extra_hint
 
 INSTALL_HINT = f"install the runtime extra: {extra_hint('runtime')}"
 

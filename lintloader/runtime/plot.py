@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lintloader.install_hints import extra_hint
+from lintloader import extra_hint
 
 EXTRA_HINT = extra_hint("plot")
 MAX_POINTS = 100_000  # passes per picture: more is not a result we wrote

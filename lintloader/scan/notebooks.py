@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from lintloader.install_hints import extra_hint
+from lintloader import extra_hint
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.scan.notebook_json import source_json, source_spans
 
