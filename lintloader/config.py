@@ -98,10 +98,10 @@ class Config:
     def selection_problems(self, known: Collection[str]) -> tuple[list[str], list[str]]:
         """Selectors that match no rule in ``known``: errors for ``select`` (a typo must not
         turn CI green), warnings for ignore lists (ignoring nothing harms nothing)."""
-        errors = [_unknown("select", s, known) for s in self.select if not _selects(s, known)]
-        ignored = (*self.ignore, *(code for _, codes in self.per_file_ignores for code in codes))
-        warnings = [_unknown("ignore", s, known) for s in ignored if not _selects(s, known)]
-        return errors, list(dict.fromkeys(warnings))
+        unknown = [s for s in self.select if not _selects(s, known)]
+        errors = [unknown_selector("select", s, known) for s in unknown]
+        warnings = [unknown_selector("ignore", s, known) for s in self.unknown_ignores(known)]
+        return errors, warnings
 
     def unknown_ignores(self, known: Collection[str]) -> tuple[str, ...]:
         """The ignored selectors (``ignore``, ``per-file-ignores``) that match no rule."""
@@ -124,10 +124,6 @@ def _selects(selector: str, known: Collection[str]) -> bool:
 
 def unknown_selector(where: str, selector: str, known: Collection[str]) -> str:
     """``where: 'LLX' matches no rule; did you mean ...?``: a selector error or warning."""
-    return _unknown(where, selector, known)
-
-
-def _unknown(where: str, selector: str, known: Collection[str]) -> str:
     import difflib  # only for a selector that is not known
 
     close = difflib.get_close_matches(selector, sorted(known), n=3, cutoff=0.5)
@@ -198,48 +194,34 @@ def read_regular(path: Path) -> bytes:
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
-    own = _read_table(path)
-    table = _extended_table(own, path, (os.path.abspath(path),))
+    table, sources = _extended_table(_read_table(path), path, (os.path.abspath(path),))
     config = parse_table(table, str(path))
-    inherited = dict(_inherited_keys(own, path, (os.path.abspath(path),)))
-    return replace(config, origins=tuple(_origins(table, inherited, str(path))))
+    return replace(config, origins=tuple(_origins(table, sources)))
 
 
 SELECTOR_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores")
+Sources = dict[str, str]  # key -> the file it was taken from (the one ``extend`` names, or own)
 
 
-def _origins(
-    table: dict[str, Any], inherited: dict[str, str], source: str
-) -> Iterator[tuple[str, str, str]]:
+def _origins(table: dict[str, Any], sources: Sources) -> Iterator[tuple[str, str, str]]:
     """(selector, key, file) for each selector of ``table`` (already checked by parse_table)."""
     for key in SELECTOR_KEYS:
         value = table.get(key, [])
         lists = value.values() if isinstance(value, dict) else [value]
         for codes in lists:
             for code in _codes(codes, key):
-                yield code, key, inherited.get(key, source)
+                yield code, key, sources[key]
 
 
-def _inherited_keys(
+def _extended_table(
     table: dict[str, Any], path: Path, seen: tuple[str, ...]
-) -> tuple[tuple[str, str], ...]:
-    """(key, file) for each key ``table`` takes from the file its ``extend`` names (that
-    file's own, or one it extends in turn); :func:`_extended_table` has checked the chain."""
-    extend = table.get("extend")
-    if not isinstance(extend, str):
-        return ()
-    target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
-    base = _read_table(Path(target))
-    deeper = dict(_inherited_keys(base, Path(target), (*seen, target)))
-    keys = sorted({*base, *deeper} - {"extend"} - set(table))
-    return tuple((key, deeper.get(key, target)) for key in keys)
-
-
-def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) -> dict[str, Any]:
-    """``table`` over the table its ``extend`` names (recursively); a path-valued key of the
-    extended file (``baseline``) stays relative to that file."""
+) -> tuple[dict[str, Any], Sources]:
+    """``table`` over the table its ``extend`` names (recursively), and the file each key was
+    taken from; a path-valued key of the extended file (``baseline``) stays relative to that
+    file."""
+    own = {key: str(path) for key in table if key != "extend"}
     if "extend" not in table:
-        return table
+        return table, own
     extend = table["extend"]
     if not isinstance(extend, str):
         raise ConfigError(
@@ -250,10 +232,11 @@ def _extended_table(table: dict[str, Any], path: Path, seen: tuple[str, ...]) ->
         raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r} makes a cycle")
     if not os.path.isfile(target):
         raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r}: no such file")
-    base = _extended_table(_read_table(Path(target)), Path(target), (*seen, target))
+    base, sources = _extended_table(_read_table(Path(target)), Path(target), (*seen, target))
     if isinstance(base.get("baseline"), str):
         base = {**base, "baseline": os.path.join(os.path.dirname(target), base["baseline"])}
-    return {**base, **{key: value for key, value in table.items() if key != "extend"}}
+    table = {**base, **{key: value for key, value in table.items() if key != "extend"}}
+    return table, {**sources, **own}
 
 
 def _read_table(path: Path) -> dict[str, Any]:
