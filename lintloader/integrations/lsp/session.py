@@ -147,8 +147,7 @@ class Session:
 
     def notebook_view(self, analysis: Analysis, path: str) -> NotebookView:
         data = analysis.options.sources.get(path) or on_disk(path, read_source) or b""
-        notebook = self.server.workspace.get_notebook_document(notebook_uri=uri_of(path))
-        cells = [cell.document for cell in notebook.cells] if notebook is not None else None
+        cells = self.cells(path)
         text = "".join(self.lines(path)) if cells is None else ""
         python = data.decode("utf-8", "replace").splitlines()
         return NotebookView(path, python, cells, text)
@@ -156,9 +155,12 @@ class Session:
     def documents(self, path: str) -> list[str]:
         """The URIs that show ``path``'s diagnostics (a notebook's cells too, when it is open
         as a notebook): each is published to, empty or not, so that old ones are cleared."""
+        return [uri_of(path), *(self.cells(path) or ())]
+
+    def cells(self, path: str) -> list[str] | None:
+        """The URIs of the cells of the notebook at ``path``, when it is open as a notebook."""
         notebook = self.server.workspace.get_notebook_document(notebook_uri=uri_of(path))
-        cells = [cell.document for cell in notebook.cells] if notebook is not None else []
-        return [uri_of(path), *cells]
+        return [cell.document for cell in notebook.cells] if notebook is not None else None
 
     def placed(self, project: Project, path: str) -> dict[str, list[types.Diagnostic]]:
         """The diagnostics of ``path``'s findings, by the URI of the document that shows
