@@ -61,3 +61,25 @@ def test_the_advisory_data_is_well_formed() -> None:
         assert entry.affected and entry.fixed not in entry.affected
         assert entry.rules <= codes, entry
         assert entry.reference.startswith("https://")
+
+
+def test_every_buggy_corpus_release_has_its_advisory() -> None:
+    """The advisories follow the regression corpus (tests/corpus/releases.toml): each buggy
+    release is an affected version, with the corpus's fixed release and every rule it expects,
+    and no advisory names a fixed release the corpus does not pair with its affected ones."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib (Python 3.11+) reads the corpus table")
+    corpus = tomllib.loads((Path(__file__).parent / "corpus/releases.toml").read_text("utf-8"))
+    by_id = {release["id"]: release for release in corpus["release"]}
+    entries = {entry.distribution: entry for entry in known_advisories()}
+    for release in corpus["release"]:
+        if "fixed_by" not in release:
+            continue
+        entry = entries.get(release["distribution"])
+        assert entry is not None, f"no advisory for {release['distribution']}"
+        assert release["version"] in entry.affected, release["id"]
+        assert entry.fixed == by_id[release["fixed_by"]]["version"], release["id"]
+        assert {finding["rule"] for finding in release["expected"]} <= entry.rules, release["id"]
+    fixed_in_corpus = {(r["distribution"], r["version"]) for r in corpus["release"] if "fixes" in r}
+    for entry in entries.values():
+        if entry.fixed is not None:
+            assert (entry.distribution, entry.fixed) in fixed_in_corpus, entry
