@@ -534,7 +534,11 @@ class _LoaderVisitor(Walker):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        self._push("if", node.test, False, keeps(node.body, subjects))
+        kept = keeps(node.body, subjects)
+        if kept and _once_like(node.test):
+            last: int = node.body[-1].end_lineno or node.body[-1].lineno
+            state.facts.kept_blocks.append((node.body[0].lineno, last))
+        self._push("if", node.test, False, kept)
         self.visit_all(node.body)
         self._pop_condition()
         if node.orelse:
