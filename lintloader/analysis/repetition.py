@@ -194,7 +194,9 @@ def _place(
     site = edge.call.site
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
-        if _in_kept_block(facts, site, index) and (index >= 0 or _is_root(program, caller, roots)):
+        if _in_kept_block(facts, site, index) and (
+            index >= 0 or not edge.call.persistent_guard or _is_root(program, caller, roots)
+        ):
             return None, False
         if index >= 0:
             dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
@@ -218,7 +220,8 @@ def _is_root(program: Program, caller: FunctionInfo, roots: frozenset[str]) -> b
 def _in_kept_block(facts: FunctionFacts, site: Site, loop: int) -> bool:
     """The call sits in the body of an ``if`` that tests a value and keeps what it builds
     (``if self._loader is None: self._loader = self._build()``), inside the innermost loop
-    around the call if there is one: it builds once, and the caller keeps the result."""
+    around the call if there is one: it builds once, and the caller keeps the result. (A call
+    under a ``persistent_workers`` branch as well is left to the persistent-branch note.)"""
     start = facts.loops[loop].body_line if loop >= 0 else 0
     return any(start <= first <= site.line <= last for first, last in facts.kept_blocks)
 

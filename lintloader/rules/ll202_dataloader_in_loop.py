@@ -71,9 +71,9 @@ test of the very value a branch keeps is a one-shot check: both branches of an o
 (`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each time. A function
 that builds its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported, and neither
-is a call into a builder made under such a test in `__iter__`, a per-epoch hook or a loop body
-(`if self._loader is None: self._loader = self._make()`). Calls matched by method name only are
-never followed.
+is a call into a builder made under such a test (`if self._loader is None: self._loader =
+self._make()`), unless that test sits in a branch on `persistent_workers` (then the usual
+persistent-branch note applies). Calls matched by method name only are never followed.
 """
 
 from __future__ import annotations
