@@ -21,7 +21,7 @@ from lintloader.findings import Confidence
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo
+from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo, Site
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -194,6 +194,10 @@ def _place(
     site = edge.call.site
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
+        if _in_kept_block(facts, site, index) and (
+            index >= 0 or not edge.call.persistent_guard or _is_root(program, caller, roots)
+        ):
+            return None, False
         if index >= 0:
             dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
             return Place(caller, chain, facts.loops[index], "loop", dependent), True
@@ -206,6 +210,20 @@ def _place(
     if caller.key in roots or is_epoch_root(program, caller):
         return Place(caller, chain, None, "hook", False), False
     return None, not (facts is not None and _kept(facts, edge))
+
+
+def _is_root(program: Program, caller: FunctionInfo, roots: frozenset[str]) -> bool:
+    """``__iter__`` (a construction root), a per-epoch hook or a declared root."""
+    return is_construction_root(caller) or caller.key in roots or is_epoch_root(program, caller)
+
+
+def _in_kept_block(facts: FunctionFacts, site: Site, loop: int) -> bool:
+    """The call sits in the body of an ``if`` that tests a value and keeps what it builds
+    (``if self._loader is None: self._loader = self._build()``), inside the innermost loop
+    around the call if there is one: it builds once, and the caller keeps the result. (A call
+    under a ``persistent_workers`` branch as well is left to the persistent-branch note.)"""
+    start = facts.loops[loop].body_line if loop >= 0 else 0
+    return any(start <= first <= site.line <= last for first, last in facts.kept_blocks)
 
 
 def _kept(facts: FunctionFacts, edge: Edge) -> bool:

@@ -53,7 +53,9 @@ can be 0 (error for a literal 0), with the chain into the builder. A private bui
 its default and is not reported.
 `num_workers=os.cpu_count()` (or `max(1, n)`, `n or os.cpu_count()`,
 `len(os.sched_getaffinity(0))`, a local mapped from 0 first: `n = max(1, n)`) is never 0.
-A call inside an `if` that tests the `num_workers` expression is not reported.
+A call inside an `if` that tests the `num_workers` expression is not reported, and neither is a
+`True` put into the dict under such a test (`if n > 0: kwargs["persistent_workers"] = True`,
+also `n >= 1`, `n != 0`): the dict holds it only when there are workers.
 """
 
 from __future__ import annotations

@@ -70,8 +70,10 @@ items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound 
 test of the very value a branch keeps is a one-shot check: both branches of an ordinary `if`
 (`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each time. A function
 that builds its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
-`self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Calls
-matched by method name only are never followed.
+`self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported, and neither
+is a call into a builder made under such a test (`if self._loader is None: self._loader =
+self._make()`), unless that test sits in a branch on `persistent_workers` (then the usual
+persistent-branch note applies). Calls matched by method name only are never followed.
 """
 
 from __future__ import annotations

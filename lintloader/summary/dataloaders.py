@@ -125,6 +125,18 @@ def _zero_test(test: ast.expr) -> str | None:
     return left.id if none or (zero is not None and right.value == zero) else None
 
 
+def _positive_test(test: ast.expr) -> bool:
+    """A test that a count is above 0: ``n > 0``, ``n >= 1``, ``n != 0`` (``n`` a name or an
+    attribute such as ``args.workers``)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if not (dotted(left) and isinstance(right, ast.Constant) and type(right.value) is int):
+        return False
+    above = {ast.Gt: 0, ast.GtE: 1, ast.NotEq: 0}.get(type(op))
+    return above is not None and right.value == above
+
+
 def _container_items(node: ast.expr) -> tuple[Dotted, ...]:
     """The dotted names a tuple, list or dict literal holds, when every item is one."""
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -522,7 +534,11 @@ class _LoaderVisitor(Walker):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        self._push("if", node.test, False, keeps(node.body, subjects))
+        kept = keeps(node.body, subjects)
+        if kept and _once_like(node.test):
+            last: int = node.body[-1].end_lineno or node.body[-1].lineno
+            state.facts.kept_blocks.append((node.body[0].lineno, last))
+        self._push("if", node.test, False, kept)
         self.visit_all(node.body)
         self._pop_condition()
         if node.orelse:
@@ -653,7 +669,17 @@ class _LoaderVisitor(Walker):
         if flow is None:  # a `**kwargs` parameter or a dict from elsewhere: other keys unknown
             flow = self.state.dicts[target.value.id] = _DictFlow([], False)
         flow.entries = [(k, v) for k, v in flow.entries if k != key.value]
-        flow.entries.append((key.value, value))
+        flow.entries.append((key.value, self._guarded_true(value)))
+
+    def _guarded_true(self, value: ast.expr) -> ast.expr:
+        """``if n > 0: kwargs["k"] = True``: the dict holds ``k`` only where ``n > 0`` holds, so
+        a later ``**kwargs`` passes ``k=n > 0`` (the test), not a literal True."""
+        if not (isinstance(value, ast.Constant) and value.value is True):
+            return value
+        for kind, test, negated, _, _ in reversed(self.state.conditions):
+            if kind == "if" and test is not None and not negated and _positive_test(test):
+                return test
+        return value
 
     def _drop_key(self, name: str, key: ast.expr) -> None:
         """``cfg.pop("k")`` / ``del cfg["k"]``: a later ``**cfg`` in the same branch no longer

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 30  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 31  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -251,6 +251,9 @@ class FunctionFacts:
     cached_after: int = 0
     # locals assigned from an attribute of the instance (`args = self.args`): name -> dotted
     attribute_aliases: dict[str, Dotted] = field(default_factory=dict)
+    # Bodies (first line, last line) of `if` statements that test a value and keep it
+    # (`if self._loader is None: self._loader = self._build()`): a call in one runs once.
+    kept_blocks: list[tuple[int, int]] = field(default_factory=list)
 
     def innermost_loop_at(self, line: int, column: int) -> int:
         """Index of the innermost loop whose body holds ``line:column``, -1 if none."""
