@@ -94,6 +94,14 @@ def check_buggy(entry: dict, findings: list[Finding]) -> None:
         assert present == [], f'{entry["id"]} is found now: set currently = "found"'
         return
     assert present == wanted, f"{entry['id']}: missing {set(wanted) - set(present)}: {findings}"
+    known = {(item.rule, item.path, item.line) for item in [*wanted, *expectations(
+        entry.get("also_true", []))]}  # fmt: skip
+    unexplained = {
+        (f.rule, f.path, f.line) for f in at_least_warning(findings, entry["package"])
+    } - known
+    assert not unexplained, (
+        f"{entry['id']}: warning+ findings neither expected nor also_true: {unexplained}"
+    )
     for item in wanted:
         if item.severity is not None:
             severities = {finding.severity for finding in findings if finding.matches(item)}
