@@ -20,6 +20,14 @@ from lintloader.summary.model import (
     SinkSite,
     Site,
 )
+from lintloader.summary.none_guards import (
+    branch_guards,
+    guardable,
+    implied_none,
+    may_be_none,
+    none_defaults,
+    unsettled,
+)
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import (
@@ -83,6 +91,7 @@ def _resolve_relative(module: str, is_package: bool, level: int, target: str | N
 
 
 _Scope = FunctionSummary | ClassSummary
+_LEAVES = (ast.Name, ast.Constant)  # expressions the walk never dispatches
 # Statements that hold no other statements: a call's ``statement_line`` is the line of the
 # innermost one of these (or of an enclosing ``if``) around it.
 _SIMPLE_STATEMENTS = (
@@ -114,6 +123,10 @@ class Summarizer(Walker):
         self.loops = 0
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
+        # one entry per enclosing branch: the names None wherever it runs (none_guards.py)
+        self.nones: list[frozenset[str]] = []
+        self.opaque = 0  # enclosing lambdas and comprehensions: their names are their own
+        self.guardable: frozenset[str] = frozenset()  # the open function's fillable params
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, _SIMPLE_STATEMENTS):
@@ -161,11 +174,34 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        self.visit_all(node.body)
+        self._branch(node.body, implied_none(node.test, True))
         self.persistent_bodies = saved_bodies
-        self.visit_all(node.orelse)
+        self._branch(node.orelse, implied_none(node.test, False))
         self.guards.pop()
         self.statements.pop()
+
+    def _branch(self, nodes: Sequence[ast.AST], none: frozenset[str]) -> None:
+        """Visit ``nodes``, which run only while the names ``none`` are None."""
+        self.nones.append(frozenset() if self.opaque else none & self.guardable)
+        self.visit_all([n for n in nodes if not isinstance(n, _LEAVES)])  # as generic_visit
+        self.nones.pop()
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+        self._branch([node.body], implied_none(node.test, True))
+        self._branch([node.orelse], implied_none(node.test, False))
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        for value, none in zip(node.values, branch_guards(node), strict=True):
+            self._branch([value], none)
+
+    def _opaque(self, node: ast.AST) -> None:
+        self.opaque += 1
+        self.generic_visit(node)
+        self.opaque -= 1
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _opaque
+    visit_GeneratorExp = _opaque
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.loops += 1
@@ -268,17 +304,23 @@ class Summarizer(Walker):
             annotated = _annotation_type(param.annotation) if param.annotation else None
             if annotated:
                 function.local_types[param.arg] = annotated
+        function.none_names = none_defaults(node)
         self.summary.functions[qualname] = function
         self.scopes.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
+        saved_nones, self.nones = self.nones, []
+        saved_opaque, self.opaque = self.opaque, 0
+        saved_guardable, self.guardable = self.guardable, guardable(node)
         self.visit_all(node.body)
+        _settle(function, node)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
         self.persistent_bodies = saved_bodies
+        self.nones, self.opaque, self.guardable = saved_nones, saved_opaque, saved_guardable
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -300,13 +342,26 @@ class Summarizer(Walker):
             klass = self.summary.classes[function.class_qualname]
             klass.attr_types.setdefault(owner[1], type_)
 
+    def _note_none(self, target: ast.expr, value: ast.expr | None) -> None:
+        """A local bound to None (or another false literal): passing it may pass nothing."""
+        if isinstance(target, ast.Name) and value is not None and may_be_none(value):
+            function = self.function
+            if target.id not in function.none_names:
+                function.none_names = tuple(sorted((*function.none_names, target.id)))
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._note_none(node.target, node.value)
+        self.generic_visit(node)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
+            self._note_none(target, node.value)
             self._sink_from_assignment(target, node.value)
             self._record_type(target, _constructed_type(node.value))
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._note_none(node.target, node.value)
         if node.value is not None:
             self._sink_from_assignment(node.target, node.value)
         annotated = _annotation_type(node.annotation)
@@ -376,11 +431,14 @@ class Summarizer(Walker):
         if self._sink_from_call(node, name):
             return
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
+        none = tuple(sorted(frozenset().union(*self.nones)))
         if name:
             site = self._site(node)
             shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
             call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
-            function.calls.append(call._replace(persistent_only=self.persistent_bodies > 0))
+            function.calls.append(
+                call._replace(persistent_only=self.persistent_bodies > 0, none_guard=none)
+            )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         if name in INSPECTING_BUILTINS:
@@ -389,4 +447,22 @@ class Summarizer(Walker):
             reference = dotted(value)
             if reference and reference[0] != "super()":
                 site = self._site(value)
-                function.calls.append(CallSite(reference, site, True, guarded, in_loop, loop))
+                reference_site = CallSite(reference, site, True, guarded, in_loop, loop)
+                function.calls.append(reference_site._replace(none_guard=none))
+
+
+def _settle(function: FunctionSummary, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """Drop from the calls' ``none_guard`` the parameters the function may set to None
+    itself (``none_guards.unsettled``): the walk is paid only where a call has a guard."""
+    guarded = frozenset(p for call in function.calls for p in call.none_guard)
+    if not guarded:
+        return
+    dropped = unsettled(node, guarded)
+    if not dropped:
+        return
+    function.calls = [
+        call._replace(none_guard=tuple(p for p in call.none_guard if p not in dropped))
+        if call.none_guard
+        else call
+        for call in function.calls
+    ]

@@ -1,0 +1,174 @@
+"""None guards: code that runs only while a parameter is None (or false), never once a caller
+fills it.
+
+``def evaluate(model, dataloader=None): if dataloader is None: dataloader = make_loader()``
+builds a loader only for a caller that passes none; ``evaluate(model, dataloader=val_loader)``
+in an epoch loop builds nothing. The summary records, on each call, the parameters whose None
+value its branch needs (``CallSite.none_guard``): the body of ``if p is None:``/``if not p:``,
+the ``else`` of ``if p is not None:``/``if p:``, the right of ``p or make()``, either side of a
+conditional expression, through ``and``/``or``/``not``. A parameter counts only if the function
+binds it nowhere but inside such a branch or as ``p = p or ...`` (a value that stays filled):
+``if reset: dataloader = None`` elsewhere lets the build run for any caller.
+
+The summary also records which names of a function may hold None (``none_names``), so that
+passing one of them (``evaluate(model, dataloader=loader)`` where ``loader = None`` earlier, or
+a parameter that defaults to None) still counts as passing nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def implied_none(test: ast.expr, holds: bool) -> frozenset[str]:
+    """The plain names that are None (or false) whenever ``test`` is ``holds``: ``p`` of
+    ``p is None`` and of ``not p`` when it holds, of ``p is not None`` and of ``p`` when it
+    does not; every side of ``and`` that holds (``or`` that fails), the names common to all
+    sides otherwise."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return implied_none(test.operand, not holds)
+    if isinstance(test, ast.Name):
+        return frozenset() if holds else frozenset({test.id})
+    if isinstance(test, ast.BoolOp):
+        sides = [implied_none(value, holds) for value in test.values]
+        if isinstance(test.op, ast.And) == holds:  # every side has the outcome
+            return frozenset().union(*sides)
+        return frozenset.intersection(*sides)
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and _is_none(test.comparators[0])
+    ):
+        op = test.ops[0]
+        if (isinstance(op, ast.Is) and holds) or (isinstance(op, ast.IsNot) and not holds):
+            return frozenset({test.left.id})
+    return frozenset()
+
+
+def branch_guards(node: ast.BoolOp) -> list[frozenset[str]]:
+    """For each side of ``a or b or c`` (``and``), the names that are None whenever it runs:
+    a side runs only when every side before it failed (held)."""
+    holds = isinstance(node.op, ast.And)
+    guards: list[frozenset[str]] = []
+    seen: frozenset[str] = frozenset()
+    for value in node.values:
+        guards.append(seen)
+        seen = seen | implied_none(value, holds)
+    return guards
+
+
+def _is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_falsy_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return not node.value
+    return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and not (
+        node.keys if isinstance(node, ast.Dict) else node.elts
+    )
+
+
+def may_be_none(value: ast.expr) -> bool:
+    """``None`` (or another false literal: ``0``, ``[]``), or a conditional expression with
+    such a side (``loader if train else None``)."""
+    if isinstance(value, ast.IfExp):
+        return may_be_none(value.body) or may_be_none(value.orelse)
+    return _is_falsy_literal(value)
+
+
+def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The parameters of ``function`` that default to None (or another false literal), sorted
+    (the summary adds the locals bound to one as it walks the body)."""
+    arguments = function.args
+    positional = (*arguments.posonlyargs, *arguments.args)
+    pairs = list(
+        zip(
+            positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+        )
+    )
+    pairs += [(p, d) for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
+    return tuple(sorted(param.arg for param, default in pairs if may_be_none(default)))
+
+
+def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The parameters a caller can fill by position or by keyword (not positional-only ones,
+    not ``*args``/``**kwargs``)."""
+    arguments = function.args
+    return frozenset(p.arg for p in (*arguments.args, *arguments.kwonlyargs))
+
+
+def unsettled(function: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str]) -> set[str]:
+    """Those of ``names`` that ``function`` binds (or deletes) outside a branch that runs only
+    while they are None, other than ``p = p or ...``, or that a nested scope declares
+    ``nonlocal``: a caller's value may be replaced by None there."""
+    found: set[str] = set()
+    pending: list[tuple[ast.AST, frozenset[str]]] = [(s, frozenset()) for s in function.body]
+    while pending:
+        node, none = pending.pop()
+        if isinstance(node, _NESTED):
+            found |= _nonlocal(node, names)
+            continue
+        if isinstance(node, ast.Assign) and _keeps_filled(node):
+            pending.append((node.value, none))
+            continue
+        found |= _bound(node, names) - none
+        pending.extend(_children(node, none))
+    return found
+
+
+def _children(node: ast.AST, none: frozenset[str]) -> list[tuple[ast.AST, frozenset[str]]]:
+    """The children of ``node``, each with the names None wherever it runs."""
+    if isinstance(node, (ast.If, ast.IfExp)):
+        body = node.body if isinstance(node, ast.If) else [node.body]
+        orelse = node.orelse if isinstance(node, ast.If) else [node.orelse]
+        return [
+            (node.test, none),
+            *((child, none | implied_none(node.test, True)) for child in body),
+            *((child, none | implied_none(node.test, False)) for child in orelse),
+        ]
+    if isinstance(node, ast.BoolOp):
+        return [(v, none | g) for v, g in zip(node.values, branch_guards(node), strict=True)]
+    return [(child, none) for child in ast.iter_child_nodes(node)]
+
+
+def _bound(node: ast.AST, names: frozenset[str]) -> set[str]:
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return {node.id} & names
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return {node.name} & names
+    if isinstance(node, ast.alias):
+        return {node.asname or node.name.split(".")[0]} & names
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        return {node.name} & names
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return {node.rest} & names
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return set(node.names) & names
+    return set()
+
+
+def _keeps_filled(node: ast.Assign) -> bool:
+    """``p = p or make()``, ``p = p if p is not None else make()``: a filled ``p`` stays."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return False
+    name, value = node.targets[0].id, node.value
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        first = value.values[0]
+        return isinstance(first, ast.Name) and first.id == name
+    if isinstance(value, ast.IfExp):
+        kept = value.body if name in implied_none(value.test, False) else value.orelse
+        filled = name in implied_none(value.test, False) or name in implied_none(value.test, True)
+        return filled and isinstance(kept, ast.Name) and kept.id == name
+    return False
+
+
+def _nonlocal(node: ast.AST, names: frozenset[str]) -> set[str]:
+    found: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Nonlocal):
+            found |= set(inner.names) & names
+    return found
