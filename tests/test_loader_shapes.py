@@ -65,3 +65,11 @@ def test_keywords_through_a_dict_offer_no_keyword_fix() -> None:
     assert all(f["fixes"] == [] for f in findings)
     assert "(in `**cfg`)" in findings[2]["message"]
     assert "a parameter that defaults to True" in findings[0]["message"]
+
+
+def test_a_none_guarded_build_is_still_reached_by_a_call_that_passes_none() -> None:
+    findings = check_json("fixtures/rules/LL202/none_guard_unfilled.py", "--min-severity", "info")
+    made = next(f for f in findings if "evaluate_made(model, dataset)" in f["chain"][1]["action"])
+    assert made["chain"][2]["action"] == "make_loader(dataset)"
+    (also,) = made["also_reaches"]
+    assert also["action"].endswith("evaluate_made(model, dataset, dataloader=None)")
