@@ -148,3 +148,32 @@ def test_names_that_may_hold_none() -> None:
         """
     )
     assert info.none_names == ("b", "c", "e", "g", "v", "x", "y", "z")
+
+
+def test_a_local_bound_once_to_a_none_test_stands_for_it() -> None:
+    found = guards(
+        """
+        def f(model=None, dataloader=None):
+            training = model is not None
+            if training:
+                model.eval()
+            else:
+                model = load()
+                dataloader = build()
+        """
+    )
+    assert found == {"eval": (), "load": ("model",), "build": ("model",)}
+
+
+def test_a_local_bound_twice_stands_for_nothing() -> None:
+    found = guards(
+        """
+        def f(model=None, force=False):
+            training = model is not None
+            if force:
+                training = False
+            if not training:
+                build()
+        """
+    )
+    assert found == {"build": ()}

@@ -20,14 +20,7 @@ from lintloader.summary.model import (
     SinkSite,
     Site,
 )
-from lintloader.summary.none_guards import (
-    branch_guards,
-    guardable,
-    implied_none,
-    may_be_none,
-    none_defaults,
-    unsettled,
-)
+from lintloader.summary.none_guards import GuardState, guardable, may_be_none, none_defaults
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import (
@@ -123,10 +116,7 @@ class Summarizer(Walker):
         self.loops = 0
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
-        # one entry per enclosing branch: the names None wherever it runs (none_guards.py)
-        self.nones: list[frozenset[str]] = []
-        self.opaque = 0  # enclosing lambdas and comprehensions: their names are their own
-        self.guardable: frozenset[str] = frozenset()  # the open function's fillable params
+        self.none_guards = GuardState()  # the open function's (none_guards.py)
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, _SIMPLE_STATEMENTS):
@@ -174,31 +164,39 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        self._branch(node.body, implied_none(node.test, True))
+        self._branch(node.body, node.test, True)
         self.persistent_bodies = saved_bodies
-        self._branch(node.orelse, implied_none(node.test, False))
+        self._branch(node.orelse, node.test, False)
         self.guards.pop()
         self.statements.pop()
 
-    def _branch(self, nodes: Sequence[ast.AST], none: frozenset[str]) -> None:
-        """Visit ``nodes``, which run only while the names ``none`` are None."""
-        self.nones.append(frozenset() if self.opaque else none & self.guardable)
+    def _branch(
+        self,
+        nodes: Sequence[ast.AST],
+        test: ast.expr | None,
+        holds: bool,
+        before: Sequence[ast.expr] = (),
+    ) -> None:
+        """Visit ``nodes``, which run only when ``test`` (and each of ``before``) is ``holds``."""
+        self.none_guards.enter(test, holds, before)
         self.visit_all([n for n in nodes if not isinstance(n, _LEAVES)])  # as generic_visit
-        self.nones.pop()
+        self.none_guards.leave()
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
         self.visit(node.test)
-        self._branch([node.body], implied_none(node.test, True))
-        self._branch([node.orelse], implied_none(node.test, False))
+        self._branch([node.body], node.test, True)
+        self._branch([node.orelse], node.test, False)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
-        for value, none in zip(node.values, branch_guards(node), strict=True):
-            self._branch([value], none)
+        """A side of ``a or b or c`` runs only when every side before it failed (``and``: held)."""
+        holds = isinstance(node.op, ast.And)
+        for index, value in enumerate(node.values):
+            self._branch([value], None, holds, node.values[:index])
 
     def _opaque(self, node: ast.AST) -> None:
-        self.opaque += 1
+        self.none_guards.opaque += 1
         self.generic_visit(node)
-        self.opaque -= 1
+        self.none_guards.opaque -= 1
 
     visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _opaque
     visit_GeneratorExp = _opaque
@@ -311,16 +309,14 @@ class Summarizer(Walker):
         saved_loops, self.loops = self.loops, 0
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
-        saved_nones, self.nones = self.nones, []
-        saved_opaque, self.opaque = self.opaque, 0
-        saved_guardable, self.guardable = self.guardable, guardable(node)
+        saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
         self.visit_all(node.body)
-        _settle(function, node)
+        self.none_guards.settle(function, node)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
         self.persistent_bodies = saved_bodies
-        self.nones, self.opaque, self.guardable = saved_nones, saved_opaque, saved_guardable
+        self.none_guards = saved_guards
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -356,6 +352,8 @@ class Summarizer(Walker):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._note_none(target, node.value)
+        if len(node.targets) == 1:
+            self.none_guards.note_alias(node.targets[0], node.value)
             self._sink_from_assignment(target, node.value)
             self._record_type(target, _constructed_type(node.value))
         self.generic_visit(node)
@@ -431,11 +429,11 @@ class Summarizer(Walker):
         if self._sink_from_call(node, name):
             return
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
-        none = tuple(sorted(frozenset().union(*self.nones)))
         if name:
             site = self._site(node)
             shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
             call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
+            none = self.none_guards.guard(len(function.calls))
             function.calls.append(
                 call._replace(persistent_only=self.persistent_bodies > 0, none_guard=none)
             )
@@ -448,21 +446,5 @@ class Summarizer(Walker):
             if reference and reference[0] != "super()":
                 site = self._site(value)
                 reference_site = CallSite(reference, site, True, guarded, in_loop, loop)
+                none = self.none_guards.guard(len(function.calls))
                 function.calls.append(reference_site._replace(none_guard=none))
-
-
-def _settle(function: FunctionSummary, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-    """Drop from the calls' ``none_guard`` the parameters the function may set to None
-    itself (``none_guards.unsettled``): the walk is paid only where a call has a guard."""
-    guarded = frozenset(p for call in function.calls for p in call.none_guard)
-    if not guarded:
-        return
-    dropped = unsettled(node, guarded)
-    if not dropped:
-        return
-    function.calls = [
-        call._replace(none_guard=tuple(p for p in call.none_guard if p not in dropped))
-        if call.none_guard
-        else call
-        for call in function.calls
-    ]

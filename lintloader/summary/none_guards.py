@@ -6,9 +6,11 @@ builds a loader only for a caller that passes none; ``evaluate(model, dataloader
 in an epoch loop builds nothing. The summary records, on each call, the parameters whose None
 value its branch needs (``CallSite.none_guard``): the body of ``if p is None:``/``if not p:``,
 the ``else`` of ``if p is not None:``/``if p:``, the right of ``p or make()``, either side of a
-conditional expression, through ``and``/``or``/``not``. A parameter counts only if the function
-binds it nowhere but inside such a branch or as ``p = p or ...`` (a value that stays filled):
-``if reset: dataloader = None`` elsewhere lets the build run for any caller.
+conditional expression, through ``and``/``or``/``not``, and through a local bound once to such a
+test (``training = model is not None``, then ``if training: ... else: build()``). A parameter
+counts only if the function binds it nowhere but inside such a branch or as ``p = p or ...`` (a
+value that stays filled): ``if reset: dataloader = None`` elsewhere lets the build run for any
+caller.
 
 The summary also records which names of a function may hold None (``none_names``), so that
 passing one of them (``evaluate(model, dataloader=loader)`` where ``loader = None`` earlier, or
@@ -18,21 +20,30 @@ a parameter that defaults to None) still counts as passing nothing.
 from __future__ import annotations
 
 import ast
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from lintloader.summary.model import FunctionSummary
+
+Aliases = Mapping[str, ast.expr]  # a local bound once to a test (``training = model is not None``)
+_NO_ALIASES: Aliases = {}
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def implied_none(test: ast.expr, holds: bool) -> frozenset[str]:
+def implied_none(test: ast.expr, holds: bool, aliases: Aliases = _NO_ALIASES) -> frozenset[str]:
     """The plain names that are None (or false) whenever ``test`` is ``holds``: ``p`` of
     ``p is None`` and of ``not p`` when it holds, of ``p is not None`` and of ``p`` when it
     does not; every side of ``and`` that holds (``or`` that fails), the names common to all
-    sides otherwise."""
+    sides otherwise. A name in ``aliases`` stands for the test it was bound to."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return implied_none(test.operand, not holds)
+        return implied_none(test.operand, not holds, aliases)
     if isinstance(test, ast.Name):
+        if test.id in aliases:
+            return implied_none(aliases[test.id], holds)
         return frozenset() if holds else frozenset({test.id})
     if isinstance(test, ast.BoolOp):
-        sides = [implied_none(value, holds) for value in test.values]
+        sides = [implied_none(value, holds, aliases) for value in test.values]
         if isinstance(test.op, ast.And) == holds:  # every side has the outcome
             return frozenset().union(*sides)
         return frozenset.intersection(*sides)
@@ -48,7 +59,7 @@ def implied_none(test: ast.expr, holds: bool) -> frozenset[str]:
     return frozenset()
 
 
-def branch_guards(node: ast.BoolOp) -> list[frozenset[str]]:
+def branch_guards(node: ast.BoolOp, aliases: Aliases = _NO_ALIASES) -> list[frozenset[str]]:
     """For each side of ``a or b or c`` (``and``), the names that are None whenever it runs:
     a side runs only when every side before it failed (held)."""
     holds = isinstance(node.op, ast.And)
@@ -56,7 +67,7 @@ def branch_guards(node: ast.BoolOp) -> list[frozenset[str]]:
     seen: frozenset[str] = frozenset()
     for value in node.values:
         guards.append(seen)
-        seen = seen | implied_none(value, holds)
+        seen = seen | implied_none(value, holds, aliases)
     return guards
 
 
@@ -101,7 +112,40 @@ def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str
     return frozenset(p.arg for p in (*arguments.args, *arguments.kwonlyargs))
 
 
-def unsettled(function: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str]) -> set[str]:
+def is_alias(value: ast.expr) -> bool:
+    """A value a local may stand for in a test: one that says a name is None either way."""
+    return bool(implied_none(value, True) or implied_none(value, False))
+
+
+def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
+    if not aliases:
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in aliases)
+
+
+def bound_more_than_once(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str]
+) -> set[str]:
+    """Those of ``names`` that ``function`` binds more than once, or that a nested scope
+    declares ``nonlocal``: such a local does not stand for the test it was first bound to."""
+    counts: Counter[str] = Counter()
+    found: set[str] = set()
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _NESTED):
+            found |= _nonlocal(node, names)
+            continue
+        counts.update(_bound(node, names))
+        pending.extend(ast.iter_child_nodes(node))
+    return found | {name for name, count in counts.items() if count > 1}
+
+
+def unsettled(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: frozenset[str],
+    aliases: Aliases = _NO_ALIASES,
+) -> set[str]:
     """Those of ``names`` that ``function`` binds (or deletes) outside a branch that runs only
     while they are None, other than ``p = p or ...``, or that a nested scope declares
     ``nonlocal``: a caller's value may be replaced by None there."""
@@ -116,22 +160,26 @@ def unsettled(function: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset
             pending.append((node.value, none))
             continue
         found |= _bound(node, names) - none
-        pending.extend(_children(node, none))
+        pending.extend(_children(node, none, aliases))
     return found
 
 
-def _children(node: ast.AST, none: frozenset[str]) -> list[tuple[ast.AST, frozenset[str]]]:
+def _children(
+    node: ast.AST, none: frozenset[str], aliases: Aliases
+) -> list[tuple[ast.AST, frozenset[str]]]:
     """The children of ``node``, each with the names None wherever it runs."""
     if isinstance(node, (ast.If, ast.IfExp)):
         body = node.body if isinstance(node, ast.If) else [node.body]
         orelse = node.orelse if isinstance(node, ast.If) else [node.orelse]
         return [
             (node.test, none),
-            *((child, none | implied_none(node.test, True)) for child in body),
-            *((child, none | implied_none(node.test, False)) for child in orelse),
+            *((child, none | implied_none(node.test, True, aliases)) for child in body),
+            *((child, none | implied_none(node.test, False, aliases)) for child in orelse),
         ]
     if isinstance(node, ast.BoolOp):
-        return [(v, none | g) for v, g in zip(node.values, branch_guards(node), strict=True)]
+        return [
+            (v, none | g) for v, g in zip(node.values, branch_guards(node, aliases), strict=True)
+        ]
     return [(child, none) for child in ast.iter_child_nodes(node)]
 
 
@@ -172,3 +220,72 @@ def _nonlocal(node: ast.AST, names: frozenset[str]) -> set[str]:
         if isinstance(inner, ast.Nonlocal):
             found |= set(inner.names) & names
     return found
+
+
+@dataclass
+class GuardState:
+    """What the summary walk keeps of None guards while it is in one function."""
+
+    guardable: frozenset[str] = frozenset()  # parameters a caller can fill
+    # one entry per enclosing branch: the names None wherever it runs, and the aliases that says
+    branches: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
+    opaque: int = 0  # enclosing lambdas and comprehensions: their names are their own
+    aliases: dict[str, ast.expr] = field(default_factory=dict)
+    # index of each guarded call in ``FunctionSummary.calls`` with the aliases its guard used
+    through: list[tuple[int, frozenset[str]]] = field(default_factory=list)
+
+    def enter(self, test: ast.expr | None, holds: bool, before: Sequence[ast.expr] = ()) -> None:
+        """A branch that runs when ``test`` is ``holds`` (and each of ``before`` too)."""
+        tests = [*before, *([test] if test is not None else [])]
+        if self.opaque or not tests:
+            self.branches.append((frozenset(), frozenset()))
+            return
+        none = frozenset().union(*(implied_none(t, holds, self.aliases) for t in tests))
+        used = frozenset().union(*(aliases_in(t, self.aliases) for t in tests))
+        self.branches.append((none & self.guardable, used))
+
+    def leave(self) -> None:
+        self.branches.pop()
+
+    def guard(self, index: int) -> tuple[str, ...]:
+        """The guard of the call about to be recorded at ``index`` in the function's calls."""
+        if not self.branches:
+            return ()
+        none = frozenset().union(*(n for n, _ in self.branches))
+        if not none:
+            return ()
+        used = frozenset().union(*(u for _, u in self.branches))
+        if used:
+            self.through.append((index, used))
+        return tuple(sorted(none))
+
+    def note_alias(self, target: ast.expr, value: ast.expr) -> None:
+        """``training = model is not None``: a local that ``if training:`` may stand for."""
+        if self.opaque or not isinstance(target, ast.Name) or target.id in self.guardable:
+            return
+        if target.id not in self.aliases and is_alias(value):
+            self.aliases[target.id] = value
+
+    def settle(
+        self, function: FunctionSummary, node: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> None:
+        """Drop the guards the function undoes itself: a guard that went through a local
+        bound more than once, a parameter the function may set to None (:func:`unsettled`).
+        The walks are paid only where a call has a guard."""
+        calls = function.calls
+        broken = bound_more_than_once(node, frozenset().union(*(u for _, u in self.through)))
+        for index, used in self.through:
+            if used & broken:
+                calls[index] = calls[index]._replace(none_guard=())
+        guarded = frozenset(p for call in calls for p in call.none_guard)
+        if not guarded:
+            return
+        kept = {k: v for k, v in self.aliases.items() if k not in broken}
+        dropped = unsettled(node, guarded, kept)
+        if dropped:
+            function.calls = [
+                call._replace(none_guard=tuple(p for p in call.none_guard if p not in dropped))
+                if call.none_guard
+                else call
+                for call in calls
+            ]
