@@ -177,3 +177,15 @@ def test_a_local_bound_twice_stands_for_nothing() -> None:
         """
     )
     assert found == {"build": ()}
+
+
+def test_every_target_of_a_chained_assignment_keeps_its_facts() -> None:
+    info = function(
+        """
+        def f(model=None):
+            first = second = Loader()
+            self_a = self_b = None
+        """
+    )
+    assert info.local_types == {"first": ("Loader",), "second": ("Loader",)}
+    assert info.none_names == ("model", "self_a", "self_b")

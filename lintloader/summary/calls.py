@@ -352,10 +352,10 @@ class Summarizer(Walker):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._note_none(target, node.value)
-        if len(node.targets) == 1:
-            self.none_guards.note_alias(node.targets[0], node.value)
             self._sink_from_assignment(target, node.value)
             self._record_type(target, _constructed_type(node.value))
+        if len(node.targets) == 1:
+            self.none_guards.note_alias(node.targets[0], node.value)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
