@@ -147,7 +147,7 @@ def test_names_that_may_hold_none() -> None:
                 pass
         """
     )
-    assert info.none_names == ("b", "c", "e", "g", "v", "x", "y", "z")
+    assert info.none_names == ("b", "e", "v", "x", "z")  # None only: `c=0` is everywhere
 
 
 def test_a_local_bound_once_to_a_none_test_stands_for_it() -> None:
@@ -189,3 +189,25 @@ def test_every_target_of_a_chained_assignment_keeps_its_facts() -> None:
     )
     assert info.local_types == {"first": ("Loader",), "second": ("Loader",)}
     assert info.none_names == ("model", "self_a", "self_b")
+
+
+def test_attributes_a_class_may_leave_none() -> None:
+    summary = summarize_source(
+        textwrap.dedent(
+            """
+            class Trainer:
+                checkpoint = None
+                limit: int = 0
+
+                def __init__(self, loader=None):
+                    self.loader = loader
+                    self.val_loader = None
+                    self.other.attribute = None
+                    local = None
+            """
+        ).encode(),
+        "example.py",
+        "example",
+    )
+    assert summary.classes["Trainer"].none_attrs == ("checkpoint", "val_loader")
+    assert summary.functions["Trainer.__init__"].none_names == ("loader", "local")

@@ -9,8 +9,10 @@ What runs only while a parameter is None is recorded by the summary
 
 An argument counts as filled when it is written in the call, by keyword or by position (none
 after a ``*args``), and is neither a false literal (``None``, ``0``, ``[]``), nor a conditional
-expression with one, nor a name the caller may bind to one. A call whose text the summary cut
-fills nothing.
+expression with one, nor a name the caller may bind to None, nor an attribute of the caller's
+instance that its class, a scanned base or subclass binds to None (``self.val_loader = None``).
+(A name bound to another false value, ``n = 0``, counts as filled for ``if not p:``.)
+A call whose text the summary cut fills nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def fills_guard(program: Program, guard: tuple[str, ...], edge: Edge) -> bool:
         return False
     caller, callee = program.functions[edge.caller], program.functions[edge.callee]
     passed = _passed(node, callee, _offset(edge.call, callee))
-    return any(_filled(passed[p], caller) for p in guard if p in passed)
+    return any(_filled(program, passed[p], caller) for p in guard if p in passed)
 
 
 def _parsed(call: CallSite) -> ast.Call | None:
@@ -77,7 +79,24 @@ def _passed(node: ast.Call, callee: FunctionInfo, offset: int) -> dict[str, ast.
     return passed
 
 
-def _filled(argument: ast.expr, caller: FunctionInfo) -> bool:
+def _filled(program: Program, argument: ast.expr, caller: FunctionInfo) -> bool:
     if may_be_none(argument):
         return False
-    return not (isinstance(argument, ast.Name) and argument.id in caller.function.none_names)
+    if isinstance(argument, ast.Name):
+        return argument.id not in caller.function.none_names
+    if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+        class_key = caller.class_key
+        if class_key is not None and argument.value.id == caller.function.self_name:
+            return argument.attr not in _none_attributes(program, class_key)
+    return True
+
+
+def _none_attributes(program: Program, class_key: str) -> set[str]:
+    """The attributes that the class, a scanned base or a scanned subclass binds to None."""
+    keys = {*program.mro(class_key), *program.subclasses.get(class_key, ())}
+    return {
+        name
+        for key in keys
+        if key in program.classes
+        for name in program.classes[key].klass.none_attrs
+    }

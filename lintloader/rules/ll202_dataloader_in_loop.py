@@ -75,7 +75,8 @@ construction that runs only while a parameter is None (`if dataloader is None: d
 make_loader()`, `dataloader or make_loader()`, the `else` of `if model is not None:`, or of
 `if training:` after `training = model is not None`) for a call that passes a value for it
 (`evaluate(model, dataloader=val_loader)`); a call that passes nothing, `None`, or a name that
-may still hold None reaches it. Calls matched by method name only are never followed.
+may still hold None (a local or a `self.` attribute bound to None somewhere) reaches it. Calls
+matched by method name only are never followed.
 """
 
 from __future__ import annotations

@@ -339,11 +339,19 @@ class Summarizer(Walker):
             klass.attr_types.setdefault(owner[1], type_)
 
     def _note_none(self, target: ast.expr, value: ast.expr | None) -> None:
-        """A local bound to None (or another false literal): passing it may pass nothing."""
-        if isinstance(target, ast.Name) and value is not None and may_be_none(value):
-            function = self.function
-            if target.id not in function.none_names:
-                function.none_names = tuple(sorted((*function.none_names, target.id)))
+        """A local or an attribute of the instance bound to None: passing it may pass nothing."""
+        if value is None or not may_be_none(value, falsy=False):
+            return
+        scope, function = self.scopes[-1], self.function
+        if isinstance(scope, ClassSummary):
+            if isinstance(target, ast.Name):
+                scope.none_attrs = _with(scope.none_attrs, target.id)
+        elif isinstance(target, ast.Name):
+            function.none_names = _with(function.none_names, target.id)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            klass = self.summary.classes.get(function.class_qualname or "")
+            if klass is not None and target.value.id == function.self_name:
+                klass.none_attrs = _with(klass.none_attrs, target.attr)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self._note_none(node.target, node.value)
@@ -448,3 +456,7 @@ class Summarizer(Walker):
                 reference_site = CallSite(reference, site, True, guarded, in_loop, loop)
                 none = self.none_guards.guard(len(function.calls))
                 function.calls.append(reference_site._replace(none_guard=none))
+
+
+def _with(names: tuple[str, ...], name: str) -> tuple[str, ...]:
+    return names if name in names else tuple(sorted((*names, name)))

@@ -93,8 +93,8 @@ class FunctionSummary:
     local_types: dict[str, Dotted] = field(default_factory=dict)
     # its for/while loops (kind, position, header and enclosing loop; no DataLoader facts)
     loops: list[LoopInfo] = field(default_factory=list)
-    # parameters that default to None (or another false literal) and locals bound to one,
-    # sorted: an argument that is one of them may pass nothing (summary/none_guards.py)
+    # parameters that default to None and locals bound to None, sorted: an argument that is
+    # one of them may pass nothing (summary/none_guards.py)
     none_names: tuple[str, ...] = ()
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
@@ -117,6 +117,9 @@ class ClassSummary:
     bases: list[Dotted] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     attr_types: dict[str, Dotted] = field(default_factory=dict)
+    # attributes bound to None in the class body or by its methods
+    # (``self.val_loader = None``), sorted: passing one may pass nothing (summary/none_guards.py)
+    none_attrs: tuple[str, ...] = ()
 
 
 # -- DataLoader facts, per function (for the LL2xx rules) ------------------------------------

@@ -83,17 +83,18 @@ def _is_falsy_literal(node: ast.AST) -> bool:
     )
 
 
-def may_be_none(value: ast.expr) -> bool:
-    """``None`` (or another false literal: ``0``, ``[]``), or a conditional expression with
-    such a side (``loader if train else None``)."""
+def may_be_none(value: ast.expr, falsy: bool = True) -> bool:
+    """``None`` (with ``falsy``, another false literal too: ``0``, ``[]``), or a conditional
+    expression with such a side (``loader if train else None``). The summary records only the
+    names bound to None (``falsy`` off): ``count = 0`` and ``verbose=False`` are everywhere."""
     if isinstance(value, ast.IfExp):
-        return may_be_none(value.body) or may_be_none(value.orelse)
-    return _is_falsy_literal(value)
+        return may_be_none(value.body, falsy) or may_be_none(value.orelse, falsy)
+    return _is_falsy_literal(value) if falsy else _is_none(value)
 
 
 def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
-    """The parameters of ``function`` that default to None (or another false literal), sorted
-    (the summary adds the locals bound to one as it walks the body)."""
+    """The parameters of ``function`` that default to None, sorted (the summary adds the locals
+    bound to None as it walks the body)."""
     arguments = function.args
     positional = (*arguments.posonlyargs, *arguments.args)
     pairs = list(
@@ -102,7 +103,7 @@ def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
         )
     )
     pairs += [(p, d) for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
-    return tuple(sorted(param.arg for param, default in pairs if may_be_none(default)))
+    return tuple(sorted(p.arg for p, default in pairs if may_be_none(default, falsy=False)))
 
 
 def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
