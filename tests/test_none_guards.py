@@ -211,3 +211,16 @@ def test_attributes_a_class_may_leave_none() -> None:
     )
     assert summary.classes["Trainer"].none_attrs == ("checkpoint", "val_loader")
     assert summary.functions["Trainer.__init__"].none_names == ("loader", "local")
+
+
+def test_a_walrus_anywhere_in_the_function_counts_as_a_binding() -> None:
+    found = guards(
+        """
+        def f(a=None, items=()):
+            found = [a := item for item in items]
+            if a is None:
+                make()
+            return [b for a in items for b in a]
+        """
+    )
+    assert found == {"make": ()}

@@ -170,28 +170,38 @@ class Summarizer(Walker):
         self.guards.pop()
         self.statements.pop()
 
-    def _branch(
-        self,
-        nodes: Sequence[ast.AST],
-        test: ast.expr | None,
-        holds: bool,
-        before: Sequence[ast.expr] = (),
-    ) -> None:
-        """Visit ``nodes``, which run only when ``test`` (and each of ``before``) is ``holds``."""
-        self.none_guards.enter(test, holds, before)
-        self.visit_all([n for n in nodes if not isinstance(n, _LEAVES)])  # as generic_visit
+    def _branch(self, nodes: Sequence[ast.stmt], test: ast.expr, holds: bool) -> None:
+        """Visit ``nodes``, which run only when ``test`` is ``holds``."""
+        if not nodes:
+            return
+        self.none_guards.enter(test, holds)
+        self.visit_all(nodes)
         self.none_guards.leave()
+
+    def _side(self, node: ast.expr, test: ast.expr, holds: bool) -> None:
+        """Visit ``node``, which runs only when ``test`` is ``holds``."""
+        if not isinstance(node, _LEAVES):  # as generic_visit
+            self.none_guards.enter(test, holds)
+            self.visit(node)
+            self.none_guards.leave()
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
         self.visit(node.test)
-        self._branch([node.body], node.test, True)
-        self._branch([node.orelse], node.test, False)
+        self._side(node.body, node.test, True)
+        self._side(node.orelse, node.test, False)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         """A side of ``a or b or c`` runs only when every side before it failed (``and``: held)."""
-        holds = isinstance(node.op, ast.And)
-        for index, value in enumerate(node.values):
-            self._branch([value], None, holds, node.values[:index])
+        guards, holds = self.none_guards, isinstance(node.op, ast.And)
+        none: frozenset[str] = frozenset()
+        used: frozenset[str] = frozenset()
+        for value in node.values:
+            if not isinstance(value, _LEAVES):
+                guards.enter_sides((none, used))
+                self.visit(value)
+                guards.leave()
+            more, through = guards.sides(value, holds)
+            none, used = none | more, used | through
 
     def _opaque(self, node: ast.AST) -> None:
         self.none_guards.opaque += 1
@@ -355,6 +365,7 @@ class Summarizer(Walker):
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self._note_none(node.target, node.value)
+        self.none_guards.walrus = True
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:

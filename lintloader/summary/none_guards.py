@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lintloader.summary.model import FunctionSummary
@@ -124,11 +124,23 @@ def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in aliases)
 
 
+def _cannot_bind(node: ast.AST, walrus: bool) -> bool:
+    """An expression that binds nothing, nor holds anything that does: not a target (those
+    have a store or delete context), and the function holds no ``:=`` (a comprehension's own
+    names are its own)."""
+    return (
+        isinstance(node, ast.expr)
+        and not walrus
+        and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
+    )
+
+
 def bound_more_than_once(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str]
+    function: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str], walrus: bool = True
 ) -> set[str]:
     """Those of ``names`` that ``function`` binds more than once, or that a nested scope
-    declares ``nonlocal``: such a local does not stand for the test it was first bound to."""
+    declares ``nonlocal``: such a local does not stand for the test it was first bound to.
+    ``walrus``: the function may hold a ``:=``."""
     counts: Counter[str] = Counter()
     found: set[str] = set()
     pending: list[ast.AST] = list(function.body)
@@ -136,6 +148,8 @@ def bound_more_than_once(
         node = pending.pop()
         if isinstance(node, _NESTED):
             found |= _nonlocal(node, names)
+            continue
+        if _cannot_bind(node, walrus):
             continue
         counts.update(_bound(node, names))
         pending.extend(ast.iter_child_nodes(node))
@@ -146,16 +160,20 @@ def unsettled(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     names: frozenset[str],
     aliases: Aliases = _NO_ALIASES,
+    walrus: bool = True,
 ) -> set[str]:
     """Those of ``names`` that ``function`` binds (or deletes) outside a branch that runs only
     while they are None, other than ``p = p or ...``, or that a nested scope declares
-    ``nonlocal``: a caller's value may be replaced by None there."""
+    ``nonlocal``: a caller's value may be replaced by None there. ``walrus``: the function may
+    hold a ``:=`` (else expressions other than targets are not walked)."""
     found: set[str] = set()
     pending: list[tuple[ast.AST, frozenset[str]]] = [(s, frozenset()) for s in function.body]
     while pending:
         node, none = pending.pop()
         if isinstance(node, _NESTED):
             found |= _nonlocal(node, names)
+            continue
+        if _cannot_bind(node, walrus):
             continue
         if isinstance(node, ast.Assign) and _keeps_filled(node):
             pending.append((node.value, none))
@@ -228,36 +246,45 @@ class GuardState:
     """What the summary walk keeps of None guards while it is in one function."""
 
     guardable: frozenset[str] = frozenset()  # parameters a caller can fill
-    # one entry per enclosing branch: the names None wherever it runs, and the aliases that says
+    # one entry per enclosing branch: the names None wherever it runs, and the aliases that
+    # says, each with those of the branches around it
     branches: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
     opaque: int = 0  # enclosing lambdas and comprehensions: their names are their own
     aliases: dict[str, ast.expr] = field(default_factory=dict)
     # index of each guarded call in ``FunctionSummary.calls`` with the aliases its guard used
     through: list[tuple[int, frozenset[str]]] = field(default_factory=list)
+    guarded: bool = False  # some call has a guard
+    walrus: bool = False  # the function holds a ``:=`` (outside nested functions)
 
-    def enter(self, test: ast.expr | None, holds: bool, before: Sequence[ast.expr] = ()) -> None:
-        """A branch that runs when ``test`` is ``holds`` (and each of ``before`` too)."""
-        tests = [*before, *([test] if test is not None else [])]
-        if self.opaque or not tests:
-            self.branches.append((frozenset(), frozenset()))
-            return
-        none = frozenset().union(*(implied_none(t, holds, self.aliases) for t in tests))
-        used = frozenset().union(*(aliases_in(t, self.aliases) for t in tests))
-        self.branches.append((none & self.guardable, used))
+    def enter(self, test: ast.expr, holds: bool) -> None:
+        """A branch that runs when ``test`` is ``holds``."""
+        self.enter_sides(self.sides(test, holds))
+
+    def sides(self, test: ast.expr, holds: bool) -> tuple[frozenset[str], frozenset[str]]:
+        """What a branch that runs when ``test`` is ``holds`` adds: the names None there, and
+        the aliases that says."""
+        if self.opaque:
+            return frozenset(), frozenset()
+        none = implied_none(test, holds, self.aliases) & self.guardable
+        return none, aliases_in(test, self.aliases) if none else frozenset()
+
+    def enter_sides(self, sides: tuple[frozenset[str], frozenset[str]]) -> None:
+        if self.branches:
+            outer = self.branches[-1]
+            sides = (outer[0] | sides[0], outer[1] | sides[1])
+        self.branches.append(sides)
 
     def leave(self) -> None:
         self.branches.pop()
 
     def guard(self, index: int) -> tuple[str, ...]:
         """The guard of the call about to be recorded at ``index`` in the function's calls."""
-        if not self.branches:
+        if not self.branches or not self.branches[-1][0]:
             return ()
-        none = frozenset().union(*(n for n, _ in self.branches))
-        if not none:
-            return ()
-        used = frozenset().union(*(u for _, u in self.branches))
+        none, used = self.branches[-1]
         if used:
             self.through.append((index, used))
+        self.guarded = True
         return tuple(sorted(none))
 
     def note_alias(self, target: ast.expr, value: ast.expr) -> None:
@@ -273,16 +300,22 @@ class GuardState:
         """Drop the guards the function undoes itself: a guard that went through a local
         bound more than once, a parameter the function may set to None (:func:`unsettled`).
         The walks are paid only where a call has a guard."""
+        if not self.guarded:
+            return
         calls = function.calls
-        broken = bound_more_than_once(node, frozenset().union(*(u for _, u in self.through)))
-        for index, used in self.through:
-            if used & broken:
-                calls[index] = calls[index]._replace(none_guard=())
+        broken: set[str] = set()
+        if self.through:
+            used = frozenset().union(*(u for _, u in self.through))
+            broken = bound_more_than_once(node, used, self.walrus)
+        if broken:
+            for index, used in self.through:
+                if used & broken:
+                    calls[index] = calls[index]._replace(none_guard=())
         guarded = frozenset(p for call in calls for p in call.none_guard)
         if not guarded:
             return
         kept = {k: v for k, v in self.aliases.items() if k not in broken}
-        dropped = unsettled(node, guarded, kept)
+        dropped = unsettled(node, guarded, kept, self.walrus)
         if dropped:
             function.calls = [
                 call._replace(none_guard=tuple(p for p in call.none_guard if p not in dropped))
