@@ -35,7 +35,7 @@ def test_each_shape_of_a_none_test_guards_its_branch() -> None:
             else:
                 not_a()
             if not b:
-                in_b()
+                b = in_b()
             if c is not None:
                 filled_c()
             else:
@@ -224,3 +224,20 @@ def test_a_walrus_anywhere_in_the_function_counts_as_a_binding() -> None:
         """
     )
     assert found == {"make": ()}
+
+
+def test_a_flag_guards_nothing_unless_its_branch_fills_it() -> None:
+    found = guards(
+        """
+        def f(stateful=False, loader=None, other=None):
+            if stateful:
+                one()
+            else:
+                two()
+            if not loader:
+                loader = three()
+            x = other or four()
+            loader = loader or five()
+        """
+    )
+    assert found == {"one": (), "two": (), "three": ("loader",), "four": (), "five": ("loader",)}

@@ -11,7 +11,7 @@ An argument counts as filled when it is written in the call, by keyword or by po
 after a ``*args``), and is neither a false literal (``None``, ``0``, ``[]``), nor a conditional
 expression with one, nor a name the caller may bind to None, nor an attribute of the caller's
 instance that its class, a scanned base or subclass binds to None (``self.val_loader = None``).
-(A name bound to another false value, ``n = 0``, counts as filled for ``if not p:``.)
+(A name bound to another false value, ``n = 0``, counts as filled for ``if not p: p = ...``.)
 A call whose text the summary cut fills nothing.
 """
 

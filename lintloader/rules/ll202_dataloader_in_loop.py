@@ -72,11 +72,11 @@ test of the very value a branch keeps is a one-shot check: both branches of an o
 that builds its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported. Nor is a
 construction that runs only while a parameter is None (`if dataloader is None: dataloader =
-make_loader()`, `dataloader or make_loader()`, the `else` of `if model is not None:`, or of
-`if training:` after `training = model is not None`) for a call that passes a value for it
-(`evaluate(model, dataloader=val_loader)`); a call that passes nothing, `None`, or a name that
-may still hold None (a local or a `self.` attribute bound to None somewhere) reaches it. Calls
-matched by method name only are never followed.
+make_loader()`, `dataloader = dataloader or make_loader()`, the `else` of `if model is not
+None:`, or of `if training:` after `training = model is not None`) for a call that passes a
+value for it (`evaluate(model, dataloader=val_loader)`); a call that passes nothing, `None`, or
+a name that may still hold None (a local or a `self.` attribute bound to None somewhere) reaches
+it. Calls matched by method name only are never followed.
 """
 
 from __future__ import annotations

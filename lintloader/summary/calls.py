@@ -117,6 +117,7 @@ class Summarizer(Walker):
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
         self.none_guards = GuardState()  # the open function's (none_guards.py)
+        self.filling: dict[int, frozenset[str]] = {}  # id(`p or make()`) of `p = p or make()`
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, _SIMPLE_STATEMENTS):
@@ -174,7 +175,7 @@ class Summarizer(Walker):
         """Visit ``nodes``, which run only when ``test`` is ``holds``."""
         if not nodes:
             return
-        self.none_guards.enter(test, holds)
+        self.none_guards.enter(test, holds, nodes)
         self.visit_all(nodes)
         self.none_guards.leave()
 
@@ -191,8 +192,10 @@ class Summarizer(Walker):
         self._side(node.orelse, node.test, False)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
-        """A side of ``a or b or c`` runs only when every side before it failed (``and``: held)."""
+        """A side of ``a or b or c`` runs only when every side before it failed (``and``: held);
+        a name's truth counts only in ``loader = loader or make()`` (``filling``)."""
         guards, holds = self.none_guards, isinstance(node.op, ast.And)
+        filled = self.filling.get(id(node), frozenset())
         none: frozenset[str] = frozenset()
         used: frozenset[str] = frozenset()
         for value in node.values:
@@ -200,7 +203,7 @@ class Summarizer(Walker):
                 guards.enter_sides((none, used))
                 self.visit(value)
                 guards.leave()
-            more, through = guards.sides(value, holds)
+            more, through = guards.sides(value, holds, lambda: filled)
             none, used = none | more, used | through
 
     def _opaque(self, node: ast.AST) -> None:
@@ -375,6 +378,9 @@ class Summarizer(Walker):
             self._record_type(target, _constructed_type(node.value))
         if len(node.targets) == 1:
             self.none_guards.note_alias(node.targets[0], node.value)
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name) and isinstance(value, ast.BoolOp):
+                self.filling[id(value)] = frozenset({target.id})  # `p = p or make()`
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:

@@ -4,13 +4,15 @@ fills it.
 ``def evaluate(model, dataloader=None): if dataloader is None: dataloader = make_loader()``
 builds a loader only for a caller that passes none; ``evaluate(model, dataloader=val_loader)``
 in an epoch loop builds nothing. The summary records, on each call, the parameters whose None
-value its branch needs (``CallSite.none_guard``): the body of ``if p is None:``/``if not p:``,
-the ``else`` of ``if p is not None:``/``if p:``, the right of ``p or make()``, either side of a
-conditional expression, through ``and``/``or``/``not``, and through a local bound once to such a
-test (``training = model is not None``, then ``if training: ... else: build()``). A parameter
-counts only if the function binds it nowhere but inside such a branch or as ``p = p or ...`` (a
-value that stays filled): ``if reset: dataloader = None`` elsewhere lets the build run for any
-caller.
+value its branch needs (``CallSite.none_guard``): the body of ``if p is None:``, the ``else`` of
+``if p is not None:``, either side of a conditional expression, through ``and``/``or``/``not``,
+and through a local bound once to such a test (``training = model is not None``, then ``if
+training: ... else: build()``). A test of the parameter's truth (``if not p:``, the ``else`` of
+``if p:``, ``p or make()``) counts only where the branch fills the parameter (``if not p: p =
+make()``, ``p = p or make()``): a flag (``if stateful: ... else: build()``) is often passed
+false. A parameter counts only if the function binds it nowhere but inside such a branch or as
+``p = p or ...`` (a value that stays filled): ``if reset: dataloader = None`` elsewhere lets the
+build run for any caller.
 
 The summary also records which names of a function may hold None (``none_names``), so that
 passing one of them (``evaluate(model, dataloader=loader)`` where ``loader = None`` earlier, or
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lintloader.summary.model import FunctionSummary
@@ -31,19 +33,27 @@ _NO_ALIASES: Aliases = {}
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def implied_none(test: ast.expr, holds: bool, aliases: Aliases = _NO_ALIASES) -> frozenset[str]:
+def implied_none(
+    test: ast.expr,
+    holds: bool,
+    aliases: Aliases = _NO_ALIASES,
+    truthy: frozenset[str] | None = None,
+) -> frozenset[str]:
     """The plain names that are None (or false) whenever ``test`` is ``holds``: ``p`` of
     ``p is None`` and of ``not p`` when it holds, of ``p is not None`` and of ``p`` when it
     does not; every side of ``and`` that holds (``or`` that fails), the names common to all
-    sides otherwise. A name in ``aliases`` stands for the test it was bound to."""
+    sides otherwise. A name in ``aliases`` stands for the None test it was bound to. A test of
+    a name's truth counts only for the names ``truthy`` (None: for all)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return implied_none(test.operand, not holds, aliases)
+        return implied_none(test.operand, not holds, aliases, truthy)
     if isinstance(test, ast.Name):
         if test.id in aliases:
-            return implied_none(aliases[test.id], holds)
-        return frozenset() if holds else frozenset({test.id})
+            return implied_none(aliases[test.id], holds, truthy=frozenset())
+        if holds or (truthy is not None and test.id not in truthy):
+            return frozenset()
+        return frozenset({test.id})
     if isinstance(test, ast.BoolOp):
-        sides = [implied_none(value, holds, aliases) for value in test.values]
+        sides = [implied_none(value, holds, aliases, truthy) for value in test.values]
         if isinstance(test.op, ast.And) == holds:  # every side has the outcome
             return frozenset().union(*sides)
         return frozenset.intersection(*sides)
@@ -115,7 +125,8 @@ def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str
 
 def is_alias(value: ast.expr) -> bool:
     """A value a local may stand for in a test: one that says a name is None either way."""
-    return bool(implied_none(value, True) or implied_none(value, False))
+    none = frozenset[str]()
+    return bool(implied_none(value, True, truthy=none) or implied_none(value, False, truthy=none))
 
 
 def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
@@ -233,6 +244,21 @@ def _keeps_filled(node: ast.Assign) -> bool:
     return False
 
 
+def _assigned(body: Sequence[ast.stmt]) -> frozenset[str]:
+    """The plain names that statements ``body`` assign (``loader = make()``), nested
+    statements included."""
+    found: set[str] = set()
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.stmt) and not isinstance(node, _NESTED):
+            pending.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+    return frozenset(found)
+
+
 def _nonlocal(node: ast.AST, names: frozenset[str]) -> set[str]:
     found: set[str] = set()
     for inner in ast.walk(node):
@@ -256,16 +282,23 @@ class GuardState:
     guarded: bool = False  # some call has a guard
     walrus: bool = False  # the function holds a ``:=`` (outside nested functions)
 
-    def enter(self, test: ast.expr, holds: bool) -> None:
-        """A branch that runs when ``test`` is ``holds``."""
-        self.enter_sides(self.sides(test, holds))
+    def enter(self, test: ast.expr, holds: bool, body: Sequence[ast.stmt] = ()) -> None:
+        """A branch ``body`` that runs when ``test`` is ``holds``."""
+        self.enter_sides(self.sides(test, holds, lambda: _assigned(body)))
 
-    def sides(self, test: ast.expr, holds: bool) -> tuple[frozenset[str], frozenset[str]]:
+    def sides(
+        self, test: ast.expr, holds: bool, filled: Callable[[], frozenset[str]] = frozenset
+    ) -> tuple[frozenset[str], frozenset[str]]:
         """What a branch that runs when ``test`` is ``holds`` adds: the names None there, and
-        the aliases that says."""
+        the aliases that says. A test of a parameter's truth counts only where the branch fills
+        it (``filled()``: ``if not loader: loader = make()``): a flag (``if stateful: ... else:``)
+        is often passed false."""
         if self.opaque:
             return frozenset(), frozenset()
-        none = implied_none(test, holds, self.aliases) & self.guardable
+        none = implied_none(test, holds, self.aliases, frozenset()) & self.guardable
+        loose = implied_none(test, holds, self.aliases, self.guardable) & self.guardable
+        if loose - none:
+            none |= loose & filled()
         return none, aliases_in(test, self.aliases) if none else frozenset()
 
     def enter_sides(self, sides: tuple[frozenset[str], frozenset[str]]) -> None:
