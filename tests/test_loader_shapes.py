@@ -65,3 +65,16 @@ def test_keywords_through_a_dict_offer_no_keyword_fix() -> None:
     assert all(f["fixes"] == [] for f in findings)
     assert "(in `**cfg`)" in findings[2]["message"]
     assert "a parameter that defaults to True" in findings[0]["message"]
+
+
+def test_a_none_guarded_build_is_still_reached_by_a_call_that_may_pass_none() -> None:
+    findings = check_json("fixtures/rules/LL202/none_guard_unfilled.py", "--min-severity", "info")
+    (built,) = [f for f in findings if f["chain"][-1]["function"] == "make_loader"]
+    assert built["chain"][1]["action"] == "evaluate(model, dataset)"
+    assert built["chain"][2]["action"] == "make_loader(dataset)"
+    also = sorted(hop["action"].rsplit(": ", 1)[-1] for hop in built["also_reaches"])
+    assert also == [
+        "evaluate(model, dataset, dataloader=None)",
+        "evaluate(model, dataset, dataloader=maybe_loader)",
+        "evaluate(self.model, self.dataset, self.val_loader)",
+    ]

@@ -16,6 +16,7 @@ from collections import deque
 from typing import NamedTuple
 
 from lintloader.analysis.loaders import LoaderSite, facts_of
+from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import LOCAL_BUILDERS
@@ -142,18 +143,26 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
         return [Place(start, (), None, "hook", False)]
     found: dict[tuple[str, int, int], Place] = {}
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
-    seen = {site.key}
+    # each caller is climbed once per None guard of the call it makes on the way, so that a
+    # guarded call does not hide an unguarded one of the same function
+    seen: set[tuple[str, tuple[str, ...]]] = {(site.key, ())}
     while queue and len(found) < MAX_PLACES:
         key, path = queue.popleft()  # no depth bound: each caller is climbed once (``seen``)
+        guard = (
+            path[0].call.none_guard if path else construction_guard(program, key, site.call.site)
+        )
         for edge in program.edges_into(key, Confidence.HIGH):
             if not path and leaves_zero_default(site, edge):
                 continue  # this call builds the loader without workers
+            if fills_guard(program, guard, edge):
+                continue  # it passes what the way needs None (``dataloader=val_loader``)
             place, climb = _place(program, site, edge, (edge, *path), roots)
             mark = (edge.caller, edge.call.site.line, edge.call.site.column)
             if place is not None:
                 found.setdefault(mark, place)
-            if climb and edge.caller not in seen:
-                seen.add(edge.caller)
+            state = (edge.caller, edge.call.none_guard if edge.caller != site.key else ())
+            if climb and state not in seen:
+                seen.add(state)
                 queue.append((edge.caller, (edge, *path)))
     return sorted(found.values(), key=Place.rank)
 

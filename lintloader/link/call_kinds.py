@@ -36,13 +36,21 @@ def _builds_a_local(function: FunctionSummary, call: CallSite) -> bool:
     return call.target in function.local_types.values()
 
 
+def _none_guarded(function: FunctionSummary, call: CallSite) -> bool:
+    return bool(call.none_guard)
+
+
 EVERY_CALL = CallKind("every", _any)
 # ``self.reset_state()``, ``_reset()``: LL104 asks whether scanned code defines them
 RESET_LIKE_CALLS = CallKind("reset-like", _reset_like)
 # a call whose result a local is typed by (``ds = FileDataset(files)``): LL202's value flow
 LOCAL_BUILDERS = CallKind("local-builders", _builds_a_local)
 
-KINDS = {kind.name: kind for kind in (EVERY_CALL, RESET_LIKE_CALLS, LOCAL_BUILDERS)}
+# a call that runs only while a parameter is None (``if loader is None: loader = make()``):
+# LL202 asks whether the construction it reaches is one
+NONE_GUARDED = CallKind("none-guarded", _none_guarded)
+
+KINDS = {kind.name: kind for kind in (EVERY_CALL, RESET_LIKE_CALLS, LOCAL_BUILDERS, NONE_GUARDED)}
 
 
 def kind_named(name: str) -> CallKind:

@@ -73,7 +73,13 @@ that builds its loader once and keeps it (`if self._loader is None:`, `if key no
 `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported, and neither
 is a call into a builder made under such a test (`if self._loader is None: self._loader =
 self._make()`), unless that test sits in a branch on `persistent_workers` (then the usual
-persistent-branch note applies). Calls matched by method name only are never followed.
+persistent-branch note applies). Nor is a construction that runs only while a parameter is None
+(`if dataloader is None: dataloader = make_loader()`, `dataloader = dataloader or
+make_loader()`, the `else` of `if model is not None:`, or of `if training:` after `training =
+model is not None`) for a call that passes a value for it (`evaluate(model,
+dataloader=val_loader)`); a call that passes nothing, `None`, or a name that may still hold None
+(a local or a `self.` attribute bound to None somewhere) reaches it. Calls matched by method
+name only are never followed.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from lintloader.summary.model import (
     SinkSite,
     Site,
 )
+from lintloader.summary.none_guards import GuardState, guardable, may_be_none, none_defaults
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import (
@@ -83,6 +84,7 @@ def _resolve_relative(module: str, is_package: bool, level: int, target: str | N
 
 
 _Scope = FunctionSummary | ClassSummary
+_LEAVES = (ast.Name, ast.Constant)  # expressions the walk never dispatches
 # Statements that hold no other statements: a call's ``statement_line`` is the line of the
 # innermost one of these (or of an enclosing ``if``) around it.
 _SIMPLE_STATEMENTS = (
@@ -114,6 +116,8 @@ class Summarizer(Walker):
         self.loops = 0
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
+        self.none_guards = GuardState()  # the open function's (none_guards.py)
+        self.filling: dict[int, frozenset[str]] = {}  # id(`p or make()`) of `p = p or make()`
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, _SIMPLE_STATEMENTS):
@@ -161,11 +165,54 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        self.visit_all(node.body)
+        self._branch(node.body, node.test, True)
         self.persistent_bodies = saved_bodies
-        self.visit_all(node.orelse)
+        self._branch(node.orelse, node.test, False)
         self.guards.pop()
         self.statements.pop()
+
+    def _branch(self, nodes: Sequence[ast.stmt], test: ast.expr, holds: bool) -> None:
+        """Visit ``nodes``, which run only when ``test`` is ``holds``."""
+        if not nodes:
+            return
+        self.none_guards.enter(test, holds, nodes)
+        self.visit_all(nodes)
+        self.none_guards.leave()
+
+    def _side(self, node: ast.expr, test: ast.expr, holds: bool) -> None:
+        """Visit ``node``, which runs only when ``test`` is ``holds``."""
+        if not isinstance(node, _LEAVES):  # as generic_visit
+            self.none_guards.enter(test, holds)
+            self.visit(node)
+            self.none_guards.leave()
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+        self._side(node.body, node.test, True)
+        self._side(node.orelse, node.test, False)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """A side of ``a or b or c`` runs only when every side before it failed (``and``: held);
+        a name's truth counts only in ``loader = loader or make()`` (``filling``)."""
+        guards, holds = self.none_guards, isinstance(node.op, ast.And)
+        filled = self.filling.get(id(node), frozenset())
+        none: frozenset[str] = frozenset()
+        used: frozenset[str] = frozenset()
+        for value in node.values:
+            if not isinstance(value, _LEAVES):
+                guards.enter_sides((none, used))
+                self.visit(value)
+                guards.leave()
+            more, through = guards.sides(value, holds, lambda: filled)
+            none, used = none | more, used | through
+
+    def _opaque(self, node: ast.AST) -> None:
+        self.none_guards.opaque += 1
+        self.generic_visit(node)
+        self.none_guards.opaque -= 1
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _opaque
+    visit_GeneratorExp = _opaque
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.loops += 1
@@ -268,17 +315,21 @@ class Summarizer(Walker):
             annotated = _annotation_type(param.annotation) if param.annotation else None
             if annotated:
                 function.local_types[param.arg] = annotated
+        function.none_names = none_defaults(node)
         self.summary.functions[qualname] = function
         self.scopes.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
+        saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
         self.visit_all(node.body)
+        self.none_guards.settle(function, node)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
         self.persistent_bodies = saved_bodies
+        self.none_guards = saved_guards
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -300,13 +351,40 @@ class Summarizer(Walker):
             klass = self.summary.classes[function.class_qualname]
             klass.attr_types.setdefault(owner[1], type_)
 
+    def _note_none(self, target: ast.expr, value: ast.expr | None) -> None:
+        """A local or an attribute of the instance bound to None: passing it may pass nothing."""
+        if value is None or not may_be_none(value, falsy=False):
+            return
+        scope, function = self.scopes[-1], self.function
+        if isinstance(scope, ClassSummary):
+            if isinstance(target, ast.Name):
+                scope.none_attrs = _with(scope.none_attrs, target.id)
+        elif isinstance(target, ast.Name):
+            function.none_names = _with(function.none_names, target.id)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            klass = self.summary.classes.get(function.class_qualname or "")
+            if klass is not None and target.value.id == function.self_name:
+                klass.none_attrs = _with(klass.none_attrs, target.attr)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._note_none(node.target, node.value)
+        self.none_guards.walrus = True
+        self.generic_visit(node)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
+            self._note_none(target, node.value)
             self._sink_from_assignment(target, node.value)
             self._record_type(target, _constructed_type(node.value))
+        if len(node.targets) == 1:
+            self.none_guards.note_alias(node.targets[0], node.value)
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name) and isinstance(value, ast.BoolOp):
+                self.filling[id(value)] = frozenset({target.id})  # `p = p or make()`
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._note_none(node.target, node.value)
         if node.value is not None:
             self._sink_from_assignment(node.target, node.value)
         annotated = _annotation_type(node.annotation)
@@ -380,7 +458,10 @@ class Summarizer(Walker):
             site = self._site(node)
             shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
             call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
-            function.calls.append(call._replace(persistent_only=self.persistent_bodies > 0))
+            none = self.none_guards.guard(len(function.calls))
+            function.calls.append(
+                call._replace(persistent_only=self.persistent_bodies > 0, none_guard=none)
+            )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         if name in INSPECTING_BUILTINS:
@@ -389,4 +470,10 @@ class Summarizer(Walker):
             reference = dotted(value)
             if reference and reference[0] != "super()":
                 site = self._site(value)
-                function.calls.append(CallSite(reference, site, True, guarded, in_loop, loop))
+                reference_site = CallSite(reference, site, True, guarded, in_loop, loop)
+                none = self.none_guards.guard(len(function.calls))
+                function.calls.append(reference_site._replace(none_guard=none))
+
+
+def _with(names: tuple[str, ...], name: str) -> tuple[str, ...]:
+    return names if name in names else tuple(sorted((*names, name)))

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 31  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 32  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -58,6 +58,10 @@ class CallSite(NamedTuple):
     # inside the body of an ``if`` that holds only with persistent workers on
     # (``if ... and args.persistent_workers:``): it runs only when pools are kept alive
     persistent_only: bool = False
+    # parameters of its function that must be None (or false) for it to run: it sits in the
+    # body of ``if p is None:``, the ``else`` of ``if p:``, the right of ``p or ...``, and the
+    # function never sets ``p`` to None itself (summary/none_guards.py)
+    none_guard: tuple[str, ...] = ()
 
 
 class SinkSite(NamedTuple):
@@ -89,6 +93,9 @@ class FunctionSummary:
     local_types: dict[str, Dotted] = field(default_factory=dict)
     # its for/while loops (kind, position, header and enclosing loop; no DataLoader facts)
     loops: list[LoopInfo] = field(default_factory=list)
+    # parameters that default to None and locals bound to None, sorted: an argument that is
+    # one of them may pass nothing (summary/none_guards.py)
+    none_names: tuple[str, ...] = ()
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
         """The loop at ``index`` and every loop around it, innermost first."""
@@ -110,6 +117,9 @@ class ClassSummary:
     bases: list[Dotted] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     attr_types: dict[str, Dotted] = field(default_factory=dict)
+    # attributes bound to None in the class body or by its methods
+    # (``self.val_loader = None``), sorted: passing one may pass nothing (summary/none_guards.py)
+    none_attrs: tuple[str, ...] = ()
 
 
 # -- DataLoader facts, per function (for the LL2xx rules) ------------------------------------

@@ -1,0 +1,102 @@
+"""Calls that fill a parameter some code of the callee needs None: that code never runs for them.
+
+``evaluate(model, dataloader=val_loader)`` in an epoch loop does not reach the
+``make_loader()`` of ``if dataloader is None:`` in ``evaluate``; ``evaluate(model)``,
+``evaluate(model, dataloader=None)`` and ``evaluate(model, dataloader=loader)`` where ``loader``
+may be None in the caller (a local bound to None, a parameter that defaults to None) still do.
+What runs only while a parameter is None is recorded by the summary
+(``summary/none_guards.py``: ``CallSite.none_guard``, ``FunctionSummary.none_names``).
+
+An argument counts as filled when it is written in the call, by keyword or by position (none
+after a ``*args``), and is neither a false literal (``None``, ``0``, ``[]``), nor a conditional
+expression with one, nor a name the caller may bind to None, nor an attribute of the caller's
+instance that its class, a scanned base or subclass binds to None (``self.val_loader = None``).
+(A name bound to another false value, ``n = 0``, counts as filled for ``if not p: p = ...``.)
+A call whose text the summary cut fills nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lintloader.link.call_kinds import NONE_GUARDED
+from lintloader.link.program import Edge, FunctionInfo, Program
+from lintloader.summary.model import CallSite, Site
+from lintloader.summary.none_guards import may_be_none
+
+
+def construction_guard(program: Program, key: str, site: Site) -> tuple[str, ...]:
+    """The parameters of function ``key`` that must be None for its call at ``site`` (a
+    construction) to run."""
+    for call in program.calls_of(key, NONE_GUARDED):
+        if (call.site.line, call.site.column) == (site.line, site.column):
+            return call.none_guard
+    return ()
+
+
+def fills_guard(program: Program, guard: tuple[str, ...], edge: Edge) -> bool:
+    """Whether the call ``edge`` makes passes a value for one of the callee's parameters
+    ``guard`` (those a call on the way needs None): the way is closed to it."""
+    if not guard or edge.call.is_reference:
+        return False
+    node = _parsed(edge.call)
+    if node is None:
+        return False
+    caller, callee = program.functions[edge.caller], program.functions[edge.callee]
+    passed = _passed(node, callee, _offset(edge.call, callee))
+    return any(_filled(program, passed[p], caller) for p in guard if p in passed)
+
+
+def _parsed(call: CallSite) -> ast.Call | None:
+    if call.site.text.endswith("..."):
+        return None  # cut at the text limit: what it passes is not all there
+    try:
+        node = ast.parse(call.site.text, mode="eval").body
+    except SyntaxError:
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def _offset(call: CallSite, callee: FunctionInfo) -> int:
+    """How many leading parameters the call's positional arguments skip: ``self`` of a method
+    called on an object, none for ``Class.method(obj, ...)``."""
+    function = callee.function
+    if function.self_name is None:
+        return 0
+    owner = (function.class_qualname or "").rsplit(".", 1)[-1]
+    unbound = function.kind == "method" and len(call.target) > 1 and call.target[-2] == owner
+    return 0 if unbound else 1
+
+
+def _passed(node: ast.Call, callee: FunctionInfo, offset: int) -> dict[str, ast.expr]:
+    """The callee's parameters the call writes an argument for, with that argument."""
+    params = callee.function.params[offset:]
+    passed = {k.arg: k.value for k in node.keywords if k.arg is not None}
+    for index, argument in enumerate(node.args):
+        if isinstance(argument, ast.Starred) or index >= len(params):
+            break
+        passed.setdefault(params[index], argument)
+    return passed
+
+
+def _filled(program: Program, argument: ast.expr, caller: FunctionInfo) -> bool:
+    if may_be_none(argument):
+        return False
+    if isinstance(argument, ast.Name):
+        return argument.id not in caller.function.none_names
+    if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+        class_key = caller.class_key
+        if class_key is not None and argument.value.id == caller.function.self_name:
+            return argument.attr not in _none_attributes(program, class_key)
+    return True
+
+
+def _none_attributes(program: Program, class_key: str) -> set[str]:
+    """The attributes that the class, a scanned base or a scanned subclass binds to None."""
+    keys = {*program.mro(class_key), *program.subclasses.get(class_key, ())}
+    return {
+        name
+        for key in keys
+        if key in program.classes
+        for name in program.classes[key].klass.none_attrs
+    }
