@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 
 from lintloader.summary.config_defaults import class_defaults, class_stores
-from lintloader.summary.guards import keeps, tested
+from lintloader.summary.guards import keeps, keeps_beyond_the_call, tested
 from lintloader.summary.helpers import (
     Scope,
     call_arguments,
@@ -535,7 +535,7 @@ class _LoaderVisitor(Walker):
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
         kept = keeps(node.body, subjects)
-        if kept and _once_like(node.test):
+        if kept and _once_like(node.test) and keeps_beyond_the_call(node.body, subjects):
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
             state.facts.kept_blocks.append((node.body[0].lineno, last))
         self._push("if", node.test, False, kept)

@@ -57,6 +57,42 @@ def keeps(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
     return any(_covers(target, subjects) for target in _stored(body))
 
 
+def keeps_beyond_the_call(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+    """Whether a branch stores into a tested value that outlives the call: an attribute
+    (``self._loader = ...``) or an object's item (``self._cache[key] = ...``, ``_CACHE[key] =
+    ...``), not a local name (``dataloader = make()`` under ``if dataloader is None:`` runs
+    again on the next call)."""
+    if not subjects:
+        return False
+    return any(
+        _covers(target, subjects) and ("." in target or kept_in_object)
+        for target, kept_in_object in _stored_kinds(body)
+    )
+
+
+def _stored_kinds(body: list[ast.stmt]) -> set[tuple[str, bool]]:
+    """The stored names of :func:`_stored`, each with whether the store went into an object
+    (an item, a ``setattr``, a ``setdefault``/``update``) rather than rebinding the name."""
+    found: set[tuple[str, bool]] = set()
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call):
+            found |= {(name, True) for name in _call_stores(node)}
+        for target in targets:
+            into_object = isinstance(target, ast.Subscript)
+            found |= {(name, into_object) for name in _target_names(target)}
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
 def _covers(target: str, subjects: frozenset[str]) -> bool:
     return any(target == s or s.startswith(target + ".") for s in subjects)
 
