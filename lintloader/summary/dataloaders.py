@@ -261,12 +261,26 @@ def _constructor_params(
 
 
 def _literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int | bool | None]:
+    """Parameters with a literal default that the body never binds again: a parameter it
+    rebinds (``n = n or os.cpu_count()``, ``if not n: n = 4``) may hold anything else."""
     found: dict[str, int | bool | None] = {}
+    rebound = _rebound_names(node)
     for param, default in _defaults(node):
         is_literal, value = _literal(default)
-        if is_literal:
+        if is_literal and param.arg not in rebound:
             found[param.arg] = value
     return found
+
+
+def _rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Every name the body binds or deletes (nested functions included: they may say
+    ``nonlocal``)."""
+    return {
+        n.id
+        for statement in node.body
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
 
 
 def _class_constructors(node: ast.ClassDef, aliases: set[str]) -> dict[str, Dotted]:
