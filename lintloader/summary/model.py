@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 31  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 32  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -89,6 +89,10 @@ class FunctionSummary:
     local_types: dict[str, Dotted] = field(default_factory=dict)
     # its for/while loops (kind, position, header and enclosing loop; no DataLoader facts)
     loops: list[LoopInfo] = field(default_factory=list)
+    # the parameters ``params`` leaves out: keyword-only ones, ``*args`` and ``**kwargs`` ("": none)
+    keyword_only: list[str] = field(default_factory=list)
+    star_args: str = ""
+    star_kwargs: str = ""
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
         """The loop at ``index`` and every loop around it, innermost first."""
