@@ -225,7 +225,7 @@ def pins_no_workers(program: Program, info: FunctionInfo, call: LoaderCall) -> b
     )
     init_info = program.functions.get(init) if init else None
     facts = facts_of(init_info) if init_info else None
-    if init_info is None or facts is None:
+    if init_info is None or facts is None or not _super_is_torch(program, init_info):
         return False
     supers = [c for c in facts.loader_calls if c.target == ("super()", "__init__")]
     params = init_info.function.params[1:]  # after ``self``
@@ -234,6 +234,19 @@ def pins_no_workers(program: Program, info: FunctionInfo, call: LoaderCall) -> b
         or _zero_default_left_out(c.keyword("num_workers"), params, call)
         for c in supers
     )
+
+
+def _super_is_torch(program: Program, init: FunctionInfo) -> bool:
+    """``super().__init__`` in ``init`` lands in torch's DataLoader: no scanned class after its
+    own in the MRO defines ``__init__`` (one could map 0 to more workers), and torch's DataLoader
+    is a base; or the next ``__init__`` is torch's own, read as context."""
+    owner = init.class_key
+    if owner is None:
+        return False
+    parent = program.lookup_method(owner, "__init__", skip_self=True)
+    if parent is not None:
+        return parent.startswith("torch.utils.data")
+    return bool(program.external_bases(owner) & DATALOADER_PATHS)
 
 
 def _literal_zero(argument: Argument | None) -> bool:
