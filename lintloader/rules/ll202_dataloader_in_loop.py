@@ -1,14 +1,15 @@
 """## dataloader-built-every-epoch (LL202)
 
 ### What it does
-Finds a `DataLoader` with workers (`num_workers` not 0; a subclass whose `__init__` hands up a
-`num_workers` parameter that defaults to 0 has none when the call leaves it out) that is
-constructed inside a loop body, or in a function that runs once per iteration of a loop, once
-per epoch or once per pass over a loader: it is reached, through sure call edges, from a call
-inside a `for`/`while` body, from a per-epoch hook (`on_*_epoch_start`, a Lightning-style loop's
-`run`/`advance`/`reset`) or from an `__iter__`/`__next__`. The finding is reported where the
-loop (or hook) makes the call, with the chain down to the construction (a chain that enters an
-override in another distribution is placed in that distribution: see `analysis/placement.py`).
+Finds a `DataLoader` with workers (`num_workers` not 0; a subclass whose `__init__` hands
+torch's DataLoader a `num_workers` parameter that defaults to 0 has none when the call leaves it
+out) that is constructed inside a loop body, or in a function that runs once per iteration of a
+loop, once per epoch or once per pass over a loader: it is reached, through sure call edges,
+from a call inside a `for`/`while` body, from a per-epoch hook (`on_*_epoch_start`, a
+Lightning-style loop's `run`/`advance`/`reset`) or from an `__iter__`/`__next__`. The finding is
+reported where the loop (or hook) makes the call, with the chain down to the construction (a
+chain that enters an override in another distribution is placed in that distribution: see
+`analysis/placement.py`).
 
 Every loop that reaches the construction counts, not only the nearest: a call made once before
 the training loop (`if args.eval_on_start: self.evaluate()`) does not hide the same call inside
