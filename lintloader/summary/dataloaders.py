@@ -261,13 +261,10 @@ def _constructor_params(
 
 
 def _literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int | bool | None]:
-    """Parameters with a literal default that the body never binds again: a parameter it
-    rebinds (``n = n or os.cpu_count()``, ``if not n: n = 4``) may hold anything else."""
     found: dict[str, int | bool | None] = {}
-    rebound = _rebound_names(node)
     for param, default in _defaults(node):
         is_literal, value = _literal(default)
-        if is_literal and param.arg not in rebound:
+        if is_literal:
             found[param.arg] = value
     return found
 
@@ -281,6 +278,13 @@ def _rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         for n in ast.walk(statement)
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
     }
+
+
+def _forget_defaults(arguments: tuple[Argument, ...], rebound: set[str]) -> tuple[Argument, ...]:
+    return tuple(
+        a._replace(from_default=False, literal=None) if a.from_default and a.text in rebound else a
+        for a in arguments
+    )
 
 
 def _class_constructors(node: ast.ClassDef, aliases: set[str]) -> dict[str, Dotted]:
@@ -472,12 +476,35 @@ class _LoaderVisitor(Walker):
                 state.constructors[f"{self_name}.{attribute}"] = name
         self.states.append(state)
         self.self_names.append(node.args.args[0].arg if in_class and node.args.args else None)
+        first = len(state.facts.loader_calls), len(state.facts.trainer_calls)
         self.visit_all(node.body)
+        self._forget_rebound(node, state.facts, first)
         self.self_names.pop()
         self.scopes.pop()
         self.states.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _forget_rebound(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        facts: FunctionFacts,
+        first: tuple[int, int],
+    ) -> None:
+        """A parameter the body binds again (``n = n or os.cpu_count()``, ``if not n: n = 4``)
+        may hold anything else: the arguments ``node`` added that read it lose its literal
+        default (the body is walked again only when one of them has one)."""
+        loaders, trainers = facts.loader_calls[first[0] :], facts.trainer_calls[first[1] :]
+        calls: list[LoaderCall | TrainerCall] = [*loaders, *trainers]
+        if not any(a.from_default for c in calls for a in c.arguments):
+            return
+        rebound = _rebound_names(node)
+        facts.loader_calls[first[0] :] = [
+            c._replace(arguments=_forget_defaults(c.arguments, rebound)) for c in loaders
+        ]
+        facts.trainer_calls[first[1] :] = [
+            c._replace(arguments=_forget_defaults(c.arguments, rebound)) for c in trainers
+        ]
 
     # -- loops ---------------------------------------------------------------------------------
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
