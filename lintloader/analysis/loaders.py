@@ -62,7 +62,8 @@ class LoaderSite(NamedTuple):
     call: LoaderCall
     subclass: bool  # a scanned subclass: its signature may differ from DataLoader's
     pool: bool = False
-    pinned_zero: bool = False  # a subclass whose ``__init__`` passes ``num_workers=0`` up
+    pinned_zero: bool = False  # a subclass whose ``__init__`` passes up 0 workers, written or
+    # defaulted (:func:`pins_no_workers`)
 
     @property
     def key(self) -> str:
@@ -209,27 +210,59 @@ def _loader_sites(program: Program) -> Iterator[LoaderSite]:
         for call in facts.loader_calls:
             resolved = resolves_to_dataloader(program, info, call.target)
             if resolved is not False:
-                pinned = resolved is None and pins_no_workers(program, info, call.target)
+                pinned = resolved is None and pins_no_workers(program, info, call)
                 yield LoaderSite(info, facts, call, subclass=resolved is None, pinned_zero=pinned)
 
 
-def pins_no_workers(program: Program, info: FunctionInfo, target: Dotted) -> bool:
-    """A scanned DataLoader subclass whose ``__init__`` hands a literal ``num_workers=0`` to
-    ``super().__init__`` (flair's ``DataLoader``): whatever its callers pass, no workers."""
-    symbol = program.resolve(info.file.module, target)
+def pins_no_workers(program: Program, info: FunctionInfo, call: LoaderCall) -> bool:
+    """A scanned DataLoader subclass whose ``__init__`` hands ``super().__init__`` a literal
+    ``num_workers=0`` (flair's ``DataLoader``: whatever its callers pass, no workers), or its
+    own parameter that defaults to 0 (``num_workers=num_workers`` for ``num_workers: int = 0``)
+    which ``call`` leaves out: no workers either."""
+    symbol = program.resolve(info.file.module, call.target)
     init = (
         program.lookup_method(symbol.key, "__init__") if symbol and symbol.kind == "class" else None
     )
     init_info = program.functions.get(init) if init else None
     facts = facts_of(init_info) if init_info else None
-    if facts is None:
+    if init_info is None or facts is None or not _super_is_torch(program, init_info):
         return False
     supers = [c for c in facts.loader_calls if c.target == ("super()", "__init__")]
-    return bool(supers) and all(_literal_zero(c.keyword("num_workers")) for c in supers)
+    params = init_info.function.params[1:]  # after ``self``
+    return bool(supers) and all(
+        _literal_zero(c.keyword("num_workers"))
+        or _zero_default_left_out(c.keyword("num_workers"), params, call)
+        for c in supers
+    )
+
+
+def _super_is_torch(program: Program, init: FunctionInfo) -> bool:
+    """``super().__init__`` in ``init`` lands in torch's DataLoader: no scanned class after its
+    own in the MRO defines ``__init__`` (one could map 0 to more workers), and torch's DataLoader
+    is a base; or the next ``__init__`` is torch's own, read as context."""
+    owner = init.class_key
+    if owner is None:
+        return False
+    parent = program.lookup_method(owner, "__init__", skip_self=True)
+    if parent is not None:
+        return parent.startswith("torch.utils.data")
+    return bool(program.external_bases(owner) & DATALOADER_PATHS)
 
 
 def _literal_zero(argument: Argument | None) -> bool:
     return argument is not None and argument.is_literal and argument.literal == 0
+
+
+def _zero_default_left_out(argument: Argument | None, params: list[str], call: LoaderCall) -> bool:
+    """``argument`` is a parameter (of the ``__init__`` that ``call`` runs) that defaults to 0,
+    and ``call`` passes it neither by keyword nor by position, nor maybe in ``*``/``**``."""
+    if argument is None or not argument.from_default or argument.literal != 0:
+        return False
+    name = argument.text
+    if call.keyword(name) is not None or any(a.star for a in call.arguments):
+        return False
+    passed = sum(1 for a in call.arguments if a.keyword is None)
+    return name not in params or params.index(name) >= passed
 
 
 def pool_sites(program: Program) -> list[LoaderSite]:

@@ -22,7 +22,7 @@ from lintloader.findings import Confidence
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo, Site
+from lintloader.summary.model import CallSite, FunctionFacts, FunctionSummary, LoopInfo, Site
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -275,8 +275,14 @@ def _hit(name: str, tainted: set[str], info: FunctionInfo) -> bool:
     parts = name.split(".")
     if any(".".join(parts[:cut]) in tainted for cut in range(1, len(parts) + 1)):
         return True
+    return _ANY in tainted and parts[0] in _parameters(info)
+
+
+def _parameters(info: FunctionInfo) -> set[str]:
+    """Every parameter of the function but ``self``: positional, keyword-only, variadic."""
     function = info.function
-    return _ANY in tainted and parts[0] in function.params and parts[0] != function.self_name
+    found = {*function.params, *function.keyword_only, function.star_args, function.star_kwargs}
+    return found - {function.self_name, ""}
 
 
 def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
@@ -311,9 +317,10 @@ def _passed(
     call: CallSite, caller: FunctionInfo, callee: FunctionInfo, tainted: set[str]
 ) -> set[str]:
     """The callee's parameters that receive a tainted value at ``call``."""
-    params = callee.function.params
-    offset = 1 if callee.function.self_name else 0
-    every = {*params[offset:], _ANY}
+    function = callee.function
+    params = function.params
+    offset = 1 if function.self_name else 0
+    every = {*_parameters(callee), _ANY}
     try:
         node = ast.parse(call.site.text, mode="eval").body
     except SyntaxError:  # cut at the text limit: any argument may carry it
@@ -328,11 +335,19 @@ def _passed(
     for index, argument in enumerate(node.args):
         if not _reads(f"({ast.unparse(argument)})", tainted, caller):
             continue
-        if isinstance(argument, ast.Starred) or offset + index >= len(params):
+        if isinstance(argument, ast.Starred):
             found |= every
-        else:
+        elif offset + index < len(params):
             found.add(params[offset + index])
+        else:  # past the named ones: into ``*args``
+            found |= {function.star_args} if function.star_args else every
     for keyword in node.keywords:
         if _reads(f"({ast.unparse(keyword.value)})", tainted, caller):
-            found |= {keyword.arg} if keyword.arg else every
+            found |= _keyword_target(function, keyword.arg) if keyword.arg else every
     return found
+
+
+def _keyword_target(function: FunctionSummary, name: str) -> set[str]:
+    """The parameter a keyword argument lands in: its own, else ``**kwargs``."""
+    named = name in function.params or name in function.keyword_only
+    return {function.star_kwargs} if function.star_kwargs and not named else {name}

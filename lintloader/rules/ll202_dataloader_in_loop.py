@@ -1,13 +1,15 @@
 """## dataloader-built-every-epoch (LL202)
 
 ### What it does
-Finds a `DataLoader` with workers (`num_workers` not 0) that is constructed inside a loop body,
-or in a function that runs once per iteration of a loop, once per epoch or once per pass over
-a loader: it is reached, through sure call edges, from a call inside a `for`/`while` body, from
-a per-epoch hook (`on_*_epoch_start`, a Lightning-style loop's `run`/`advance`/`reset`) or from
-an `__iter__`/`__next__`. The finding is reported where the loop (or hook) makes the call, with
-the chain down to the construction (a chain that enters an override in another distribution
-is placed in that distribution: see `analysis/placement.py`).
+Finds a `DataLoader` with workers (`num_workers` not 0; a subclass whose `__init__` hands
+torch's DataLoader a `num_workers` parameter that defaults to 0 has none when the call leaves it
+out) that is constructed inside a loop body, or in a function that runs once per iteration of a
+loop, once per epoch or once per pass over a loader: it is reached, through sure call edges,
+from a call inside a `for`/`while` body, from a per-epoch hook (`on_*_epoch_start`, a
+Lightning-style loop's `run`/`advance`/`reset`) or from an `__iter__`/`__next__`. The finding is
+reported where the loop (or hook) makes the call, with the chain down to the construction (a
+chain that enters an override in another distribution is placed in that distribution: see
+`analysis/placement.py`).
 
 Every loop that reaches the construction counts, not only the nearest: a call made once before
 the training loop (`if args.eval_on_start: self.evaluate()`) does not hide the same call inside
@@ -61,25 +63,25 @@ mutates (a dataset object changed in place, a sampler seeded per epoch).
 warning. Info when the construction is behind a one-shot check in the loop (`if loader is
 None:`), only runs when `persistent_workers` is off, or when its arguments change with the loop
 (a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
-through locals and calls (`files = glob(split)`, `load_data(files)`), and when the loop is in
-a set-up function (`setup*`, `build*`, `prepare*`, `create*`, `init*`, `__init__`: one
-loader per item, built once), when a function on the way is passed on as a value instead
-of called (`Process(target=work)` per GPU: one run per process), or over a fixed set of
-items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound to such lists:
-`options = [False] if xla else [True, False]`) with no ordinary loop around it. Only a
-test of the very value a branch keeps is a one-shot check: both branches of an ordinary `if`
-(`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each time. A function
-that builds its loader once and keeps it (`if self._loader is None:`, `if key not in self._cache:`,
-`self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not reported, and neither
-is a call into a builder made under such a test (`if self._loader is None: self._loader =
-self._make()`), unless that test sits in a branch on `persistent_workers` (then the usual
-persistent-branch note applies). Nor is a construction that runs only while a parameter is None
-(`if dataloader is None: dataloader = make_loader()`, `dataloader = dataloader or
-make_loader()`, the `else` of `if model is not None:`, or of `if training:` after `training =
+through locals and calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or
+`**kwargs` handed to DataLoader), and when the loop is in a set-up function (`setup*`, `build*`,
+`prepare*`, `create*`, `init*`, `__init__`: one loader per item, built once), when a function on
+the way is passed on as a value instead of called (`Process(target=work)` per GPU: one run per
+process), or over a fixed set of items written in it (`for ds in (train_ds, val_ds)`, or a local
+only ever bound to such lists: `options = [False] if xla else [True, False]`) with no ordinary
+loop around it. Only a test of the very value a branch keeps is a one-shot check: both branches
+of an ordinary `if` (`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each
+time. A function that builds its loader once and keeps it (`if self._loader is None:`, `if key
+not in self._cache:`, `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not
+reported, and neither is a call into a builder made under such a test (`if self._loader is None:
+self._loader = self._make()`), unless that test sits in a branch on `persistent_workers` (then
+the usual persistent-branch note applies). Nor is a construction that runs only while a
+parameter is None (`if dataloader is None: dataloader = make_loader()`, `dataloader = dataloader
+or make_loader()`, the `else` of `if model is not None:`, or of `if training:` after `training =
 model is not None`) for a call that passes a value for it (`evaluate(model,
 dataloader=val_loader)`); a call that passes nothing, `None`, or a name that may still hold None
-(a local or a `self.` attribute bound to None somewhere) reaches it. Calls matched by method
-name only are never followed.
+(a local or a `self.` attribute bound to None somewhere) reaches it. Calls matched by method name
+only are never followed.
 """
 
 from __future__ import annotations

@@ -310,6 +310,9 @@ class Summarizer(Walker):
             self.parsed.column(node),
             node.end_lineno or node.lineno,
             [p.arg for p in positional],
+            keyword_only=[p.arg for p in arguments.kwonlyargs],
+            star_args=arguments.vararg.arg if arguments.vararg else "",
+            star_kwargs=arguments.kwarg.arg if arguments.kwarg else "",
         )
         for param in (*positional, *arguments.kwonlyargs):
             annotated = _annotation_type(param.annotation) if param.annotation else None

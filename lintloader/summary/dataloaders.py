@@ -269,6 +269,24 @@ def _literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str,
     return found
 
 
+def _rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Every name the body binds or deletes (nested functions included: they may say
+    ``nonlocal``)."""
+    return {
+        n.id
+        for statement in node.body
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+
+
+def _forget_defaults(arguments: tuple[Argument, ...], rebound: set[str]) -> tuple[Argument, ...]:
+    return tuple(
+        a._replace(from_default=False, literal=None) if a.from_default and a.text in rebound else a
+        for a in arguments
+    )
+
+
 def _class_constructors(node: ast.ClassDef, aliases: set[str]) -> dict[str, Dotted]:
     """``self.<attr>`` that a method sets to a possible DataLoader class, directly
     (``self.loader_cls = DataLoader``) or from a parameter defaulting to one."""
@@ -458,12 +476,35 @@ class _LoaderVisitor(Walker):
                 state.constructors[f"{self_name}.{attribute}"] = name
         self.states.append(state)
         self.self_names.append(node.args.args[0].arg if in_class and node.args.args else None)
+        first = len(state.facts.loader_calls), len(state.facts.trainer_calls)
         self.visit_all(node.body)
+        self._forget_rebound(node, state.facts, first)
         self.self_names.pop()
         self.scopes.pop()
         self.states.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _forget_rebound(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        facts: FunctionFacts,
+        first: tuple[int, int],
+    ) -> None:
+        """A parameter the body binds again (``n = n or os.cpu_count()``, ``if not n: n = 4``)
+        may hold anything else: the arguments ``node`` added that read it lose its literal
+        default (the body is walked again only when one of them has one)."""
+        loaders, trainers = facts.loader_calls[first[0] :], facts.trainer_calls[first[1] :]
+        calls: list[LoaderCall | TrainerCall] = [*loaders, *trainers]
+        if not any(a.from_default for c in calls for a in c.arguments):
+            return
+        rebound = _rebound_names(node)
+        facts.loader_calls[first[0] :] = [
+            c._replace(arguments=_forget_defaults(c.arguments, rebound)) for c in loaders
+        ]
+        facts.trainer_calls[first[1] :] = [
+            c._replace(arguments=_forget_defaults(c.arguments, rebound)) for c in trainers
+        ]
 
     # -- loops ---------------------------------------------------------------------------------
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
