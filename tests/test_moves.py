@@ -5,6 +5,7 @@ case summarizes real source, before and after an edit."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,17 @@ def test_the_placeholder_lines_of_a_file_do_not_stop_a_shift() -> None:
     assert line_moves(before, before) == SHIFTED  # by nothing
     broken = summary("def f(:\n"), summary("\ndef f(:\n")
     assert line_moves(*broken) == SHIFTED  # where the error is: a place, and it moved
+
+
+FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "rules").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_line_a_fixture_records_is_declared(path: Path) -> None:
+    """Lines added above a whole file only shift it: a summary field that holds a line number
+    but is not named in ``moves`` (LINE_FIELDS and its kin) would make the comparison fail,
+    and every such edit would run the rules again (correct, but the fast path lost)."""
+    source = path.read_text(encoding="utf-8")
+    before = summarize_source(source.encode(), "pkg/mod.py", "pkg.mod")
+    after = summarize_source(("# moved\n\n" + source).encode(), "pkg/mod.py", "pkg.mod")
+    assert line_moves(before, after) == SHIFTED

@@ -32,6 +32,7 @@ LINE_FIELDS = frozenset(
 )
 LINE_COLUMN_FIELDS = frozenset({"header_end"})  # (line, column) pairs
 LINE_KEYED_FIELDS = frozenset({"noqa"})  # dicts keyed by line number
+LINE_RANGE_FIELDS = frozenset({"kept_blocks"})  # lists of (first line, last line) pairs
 # Line fields that hold 1 as a placeholder, not as a place: those of the module scope (a
 # FunctionSummary of kind "module", which starts and ends nowhere) and a parsed file's error line
 MODULE_SCOPE_FIELDS = frozenset({"line", "end_line"})
@@ -112,6 +113,16 @@ def _field(name: str, before: object, after: object, pairs: list[tuple[int, int]
         if len(before) != 2 or len(after) != 2 or before[1] != after[1]:
             raise _Differs
         _line(before[0], after[0], pairs)
+    elif name in LINE_RANGE_FIELDS:
+        if not (isinstance(before, list) and isinstance(after, list)) or len(before) != len(after):
+            raise _Differs
+        for old_range, new_range in zip(before, after, strict=True):
+            if not (isinstance(old_range, tuple) and isinstance(new_range, tuple)):
+                raise _Differs
+            if len(old_range) != 2 or len(new_range) != 2:
+                raise _Differs
+            _line(old_range[0], new_range[0], pairs)
+            _line(old_range[1], new_range[1], pairs)
     elif name in LINE_KEYED_FIELDS:
         if not (isinstance(before, dict) and isinstance(after, dict)):
             raise _Differs
