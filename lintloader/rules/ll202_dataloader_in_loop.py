@@ -71,7 +71,8 @@ process), or over a fixed set of items written in it (`for ds in (train_ds, val_
 only ever bound to such lists: `options = [False] if xla else [True, False]`) with no ordinary
 loop around it. Only a test of the very value a branch keeps is a one-shot check: both branches
 of an ordinary `if` (`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each
-time. A function that builds its loader once and keeps it (`if self._loader is None:`, `if key
+time, and a test of a local in a function called per epoch (`if loader is None: loader =
+DataLoader(...)`, the caller passing no loader) is None again at every call. A function that builds its loader once and keeps it (`if self._loader is None:`, `if key
 not in self._cache:`, `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not
 reported, and neither is a call into a builder made under such a test (`if self._loader is None:
 self._loader = self._make()`), unless that test sits in a branch on `persistent_workers` (then

@@ -579,11 +579,17 @@ class _LoaderVisitor(Walker):
         if kept and _once_like(node.test) and keeps_beyond_the_call(node.body, subjects):
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
             state.facts.kept_blocks.append((node.body[0].lineno, last))
-        self._push("if", node.test, False, kept)
+        # outside every loop of this function, the check runs once per call: only a value kept
+        # beyond the call (an attribute, an item) makes it one-shot for the callers' loops
+        once = kept if state.open_loops else keeps_beyond_the_call(node.body, subjects)
+        self._push("if", node.test, False, once)
         self.visit_all(node.body)
         self._pop_condition()
         if node.orelse:
-            self._push("if", node.test, True, keeps(node.orelse, subjects))
+            kept_else = keeps(node.orelse, subjects)
+            if not state.open_loops:
+                kept_else = keeps_beyond_the_call(node.orelse, subjects)
+            self._push("if", node.test, True, kept_else)
             self.visit_all(node.orelse)
             self._pop_condition()
         self._zero_mapped(node)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 33  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 34  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
