@@ -60,29 +60,29 @@ expression already given). Unsafe because the arguments may still depend on stat
 mutates (a dataset object changed in place, a sampler seeded per epoch).
 
 ### Severity
-warning. Info when the construction is behind a one-shot check in the loop (`if loader is
-None:`), only runs when `persistent_workers` is off, or when its arguments change with the loop
-(a per-fold dataset: a new loader may be intended), also when the loop's value reaches them
-through locals and calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or
-`**kwargs` handed to DataLoader), and when the loop is in a set-up function (`setup*`, `build*`,
-`prepare*`, `create*`, `init*`, `__init__`: one loader per item, built once), when a function on
-the way is passed on as a value instead of called (`Process(target=work)` per GPU: one run per
-process), or over a fixed set of items written in it (`for ds in (train_ds, val_ds)`, or a local
-only ever bound to such lists: `options = [False] if xla else [True, False]`) with no ordinary
-loop around it. Only a test of the very value a branch keeps is a one-shot check: both branches
-of an ordinary `if` (`if self.collate_fn is None:`, `if self.curriculum:`) build a pool each
-time, and a test of a local in a function called per epoch (`if loader is None: loader =
-DataLoader(...)`, the caller passing no loader) is None again at every call. A function that builds its loader once and keeps it (`if self._loader is None:`, `if key
-not in self._cache:`, `self._cache.setdefault(key, ...)`, `@functools.cache`/`lru_cache`) is not
-reported, and neither is a call into a builder made under such a test (`if self._loader is None:
-self._loader = self._make()`), unless that test sits in a branch on `persistent_workers` (then
-the usual persistent-branch note applies). Nor is a construction that runs only while a
-parameter is None (`if dataloader is None: dataloader = make_loader()`, `dataloader = dataloader
-or make_loader()`, the `else` of `if model is not None:`, or of `if training:` after `training =
-model is not None`) for a call that passes a value for it (`evaluate(model,
-dataloader=val_loader)`); a call that passes nothing, `None`, or a name that may still hold None
-(a local or a `self.` attribute bound to None somewhere) reaches it. Calls matched by method name
-only are never followed.
+warning. Info when the construction is behind a one-shot check in the loop (`if loader is None:`),
+only runs when `persistent_workers` is off, or when its arguments change with the loop (a per-fold
+dataset: a new loader may be intended), also when the loop's value reaches them through locals and
+calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or `**kwargs` handed to
+DataLoader), and when the loop is in a set-up function (`setup*`, `build*`, `prepare*`, `create*`,
+`init*`, `__init__`: one loader per item, built once), when a function on the way is passed on as a
+value instead of called (`Process(target=work)` per GPU: one run per process), or over a fixed set
+of items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound to such lists:
+`options = [False] if xla else [True, False]`) with no ordinary loop around it. Only a test of the
+very value a branch keeps is a one-shot check: both branches of an ordinary `if` (`if
+self.collate_fn is None:`, `if self.curriculum:`) build a pool each time, and a test of a local in a
+function called per epoch (`if loader is None: loader = DataLoader(...)`, the caller passing no
+loader) is None again at every call. A function that builds its loader once and keeps it (`if
+self._loader is None:`, `if key not in self._cache:`, `self._cache.setdefault(key, ...)`,
+`@functools.cache`/`lru_cache`) is not reported, and neither is a call into a builder made under
+such a test (`if self._loader is None: self._loader = self._make()`), unless that test sits in a
+branch on `persistent_workers` (then the usual persistent-branch note applies). Nor is a
+construction that runs only while a parameter is None (`if dataloader is None: dataloader =
+make_loader()`, `dataloader = dataloader or make_loader()`, the `else` of `if model is not None:`,
+or of `if training:` after `training = model is not None`) for a call that passes a value for it
+(`evaluate(model, dataloader=val_loader)`); a call that passes nothing, `None`, or a name that may
+still hold None (a local or a `self.` attribute bound to None somewhere) reaches it. Calls matched
+by method name only are never followed.
 """
 
 from __future__ import annotations
