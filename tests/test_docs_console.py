@@ -41,6 +41,7 @@ FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```", re.S | re.M)
 DURATION = re.compile(r"\b\d+(?:\.\d+)? ?s\b")
 PLACEHOLDER = re.compile(r"(<PID>|<N>| {2,})")
 PATTERNS = {"<PID>": r"\d+", "<N>": r"\d+(?:\.\d+)?"}
+VENV_PYTHON = re.compile(r"<VENV>/bin/python3(?:\.\d+)?\b")
 EXIT = re.compile(r"exit \d+")
 ELLIPSIS = "..."
 
@@ -204,6 +205,8 @@ def run(command: str, cwd: Path, cache: Path, expected: list[str]) -> list[str]:
         cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     output = (done.stdout + done.stderr).replace(str(cwd), "<DIR>").replace(sys.prefix, "<VENV>")
+    # a venv's interpreter is python3 or python3.X, after the python that made the venv
+    output = VENV_PYTHON.sub("<VENV>/bin/python3", output)
     lines = [DURATION.sub("<TIME>", line) for line in output.splitlines()]
     shows_exit = bool(expected) and EXIT.fullmatch(expected[-1]) is not None
     return [*lines, f"exit {done.returncode}"] if shows_exit else lines
