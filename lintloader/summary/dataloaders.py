@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 
 from lintloader.summary.config_defaults import class_defaults, class_stores
-from lintloader.summary.guards import keeps, keeps_beyond_the_call, tested
+from lintloader.summary.guards import Kept, kept, tested
 from lintloader.summary.helpers import (
     Scope,
     call_arguments,
@@ -575,24 +575,24 @@ class _LoaderVisitor(Walker):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        kept = keeps(node.body, subjects)
-        if kept and _once_like(node.test) and keeps_beyond_the_call(node.body, subjects):
+        body = kept(node.body, subjects)
+        if body.beyond_the_call and _once_like(node.test):
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
             state.facts.kept_blocks.append((node.body[0].lineno, last))
-        # outside every loop of this function, the check runs once per call: only a value kept
-        # beyond the call (an attribute, an item) makes it one-shot for the callers' loops
-        once = kept if state.open_loops else keeps_beyond_the_call(node.body, subjects)
-        self._push("if", node.test, False, once)
+        self._push("if", node.test, False, self._one_shot(body))
         self.visit_all(node.body)
         self._pop_condition()
         if node.orelse:
-            kept_else = keeps(node.orelse, subjects)
-            if not state.open_loops:
-                kept_else = keeps_beyond_the_call(node.orelse, subjects)
-            self._push("if", node.test, True, kept_else)
+            self._push("if", node.test, True, self._one_shot(kept(node.orelse, subjects)))
             self.visit_all(node.orelse)
             self._pop_condition()
         self._zero_mapped(node)
+
+    def _one_shot(self, branch: Kept) -> bool:
+        """Inside a loop of this function, a branch that keeps the tested value runs once per
+        loop; outside every loop it runs once per call, so only a value kept beyond the call
+        (an attribute, an item) makes it one-shot for the callers' loops."""
+        return branch.anywhere if self.state.open_loops else branch.beyond_the_call
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self._push("except", node.type, False)

@@ -10,6 +10,7 @@ builds a pool on either side, every time the function runs.
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 from lintloader.summary.helpers import dotted
 
@@ -49,30 +50,36 @@ def _subject(node: ast.expr) -> frozenset[str]:
     return frozenset({".".join(name)}) if name else frozenset()
 
 
-def keeps(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+class Kept(NamedTuple):
+    """What a branch does to the values its test looked at."""
+
+    anywhere: bool  # stores into one of them, so the test is false the next time it runs here
+    beyond_the_call: bool  # into one that outlives the call (an attribute, an object's item)
+
+
+def kept(body: list[ast.stmt], subjects: frozenset[str]) -> Kept:
     """Whether a branch stores into one of the tested values (an assignment, an item, a
-    ``setattr``, ``cache.setdefault``/``update``), so the test is false the next time."""
+    ``setattr``, ``cache.setdefault``/``update``), and whether into one that outlives the call
+    (``self._loader = ...``, ``self._cache[key] = ...``, ``_CACHE[key] = ...``); a local name
+    (``dataloader = make()`` under ``if dataloader is None:``) is None again on the next call."""
     if not subjects:
-        return False
-    return any(_covers(target, subjects) for target in _stored(body))
+        return Kept(False, False)
+    covered = [(target, into) for target, into in _stored(body) if _covers(target, subjects)]
+    return Kept(bool(covered), any(into or "." in target for target, into in covered))
 
 
-def keeps_beyond_the_call(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
-    """Whether a branch stores into a tested value that outlives the call: an attribute
-    (``self._loader = ...``) or an object's item (``self._cache[key] = ...``, ``_CACHE[key] =
-    ...``), not a local name (``dataloader = make()`` under ``if dataloader is None:`` runs
-    again on the next call)."""
-    if not subjects:
-        return False
-    return any(
-        _covers(target, subjects) and ("." in target or kept_in_object)
-        for target, kept_in_object in _stored_kinds(body)
-    )
+def keeps(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+    """:func:`kept` anywhere: the test is false the next time it runs in this call."""
+    return kept(body, subjects).anywhere
 
 
-def _stored_kinds(body: list[ast.stmt]) -> set[tuple[str, bool]]:
-    """The stored names of :func:`_stored`, each with whether the store went into an object
-    (an item, a ``setattr``, a ``setdefault``/``update``) rather than rebinding the name."""
+def _covers(target: str, subjects: frozenset[str]) -> bool:
+    return any(target == s or s.startswith(target + ".") for s in subjects)
+
+
+def _stored(body: list[ast.stmt]) -> set[tuple[str, bool]]:
+    """The names a branch stores into, each with whether the store went into an object (an
+    item, a ``setattr``, a ``setdefault``/``update``) rather than rebinding the name."""
     found: set[tuple[str, bool]] = set()
     pending: list[ast.AST] = list(body)
     while pending:
@@ -89,28 +96,6 @@ def _stored_kinds(body: list[ast.stmt]) -> set[tuple[str, bool]]:
         for target in targets:
             into_object = isinstance(target, ast.Subscript)
             found |= {(name, into_object) for name in _target_names(target)}
-        pending.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _covers(target: str, subjects: frozenset[str]) -> bool:
-    return any(target == s or s.startswith(target + ".") for s in subjects)
-
-
-def _stored(body: list[ast.stmt]) -> set[str]:
-    found: set[str] = set()
-    pending: list[ast.AST] = list(body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                found |= _target_names(target)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            found |= _target_names(node.target)
-        elif isinstance(node, ast.Call):
-            found |= _call_stores(node)
         pending.extend(ast.iter_child_nodes(node))
     return found
 
