@@ -137,10 +137,9 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
     """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once).
     ``roots``: keys of functions declared to run once per epoch (``extend-roots``)."""
     start = site.info
-    if is_construction_root(start):
-        return [Place(start, (), None, "iter", False)]
-    if start.key in roots or is_epoch_root(program, start):
-        return [Place(start, (), None, "hook", False)]
+    root = _root_kind(program, start, roots)
+    if root is not None:
+        return [Place(start, (), None, root, False)]
     found: dict[tuple[str, int, int], Place] = {}
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
     # each caller is climbed once per None guard of the call it makes on the way, so that a
@@ -204,7 +203,9 @@ def _place(
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
         if _in_kept_block(facts, site, index) and (
-            index >= 0 or not edge.call.persistent_guard or _is_root(program, caller, roots)
+            index >= 0
+            or not edge.call.persistent_guard
+            or _root_kind(program, caller, roots) is not None
         ):
             return None, False
         if index >= 0:
@@ -214,16 +215,20 @@ def _place(
         loops = caller.function.loops
         loop = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
         return Place(caller, chain, loop, "loop", False), True
-    if is_construction_root(caller):
-        return Place(caller, chain, None, "iter", False), False
-    if caller.key in roots or is_epoch_root(program, caller):
-        return Place(caller, chain, None, "hook", False), False
+    root = _root_kind(program, caller, roots)
+    if root is not None:
+        return Place(caller, chain, None, root, False), False
     return None, not (facts is not None and _kept(facts, edge))
 
 
-def _is_root(program: Program, caller: FunctionInfo, roots: frozenset[str]) -> bool:
-    """``__iter__`` (a construction root), a per-epoch hook or a declared root."""
-    return is_construction_root(caller) or caller.key in roots or is_epoch_root(program, caller)
+def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> str | None:
+    """``"iter"`` for ``__iter__`` (a construction root), ``"hook"`` for a per-epoch hook or a
+    declared root (``roots``), None for any other function."""
+    if is_construction_root(info):
+        return "iter"
+    if info.key in roots or is_epoch_root(program, info):
+        return "hook"
+    return None
 
 
 def _in_kept_block(facts: FunctionFacts, site: Site, loop: int) -> bool:
