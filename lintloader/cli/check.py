@@ -15,6 +15,7 @@ import click
 
 from lintloader.cli.baselining import apply_baseline
 from lintloader.cli.baselining import write_baseline as write_baseline_file
+from lintloader.cli.exits import CheckDone
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -41,11 +42,6 @@ from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
 
 if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
-
-
-class CheckDone(SystemExit):
-    """How ``check`` ends (a ``SystemExit`` with its exit code): the console script leaves
-    the process at once on it (see :func:`lintloader.cli.main.run`)."""
 
 
 @click.command("check")
@@ -104,6 +100,11 @@ class CheckDone(SystemExit):
     is_flag=True,
     help="With a baseline: list its entries that no longer match a finding.",
 )
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    help="With a baseline: drop its stale entries, follow renamed files; add nothing new.",
+)
 @click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
 @click.option(
@@ -139,6 +140,7 @@ def check(
     baseline_path: Path | None,
     write_baseline: Path | None,
     show_stale_baseline: bool,
+    update_baseline: bool,
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
@@ -191,7 +193,7 @@ def check(
         raise CheckDone(EXIT_CLEAN)
     config = options.config
     chosen = str(baseline_path) if baseline_path is not None else config.baseline
-    baselined = apply_baseline(result, chosen, show_stale_baseline)
+    baselined = apply_baseline(result, chosen, show_stale_baseline, update_baseline)
     result = located_in_cells(baselined.result)
     replacements = suggested_edits(result) if edits_wanted else {}
     write_reports(reports, result.findings, statistics, color, replacements)
