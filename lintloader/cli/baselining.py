@@ -53,13 +53,26 @@ def write_baseline(path: Path, result: CheckResult) -> None:
     click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {path}.", err=True)
 
 
-def apply_baseline(result: CheckResult, path: str | None, show_stale: bool) -> Baselined:
-    """Hide the findings the baseline at ``path`` holds; list its stale entries when asked."""
+def shown(path: str) -> str:
+    """A path as messages print it: relative to the working directory when it is inside."""
+    absolute = os.path.abspath(path)
+    here = os.getcwd()
+    inside = os.path.commonpath([absolute, here]) == here
+    return os.path.relpath(absolute, here) if inside else path
+
+
+def apply_baseline(
+    result: CheckResult, path: str | None, show_stale: bool, update: bool = False
+) -> Baselined:
+    """Hide the findings the baseline at ``path`` holds; list its stale entries when asked;
+    ``update``: write it back without its stale entries, moved files' entries under their
+    new paths (no new finding is added: that is ``--write-baseline``)."""
     if path is None:
-        if show_stale:
-            raise Failure("--show-stale-baseline needs a baseline (--baseline or `baseline =`)")
+        if show_stale or update:
+            flag = "--show-stale-baseline" if show_stale else "--update-baseline"
+            raise Failure(f"{flag} needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
-    from lintloader.suppress.baseline import BaselineError, match, read
+    from lintloader.suppress.baseline import BaselineError, match, read, save
 
     try:
         recorded = read(path)
@@ -67,17 +80,35 @@ def apply_baseline(result: CheckResult, path: str | None, show_stale: bool) -> B
         raise Failure(str(exc)) from None
     relocate = relocator(result.files, path)
     scanned = [relocate(file.display) for file in result.files]
-    matched = match(result.findings, recorded, relocate, scanned)
+    base = os.path.dirname(os.path.abspath(path))
+
+    def exists(entry_path: str) -> bool:
+        return os.path.lexists(os.path.join(base, entry_path))
+
+    matched = match(result.findings, recorded, relocate, scanned, exists)
     if show_stale:
         for entry in matched.stale:
             where = " -> ".join(part for part in (entry.root, entry.sink) if part)
+            gone = "" if exists(entry.path) else " (file gone)"
             click.echo(
-                f"stale baseline entry: {entry.path}: {entry.code} {where} "
+                f"stale baseline entry: {entry.path}{gone}: {entry.code} {where} "
                 f"({entry.fingerprint[:12]})",
                 err=True,
             )
         count = len(matched.stale)
         click.echo(
-            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {path}.", err=True
+            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {shown(path)}.",
+            err=True,
+        )
+    if update:
+        try:
+            count = save(path, matched.updated)
+        except BaselineError as exc:
+            raise Failure(str(exc)) from None
+        dropped = len(recorded) - count
+        click.echo(
+            f"Updated the baseline {shown(path)}: {count} entr{'ies' if count != 1 else 'y'} "
+            f"kept, {dropped} stale dropped.",
+            err=True,
         )
     return Baselined(replace(result, findings=matched.findings), matched.baselined)
