@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
 
 
-@click.command("check")
+@click.command("check", short_help="Find code that throws DataLoader worker pools away.")
 @scan_options
 @click.option(
     "--output-format",
@@ -151,7 +151,8 @@ def check(
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
-    """Report DataLoader iterator resets reachable from __iter__ or per-epoch hooks.
+    """Find code that throws a DataLoader's worker pool away: resets on the epoch path,
+    loaders rebuilt per epoch, evaluation or step, persistent_workers without workers.
 
     PATHS are files or directories (or, with --site-packages, distribution names).
     """

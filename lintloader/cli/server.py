@@ -13,7 +13,7 @@ from lintloader import extra_hint
 INSTALL_HINT = f"lintloader server needs the [lsp] extra: {extra_hint('lsp')}"
 
 
-@click.command("server")
+@click.command("server", short_help="Run the language server (editors: docs/editors.md).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the summary cache.")
 @click.option(
     "--cache-dir",

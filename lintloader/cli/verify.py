@@ -34,7 +34,9 @@ may also be a path to a .py file.
 """
 
 
-@click.command("verify", help=_HELP)
+@click.command(
+    "verify", help=_HELP, short_help="Check with real workers that a DataLoader's pool survives."
+)
 @click.option(
     "--engine",
     type=click.Choice(["lightning", "torch"]),
