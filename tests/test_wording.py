@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from conftest import FIXTURES, run_cli
@@ -41,3 +42,29 @@ def test_a_json_finding_links_its_rule_page(tmp_path: Path) -> None:
     [parse_error] = json.loads(broken.stdout)
     assert parse_error["code"] == "LL000"
     assert parse_error["url"].endswith("/docs/guarantees.md#a-bad-file-never-stops-a-run")
+
+
+def test_a_file_checked_in_its_project_counts_itself(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "check" / "lightning150" / "minilight", root / "minilight")
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    done = run_cli("check", "--no-cache", "minilight/utilities/fetching.py", cwd=root)
+    assert done.returncode == 1
+    assert done.stdout.startswith("minilight/utilities/fetching.py:16:9: LL101 [error]")
+    assert "Found 1 finding (1 error) in 1 file, its project's 6 files read (" in done.stderr
+    assert "no project holds" not in done.stderr
+
+
+def test_a_file_in_no_project_is_said_to_be_checked_alone(tmp_path: Path) -> None:
+    shutil.copy(
+        FIXTURES / "check" / "lightning150" / "minilight" / "utilities" / "fetching.py", tmp_path
+    )
+    done = run_cli("check", "--no-cache", "fetching.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert done.stderr.splitlines()[-1] == (
+        "note: no project holds fetching.py (no pyproject.toml, setup.cfg, setup.py or .git "
+        "above it): checked alone, chains into other files are not followed "
+        "(--project-root DIR names the project)."
+    )
+    quiet = run_cli("check", "--no-cache", "--quiet", "fetching.py", cwd=tmp_path)
+    assert "note:" not in quiet.stderr

@@ -47,6 +47,7 @@ from lintloader.fixers.writer import (
     WriteError,
     atomic_write,
     digest_of,
+    notebook_diff,
     remove_stale_bytecode,
     unified_diff,
     why_not_writable,
@@ -248,7 +249,8 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     changed = outcome.changed
     for path in sorted(changed):
         display = displays.get(path, path)
-        diff = unified_diff(display, outcome.originals[path], changed[path])
+        show = notebook_diff if is_notebook(path) else unified_diff
+        diff = show(display, outcome.originals[path], changed[path])
         if sys.stdout and sys.stdout.isatty():
             emit(for_terminal(diff), nl=False)
         else:
