@@ -336,8 +336,9 @@ def locked_store(
 
 def write_plain(path: str, data: bytes) -> None:
     """Atomic write of a non-Python file (backup copy, manifest): created with the user's umask
-    (mode 0o666 before it), never through a symbolic link (``safe_file.write_atomic``)."""
-    write_atomic(path, data)
+    (mode 0o666 before it), never through a symbolic link (``safe_file.write_atomic``): one
+    planted in the backup directory is replaced, as any bad backup blob is."""
+    write_atomic(path, data, replace_link=True)
 
 
 def site_of(path: str, sites: Iterable[str]) -> str | None:
