@@ -81,13 +81,28 @@ def read_regular(
         if cap is not None and status.st_size > cap:
             raise TooLarge(status.st_size, cap)
         os.set_blocking(descriptor, True)
-        with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            data = handle.read() if cap is None else handle.read(cap + 1)
+        data = _read_to_end(descriptor, status.st_size, cap)
     finally:
         os.close(descriptor)
     if cap is not None and len(data) > cap:  # it grew while it was read
         raise TooLarge(len(data), cap)
     return data
+
+
+def _read_to_end(descriptor: int, size: int, cap: int | None) -> bytes:
+    """What is left in ``descriptor``, expected to be ``size`` bytes (it may have grown or
+    shrunk since), at most ``cap + 1``: plain ``os.read`` calls, no buffered file object (a
+    scan reads thousands of files)."""
+    chunks = []
+    want = max(size, 0) + 1  # +1: the usual case ends in 2 reads
+    total = 0
+    while chunk := os.read(descriptor, want if cap is None else min(want, cap + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if cap is not None and total > cap:
+            break
+        want = 65536
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def owned_by_another_user(status: os.stat_result) -> str | None:

@@ -369,3 +369,78 @@ def test_stale_baseline_entries_and_baseline_errors_escape_names(project: Path) 
     failed = run("check", "--no-cache", "--baseline", broken.name, ".", cwd=project)
     assert failed.returncode == 2
     assert "\x1b" not in failed.stderr and "\\x1b]0;owned\\x07" in failed.stderr
+
+
+# --- files too large to analyze ----------------------------------------------------------
+
+
+def notebook(cells: list[tuple[str, str]]) -> str:
+    """A notebook of code cells (source, the text of one output)."""
+    made = [
+        {
+            "cell_type": "code",
+            "id": f"c{index}",
+            "metadata": {},
+            "execution_count": index + 1,
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": output}],
+            "source": source,
+        }
+        for index, (source, output) in enumerate(cells)
+    ]
+    return json.dumps({"cells": made, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_oversized_files_are_ll000_the_same_cold_and_warm_at_every_severity(
+    tmp_path: Path,
+) -> None:
+    """A notebook whose outputs make its file larger than ``max-file-size`` but whose code is
+    small, one whose code is too large, and a plain file too large: a run with the cache,
+    whatever ran before it, prints what a run without it prints."""
+    pytest.importorskip("nbformat", reason="notebooks need the [notebooks] extra")
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.lintloader]\nmax-file-size = 0.01\n")
+    (root / "outputs.ipynb").write_text(notebook([("print(1)\n", "x" * 20000), (BUG, "")]))
+    (root / "code.ipynb").write_text(notebook([("x = 1\n" + "# pad\n" * 3000, ""), (BUG, "")]))
+    (root / "big.py").write_text(BUG + "# pad\n" * 3000)
+    (root / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\ndef f(ds):\n    for e in range(3):\n"
+        "        for b in DataLoader(ds, num_workers=2):\n            pass\n"
+    )
+    cache = str(tmp_path / "cache")
+    severities = ["info", "warning", "error"]
+    cold = {}
+    for severity in severities:
+        done = run("check", "--no-cache", "--min-severity", severity, ".", cwd=root)
+        cold[severity] = (done.returncode, done.stdout)
+    assert "outputs.ipynb:cell 2:3:9: LL101" in cold["warning"][1]
+    for name in ("code.ipynb:", "big.py:"):
+        assert [line for line in cold["warning"][1].splitlines() if line.startswith(name)]
+    for severity in [*severities, "warning", "info", "warning", "error", "info"]:
+        done = run("check", "--cache-dir", cache, "--min-severity", severity, ".", cwd=root)
+        assert (done.returncode, done.stdout) == cold[severity], (severity, done.stderr)
+
+
+def test_a_huge_sparse_file_is_never_read(project: Path) -> None:
+    """3 GB on disk (no block of it written): too large by its size, under a memory limit
+    far below it."""
+    import resource
+
+    with open(project / "huge.py", "wb") as handle:
+        handle.truncate(3 * 1024**3)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1024**3, 1024**3))
+
+    done = subprocess.run(
+        [*CLI, "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    assert "huge.py:1:1: LL000 [error] too large to analyze (3072.0 MB > 4 MB;" in done.stdout
+    assert FINDING in done.stdout
