@@ -31,9 +31,9 @@ from lintloader.scan.statindex import StatIndex, index_path, is_racy, load_index
 from lintloader.scan.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
-# A notebook's file holds its outputs too: one up to this many times the size limit on disk
-# is read to measure its code cells; a larger one is too large unread.
-NOTEBOOK_DISK_FACTOR = 16
+# A file larger on disk than this many times ``max-file-size`` is too large, never read (a
+# notebook's file holds its outputs too: its code cells, measured after reading, decide below).
+UNREAD_FACTOR = 16
 
 
 class SourceSet:
@@ -84,7 +84,7 @@ class SourceSet:
                     status = os.stat(path)
                     if stat.S_ISDIR(status.st_mode):
                         continue
-                    too_large = self._too_large(path, status.st_size)
+                    too_large = self._too_large(status.st_size)
                     if too_large:
                         problems.append(FileProblem(file.display, too_large))
                         continue
@@ -100,16 +100,14 @@ class SourceSet:
                 readable.append(file)
         return readable
 
-    def _too_large(self, path: str, size: int) -> str | None:
-        """The LL000 message of a file too large to analyze, decided the same way every run,
-        before a byte is read: by its size on disk (a notebook larger on disk than the limit
-        is read, within :data:`NOTEBOOK_DISK_FACTOR` times it, and its code cells decide)."""
-        problem = size_problem(size, self._max_mb)
-        if problem is None or not path.endswith(NOTEBOOK_SUFFIX):
-            return problem
-        if size > NOTEBOOK_DISK_FACTOR * self._max_mb * 1024 * 1024:
-            return problem
-        return size_problem(len(self[path]), self._max_mb)
+    def _too_large(self, size: int) -> str | None:
+        """The LL000 message of a file too large even to read (more than
+        :data:`UNREAD_FACTOR` times ``max-file-size`` on disk), decided by its size before a
+        byte is read, the same way every run. A smaller file over the limit is read and
+        searched, and is LL000 when the selection would parse it (``select/rounds.py``)."""
+        if self._max_mb <= 0 or size <= UNREAD_FACTOR * self._max_mb * 1024 * 1024:
+            return None
+        return size_problem(size, self._max_mb)
 
     def _admit_override(self, path: str) -> int:
         """Bytes given instead of the file's: recorded untrusted (and never saved)."""
