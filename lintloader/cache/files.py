@@ -1,6 +1,7 @@
 """The cache directory and the safe file operations every cache file uses: reads that never
 follow a symbolic link and trust only what the user alone can have written, atomic writes of
-private files, and a clean that removes only lintloader's own entries.
+private files (both through ``lintloader/safe_file.py``), and a clean that removes only
+lintloader's own entries.
 
 Entries are data (``cache/codec.py``), never pickles. Everything under the cache directory is
 an optimisation: an entry that cannot be read, or is not exactly what lintloader writes, is a
