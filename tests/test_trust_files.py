@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from lintloader import safe_file
 
@@ -27,10 +28,8 @@ ROOT_ONLY = pytest.mark.skipif(
 )
 
 
-def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
-    )
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, cwd=cwd, timeout=120)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from lintloader.scan.git_files import git_argv
 
@@ -112,9 +113,7 @@ def test_no_command_of_a_scanned_tree_runs(tmp_path: Path, tree: str, command: s
     marker = tmp_path / "MARKER"
     root = TREES[tree](tmp_path, marker)
     for cache in ("--no-cache", "--cache-dir=" + str(tmp_path / "cache")):
-        done = subprocess.run(
-            [*CLI, *COMMANDS[command], cache], cwd=root, capture_output=True, text=True, timeout=300
-        )
+        done = run_cli(*COMMANDS[command], cache, cwd=root, timeout=300)
         assert "Traceback" not in done.stderr, done.stderr
         assert done.returncode in (0, 1), done.stderr
         assert not marker.exists(), f"{command} ({cache}) ran the tree's core.fsmonitor"
@@ -146,13 +145,7 @@ def test_git_still_answers_in_an_honest_repository(tmp_path: Path) -> None:
     git("init", "-q", ".", cwd=tmp_path)
     git("add", "pkg/train.py", ".gitignore", cwd=tmp_path)
     git("commit", "-qm", "a project", cwd=tmp_path)
-    done = subprocess.run(
-        [*CLI, "check", "--no-cache", "--output-format", "concise", "pkg"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_cli("check", "--no-cache", "--output-format", "concise", "pkg", cwd=tmp_path)
     assert "train.py" in done.stdout and "ignored.py" not in done.stdout, done.stdout
     asked = subprocess.run(
         [*git_argv("ls-files", "-z", "--others", "--exclude-standard")],
