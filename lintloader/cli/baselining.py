@@ -13,6 +13,7 @@ import click
 
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
+from lintloader.scan.escape import printable
 from lintloader.scan.model import SourceFile
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
@@ -50,19 +51,27 @@ def write_baseline(path: Path, result: CheckResult) -> None:
         count = write(str(path), result.findings, relocator(result.files, str(path)))
     except BaselineError as exc:
         raise Failure(str(exc)) from None
-    click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {path}.", err=True)
+    shown = printable(str(path))
+    click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {shown}.", err=True)
 
 
-def apply_baseline(result: CheckResult, path: str | None, show_stale: bool) -> Baselined:
-    """Hide the findings the baseline at ``path`` holds; list its stale entries when asked."""
+def apply_baseline(
+    result: CheckResult, path: str | None, show_stale: bool, given: bool = False
+) -> Baselined:
+    """Hide the findings the baseline at ``path`` holds; list its stale entries when asked.
+    A baseline the configuration names (not ``given`` on the command line) that another
+    user owns is not used (one warning)."""
     if path is None:
         if show_stale:
             raise Failure("--show-stale-baseline needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
-    from lintloader.suppress.baseline import BaselineError, match, read
+    from lintloader.suppress.baseline import BaselineError, ForeignBaseline, match, read
 
     try:
-        recorded = read(path)
+        recorded = read(path, trusted=given)
+    except ForeignBaseline as exc:  # as git's safe.directory: said, and the run goes on
+        click.echo(f"lintloader: warning: {printable(str(exc))}", err=True)
+        return Baselined(result)
     except BaselineError as exc:
         raise Failure(str(exc)) from None
     relocate = relocator(result.files, path)
@@ -71,13 +80,11 @@ def apply_baseline(result: CheckResult, path: str | None, show_stale: bool) -> B
     if show_stale:
         for entry in matched.stale:
             where = " -> ".join(part for part in (entry.root, entry.sink) if part)
-            click.echo(
-                f"stale baseline entry: {entry.path}: {entry.code} {where} "
-                f"({entry.fingerprint[:12]})",
-                err=True,
-            )
+            line = f"{entry.path}: {entry.code} {where} ({entry.fingerprint[:12]})"
+            click.echo(f"stale baseline entry: {printable(line)}", err=True)
         count = len(matched.stale)
         click.echo(
-            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {path}.", err=True
+            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {printable(path)}.",
+            err=True,
         )
     return Baselined(replace(result, findings=matched.findings), matched.baselined)
