@@ -11,23 +11,25 @@ selects LL101-LL105); a selector that matches no rule is an error, as in ruff.
 
 from __future__ import annotations
 
-import errno
 import fnmatch
 import os
-import stat
 import sys
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lintloader.findings import Severity
 from lintloader.limits import DEFAULT_MAX_FILE_MB
+from lintloader.safe_file import Refused, TooLarge, owned_by_another_user, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on old interpreters
     import tomli as tomllib
+
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a configuration file larger is an error, never read
 
 
 class ConfigError(Exception):
@@ -166,41 +168,41 @@ def _has_table(path: Path) -> bool:
     """Whether ``path`` holds ``tool.lintloader``, in any way TOML can write it (``[tool]``
     with ``lintloader.x = ...``, dotted keys, quoted keys, inline tables)."""
     try:
-        data = read_regular(path)
+        data = read_regular(path, MAX_CONFIG_BYTES, follow=True)
+    except TooLarge:
+        return True  # load_config says what is wrong with it
     except OSError:
         return False
     if b"lintloader" not in data and b"\\u" not in data and b"\\U" not in data:
         return False  # no way to spell the key (an escape in a quoted key could)
     try:
         tool = tomllib.loads(data.decode("utf-8")).get("tool")
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # TOMLDecodeError is one
         return b"lintloader" in data  # load_config says what is wrong with it
     return isinstance(tool, dict) and "lintloader" in tool
 
 
-def read_regular(path: Path) -> bytes:
-    """The bytes of ``path`` if it is a regular file; never blocks on a FIFO or reads a device
-    without end (OSError otherwise)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
+class ForeignConfig(ConfigError):
+    """A configuration file found for the paths (not named on the command line) that another
+    user owns: not used, as git's ``safe.directory`` (a one-line warning; the run goes on)."""
 
 
-def load_config(path: Path | None) -> Config:
+def load_config(path: Path | None, found: bool = False) -> Config:
+    """The configuration in ``path`` (None: the defaults) over the chain of files its
+    ``extend`` names. A file ``found`` walking up from the paths, and each file its chain
+    names, must be the user's or root's (else :class:`ForeignConfig`); one the command line
+    names is the user's word."""
     if path is None:
         return Config()
-    table, sources = _extended_table(_read_table(path), path, (os.path.abspath(path),))
+    accept = owned_by_another_user if found else None
+    table, sources = _extended_table(path, accept)
     config = parse_table(table, str(path))
     return replace(config, origins=tuple(_origins(table, sources)))
 
 
 SELECTOR_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores")
 Sources = dict[str, str]  # key -> the file it was taken from (the one ``extend`` names, or own)
+Accept = Callable[[os.stat_result], str | None] | None
 
 
 def _origins(table: dict[str, Any], sources: Sources) -> Iterator[tuple[str, str, str]]:
@@ -213,40 +215,54 @@ def _origins(table: dict[str, Any], sources: Sources) -> Iterator[tuple[str, str
                 yield code, key, sources[key]
 
 
-def _extended_table(
-    table: dict[str, Any], path: Path, seen: tuple[str, ...]
-) -> tuple[dict[str, Any], Sources]:
-    """``table`` over the table its ``extend`` names (recursively), and the file each key was
-    taken from; a path-valued key of the extended file (``baseline``) stays relative to that
-    file."""
-    own = {key: str(path) for key in table if key != "extend"}
-    if "extend" not in table:
-        return table, own
-    extend = table["extend"]
-    if not isinstance(extend, str):
-        raise ConfigError(
-            f"{shown_path(path)}: [tool.lintloader]: extend must be a path, not {_kind(extend)}"
-        )
-    target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), extend))
-    if target in seen:
-        raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r} makes a cycle")
-    if not os.path.isfile(target):
-        raise ConfigError(f"{shown_path(path)}: [tool.lintloader]: extend {extend!r}: no such file")
-    base, sources = _extended_table(_read_table(Path(target)), Path(target), (*seen, target))
-    if isinstance(base.get("baseline"), str):
-        base = {**base, "baseline": os.path.join(os.path.dirname(target), base["baseline"])}
-    table = {**base, **{key: value for key, value in table.items() if key != "extend"}}
-    return table, {**sources, **own}
+def _extended_table(path: Path, accept: Accept) -> tuple[dict[str, Any], Sources]:
+    """The table of ``path`` over the tables its ``extend`` chain names, and the file each key
+    was taken from; a path-valued key of an extended file (``baseline``) stays relative to
+    that file. The chain is followed in a loop, however long (a cycle is an error)."""
+    chain = _extend_chain(path, accept)
+    base_path, merged = chain[-1]
+    sources: Sources = {key: str(base_path) for key in merged}
+    for own_path, table in reversed(chain[:-1]):
+        if isinstance(merged.get("baseline"), str):
+            folder = os.path.dirname(str(base_path))
+            merged = {**merged, "baseline": os.path.join(folder, merged["baseline"])}
+        own = {key: value for key, value in table.items() if key != "extend"}
+        merged = {**merged, **own}
+        sources = {**sources, **{key: str(own_path) for key in own}}
+        base_path = own_path
+    return merged, sources
 
 
-def _read_table(path: Path) -> dict[str, Any]:
+def _extend_chain(path: Path, accept: Accept) -> list[tuple[Path, dict[str, Any]]]:
+    """``path``'s table, then the table its ``extend`` names, and so on: each file once."""
+    chain = [(path, _read_table(path, accept))]
+    seen = {os.path.abspath(path)}
+    while "extend" in chain[-1][1]:
+        current, table = chain[-1]
+        extend = table["extend"]
+        where = f"{shown_path(current)}: [tool.lintloader]: extend"
+        if not isinstance(extend, str):
+            raise ConfigError(f"{where} must be a path, not {_kind(extend)}")
+        target = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(current)), extend))
+        if target in seen:
+            raise ConfigError(f"{where} {extend!r} makes a cycle")
+        if not os.path.isfile(target):
+            raise ConfigError(f"{where} {extend!r}: no such file")
+        seen.add(target)
+        chain.append((Path(target), _read_table(Path(target), accept)))
+    return chain
+
+
+def _read_table(path: Path, accept: Accept = None) -> dict[str, Any]:
     try:
-        data = tomllib.loads(read_regular(path).decode("utf-8"))
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES, True, accept).decode("utf-8"))
+    except Refused as exc:
+        raise ForeignConfig(f"{shown_path(path)}: {exc.strerror}; not used") from None
     except OSError as exc:
         raise ConfigError(
             f"{shown_path(path)}: cannot read configuration ({exc.strerror or exc})"
         ) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:  # TOMLDecodeError, a number too long
         raise ConfigError(f"{shown_path(path)}: cannot read configuration ({exc})") from None
     except RecursionError:
         raise ConfigError(

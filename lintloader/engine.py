@@ -55,7 +55,8 @@ def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
 def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     problems = list(discovery.problems)
     progress = Progress.for_stderr() if options.progress else None
-    sources = SourceSet(read_source, options.sources, options.cache_dir, discovery.roots)
+    max_mb = options.config.max_file_size
+    sources = SourceSet(read_source, options.sources, options.cache_dir, discovery.roots, max_mb)
     files = sources.load(discovery.files, problems)
     cache = SummaryCache(options.cache_dir) if options.cache_dir else None
     stats = ParseStats(progress=progress)

@@ -10,21 +10,32 @@ plugin's one process and shared replay, the editor's unsaved buffers).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lintloader.cache.files import cache_problem
-from lintloader.config import Config, find_pyproject, load_config
+from lintloader.config import Config, ForeignConfig, find_pyproject, load_config
+from lintloader.scan.escape import printable
 from lintloader.scan.model import Discovery, Environment
 from lintloader.scan.paths import discover_paths
 
 Warn = Callable[[str], None]  # shows one warning line
 
 
-def nearest_config(start: str) -> Config:
+def nearest_config(start: str, warn: Warn | None = None) -> Config:
     """The ``[tool.lintloader]`` of the nearest pyproject.toml at or above ``start`` (the
-    defaults without one; ``ConfigError`` when it is broken)."""
-    return load_config(find_pyproject(start))
+    defaults without one; ``ConfigError`` when it is broken). One another user owns is not
+    used: one warning (on stderr unless ``warn`` shows it), and the defaults."""
+    try:
+        return load_config(find_pyproject(start), found=True)
+    except ForeignConfig as exc:
+        (warn or _on_stderr)(f"lintloader: warning: {printable(str(exc))}")
+        return Config()
+
+
+def _on_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def usable_cache(directory: Path, warn: Warn) -> Path | None:

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="write fixtures/check/*/expected.txt from this run (then review the diff)",
     )
+
+
+@pytest.fixture
+def mate() -> Iterator[tuple[int, int]]:
+    """(uid, gid) of a second user, created for the test and removed after it."""
+    name = f"llmate{os.getpid()}"
+    made = subprocess.run(["useradd", "--no-create-home", "--user-group", name], check=False)
+    if made.returncode != 0:
+        pytest.skip("useradd could not create a second user")
+    try:
+        import pwd
+
+        entry = pwd.getpwnam(name)
+        yield entry.pw_uid, entry.pw_gid
+    finally:
+        subprocess.run(["userdel", name], check=False)

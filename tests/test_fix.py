@@ -204,7 +204,7 @@ def test_keeps_encoding_bom_newlines_and_mode(
         "    def teardown(self):\n        self.reset()\n        self.loader._iterator = None\n"
     )
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith("tmp")]
 
 
 def test_stale_bytecode_is_removed(tmp_path: Path) -> None:

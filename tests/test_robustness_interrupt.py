@@ -155,7 +155,7 @@ def assert_consistent(
             key = (package / name).relative_to(site_dir).as_posix()
             assert key in entries, f"{name} patched without a backup entry"
             assert entries[key]["patched_sha256"] == sha(now)
-    leftovers = [p.name for p in package.iterdir() if p.name.endswith(".tmp")]
+    leftovers = [p.name for p in package.iterdir() if p.name.endswith("tmp")]
     assert all(not name.endswith(".py") for name in leftovers)
     return done
 

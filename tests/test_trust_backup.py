@@ -220,7 +220,7 @@ def test_disk_full_in_the_package_directory(env: Env) -> None:
         assert "fakefetch/fetching.py" not in (
             env.entries() if env.manifest.exists() else {}
         )  # the manifest entry was put back
-        assert not [p for p in package.iterdir() if p.name.endswith(".tmp")]
+        assert not [p for p in package.iterdir() if p.name.endswith("tmp")]
 
 
 def test_disk_full_in_the_backup_directory(env: Env) -> None:

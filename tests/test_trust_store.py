@@ -192,22 +192,6 @@ def shared(tmp_path: Path) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture
-def mate() -> Iterator[tuple[int, int]]:
-    """(uid, gid) of a second user, created for the test and removed after it."""
-    name = f"llmate{os.getpid()}"
-    made = subprocess.run(["useradd", "--no-create-home", "--user-group", name], check=False)
-    if made.returncode != 0:
-        pytest.skip("useradd could not create a second user")
-    try:
-        import pwd
-
-        entry = pwd.getpwnam(name)
-        yield entry.pw_uid, entry.pw_gid
-    finally:
-        subprocess.run(["userdel", name], check=False)
-
-
 def as_user(uid: int, gid: int, code: str, *args: str) -> None:
     command = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
     subprocess.run([*command, sys.executable, "-c", code, *args], check=True, timeout=60)

@@ -1,6 +1,7 @@
 """The cache directory and the safe file operations every cache file uses: reads that never
 follow a symbolic link and trust only what the user alone can have written, atomic writes of
-private files, and a clean that removes only lintloader's own entries.
+private files (both through ``lintloader/safe_file.py``), and a clean that removes only
+lintloader's own entries.
 
 Entries are data (``cache/codec.py``), never pickles. Everything under the cache directory is
 an optimisation: an entry that cannot be read, or is not exactly what lintloader writes, is a
@@ -17,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from lintloader.cache import codec
+from lintloader.safe_file import TEMP_SUFFIX, read_regular, write_atomic
 
 CACHE_DIR_NAME = ".lintloader_cache"
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 PRIVATE_DIR = 0o700  # the umask only ever takes bits away from these
 PRIVATE_FILE = 0o600
@@ -103,18 +104,14 @@ def mark(directory: Path) -> None:
     target = directory / MARKER
     if is_marked(directory):
         return
-    with contextlib.suppress(FileExistsError):
-        descriptor = os.open(target, _CREATE_FLAGS, PRIVATE_FILE)
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(MARKER_TEXT)
+    if not os.path.lexists(target):  # another tool's marker (or a link) stays as it is
+        write_atomic(target, MARKER_TEXT, private=True)
 
 
 def is_marked(directory: Path) -> bool:
     """Whether ``directory`` holds lintloader's marker (a regular file, its exact text)."""
     try:
-        descriptor = os.open(directory / MARKER, _READ_FLAGS)
-        with os.fdopen(descriptor, "rb") as handle:
-            return handle.read(len(MARKER_TEXT) + 1) == MARKER_TEXT
+        return read_regular(directory / MARKER, len(MARKER_TEXT)) == MARKER_TEXT
     except OSError:
         return False
 
@@ -126,12 +123,7 @@ def read_entry(root: Path, path: Path, kind: str, hint: object) -> Any:
     if not _trusted_levels(root, path.parent):
         return None
     try:
-        descriptor = os.open(path, _READ_FLAGS)
-        with os.fdopen(descriptor, "rb") as handle:
-            status = os.fstat(handle.fileno())
-            if not stat.S_ISREG(status.st_mode) or not _private(status):
-                return None
-            return codec.loads(kind, hint, handle.read())
+        return codec.loads(kind, hint, read_regular(path, None, accept=foreign_problem))
     except (OSError, codec.Invalid):  # missing, unreadable or not an entry: a miss
         return None
 
@@ -149,20 +141,13 @@ def write_entry(root: Path, target: Path, kind: str, hint: object, value: object
     Directories are made 0700 and entries 0600, whatever the umask.
 
     A cache that cannot be written is only slower, never wrong: errors are swallowed."""
-    temporary = target.parent / f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
     try:
         if not make_private_dirs(root, target.parent):
             return  # never write (not even a folder) through a link planted inside the cache
-        data = codec.dumps(kind, hint, value)
-        descriptor = os.open(temporary, _CREATE_FLAGS, PRIVATE_FILE)
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, target)  # replaces a link at target, never follows it
+        # a link planted at the entry is replaced, never followed
+        write_atomic(target, codec.dumps(kind, hint, value), private=True, replace_link=True)
     except (OSError, TypeError, ValueError):  # unwritable, or a value the codec cannot store
         return
-    finally:
-        with contextlib.suppress(OSError):  # left only when something failed
-            temporary.unlink()
 
 
 def _levels(root: Path, folder: Path) -> list[Path]:
@@ -200,11 +185,13 @@ def make_private_dirs(root: Path, folder: Path) -> bool:
 
 
 # What lintloader names an entry of the cache root: a store of this or another version, the
-# flake8 plugin's locks, a temporary file of a write or a probe (the pid and random hex).
+# flake8 plugin's locks, a probe (the pid and random hex), a temporary file of a write
+# (safe_file.write_atomic's: the entry's name, the pid and random hex).
+_STORE = r"(?:summaries|index|interpreters|listings|code)-[0-9][0-9A-Za-z.+!-]*"
 _ENTRY_NAME = re.compile(
-    r"(?:summaries|index|interpreters|listings|code)-[0-9][0-9A-Za-z.+!-]*"
-    r"|flake8-locks"
+    rf"{_STORE}|flake8-locks"
     r"|\.tmp-(?:probe-)?[0-9]+-[0-9a-f]+"
+    rf"|\.(?:{_STORE}|{re.escape(MARKER)})\.[0-9]+-[0-9a-f]+{re.escape(TEMP_SUFFIX)}"
 )
 
 

@@ -13,6 +13,7 @@ import click
 
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
+from lintloader.scan.escape import printable
 from lintloader.scan.model import SourceFile
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
@@ -50,32 +51,43 @@ def write_baseline(path: Path, result: CheckResult) -> None:
         count = write(str(path), result.findings, relocator(result.files, str(path)))
     except BaselineError as exc:
         raise Failure(str(exc)) from None
-    click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {path}.", err=True)
+    shown = printable(str(path))
+    click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {shown}.", err=True)
 
 
 def shown(path: str) -> str:
-    """A path as messages print it: relative to the working directory when it is inside."""
+    """A path as messages print it: relative to the working directory when it is inside,
+    control characters escaped."""
     absolute = os.path.abspath(path)
     here = os.getcwd()
     inside = os.path.commonpath([absolute, here]) == here
-    return os.path.relpath(absolute, here) if inside else path
+    return printable(os.path.relpath(absolute, here) if inside else path)
 
 
 def apply_baseline(
-    result: CheckResult, path: str | None, show_stale: bool, update: bool = False
+    result: CheckResult,
+    path: str | None,
+    show_stale: bool,
+    given: bool = False,
+    update: bool = False,
 ) -> Baselined:
     """Hide the findings the baseline at ``path`` holds; list its stale entries when asked;
     ``update``: write it back without its stale entries, moved files' entries under their
-    new paths (no new finding is added: that is ``--write-baseline``)."""
+    new paths (no new finding is added: that is ``--write-baseline``). A baseline the
+    configuration names (not ``given`` on the command line) that another user owns is not
+    used (one warning)."""
     if path is None:
         if show_stale or update:
             flag = "--show-stale-baseline" if show_stale else "--update-baseline"
             raise Failure(f"{flag} needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
-    from lintloader.suppress.baseline import BaselineError, match, read, save
+    from lintloader.suppress.baseline import BaselineError, ForeignBaseline, match, read, save
 
     try:
-        recorded = read(path)
+        recorded = read(path, trusted=given)
+    except ForeignBaseline as exc:  # as git's safe.directory: said, and the run goes on
+        click.echo(f"lintloader: warning: {printable(str(exc))}", err=True)
+        return Baselined(result)
     except BaselineError as exc:
         raise Failure(str(exc)) from None
     relocate = relocator(result.files, path)
@@ -90,11 +102,8 @@ def apply_baseline(
         for entry in matched.stale:
             where = " -> ".join(part for part in (entry.root, entry.sink) if part)
             gone = "" if exists(entry.path) else " (file gone)"
-            click.echo(
-                f"stale baseline entry: {entry.path}{gone}: {entry.code} {where} "
-                f"({entry.fingerprint[:12]})",
-                err=True,
-            )
+            line = f"{entry.path}{gone}: {entry.code} {where} ({entry.fingerprint[:12]})"
+            click.echo(f"stale baseline entry: {printable(line)}", err=True)
         count = len(matched.stale)
         click.echo(
             f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {shown(path)}.",

@@ -183,7 +183,11 @@ def check(
         if show_diff:
             raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
     reports = targets(
-        output_formats, options.config.output_format, output_file, config_source(options)
+        output_formats,
+        options.config.output_format,
+        output_file,
+        config_source(options),
+        options.config.root,
     )
     edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
     # a format that carries fixes' edits needs the linked program, which a replayed run lacks
@@ -200,7 +204,9 @@ def check(
         raise CheckDone(EXIT_CLEAN)
     config = options.config
     chosen = str(baseline_path) if baseline_path is not None else config.baseline
-    baselined = apply_baseline(result, chosen, show_stale_baseline, update_baseline)
+    # the command line's baseline is the user's word; the configuration's must be theirs
+    given = baseline_path is not None
+    baselined = apply_baseline(result, chosen, show_stale_baseline, given, update_baseline)
     result = located_in_cells(baselined.result)
     replacements = suggested_edits(result) if edits_wanted else {}
     write_reports(reports, result.findings, statistics, color, replacements)
@@ -269,7 +275,9 @@ def write_reports(
     color: bool | None,
     replacements: Mapping[SortKey, tuple[Replacement, ...]],
 ) -> None:
-    """Every report of the run: to its file, or (at most one) to standard output."""
+    """Every report of the run: to its file, or (at most one) to standard output; a report
+    file a configuration may not name goes to standard output when no other report does."""
+    unwritten: list[Target] = []
     for target in reports:
         use_color = target.path is None and color_wanted(color)
         if statistics:
@@ -277,10 +285,12 @@ def write_reports(
         else:
             context = ReportContext(color=use_color, root=os.getcwd(), replacements=replacements)
             text = render(target.format, findings, context)
-        if target.path is not None:
-            write_output(target.path, text)
-        else:
+        if target.path is None:
             emit(text, nl=False, color=use_color)
+        elif not write_output(target, text):
+            unwritten.append(target)
+    if unwritten and all(target.path is not None for target in reports):
+        write_reports([replace(unwritten[0], path=None)], findings, statistics, color, replacements)
 
 
 def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:

@@ -32,6 +32,7 @@ from lintloader.preparation import (
     nearest_config,
     usable_cache,
 )
+from lintloader.scan.escape import printable
 from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.workers.progress import Progress
 
@@ -50,7 +51,8 @@ class Failure(click.ClickException):
     exit_code = EXIT_ERROR
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"lintloader: error: {self.format_message()}", err=True)
+        # a message may quote a file's name or value: its control characters are escaped
+        click.echo(f"lintloader: error: {printable(self.format_message())}", err=True)
 
 
 class OutputError(Exception):
@@ -252,7 +254,7 @@ def resolve_config(config_path: Path | None, paths: Sequence[str], site_packages
             raise Failure(f"--config {config_path}: not a regular file")
         return load_config(config_path)
     start = paths[0] if paths and not site_packages else os.getcwd()
-    return nearest_config(start)
+    return nearest_config(start, _warn)
 
 
 def prepare(
@@ -310,7 +312,7 @@ def check_selection(config: Config, scan: ScanArgs | None = None) -> None:
     known = {*rule_codes(), PARSE_ERROR_CODE, UNUSED_NOQA_CODE}
     for selector in config.unknown_ignores(known):
         where = selector_source(selector, config, scan, "ignore")
-        click.echo(f"lintloader: warning: {where.message(selector, known)}", err=True)
+        click.echo(f"lintloader: warning: {printable(where.message(selector, known))}", err=True)
     unknown = [s for s in config.select if not selects(s, known)]
     if unknown:
         where = selector_source(unknown[0], config, scan, "select")

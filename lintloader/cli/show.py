@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lintloader.config import Config
 from lintloader.rules.registry import all_rules
+from lintloader.scan.escape import printable
 from lintloader.scan.model import Discovery
 
 
@@ -34,7 +35,8 @@ def settings_text(config: Config, discovery: Discovery) -> str:
          f"<loader>.{torch_api.SINK_ATTRIBUTE}.{torch_api.SHUTDOWN_METHOD}()"),
     ]  # fmt: skip
     width = max(len(name) for name, _ in rows)
-    return "".join(f"{name:<{width}}  {value}\n" for name, value in rows)
+    # values come from a configuration file: their control characters are escaped
+    return "".join(f"{name:<{width}}  {printable(value)}\n" for name, value in rows)
 
 
 def files_text(discovery: Discovery) -> str:

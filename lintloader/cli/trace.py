@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from lintloader.runtime.records import EXIT_CANNOT_RUN
+from lintloader.safe_file import write_atomic
 
 _HELP = """Run a training command and report, per place that creates DataLoaders, how
 many worker pools it started and how many the run needed.
@@ -74,7 +75,7 @@ def trace_command(
     click.echo(render_text(report), err=True, nl=False)
     if json_path is not None:
         try:
-            json_path.write_text(render_json(report), encoding="utf-8")
+            write_atomic(json_path, render_json(report).encode("utf-8"))
         except OSError as exc:
             click.echo(f"lintloader: error: cannot write {json_path}: {exc}", err=True)
             sys.exit(EXIT_CANNOT_RUN)

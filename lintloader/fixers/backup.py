@@ -25,8 +25,6 @@ import contextlib
 import getpass
 import hashlib
 import os
-import secrets
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -47,11 +45,11 @@ from lintloader.fixers.manifest import (
     render_manifest,
 )
 from lintloader.fixers.writer import FileChanged, WriteError, atomic_write, remove_stale_bytecode
+from lintloader.safe_file import read_regular, write_atomic
 
 MANIFEST = "manifest.json"
 MANIFEST_LOCK = "manifest.lock"
 MANIFEST_WAIT_S = 60.0  # how long a run waits for another one updating the same manifest
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def sha256(data: bytes) -> str:
@@ -71,16 +69,6 @@ class Restored:
     message: str
     ok: bool
     dropped: bool = False  # not restored: its entry was stale, and was dropped
-
-
-def read_regular(path: str) -> bytes:
-    """The bytes of ``path`` if it is a regular file, never through a symbolic link (and never
-    blocking on a FIFO); OSError otherwise."""
-    fd = os.open(path, _READ_FLAGS)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
-        return handle.read()
 
 
 @dataclass
@@ -111,7 +99,7 @@ class BackupStore:
             if os.path.islink(folder):
                 raise ManifestRefused(f"{folder} is a symbolic link; not using backups through it")
         try:
-            data = read_regular(store.manifest_path)
+            data = read_regular(store.manifest_path, None)
         except FileNotFoundError:
             return store
         except OSError as exc:
@@ -142,7 +130,7 @@ class BackupStore:
         """Why the backup of ``entry`` cannot be trusted (missing, not a regular file, corrupt),
         or None when it holds exactly the original bytes."""
         try:
-            data = read_regular(self.backup_path(entry))
+            data = read_regular(self.backup_path(entry), None)
         except FileNotFoundError:
             return "missing"
         except OSError as exc:
@@ -253,7 +241,7 @@ class BackupStore:
         """patched, changed since patched, reverted (already the original) or missing."""
         entry = self.entries[key]
         try:
-            digest = sha256(read_regular(self.absolute(key)))
+            digest = sha256(read_regular(self.absolute(key), None))
         except FileNotFoundError:
             return "missing"
         except OSError:
@@ -273,7 +261,7 @@ class BackupStore:
             return "no longer installed (uninstalled since it was patched)"
         if state == "changed":
             try:
-                digest = sha256(read_regular(path))
+                digest = sha256(read_regular(path, None))
             except OSError:
                 return None
             if installed_as_recorded(self.site, key, digest):
@@ -304,7 +292,7 @@ class BackupStore:
         problem = self.backup_problem(entry)
         if problem:
             return Restored(path, f"backup {entry.backup} is {problem}; not restoring", False)
-        original = read_regular(self.backup_path(entry))
+        original = read_regular(self.backup_path(entry), None)
         try:
             atomic_write(
                 path, original, verify=False, expected_sha256=entry.patched_sha256, mode=entry.mode
@@ -348,18 +336,9 @@ def locked_store(
 
 def write_plain(path: str, data: bytes) -> None:
     """Atomic write of a non-Python file (backup copy, manifest): created with the user's umask
-    (mode 0o666 before it), never through a symbolic link (O_EXCL | O_NOFOLLOW)."""
-    temp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
-    try:
-        with os.fdopen(os.open(temp, flags, 0o666), "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+    (mode 0o666 before it), never through a symbolic link (``safe_file.write_atomic``): one
+    planted in the backup directory is replaced, as any bad backup blob is."""
+    write_atomic(path, data, replace_link=True)
 
 
 def site_of(path: str, sites: Iterable[str]) -> str | None:

@@ -2,28 +2,28 @@
 stale-bytecode removal. Shared by every strategy.
 
 A write is refused (and reported) when the new bytes do not parse, the file is not writable,
-or the path (after symlinks) leaves the scanned roots. Otherwise the bytes go to a temporary file
-in the same directory, get the original's permission bits, are flushed and ``os.replace``-d over
-the original, so a reader sees the old file or the new one, never half of one. Encoding, BOM and
-line endings are whatever the bytes carry (libcst's ``module.bytes`` keeps the original's).
+or the path (after symlinks) leaves the scanned roots. Otherwise the bytes go to a fresh
+temporary file in the same directory (``safe_file.write_atomic``), get the original's owner and
+permission bits, are flushed and renamed over the original, so a reader sees the old file or
+the new one, never half of one. Encoding, BOM and line endings are whatever the bytes carry
+(libcst's ``module.bytes`` keeps the original's).
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import glob
 import hashlib
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from lintloader.fixers.edit.parsing import reparse_ok
+from lintloader.safe_file import write_atomic
 
 INSTALLED_MARKERS = ("site-packages", "dist-packages")
 
@@ -141,27 +141,23 @@ def atomic_write(
     real = os.path.realpath(path)
     try:
         info = os.stat(real)
-        fd, temp = tempfile.mkstemp(
-            dir=os.path.dirname(real), prefix=f".{os.path.basename(real)}.", suffix=".tmp"
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+
+    def unchanged() -> None:
+        if expected_sha256 is not None and digest_of(real) != expected_sha256:
+            raise FileChanged("changed on disk while lintloader worked on it; not written")
+
+    try:
+        write_atomic(
+            real,
+            data,
+            mode=stat.S_IMODE(info.st_mode) if mode is None else mode,
+            owner=(info.st_uid, info.st_gid),
+            before_replace=unchanged,
         )
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        keep_owner(temp, info)
-        os.chmod(temp, stat.S_IMODE(info.st_mode) if mode is None else mode)
-        if expected_sha256 is not None and digest_of(real) != expected_sha256:
-            raise FileChanged("changed on disk while lintloader worked on it; not written")
-        os.replace(temp, real)
-    except OSError as exc:
-        _unlink_quietly(temp)
-        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
-    except WriteError:
-        _unlink_quietly(temp)
-        raise
 
 
 def rewrite_scanned(path: str, roots: Roots, edit: Callable[[bytes], tuple[bytes, Count]]) -> Count:
@@ -176,17 +172,6 @@ def rewrite_scanned(path: str, roots: Roots, edit: Callable[[bytes], tuple[bytes
         edited, counted = edit(handle.read())
     atomic_write(path, edited)
     return counted
-
-
-def keep_owner(temp: str, info: os.stat_result) -> None:
-    """Give ``temp`` the owner and group of the file it replaces, where this user may (root
-    may; others may keep their own file's group)."""
-    if not hasattr(os, "chown"):
-        return
-    created = os.stat(temp)
-    if (created.st_uid, created.st_gid) != (info.st_uid, info.st_gid):
-        with contextlib.suppress(PermissionError):
-            os.chown(temp, info.st_uid, info.st_gid)
 
 
 def digest_of(path: str) -> str | None:
@@ -212,8 +197,3 @@ def remove_stale_bytecode(path: str) -> list[str]:
         except OSError as exc:
             failed.append(f"{pyc}: {exc.strerror or exc}")
     return failed
-
-
-def _unlink_quietly(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)

@@ -29,8 +29,36 @@ TIMEOUT_S = 60.0
 # directory. Only those are asked for: a project's other files (data, docs) are most of what
 # git would list, and the walk looks up no other name.
 PATHSPECS = ("*.py", f"*{NOTEBOOK_SUFFIX}")
-TRACKED = ("git", "ls-files", "-z", "--cached", "--")
-UNTRACKED = ("git", "ls-files", "-z", "--others", "--exclude-standard", "--")
+
+
+# A scanned tree's git metadata (its .git/config, or the tree itself laid out as a git
+# directory) is not the user's: nothing in it may run a program. These settings, given on the
+# command line, override the repository's own (the user's global and system configuration keep
+# the trust git gives them). ``core.fsmonitor`` is the one key ``ls-files`` runs a program from
+# (empty: off, in every git version, where ``false`` would name a program before git 2.36); a
+# tree laid out as a git directory is never discovered as a bare repository; no transport (a
+# partial clone's lazy fetch, with ``core.sshCommand``) may start; and no pager.
+HARDENED = (
+    "--no-pager",
+    "-c",
+    "core.fsmonitor=",
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "core.pager=cat",
+)
+
+
+def git_argv(*args: str) -> list[str]:
+    """The argv of ``git ARGS`` run on a scanned tree, with :data:`HARDENED`: every git
+    lintloader runs is built here."""
+    return ["git", *HARDENED, *args]
+
+
+TRACKED = ("ls-files", "-z", "--cached", "--")
+UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard", "--")
 
 
 class _Ask:
@@ -40,7 +68,7 @@ class _Ask:
         self._output: tuple[bytes, bytes] | None = None
         self._process: subprocess.Popen[bytes] | None = None
         try:
-            self._process = start_grouped([*argv, *PATHSPECS], cwd=directory)
+            self._process = start_grouped(git_argv(*argv, *PATHSPECS), cwd=directory)
         except OSError:  # no git
             return
         self._reader = threading.Thread(target=self._drain, daemon=True)

@@ -25,11 +25,15 @@ from itertools import chain
 from pathlib import Path
 
 from lintloader.cache.summaries import content_digest
-from lintloader.scan.model import FileProblem, SourceFile
+from lintloader.limits import size_problem
+from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
 from lintloader.scan.statindex import StatIndex, index_path, is_racy, load_index, save_index
 from lintloader.scan.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
+# A file larger on disk than this many times ``max-file-size`` is too large, never read (a
+# notebook's file holds its outputs too: its code cells, measured after reading, decide below).
+UNREAD_FACTOR = 16
 
 
 class SourceSet:
@@ -41,8 +45,10 @@ class SourceSet:
         overrides: dict[str, bytes] | None = None,
         cache_dir: Path | None = None,
         roots: Iterable[str] = (),
+        max_mb: float = 0.0,
     ) -> None:
         self._reader = reader
+        self._max_mb = max_mb  # larger files are problems, found by stat (0: no limit)
         self._overrides = dict(overrides or {})
         self._cache_dir = cache_dir
         self._index_path = index_path(cache_dir, roots) if cache_dir else None
@@ -78,6 +84,10 @@ class SourceSet:
                     status = os.stat(path)
                     if stat.S_ISDIR(status.st_mode):
                         continue
+                    too_large = self._too_large(status.st_size)
+                    if too_large:
+                        problems.append(FileProblem(file.display, too_large))
+                        continue
                     stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
                     row = fresh(path, stamp)
                     if row is None:
@@ -89,6 +99,15 @@ class SourceSet:
                 rows[path] = row
                 readable.append(file)
         return readable
+
+    def _too_large(self, size: int) -> str | None:
+        """The LL000 message of a file too large even to read (more than
+        :data:`UNREAD_FACTOR` times ``max-file-size`` on disk), decided by its size before a
+        byte is read, the same way every run. A smaller file over the limit is read and
+        searched, and is LL000 when the selection would parse it (``select/rounds.py``)."""
+        if self._max_mb <= 0 or size <= UNREAD_FACTOR * self._max_mb * 1024 * 1024:
+            return None
+        return size_problem(size, self._max_mb)
 
     def _admit_override(self, path: str) -> int:
         """Bytes given instead of the file's: recorded untrusted (and never saved)."""
@@ -192,7 +211,11 @@ class SourceSet:
         return [digests[row] or stamps[row] for row in map(rows.__getitem__, paths)]
 
     def size(self, path: str) -> int:
+        """The size of the bytes analyzed: a notebook's code cells (read again if need be),
+        never the size of its file on disk, so a warm run decides as a cold one."""
         data = self._contents.get(path)
+        if data is None and path.endswith(NOTEBOOK_SUFFIX):
+            data = self[path]
         return len(data) if data is not None else self.index.stamps[self._rows[path]][0]
 
     def contains(

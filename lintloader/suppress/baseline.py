@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from lintloader.findings import Finding, Hop
+from lintloader.safe_file import Refused, owned_by_another_user, read_regular, write_atomic
 
 VERSION = 1
+MAX_BYTES = 64 * 1024 * 1024  # some 200,000 entries
+MAX_DIGITS = 20
 _LOCATION = re.compile(r":\d+(?::\d+)?")  # ``file.py:22`` in a message: lines do not count
 
 Relocate = Callable[[str], str]  # a finding's display path -> the path an entry records
@@ -123,28 +126,40 @@ def write(path: str, findings: Sequence[Finding], relocate: Relocate = str) -> i
 
 
 def save(path: str, recorded: Sequence[Entry]) -> int:
-    """Write ``recorded`` to ``path`` (written whole, then renamed); returns the entry count."""
-    temporary = f"{path}.lintloader-tmp"
+    """Write ``recorded`` to ``path`` (written whole, then renamed; never through a link);
+    returns the entry count."""
     try:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(dumps(recorded))
-        os.replace(temporary, path)
+        write_atomic(path, dumps(recorded).encode("utf-8"))
     except OSError as exc:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
         raise BaselineError(f"cannot write baseline {path}: {exc.strerror or exc}") from None
     return len(recorded)
 
 
-def read(path: str) -> list[Entry]:
+class ForeignBaseline(BaselineError):
+    """A baseline owned by another user: not used (a one-line warning; the run goes on)."""
+
+
+def read(path: str, trusted: bool = False) -> list[Entry]:
+    """The entries of the baseline at ``path``: a regular file of at most :data:`MAX_BYTES`,
+    the user's or root's unless ``trusted`` (named on the command line), JSON nested at most
+    as deep as Python can read; anything else is a :class:`BaselineError`
+    (:class:`ForeignBaseline` for another user's file)."""
+    accept = None if trusted else owned_by_another_user
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(
+            read_regular(path, MAX_BYTES, follow=True, accept=accept), parse_int=_small_int
+        )
     except FileNotFoundError:
         raise BaselineError(
             f"baseline {path}: no such file (`--write-baseline {path}` records one)"
         ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except Refused as exc:
+        raise ForeignBaseline(f"baseline {path}: {exc.strerror}; not used") from None
+    except OSError as exc:
+        raise BaselineError(f"baseline {path}: cannot read it ({exc.strerror or exc})") from None
+    except RecursionError:
+        raise BaselineError(f"baseline {path}: cannot read it (nested too deeply)") from None
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise BaselineError(f"baseline {path}: cannot read it ({exc})") from None
     try:
         if data.get("version") != VERSION:
@@ -152,6 +167,14 @@ def read(path: str) -> list[Entry]:
         return [_entry(item) for item in data["findings"]]
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise BaselineError(f"baseline {path}: not a lintloader baseline ({exc})") from None
+
+
+def _small_int(text: str) -> int:
+    """A JSON integer, refused past :data:`MAX_DIGITS` digits (a baseline holds one: its
+    version) before Python is asked to convert it."""
+    if len(text) > MAX_DIGITS:
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
 
 
 def _entry(item: dict[str, Any]) -> Entry:
