@@ -46,6 +46,9 @@ class CheckResult:
     # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
     # (a stored selection linked again and checked) or "replayed" (stored findings reused)
     route: str = "analyzed"
+    # a check of files seen in their project (ReportScope): how many of the files are the
+    # ones asked for (``files`` holds the whole project, read for its chains)
+    reported_files: int | None = None
 
     @property
     def files_found(self) -> int:

@@ -6,7 +6,15 @@ import enum
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from lintloader import DOCS_URL
+
 PARSE_ERROR_CODE = "LL000"  # a file that cannot be read or parsed (not a rule: always on)
+PARSE_ERROR_PAGE = f"{DOCS_URL}/guarantees.md#a-bad-file-never-stops-a-run"
+
+
+def documentation_url(code: str) -> str:
+    """Where a finding's code is explained: its rule's page (LL000: the guarantee it keeps)."""
+    return PARSE_ERROR_PAGE if code == PARSE_ERROR_CODE else f"{DOCS_URL}/rules/{code}.md"
 
 
 class Severity(enum.IntEnum):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 from conftest import run_cli
@@ -140,3 +141,68 @@ def test_a_bad_baseline_is_one_line(tmp_path: Path) -> None:
     bad = check(root, "--baseline", "bad.json")
     assert bad.returncode == 2
     assert "not a lintloader baseline" in bad.stderr
+
+
+def git(root: Path, *args: str) -> None:
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run(["git", *identity, *args], cwd=root, check=True, capture_output=True)
+
+
+def test_a_renamed_file_keeps_its_entries_a_deleted_one_is_stale(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "legacy")
+    assert check(root, "--write-baseline", "base.json").returncode == 0
+    git(root, "mv", "minilight/utilities/fetching.py", "minilight/utilities/fetch.py")
+    git(root, "mv", "train.py", "scripts_train.py")
+    done = check(root, "--baseline", "base.json", "--show-stale-baseline")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 baselined" in done.stderr
+    assert "0 stale baseline entries in base.json." in done.stderr
+    (root / "scripts_train.py").unlink()
+    done = check(root, "--baseline", "base.json", "--show-stale-baseline")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 baselined" in done.stderr
+    assert "stale baseline entry: train.py (file gone): LL202 train -> train" in done.stderr
+    assert "1 stale baseline entry in base.json." in done.stderr
+
+
+def test_update_drops_stale_entries_follows_renames_adds_nothing(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert check(root, "--write-baseline", "base.json").returncode == 0
+    (root / "minilight/utilities/fetching.py").rename(root / "minilight/utilities/fetch.py")
+    (root / "train.py").unlink()
+    (root / "new.py").write_text(TRAIN.replace("def train", "def fresh"))  # new: not added
+    done = check(root, "--baseline", "base.json", "--update-baseline")
+    assert "Updated the baseline base.json: 1 entry kept, 1 stale dropped." in done.stderr
+    data = json.loads((root / "base.json").read_text())
+    assert [(e["code"], e["path"]) for e in data["findings"]] == [
+        ("LL101", "minilight/utilities/fetch.py")
+    ]
+    assert done.returncode == 1  # the new finding is reported
+    assert "new.py" in done.stdout
+    assert check(root, "--update-baseline").returncode == 2  # no baseline to update
+
+
+def test_an_entry_hides_only_the_finding_it_says_it_is(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert check(root, "--write-baseline", "base.json").returncode == 0
+    data = json.loads((root / "base.json").read_text())
+    for entry in data["findings"]:  # the fingerprints kept, the labels of another finding
+        entry.update(code="LL205", path="elsewhere.py", root="old", sink="old")
+    (root / "base.json").write_text(json.dumps(data))
+    done = check(root, "--baseline", "base.json", "--output-format", "concise")
+    assert done.returncode == 1
+    assert len(done.stdout.splitlines()) == 2, done.stdout
+    assert "baselined" not in done.stderr
+
+
+def test_messages_name_the_baseline_relative_to_the_working_directory(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "ci").mkdir()
+    assert check(root, "--write-baseline", "ci/base.json").returncode == 0
+    (root / "pyproject.toml").write_text("[tool.lintloader]\nbaseline = 'ci/base.json'\n")
+    done = check(root, "--show-stale-baseline")
+    assert "0 stale baseline entries in ci/base.json." in done.stderr
+    assert str(tmp_path) not in done.stderr

@@ -81,10 +81,10 @@ async def test_a_clean_exit_leaves_no_process(tmp_path):
     async with lsp_session(root, tmp_path / "cache", args=HELPED) as client:
         assert client._server is not None
         server = client._server.pid
-        helpers = descendants(server)
         open_document(client, root / FETCHING)
         await until(lambda: codes(client, uri(root, FETCHING)) == ["LL101"], "LL101")
-    assert helpers  # the helper, forked at the start
+        helpers = descendants(server)
+    assert helpers  # the helper, forked at the start (after the initialize answer)
     assert await gone(helpers) == set()
 
 

@@ -96,3 +96,19 @@ def test_without_nbformat_a_notebook_says_how_to_install_it(tmp_path: Path) -> N
     got = json.loads(done.stdout)
     assert [(f["code"], f["path"]) for f in got] == [("LL000", "train.ipynb")]
     assert "lintloader[notebooks]" in got[0]["message"]
+
+
+def test_a_fix_diff_shows_the_notebook_cell_by_cell(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "train.ipynb")
+    before = path.read_bytes()
+    done = run_cli("fix", "--no-cache", "--diff", "train.ipynb", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == (
+        "--- a/train.ipynb:cell 5\n"
+        "+++ b/train.ipynb:cell 5\n"
+        "@@ -1 +1 @@\n"
+        "-probe = DataLoader(ds, num_workers=0, persistent_workers=True)\n"
+        "+probe = DataLoader(ds, num_workers=0, persistent_workers=False)\n"
+    )
+    assert "lintloader cell" not in done.stdout + done.stderr  # the internal form stays inside
+    assert path.read_bytes() == before

@@ -57,6 +57,20 @@ def test_verify_plot_writes_an_svg(tmp_path: Path) -> None:
 
 
 @needs_matplotlib
+def test_a_factory_plot_is_titled_with_the_command_given(tmp_path: Path) -> None:
+    target = tmp_path / "factory.svg"
+    spec = (
+        str(Path(__file__).parents[1] / "fixtures" / "runtime" / "plain_loader.py") + ":make_loader"
+    )
+    done = run_cli("verify", "--dataloader", spec, "--epochs", "2", "--plot", str(target),
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    text = ElementTree.tostring(ElementTree.parse(target).getroot(), encoding="unicode")
+    assert f"verify --dataloader {spec}: first batch per epoch" in text
+    assert "--engine factory" not in text  # no such option: the title says what was run
+
+
+@needs_matplotlib
 def test_plot_puts_saved_results_side_by_side(results: tuple[Path, Path], tmp_path: Path) -> None:
     bug, fixed = results
     assert json.loads(bug.read_text())["verdict"] == "FAIL"

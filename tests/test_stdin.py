@@ -70,6 +70,19 @@ def test_fix_prints_the_fixed_source_and_writes_nothing(tmp_path: Path) -> None:
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.py")} == before
 
 
+def test_check_fix_prints_the_fixed_source_as_fix_does(tmp_path: Path) -> None:
+    source = (
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, persistent_workers=True)\n"
+    )
+    done = run(["check", "--no-cache", "--fix", "-"], source, tmp_path)
+    fixed = run(["fix", "--no-cache", "-"], source, tmp_path)
+    assert done.returncode == fixed.returncode == 0, done.stderr
+    assert done.stdout == fixed.stdout == source.replace("True", "False")
+    assert "LL201 fixed by persistent-workers-guard" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_fix_prints_an_unfixable_source_unchanged(tmp_path: Path) -> None:
     done = run(["fix", "--no-cache", "-"], CLEAN, tmp_path)
     assert done.returncode == 0 and done.stdout == CLEAN

@@ -55,17 +55,33 @@ def write_baseline(path: Path, result: CheckResult) -> None:
     click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {shown}.", err=True)
 
 
+def shown(path: str) -> str:
+    """A path as messages print it: relative to the working directory when it is inside,
+    control characters escaped."""
+    absolute = os.path.abspath(path)
+    here = os.getcwd()
+    inside = os.path.commonpath([absolute, here]) == here
+    return printable(os.path.relpath(absolute, here) if inside else path)
+
+
 def apply_baseline(
-    result: CheckResult, path: str | None, show_stale: bool, given: bool = False
+    result: CheckResult,
+    path: str | None,
+    show_stale: bool,
+    given: bool = False,
+    update: bool = False,
 ) -> Baselined:
-    """Hide the findings the baseline at ``path`` holds; list its stale entries when asked.
-    A baseline the configuration names (not ``given`` on the command line) that another
-    user owns is not used (one warning)."""
+    """Hide the findings the baseline at ``path`` holds; list its stale entries when asked;
+    ``update``: write it back without its stale entries, moved files' entries under their
+    new paths (no new finding is added: that is ``--write-baseline``). A baseline the
+    configuration names (not ``given`` on the command line) that another user owns is not
+    used (one warning)."""
     if path is None:
-        if show_stale:
-            raise Failure("--show-stale-baseline needs a baseline (--baseline or `baseline =`)")
+        if show_stale or update:
+            flag = "--show-stale-baseline" if show_stale else "--update-baseline"
+            raise Failure(f"{flag} needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
-    from lintloader.suppress.baseline import BaselineError, ForeignBaseline, match, read
+    from lintloader.suppress.baseline import BaselineError, ForeignBaseline, match, read, save
 
     try:
         recorded = read(path, trusted=given)
@@ -76,15 +92,32 @@ def apply_baseline(
         raise Failure(str(exc)) from None
     relocate = relocator(result.files, path)
     scanned = [relocate(file.display) for file in result.files]
-    matched = match(result.findings, recorded, relocate, scanned)
+    base = os.path.dirname(os.path.abspath(path))
+
+    def exists(entry_path: str) -> bool:
+        return os.path.lexists(os.path.join(base, entry_path))
+
+    matched = match(result.findings, recorded, relocate, scanned, exists)
     if show_stale:
         for entry in matched.stale:
             where = " -> ".join(part for part in (entry.root, entry.sink) if part)
-            line = f"{entry.path}: {entry.code} {where} ({entry.fingerprint[:12]})"
+            gone = "" if exists(entry.path) else " (file gone)"
+            line = f"{entry.path}{gone}: {entry.code} {where} ({entry.fingerprint[:12]})"
             click.echo(f"stale baseline entry: {printable(line)}", err=True)
         count = len(matched.stale)
         click.echo(
-            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {printable(path)}.",
+            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {shown(path)}.",
+            err=True,
+        )
+    if update:
+        try:
+            count = save(path, matched.updated)
+        except BaselineError as exc:
+            raise Failure(str(exc)) from None
+        dropped = len(recorded) - count
+        click.echo(
+            f"Updated the baseline {shown(path)}: {count} entr{'ies' if count != 1 else 'y'} "
+            f"kept, {dropped} stale dropped.",
             err=True,
         )
     return Baselined(replace(result, findings=matched.findings), matched.baselined)

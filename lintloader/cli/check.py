@@ -15,6 +15,7 @@ import click
 
 from lintloader.cli.baselining import apply_baseline
 from lintloader.cli.baselining import write_baseline as write_baseline_file
+from lintloader.cli.exits import CheckDone
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -43,12 +44,7 @@ if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
 
 
-class CheckDone(SystemExit):
-    """How ``check`` ends (a ``SystemExit`` with its exit code): the console script leaves
-    the process at once on it (see :func:`lintloader.cli.main.run`)."""
-
-
-@click.command("check")
+@click.command("check", short_help="Find code that throws DataLoader worker pools away.")
 @scan_options
 @click.option(
     "--output-format",
@@ -104,6 +100,11 @@ class CheckDone(SystemExit):
     is_flag=True,
     help="With a baseline: list its entries that no longer match a finding.",
 )
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    help="With a baseline: drop its stale entries, follow renamed files; add nothing new.",
+)
 @click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
 @click.option(
@@ -139,6 +140,7 @@ def check(
     baseline_path: Path | None,
     write_baseline: Path | None,
     show_stale_baseline: bool,
+    update_baseline: bool,
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
@@ -149,13 +151,20 @@ def check(
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
-    """Report DataLoader iterator resets reachable from __iter__ or per-epoch hooks.
+    """Find code that throws a DataLoader's worker pool away: resets on the epoch path,
+    loaders rebuilt per epoch, evaluation or step, persistent_workers without workers.
 
     PATHS are files or directories (or, with --site-packages, distribution names).
     """
     stdin = read_stdin(scan, stdin_filename)
+    if stdin is not None and apply_fix:  # as ruff: the fixed source on stdout, notes on stderr
+        from lintloader.cli.fix import fix_stdin
+
+        raise CheckDone(fix_stdin(scan, stdin, project_root, min_severity, unsafe_fixes))
+    alone = None
     if stdin is None:
         scope, scan = project_scope(scan, project_root)
+        alone = None if scan.site_packages else lone_note(scan.paths, project_root)
         discovery, options = prepare(scan, min_severity)
     else:
         scope, scan, add_file = stdin_scan(scan, stdin, project_root)
@@ -196,7 +205,8 @@ def check(
     config = options.config
     chosen = str(baseline_path) if baseline_path is not None else config.baseline
     # the command line's baseline is the user's word; the configuration's must be theirs
-    baselined = apply_baseline(result, chosen, show_stale_baseline, baseline_path is not None)
+    given = baseline_path is not None
+    baselined = apply_baseline(result, chosen, show_stale_baseline, given, update_baseline)
     result = located_in_cells(baselined.result)
     replacements = suggested_edits(result) if edits_wanted else {}
     write_reports(reports, result.findings, statistics, color, replacements)
@@ -207,6 +217,8 @@ def check(
             for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
                 click.echo(line, err=True)
         click.echo(summary_line(result, config.min_severity, baselined.count), err=True)
+        if alone is not None:
+            click.echo(alone, err=True)
     if fixed is not None and fixed.failed:
         raise CheckDone(EXIT_ERROR)  # a fix that was not written (said above, file by file)
     applied = fixed is not None and bool(fixed.outcome.applied)
@@ -379,12 +391,38 @@ def summary_line(
     details = f" ({parts})" if parts else ""
     stats = result.stats
     return (
-        f"{found}{details} in {result.files_found} file{'s' * (result.files_found != 1)} "
+        f"{found}{details} in {_files_checked(result)} "
         f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed"
         + (f", {baselined} baselined" if baselined else "")
         + ")."
         + hidden_note(result.hidden, threshold)
         + fixable_note(result.findings)
+    )
+
+
+def _files_checked(result: CheckResult) -> str:
+    """``6 files``; for files checked in their project: ``1 file, its project's 6 files read``."""
+    found = result.files_found
+    files = f"{found} file{'s' * (found != 1)}"
+    if result.reported_files in (None, found):
+        return files
+    asked = result.reported_files
+    return f"{asked} file{'s' * (asked != 1)}, its project's {files} read"
+
+
+def lone_note(paths: Sequence[str], project_root: str | None) -> str | None:
+    """Files checked alone because no project holds them: their chains into other files are
+    not followed, which a user must be told (a project root finds them)."""
+    from lintloader.integrations.project import PROJECT_MARKERS, find_project_root
+
+    if project_root is not None or not paths or not all(os.path.isfile(p) for p in paths):
+        return None
+    if find_project_root(paths) is not None:
+        return None
+    markers = ", ".join(PROJECT_MARKERS[:-1]) + f" or {PROJECT_MARKERS[-1]}"
+    return (
+        f"note: no project holds {' '.join(paths)} (no {markers} above it): checked alone, "
+        "chains into other files are not followed (--project-root DIR names the project)."
     )
 
 

@@ -10,7 +10,7 @@ from lintloader.cache.files import NotACache, clean_cache, default_cache_dir
 from lintloader.cli.options import Failure, guarded
 
 
-@click.command("clean")
+@click.command("clean", short_help="Remove lintloader's own cache entries.")
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),

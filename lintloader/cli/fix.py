@@ -47,6 +47,7 @@ from lintloader.fixers.writer import (
     WriteError,
     atomic_write,
     digest_of,
+    notebook_diff,
     remove_stale_bytecode,
     unified_diff,
     why_not_writable,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
 
 
-@click.command("fix")
+@click.command("fix", short_help="Fix what check finds, as upstream did (safe fixes by default).")
 @scan_options
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help=f"Also apply unsafe fixes ({unsafe_names()}).")
@@ -92,7 +93,8 @@ def fix_command(
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
-    """Move DataLoader iterator resets off the per-epoch path (safe fixes by default).
+    """Fix code that throws a DataLoader's worker pool away (safe fixes by default; see
+    `lintloader rule CODE` for what each fix does).
 
     PATHS are files or directories (or, with --site-packages, distribution names). Installed
     packages are written only with --site-packages, which first stores a backup in
@@ -247,7 +249,8 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     changed = outcome.changed
     for path in sorted(changed):
         display = displays.get(path, path)
-        diff = unified_diff(display, outcome.originals[path], changed[path])
+        show = notebook_diff if is_notebook(path) else unified_diff
+        diff = show(display, outcome.originals[path], changed[path])
         if sys.stdout and sys.stdout.isatty():
             emit(for_terminal(diff), nl=False)
         else:

@@ -15,7 +15,7 @@ import sys
 import click
 
 from lintloader import __version__
-from lintloader.cli.check import CheckDone
+from lintloader.cli.exits import CheckDone
 
 # Every command lives in its own module, imported only when used (``verify`` needs torch).
 LAZY_COMMANDS = {

@@ -9,7 +9,7 @@ import click
 from lintloader.cli.options import Failure
 
 
-@click.command("plot")
+@click.command("plot", short_help="Plot first-batch latency from saved verify/trace results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "-o",

@@ -25,7 +25,7 @@ def write_readme_table(readme: Path) -> None:
         click.echo(f"updated {readme}")
 
 
-@click.command("rule")
+@click.command("rule", short_help="Show a rule's documentation, or list the rules.")
 @click.argument("code", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
 @click.option(

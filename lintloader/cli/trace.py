@@ -33,6 +33,7 @@ when COMMAND cannot start, else COMMAND's own exit status.
 @click.command(
     "trace",
     help=_HELP,
+    short_help="Run a training command; count the worker pools it starts.",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
 @click.option(

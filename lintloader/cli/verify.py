@@ -34,7 +34,9 @@ may also be a path to a .py file.
 """
 
 
-@click.command("verify", help=_HELP)
+@click.command(
+    "verify", help=_HELP, short_help="Check with real workers that a DataLoader's pool survives."
+)
 @click.option(
     "--engine",
     type=click.Choice(["lightning", "torch"]),
@@ -226,7 +228,8 @@ def run_verify(
 
     code = _print(render_json(result) if as_json else render_table(result), result.exit_code)
     if plot_path is not None and code != EXIT_CANNOT_RUN:
-        return _plot(result, plot_path) or code
+        title = f"verify --dataloader {factory}" if factory else f"verify --engine {engine}"
+        return _plot(result, plot_path, title) or code
     return code
 
 
@@ -241,12 +244,13 @@ def _print(text: str, code: int) -> int:
     return code
 
 
-def _plot(result: ProbeResult, target: Path) -> int:
-    """Draw the result; 0, or exit 2 with one line when it cannot be drawn."""
+def _plot(result: ProbeResult, target: Path, title: str) -> int:
+    """Draw the result under ``title`` (the command as the user gave it); 0, or exit 2 with
+    one line when it cannot be drawn."""
     from lintloader.runtime.plot import PlotError, panel_of, write_plot
 
     try:
-        write_plot([panel_of(result.to_dict(), f"verify --engine {result.engine}")], target)
+        write_plot([panel_of(result.to_dict(), title)], target)
     except PlotError as exc:
         click.echo(f"lintloader verify: cannot plot: {exc}", err=True)
         return EXIT_CANNOT_RUN

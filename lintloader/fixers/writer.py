@@ -83,6 +83,24 @@ def unified_diff(display: str, old: bytes, new: bytes) -> str:
     )
 
 
+def notebook_diff(display: str, old: bytes, new: bytes) -> str:
+    """A fixed notebook's diff, cell by cell as ruff shows one (``a/train.ipynb:cell 3``),
+    from the two Python forms the fixers worked on."""
+    from lintloader.scan.notebooks import changed_cells
+
+    parts = []
+    for number, before, after in changed_cells(old, new):
+        where = f"{display}:cell {number}"
+        lines = difflib.unified_diff(
+            [line + "\n" for line in before],
+            [line + "\n" for line in after],
+            fromfile=f"a/{where}",
+            tofile=f"b/{where}",
+        )
+        parts.append("".join(lines))
+    return "".join(parts)
+
+
 def is_installed(path: str) -> bool:
     parts = os.path.realpath(path).split(os.sep)
     return any(marker in parts for marker in INSTALLED_MARKERS)

@@ -75,12 +75,14 @@ class ReportScope:
         return any(_under(path, target) for target in self.targets)
 
     def restrict(self, result: CheckResult) -> CheckResult:
-        """The result with only the findings located in the targets."""
+        """The result with only the findings located in the targets (and how many of its
+        files the targets are)."""
         absolute = {f.display: f.path for f in result.files}
         kept = [
             f for f in result.findings if self.covers(os.path.abspath(absolute.get(f.path, f.path)))
         ]
-        return dataclasses.replace(result, findings=kept)
+        reported = sum(1 for f in result.files if self.covers(os.path.abspath(f.path)))
+        return dataclasses.replace(result, findings=kept, reported_files=reported)
 
 
 def _common_dir(targets: Iterable[str], cwd: str) -> str:

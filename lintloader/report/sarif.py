@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from lintloader import DOCS_URL, __version__
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity, documentation_url
 from lintloader.fix_safety import fix_text, safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
@@ -97,7 +97,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
-        "helpUri": f"{DOCS_URL}/rules/{rule.code}.md",
+        "helpUri": documentation_url(rule.code),
         "fullDescription": {"text": what_it_does(rule.doc) or rule.summary},
         "help": {"text": rule.doc.strip(), "markdown": rule.doc.strip()},
         "defaultConfiguration": {"level": LEVELS[rule.severity]},

@@ -248,14 +248,26 @@ def _magic_lines(notebook) -> list[str]:  # type: ignore[no-untyped-def]
     return found
 
 
-def _split_cells(python: str, cell_count: int) -> dict[int, list[str]]:
+def changed_cells(old: bytes, new: bytes) -> list[tuple[int, list[str], list[str]]]:
+    """The cells whose lines differ between two Python forms of one notebook (see the
+    module's docstring): (cell number, old lines, new lines), in the notebook's order."""
+    before = _split_cells(old.decode("utf-8"), None)
+    after = _split_cells(new.decode("utf-8"), None)
+    return [
+        (number, before.get(number, []), after.get(number, []))
+        for number in sorted({*before, *after})
+        if before.get(number) != after.get(number)
+    ]
+
+
+def _split_cells(python: str, cell_count: int | None) -> dict[int, list[str]]:
     cells: dict[int, list[str]] = {}
     current: list[str] | None = None
     for line in python.splitlines():
         match = _MARKER_LINE.match(line)
         if match:
             number = int(match.group("cell"))
-            if number in cells or not 1 <= number <= cell_count:
+            if number in cells or not 1 <= number <= (cell_count or number):
                 raise NotebookError(f"cell marker {number} repeated or unknown; not written")
             current = cells[number] = []
         elif current is None:

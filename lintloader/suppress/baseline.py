@@ -61,11 +61,14 @@ class Entry:
 
 @dataclass(frozen=True)
 class Matched:
-    """What a baseline did to a run: the findings left, how many it hid, its stale entries."""
+    """What a baseline did to a run: the findings left, how many it hid, its stale entries,
+    and the baseline as it stands now (stale entries dropped, a moved file's entries under
+    its new path; what ``--update-baseline`` writes)."""
 
     findings: list[Finding]
     baselined: int
     stale: list[Entry]
+    updated: list[Entry]
 
 
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
@@ -118,9 +121,13 @@ def dumps(recorded: Iterable[Entry]) -> str:
 
 
 def write(path: str, findings: Sequence[Finding], relocate: Relocate = str) -> int:
-    """Record ``findings`` in ``path`` (written whole, then renamed; never through a link);
+    """Record ``findings`` in ``path``; returns the entry count."""
+    return save(path, entries(findings, relocate))
+
+
+def save(path: str, recorded: Sequence[Entry]) -> int:
+    """Write ``recorded`` to ``path`` (written whole, then renamed; never through a link);
     returns the entry count."""
-    recorded = entries(findings, relocate)
     try:
         write_atomic(path, dumps(recorded).encode("utf-8"))
     except OSError as exc:
@@ -177,18 +184,63 @@ def _entry(item: dict[str, Any]) -> Entry:
     return Entry(*values)
 
 
+def _labels(entry: Entry) -> tuple[str, str, str, str]:
+    return entry.code, entry.path, entry.root, entry.sink
+
+
+def _fingerprint_at(entry: Entry, digest: str, path: str) -> str:
+    """The fingerprint ``entry``'s finding would have in the file ``path``."""
+    parts = (entry.code, path, entry.root, entry.sink, digest)
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _moved_from(
+    finding: Finding, current: Entry, gone: list[Entry], relocate: Relocate
+) -> Entry | None:
+    """The entry of a file that no longer exists that ``finding`` is, moved: the same rule,
+    root, sink and calls, recorded under the old path (a file renamed or moved)."""
+    digest = key_parts(finding, relocate)[4]
+    for entry in gone:
+        same = (entry.code, entry.root, entry.sink) == (current.code, current.root, current.sink)
+        base = entry.fingerprint.split(":", 1)[0]
+        if same and base == _fingerprint_at(entry, digest, entry.path):
+            return entry
+    return None
+
+
 def match(
     findings: Sequence[Finding],
     recorded: Sequence[Entry],
     relocate: Relocate = str,
     scanned: Iterable[str] = (),
+    exists: Callable[[str], bool] = lambda path: True,
 ) -> Matched:
-    """Hide the findings ``recorded`` holds. Stale entries: those in a scanned file (``scanned``
-    holds the entries' paths) that match no finding any more."""
-    known = {entry.fingerprint for entry in recorded}
-    current = entries(findings, relocate)
-    kept = [f for f, entry in zip(findings, current, strict=True) if entry.fingerprint not in known]
-    present = {entry.fingerprint for entry in current}
+    """Hide the findings ``recorded`` holds: an entry hides a finding when its fingerprint
+    and what it says it is (rule, file, root, sink) are the finding's, or when its file no
+    longer ``exists`` and the finding is the same chain in another file (a rename). Stale
+    entries: those that hide nothing, in a scanned file (``scanned`` holds the entries'
+    paths) or in a file that no longer exists."""
+    by_fingerprint = {entry.fingerprint: entry for entry in recorded}
+    gone = [entry for entry in recorded if not exists(entry.path)]
+    used: dict[str, Entry] = {}  # recorded fingerprint -> the entry as it stands now
+    kept: list[Finding] = []
+    for finding, current in zip(findings, entries(findings, relocate), strict=True):
+        accepted = by_fingerprint.get(current.fingerprint)
+        if accepted is not None and _labels(accepted) == _labels(current):
+            used[accepted.fingerprint] = accepted
+            continue
+        moved = _moved_from(
+            finding, current, [e for e in gone if e.fingerprint not in used], relocate
+        )
+        if moved is not None:
+            used[moved.fingerprint] = current
+            continue
+        kept.append(finding)
     files = set(scanned)
-    stale = [e for e in recorded if e.fingerprint not in present and e.path in files]
-    return Matched(kept, len(findings) - len(kept), sorted(stale, key=lambda e: e.sort_key))
+    unused = [e for e in recorded if e.fingerprint not in used]
+    stale = [e for e in unused if e.path in files or not exists(e.path)]
+    stale_keys = {e.fingerprint for e in stale}
+    updated = [used.get(e.fingerprint, e) for e in recorded if e.fingerprint not in stale_keys]
+    return Matched(
+        kept, len(findings) - len(kept), sorted(stale, key=lambda e: e.sort_key), updated
+    )

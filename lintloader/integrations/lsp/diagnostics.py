@@ -15,8 +15,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
-from lintloader import DOCS_URL
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity
+from lintloader.findings import Finding, Hop, Severity, documentation_url
 
 SOURCE = "lintloader"
 SEVERITIES = {
@@ -25,7 +24,6 @@ SEVERITIES = {
     Severity.INFO: types.DiagnosticSeverity.Information,
 }
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: not a drive
-PARSE_ERROR_PAGE = f"{DOCS_URL}/guarantees.md#a-bad-file-never-stops-a-run"
 Lines = Callable[[str], Sequence[str]]  # absolute path or URI -> its lines, as the editor has them
 PathOf = Callable[[str], str]  # a finding's display path -> its absolute path
 # (absolute path, line, column) of a finding -> where the editor shows it: the same place in
@@ -35,10 +33,6 @@ Mover = Callable[[str, int, int], tuple[str, int, int]]
 
 def unmoved(path: str, line: int, column: int) -> tuple[str, int, int]:
     return path, line, column
-
-
-def rule_page(code: str) -> str:
-    return PARSE_ERROR_PAGE if code == PARSE_ERROR_CODE else f"{DOCS_URL}/rules/{code}.md"
 
 
 def uri_of(path: str) -> str:
@@ -117,7 +111,7 @@ class Converter:
             message=finding.message,
             severity=SEVERITIES[finding.severity],
             code=finding.code,
-            code_description=types.CodeDescription(href=rule_page(finding.code)),
+            code_description=types.CodeDescription(href=documentation_url(finding.code)),
             source=SOURCE,
             related_information=related or None,
             data={"key": finding_key(finding)},

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lintloader.findings import Finding, Hop
-from lintloader.integrations.lsp.diagnostics import hop_text, rule_page
+from lintloader.findings import Finding, Hop, documentation_url
+from lintloader.integrations.lsp.diagnostics import hop_text
 
 PathOf = Callable[[str], str]
 
@@ -27,7 +27,7 @@ def hop_link(hop: Hop, path_of: PathOf) -> str:
 
 
 def markdown(finding: Finding, path_of: PathOf) -> str:
-    lines = [f"**[{finding.code}]({rule_page(finding.code)})** {finding.message}"]
+    lines = [f"**[{finding.code}]({documentation_url(finding.code)})** {finding.message}"]
     last = len(finding.chain) - 1
     if finding.chain:
         lines += ["", "Chain:", ""]

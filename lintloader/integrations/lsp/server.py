@@ -9,6 +9,9 @@ analysis of a project.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
@@ -33,6 +36,17 @@ def build_server(settings: Settings, helper: Helper | None = None) -> LanguageSe
     _hover(server, session)
     _code_actions(server, session)
     return server
+
+
+def adopt_handshake(server: LanguageServer, params: dict[str, Any]) -> None:
+    """Set the server up from an ``initialize`` request that ``handshake.py`` already
+    answered, as pygls does when it answers one itself (its workspace, the client's
+    capabilities, the position encoding)."""
+    protocol = server.protocol
+    steps = protocol.lsp_initialize(protocol._converter.structure(params, types.InitializeParams))
+    with contextlib.suppress(StopIteration):
+        while True:  # no INITIALIZE handler of ours: pygls' own steps only
+            next(steps)
 
 
 def _documents(server: LanguageServer, session: Session) -> None:
