@@ -123,15 +123,19 @@ def write_atomic(
     inside: str | None = None,
     replace_link: bool = False,
     before_replace: Callable[[], None] | None = None,
+    make_parents: bool = False,
 ) -> None:
     """Replace ``path`` with ``data``, whole or not at all. The temporary is created in the
     target's directory, mode 0600 when ``private`` else 0666 less the umask; then it gets
     ``owner`` (where this user may give it) and ``mode``; ``before_replace`` runs last and may
     refuse by raising. :class:`UnsafeWrite` when the target is a link (unless
     ``replace_link``: the link itself is replaced, never followed) or, with ``inside``, when
-    the target's directory is not (after links) below that directory."""
+    the target's directory is not (after links) below that directory. ``make_parents``: the
+    missing directories above the target are made first (below ``inside``, with it)."""
     target = os.path.abspath(os.fspath(path))
     folder, name = os.path.split(target)
+    if make_parents:
+        _make_parents(folder, inside)
     _check_target(target, folder, inside, replace_link)
     temporary = os.path.join(folder, f".{name}.{os.getpid()}-{secrets.token_hex(8)}{TEMP_SUFFIX}")
     descriptor = os.open(temporary, _CREATE_FLAGS, 0o600 if private else 0o666)
@@ -150,6 +154,20 @@ def write_atomic(
     finally:
         with contextlib.suppress(OSError):  # left only when something failed
             os.unlink(temporary)
+
+
+def _make_parents(folder: str, inside: str | None) -> None:
+    """Make ``folder`` and the missing directories above it; the nearest existing one must
+    lie (after links) below ``inside``, so nothing is made through a link out of it."""
+    missing = []
+    existing = folder
+    while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+        missing.append(existing)
+        existing = os.path.dirname(existing)
+    if inside is not None and not is_below(os.path.realpath(existing), os.path.realpath(inside)):
+        raise UnsafeWrite(errno.EXDEV, f"leads (through a link) outside {inside}; not writing")
+    for directory in reversed(missing):
+        os.mkdir(directory)
 
 
 def _check_target(target: str, folder: str, inside: str | None, replace_link: bool) -> None:

@@ -96,6 +96,34 @@ def test_reports_from_the_configuration(tmp_path: Path) -> None:
     assert "output-format (in " in bad.stderr and "unknown format 'csv'" in bad.stderr
 
 
+def test_report_folders_are_made_and_config_paths_read_from_its_folder(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(LIGHTNING, root / "minilight")
+    given = run_cli(
+        "check", "--no-cache", "--output-format", "sarif:reports/ci/out.sarif", ".", cwd=root
+    )
+    assert given.returncode == 1, given.stderr
+    assert json.loads((root / "reports/ci/out.sarif").read_text())["version"] == "2.1.0"
+    (root / "pyproject.toml").write_text(
+        '[tool.lintloader]\noutput-format = ["concise", "gitlab:out/codequality.json"]\n'
+    )
+    (root / "minilight" / "deeper").mkdir()
+    inner = run_cli("check", "--no-cache", "..", cwd=root / "minilight" / "deeper")
+    assert inner.returncode == 1, inner.stderr
+    written = root / "out" / "codequality.json"  # beside the pyproject.toml, not the cwd
+    assert json.loads(written.read_text())[0]["check_name"] == "LL101"
+    assert not (root / "minilight" / "deeper" / "out").exists()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)  # a configured folder through a link out: refused
+    (root / "pyproject.toml").write_text(
+        '[tool.lintloader]\noutput-format = ["concise", "gitlab:link/new/cq.json"]\n'
+    )
+    refused = run_cli("check", "--no-cache", ".", cwd=root)
+    assert "not written" in refused.stderr
+    assert list(outside.iterdir()) == []
+
+
 # GitLab publishes no machine-readable schema for the Code Quality report that this machine or
 # CI can reach (none on PyPI, npm or Debian), so this is its documented format, field by field
 # (docs.gitlab.com/ci/testing/code_quality, "Code Quality report format": a JSON array of

@@ -2,14 +2,16 @@
 
 The analysis is the expensive part of a run; CI wants GitHub annotations *and* a SARIF upload
 from it. Each ``--output-format`` is a format, written to standard output, or ``FORMAT:PATH``,
-written to PATH (whole or not at all). At most one goes to standard output; ``-o FILE`` sends
-that one to FILE instead. ``[tool.lintloader] output-format`` holds the same strings.
+written to PATH (whole or not at all; missing folders are made, as ruff makes them). At most
+one goes to standard output; ``-o FILE`` sends that one to FILE instead. ``[tool.lintloader]
+output-format`` holds the same strings.
 
 The command line is the user's word: its PATH may be anywhere. A configuration file may come
-with a cloned repository: the files it names are written only inside the project root (the
-configuration's folder), never through a link, and only under a report file's name
-(:data:`REPORT_SUFFIXES`); else one error line, and the report goes to standard output when no
-other does. Every report file is written by ``safe_file.write_atomic``.
+with a cloned repository: the files it names (a relative path is read from the
+configuration's folder) are written only inside the project root (that folder), never through
+a link, and only under a report file's name (:data:`REPORT_SUFFIXES`); else one error line,
+and the report goes to standard output when no other does. Every report file is written by
+``safe_file.write_atomic``.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def targets(
     elif configured:
         where = f"output-format (in {config_source})" if config_source else "output-format"
         parsed = [parse_target(text, where) for text in configured]
-        parsed = [replace(t, root=config_root or os.getcwd(), source=where) for t in parsed]
+        root = config_root or os.getcwd()
+        parsed = [replace(t, path=_from(root, t.path), root=root, source=where) for t in parsed]
     else:
         parsed = [Target("text")]
     to_stdout = [target for target in parsed if target.path is None]
@@ -86,6 +89,11 @@ def targets(
     return parsed
 
 
+def _from(root: str, path: Path | None) -> Path | None:
+    """A path a configuration names, relative to the configuration's folder (as ruff's)."""
+    return path if path is None or path.is_absolute() else Path(root) / path
+
+
 def write_output(target: Target, text: str) -> bool:
     """Write a report file whole or not at all; False when a configuration named a file it
     may not write (said on one line: the caller sends the report to standard output)."""
@@ -93,7 +101,7 @@ def write_output(target: Target, text: str) -> bool:
     try:
         if target.root is not None:
             _check_configured(target.path, target.root)
-        write_atomic(target.path, text.encode("utf-8"), inside=target.root)
+        write_atomic(target.path, text.encode("utf-8"), inside=target.root, make_parents=True)
     except UnsafeWrite as exc:
         if target.root is None:
             raise Failure(f"cannot write output: {target.path}: {exc.strerror}") from None
