@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Scale: how time and memory grow with the tree, paired against ruff in one run.
 
-Trees of 1, 2 and 4 hard-linked copies of a site-packages (each copy a folder of its own, so
-the copies are separate projects to both tools). For each size, runs alternate between
+Trees of 1, 2 and 4 copies of a site-packages (each copy a folder of its own, so the copies
+are separate projects to both tools), built two ways: hard links of identical files (what a
+content-keyed cache parses once: it measures the dedup) and *distinct* copies, each ``.py`` of
+copy N ending in a comment of its own (four teams' code: every file parsed). For each size
+and way, runs alternate between
 ``ruff check --no-cache --select E,F`` and a cold ``lintloader check`` (an empty cache) on the
 same tree, ``--repeats`` times; it reports the medians of wall time and peak RSS, the ratios to
 ruff and the growth from 1x to 4x. Also, on one copy of a package turned into a git project:
@@ -46,14 +49,25 @@ PROJECT_PACKAGE = "pytorch_lightning"  # a package of a few hundred files, made 
 PRECOMMIT_PACKAGES = (PROJECT_PACKAGE, "torch", "sympy", "networkx", "numpy", "fontTools")
 
 
-def build_tree(site: Path, work: Path, copies: int) -> Path:
-    tree = work / f"tree-{copies}x"
+def build_tree(site: Path, work: Path, copies: int, distinct: bool = False) -> Path:
+    """``copies`` copies of ``site``: hard links, or (``distinct``) with each ``.py`` file of
+    copy N > 0 rewritten as its own bytes plus a comment naming the copy."""
+    tree = work / f"tree-{copies}x{'-distinct' if distinct else ''}"
     for index in range(copies):
         target = tree / f"copy{index}"
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run(["cp", "-al", str(site), str(target)], check=True)
+            if distinct and index:
+                _make_distinct(target, index)
     return tree
+
+
+def _make_distinct(copy: Path, index: int) -> None:
+    for path in py_files(copy):
+        data = path.read_bytes()
+        path.unlink()  # a hard link: the original must stay as it is
+        path.write_bytes(data + f"\n# copy {index}\n".encode())
 
 
 def ruff_on(tree: Path) -> list[str]:
@@ -72,21 +86,31 @@ def median(runs: list[Run], attribute: str) -> float:
 
 def measure_sizes(tool: Path, site: Path, work: Path, repeats: int) -> dict[str, object]:
     rows: dict[str, object] = {}
+    for distinct in (False, True):
+        rows.update(_measure_trees(tool, site, work, repeats, distinct))
+    return rows
+
+
+def _measure_trees(
+    tool: Path, site: Path, work: Path, repeats: int, distinct: bool
+) -> dict[str, object]:
+    rows: dict[str, object] = {}
+    way = "-distinct" if distinct else ""
     for copies in SIZES:
-        tree = build_tree(site, work, copies)
+        tree = build_tree(site, work, copies, distinct)
         ruff_runs, mine = [], []
         for repeat in range(repeats):
-            cache = work / f"cache-{copies}x-{repeat}"
+            cache = work / f"cache-{copies}x{way}-{repeat}"
             shutil.rmtree(cache, ignore_errors=True)
             ruff_runs.append(run_measured(ruff_on(tree)))
             mine.append(run_measured(lintloader_on(tool, tree, cache)))
             print(
-                f"  {copies}x run {repeat + 1}: lintloader {mine[-1].wall_s:6.2f} s "
+                f"  {copies}x{way} run {repeat + 1}: lintloader {mine[-1].wall_s:6.2f} s "
                 f"{mine[-1].peak_rss_mib:6.0f} MiB   ruff {ruff_runs[-1].wall_s:6.2f} s "
                 f"{ruff_runs[-1].peak_rss_mib:6.0f} MiB",
                 flush=True,
             )
-        rows[f"{copies}x"] = {
+        rows[f"{copies}x{way}"] = {
             "files": len(py_files(tree)),
             "lintloader_s": median(mine, "wall_s"),
             "lintloader_peak_mib": median(mine, "peak_rss_mib"),
@@ -99,8 +123,9 @@ def measure_sizes(tool: Path, site: Path, work: Path, repeats: int) -> dict[str,
                 m.peak_rss_mib / r.peak_rss_mib for m, r in zip(mine, ruff_runs, strict=True)
             ),
         }
-    first, last = rows["1x"], rows[f"{SIZES[-1]}x"]
-    rows["growth_1x_to_4x"] = last["lintloader_s"] / first["lintloader_s"]  # type: ignore[index]
+    first, last = rows[f"1x{way}"], rows[f"{SIZES[-1]}x{way}"]
+    growth = last["lintloader_s"] / first["lintloader_s"]  # type: ignore[index]
+    rows[f"growth_1x_to_4x{way}"] = growth
     return rows
 
 
