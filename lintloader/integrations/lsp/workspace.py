@@ -74,7 +74,8 @@ class Projects:
         if covering:
             return max(covering, key=lambda p: len(p.root))
         root = find_project_root([path])
-        return self.add(root) if root and not _is_top(root) else self.alone(path)
+        project = self.add(root) if root else None
+        return project or self.alone(path)
 
     def alone(self, path: str) -> Project:
         path = os.path.abspath(path)
