@@ -16,8 +16,8 @@ from trust_support import ORIGINAL
 # rejects it and the libcst path reads it; the token makes the file one the analysis parses
 NEWER = 'def reset(loader):\n    loader._iterator = None\n    print(f"{"nested"}" f"{loader!r}")\n'
 WITHOUT_NODE = (
-    "import libcst, runpy, sys; vars(libcst).pop('TemplatedString', None); sys.argv[0] = 'lintloader'; "
-    "runpy.run_module('lintloader', run_name='__main__')"
+    "import libcst, runpy, sys; vars(libcst).pop('TemplatedString', None); "
+    "sys.argv[0] = 'lintloader'; runpy.run_module('lintloader', run_name='__main__')"
 )
 
 
