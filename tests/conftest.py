@@ -11,6 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from child_processes import (  # noqa: F401 (the fixtures and hooks every test shares)
+    module_processes,
+    processes,
+    pytest_configure,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    pytest_testnodedown,
+    run_once,
+)
 
 # A shell starts a background job (`.ci/run &`, nohup) with SIGINT ignored, and an ignored signal
 # stays ignored in every child: the Ctrl-C tests would then interrupt nothing. A handler (unlike
@@ -33,17 +42,10 @@ def lintloader_command() -> list[str]:
 def run_cli(
     *args: str, cwd: Path | str = REPO, env: dict[str, str] | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``lintloader ARGS`` in a subprocess, as a user would."""
+    """Run ``lintloader ARGS`` in a subprocess, as a user would: in a process group of its own,
+    killed with whatever it started once it ends, times out or is interrupted."""
     merged = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [*lintloader_command(), *args],
-        cwd=str(cwd),
-        env=merged,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_once([*lintloader_command(), *args], cwd=str(cwd), env=merged, timeout=timeout)
 
 
 @pytest.fixture

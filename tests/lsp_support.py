@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -52,17 +53,24 @@ async def lsp_session(
     pull: bool = False,
     caps: types.ClientCapabilities | None = None,
     args: Sequence[str] = (),
+    folder: Path | None = None,
 ) -> AsyncIterator[pytest_lsp.LanguageClient]:
     """``lintloader server ARGS`` started in ``root`` as an editor starts it (its working
     directory the project's, so paths in messages read as ``check``'s there), initialized with
-    ``root`` as its workspace folder; shut down cleanly at the end (exit code 0)."""
+    ``root`` (or ``folder``) as its workspace folder; shut down cleanly at the end (exit
+    code 0)."""
+    folder = folder or root
     env = {**os.environ, "LINTLOADER_CACHE_DIR": str(cache)}
     client = pytest_lsp.make_test_lsp_client()
-    await client.start_io(*lintloader_command(), "server", *args, env=env, cwd=str(root))
+    # a session of its own: whatever the server leaves (its helper, a forked analysis) is
+    # killed with its group at the end, as tests/child_processes.py does
+    await client.start_io(
+        *lintloader_command(), "server", *args, env=env, cwd=str(root), start_new_session=True
+    )
     params = types.InitializeParams(
         capabilities=caps or capabilities(pull),
-        root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        root_uri=folder.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name or "/")],
     )
     try:
         await client.initialize_session(params)
@@ -75,6 +83,9 @@ async def lsp_session(
         if server is not None and server.returncode is None:  # the test failed before exit
             server.kill()
         await client.stop()
+        if server is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(server.pid, signal.SIGKILL)
 
 
 async def until(condition: Callable[[], object], what: str) -> None:

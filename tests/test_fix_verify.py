@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_processes import run_once
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -42,25 +43,13 @@ print(json.dumps({"passes": passes, "after_teardown": loader._iterator is None})
 
 
 def iterate(folder: Path) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-c", ITERATE, str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    result = run_once([sys.executable, "-c", ITERATE, str(folder)], timeout=180)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def fix(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "fix", str(folder), "--no-cache", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_once([*CLI, "fix", str(folder), "--no-cache", *args], timeout=120)
 
 
 def project(tmp_path: Path, name: str, source: str) -> Path:

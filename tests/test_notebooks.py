@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from child_processes import run_once
 from conftest import run_cli
 
 LOOP = (
@@ -36,7 +37,7 @@ def notebook(path: Path) -> Path:
         ),
         nbformat.v4.new_code_cell("probe = DataLoader(ds, num_workers=0, persistent_workers=True)"),
     ]
-    nbformat.write(nb, path)
+    path.write_text(nbformat.writes(nb), encoding="utf-8")  # nbformat 5.0 takes no Path
     return path
 
 
@@ -83,19 +84,54 @@ def test_an_unreadable_notebook_is_one_ll000(tmp_path: Path) -> None:
     assert "not a readable notebook" in got[0]["message"]
 
 
-def test_without_nbformat_a_notebook_says_how_to_install_it(tmp_path: Path) -> None:
+# the CLI with nbformat made unimportable, as after the README's install without the extra
+WITHOUT_NBFORMAT = (
+    "import sys; sys.modules['nbformat'] = None; from lintloader.cli.main import main; main()"
+)
+
+
+def run_without_nbformat(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_once([sys.executable, "-c", WITHOUT_NBFORMAT, *args], cwd=cwd, timeout=120)
+
+
+def test_without_nbformat_notebooks_give_the_same_findings(tmp_path: Path) -> None:
     notebook(tmp_path / "train.ipynb")
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    (tmp_path / "old.ipynb").write_text(json.dumps({"nbformat": 3, "worksheets": []}))
     (tmp_path / "plain.py").write_text("x = 1\n")
-    blocked = (
-        "import sys; sys.modules['nbformat'] = None; from lintloader.cli.main import main; main()"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", blocked, "check", "--no-cache", "--output-format", "json", "."],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    got = json.loads(done.stdout)
-    assert [(f["code"], f["path"]) for f in got] == [("LL000", "train.ipynb")]
-    assert "lintloader[notebooks]" in got[0]["message"]
+    args = ("check", "--no-cache", "--output-format", "json", ".")
+    without = run_without_nbformat(tmp_path, *args)
+    got = json.loads(without.stdout)
+    assert without.returncode == 1, without.stderr
+    expected = findings(tmp_path, ".")
+
+    def located(found: list[dict]) -> list[tuple]:
+        return [(f["code"], f["path"], f.get("cell"), f["line"], f["column"]) for f in found]
+
+    assert located(got) == located(expected)
+    assert [f["message"] for f in got if f["code"] != "LL000"] == [
+        f["message"] for f in expected if f["code"] != "LL000"
+    ]
+    assert [(f["code"], f["path"]) for f in got if f["code"] == "LL000"] == [
+        ("LL000", "broken.ipynb"),
+        ("LL000", "old.ipynb"),
+    ]
+    (old,) = [f for f in got if f["path"] == "old.ipynb"]
+    assert "format 3 (lintloader reads 4)" in old["message"]
+
+
+def test_without_nbformat_fix_writes_the_same_notebook(tmp_path: Path) -> None:
+    original = notebook(tmp_path / "train.ipynb").read_bytes()  # cell ids are random: one copy
+    for name in ("with", "without"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "train.ipynb").write_bytes(original)
+    args = ("fix", "--no-cache", "--unsafe-fixes", "train.ipynb")
+    assert run_cli(*args, cwd=tmp_path / "with").returncode == 0
+    done = run_without_nbformat(tmp_path / "without", *args)
+    assert done.returncode == 0, done.stderr
+    fixed = (tmp_path / "with" / "train.ipynb").read_bytes()
+    assert (tmp_path / "without" / "train.ipynb").read_bytes() == fixed
+    assert b"persistent_workers=False" in fixed
 
 
 def test_a_fix_diff_shows_the_notebook_cell_by_cell(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from child_processes import Processes
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -111,7 +112,7 @@ def trace_env(home: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+def runs(tmp_path_factory: pytest.TempPathFactory, module_processes: Processes) -> dict[str, Run]:
     """Every run, :data:`AT_ONCE` side by side, then read."""
     out = tmp_path_factory.mktemp("trace")
     env = trace_env(out / "cache")
@@ -123,7 +124,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
             command, options = RUNS[name]
             template = trace_args(name, *command, options=options)
             args = [arg.replace("{out}", str(out)) for arg in template]
-            started[name] = subprocess.Popen(
+            started[name] = module_processes.start(
                 args, cwd=REPO, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
         for name, proc in started.items():
@@ -288,20 +289,19 @@ def test_ddp_ranks_each_get_a_report(runs: dict[str, Run]) -> None:
     assert all(f"rank {r} epoch 3 done" in run.stdout for r in (0, 1))
 
 
-def test_command_that_cannot_start_exits_2(tmp_path: Path) -> None:
+def test_command_that_cannot_start_exits_2(tmp_path: Path, processes: Processes) -> None:
     missing = tmp_path / "no-such-program"
-    proc = subprocess.run(
+    proc = processes.run(
         [PYTHON, "-m", "lintloader", "trace", "--", str(missing)],
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert proc.returncode == 2
     assert "cannot start" in proc.stderr and "ERROR: the command could not start" in proc.stderr
 
 
-def test_hook_chains_user_sitecustomize_and_leaves_torch_unimported(tmp_path: Path) -> None:
+def test_hook_chains_user_sitecustomize_and_leaves_torch_unimported(
+    tmp_path: Path, processes: Processes
+) -> None:
     # the user's own sitecustomize; it speaks only in the traced command (lintloader itself
     # runs with the same PYTHONPATH)
     (tmp_path / "sitecustomize.py").write_text(
@@ -312,14 +312,11 @@ def test_hook_chains_user_sitecustomize_and_leaves_torch_unimported(tmp_path: Pa
         "import os, sys; print('torch' in sys.modules, sys.modules['sitecustomize'].__file__);"
         "print(os.environ['PYTHONPATH'].split(os.pathsep)[1:])"
     )
-    proc = subprocess.run(
+    proc = processes.run(
         [PYTHON, "-m", "lintloader", "trace", "--", PYTHON, "-c", probe],
         cwd=tmp_path,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (
@@ -426,15 +423,17 @@ def test_spawned_workers_of_rebuilt_loaders(runs: dict[str, Run]) -> None:
     assert {loader["start_method"] for loader in run.loaders()} == {"spawn"}
 
 
-def test_reported_loss_matches_an_injected_pool_start_delay(tmp_path: Path) -> None:
+def test_reported_loss_matches_an_injected_pool_start_delay(
+    tmp_path: Path, processes: Processes
+) -> None:
     """Each pool start sleeps a known 1.5 s in every worker's init (in parallel): a loader
     rebuilt in each of 3 epochs starts 2 pools more than needed, 3.0 s lost."""
     delay, epochs = 1.5, 3
     out = tmp_path / "injected.json"
     command = script("rebuild_loop", "--epochs", str(epochs), "--init-sleep", str(delay))
-    proc = subprocess.run(
+    proc = processes.run(
         [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
-        cwd=REPO, env=trace_env(tmp_path), capture_output=True, text=True, timeout=300,
+        cwd=REPO, env=trace_env(tmp_path), timeout=300,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     report = json.loads(out.read_text())
@@ -453,12 +452,12 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_sigterm_is_passed_on_and_the_report_so_far_printed(
-    signum: signal.Signals, tmp_path: Path
+    signum: signal.Signals, tmp_path: Path, processes: Processes
 ) -> None:
     """Sent to ``trace`` alone (not from a terminal): passed on to the command."""
     out = tmp_path / "term.json"
     command = script("rebuild_loop", "--epochs", "1000", "--init-sleep", "0.05")
-    proc = subprocess.Popen(
+    proc = processes.start(
         [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
         cwd=REPO, env=trace_env(tmp_path / "cache"), text=True, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -482,11 +481,11 @@ def test_sigterm_is_passed_on_and_the_report_so_far_printed(
 
 
 # -- issue 28: where the hook lives, and what the static check runs -----------------------------
-def test_hook_directory_is_private_and_removed(tmp_path: Path) -> None:
+def test_hook_directory_is_private_and_removed(tmp_path: Path, processes: Processes) -> None:
     probe = "import os, sys; print(os.environ['PYTHONPATH'].split(os.pathsep)[0])"
-    proc = subprocess.run(
+    proc = processes.run(
         [PYTHON, "-m", "lintloader", "trace", "--", PYTHON, "-c", probe],
-        env=trace_env(tmp_path), capture_output=True, text=True, timeout=60,
+        env=trace_env(tmp_path), timeout=60,
     )  # fmt: skip
     hook_dir = Path(proc.stdout.strip())
     parent = tmp_path / "lintloader" / "trace"
@@ -495,7 +494,7 @@ def test_hook_directory_is_private_and_removed(tmp_path: Path) -> None:
     assert not hook_dir.exists() and list(parent.iterdir()) == []
 
 
-def test_hook_refuses_a_directory_others_can_write(tmp_path: Path) -> None:
+def test_hook_refuses_a_directory_others_can_write(tmp_path: Path, processes: Processes) -> None:
     from lintloader.runtime.trace.inject import prepare
 
     injection = prepare()
@@ -503,9 +502,7 @@ def test_hook_refuses_a_directory_others_can_write(tmp_path: Path) -> None:
         injection.root.chmod(0o777)
         env = injection.environment(trace_env(tmp_path))
         code = "import torch.utils.data as d; d.DataLoader(list(range(4)), batch_size=2)"
-        proc = subprocess.run(
-            [PYTHON, "-c", code], env=env, capture_output=True, text=True, timeout=120
-        )
+        proc = processes.run([PYTHON, "-c", code], env=env, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert f"hook not run: {injection.root} is not private" in proc.stderr
         assert list(injection.run_dir.iterdir()) == []
@@ -513,7 +510,9 @@ def test_hook_refuses_a_directory_others_can_write(tmp_path: Path) -> None:
         injection.remove()
 
 
-def test_static_check_runs_no_code_from_the_working_directory(tmp_path: Path) -> None:
+def test_static_check_runs_no_code_from_the_working_directory(
+    tmp_path: Path, processes: Processes
+) -> None:
     planted = "import pathlib; pathlib.Path(__file__).with_name('PWNED').write_text('x')\n"
     (tmp_path / "lintloader").mkdir()
     (tmp_path / "lintloader" / "__init__.py").write_text(planted)
@@ -522,10 +521,9 @@ def test_static_check_runs_no_code_from_the_working_directory(tmp_path: Path) ->
     out = tmp_path / "report.json"
     lintloader = Path(PYTHON).with_name("lintloader")
     command = fetcher("buggy")
-    proc = subprocess.run(
+    proc = processes.run(
         [str(lintloader), "trace", "--json", str(out), "--", *command],
-        cwd=tmp_path, env=trace_env(tmp_path / "cache"), capture_output=True, text=True,
-        timeout=300,
+        cwd=tmp_path, env=trace_env(tmp_path / "cache"), timeout=300,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     assert not list(tmp_path.rglob("PWNED"))
@@ -543,7 +541,9 @@ def test_static_check_that_cannot_run_says_so(tmp_path: Path) -> None:
     assert findings.error.startswith("static check did not run:")
 
 
-def test_hook_refuses_a_run_directory_others_can_write(tmp_path: Path) -> None:
+def test_hook_refuses_a_run_directory_others_can_write(
+    tmp_path: Path, processes: Processes
+) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
@@ -553,15 +553,15 @@ def test_hook_refuses_a_run_directory_others_can_write(tmp_path: Path) -> None:
         "for _ in d.DataLoader(list(range(4)), batch_size=2): pass\n"
     )
     env = {**os.environ, "LINTLOADER_TRACE_DIR": str(shared)}
-    proc = subprocess.run(
-        [PYTHON, "-c", code], env=env, capture_output=True, text=True, timeout=120
-    )
+    proc = processes.run([PYTHON, "-c", code], env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert f"hook not installed: {shared} is not private" in proc.stderr
     assert list(shared.iterdir()) == []
 
 
-def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path: Path) -> None:
+def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(
+    tmp_path: Path, processes: Processes
+) -> None:
     """A loader built directly in the epoch loop: LL202, covered only by hoist-dataloader
     (unsafe). The advice says so; plain `fix` leaves it, `fix --unsafe-fixes` fixes it, and
     the fixed script traces OK."""
@@ -569,10 +569,10 @@ def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path:
     env = trace_env(tmp_path / "cache")
 
     def trace() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        return processes.run(
             [PYTHON, "-m", "lintloader", "trace", "--json", str(tmp_path / "r.json"), "--",
              PYTHON, "direct_loop.py"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+            cwd=tmp_path, env=env, timeout=300,
         )  # fmt: skip
 
     first = trace()
@@ -586,9 +586,9 @@ def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path:
     assert (static["fixes"], static["safe_fixes"]) == (["hoist-dataloader"], [])
 
     def fix(*flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        return processes.run(
             [PYTHON, "-m", "lintloader", "fix", *flags, "direct_loop.py"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+            cwd=tmp_path, timeout=120,
         )  # fmt: skip
 
     assert fix().returncode == 1  # the safe fixes leave it in place
@@ -603,24 +603,24 @@ def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(tmp_path:
     os.name != "posix" or os.geteuid() != 0 or not shutil.which("setpriv"),
     reason="re-creates the hook directory as 'nobody' (needs root and setpriv)",
 )
-def test_another_user_cannot_recreate_the_removed_hook_directory() -> None:
+def test_another_user_cannot_recreate_the_removed_hook_directory(processes: Processes) -> None:
     """A process that outlives the command keeps PYTHONPATH pointing at the removed hook
     directory: another user must not be able to create it again with a sitecustomize."""
     shared = Path(tempfile.mkdtemp(prefix="trace-shared-", dir="/tmp"))
     try:
         shared.chmod(0o755)  # traversable by anyone, as a home or a cache directory is
         probe = "import os; print(os.environ['PYTHONPATH'].split(os.pathsep)[0])"
-        proc = subprocess.run(
+        proc = processes.run(
             [PYTHON, "-m", "lintloader", "trace", "--", PYTHON, "-c", probe],
-            env=trace_env(shared), capture_output=True, text=True, timeout=60,
+            env=trace_env(shared), timeout=60,
         )  # fmt: skip
         hook_dir = Path(proc.stdout.strip())
         assert hook_dir.is_relative_to(shared) and not hook_dir.exists()
         plant = f"import os; os.makedirs({str(hook_dir)!r})"
         as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        attempt = subprocess.run(
+        attempt = processes.run(
             [*as_nobody, sys.executable, "-I", "-c", plant],
-            capture_output=True, text=True, timeout=60,
+            timeout=60,
         )  # fmt: skip
         assert attempt.returncode != 0 and "PermissionError" in attempt.stderr
         assert not hook_dir.exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from child_processes import Processes, run_once
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -25,15 +26,7 @@ PIPES: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
 def run_verify(
     *args: str, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_once([*CLI, *args], cwd=REPO, env=env, timeout=timeout)
 
 
 def fixture(name: str) -> str:
@@ -50,9 +43,9 @@ CONCURRENT_RUNS = {
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, subprocess.CompletedProcess[str]]:
+def runs(module_processes: Processes) -> dict[str, subprocess.CompletedProcess[str]]:
     started = {
-        name: (args, subprocess.Popen([*CLI, *args], cwd=REPO, text=True, **PIPES))
+        name: (args, module_processes.start([*CLI, *args], cwd=REPO, text=True, **PIPES))
         for name, args in CONCURRENT_RUNS.items()
     }
     done = {}
@@ -171,13 +164,8 @@ def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
     copy = tmp_path / "buggy_fetcher.py"
     shutil.copy(FIXTURES / "buggy_fetcher.py", copy)
     before = copy.read_text()
-    fix = subprocess.run(
-        [sys.executable, "-m", "lintloader", "fix", "--no-cache", str(copy)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    fix = run_once(
+        [sys.executable, "-m", "lintloader", "fix", "--no-cache", str(copy)], cwd=REPO, timeout=60
     )
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert copy.read_text() != before, fix.stdout + fix.stderr
@@ -206,14 +194,13 @@ def test_missing_lightning_exits_2_with_the_hint(tmp_path: Path) -> None:
     assert "-m pip install -c constraints.txt pytorch-lightning" in proc.stderr
 
 
-def test_ctrl_c_leaves_no_worker_behind() -> None:
-    proc = subprocess.Popen(
+def test_ctrl_c_leaves_no_worker_behind(processes: Processes) -> None:
+    proc = processes.start(
         [*CLI, "--engine", "torch", "--worker-init-delay", "0.5", "--epochs", "50"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
     )
     seen: set[int] = set()
     deadline = time.monotonic() + 30

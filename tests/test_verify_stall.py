@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_processes import Processes
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -25,14 +26,14 @@ def verify_args(name: str, *more: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, subprocess.CompletedProcess[str]]:
+def runs(module_processes: Processes) -> dict[str, subprocess.CompletedProcess[str]]:
     commands = {
         "buggy": verify_args("buggy", "--json"),
         "fixed": verify_args("fixed", "--json"),
         "buggy_text": verify_args("buggy"),
     }
     started = {
-        name: subprocess.Popen(
+        name: module_processes.start(
             args, cwd=REPO, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         for name, args in commands.items()

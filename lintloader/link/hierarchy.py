@@ -8,9 +8,11 @@ hierarchy thousands of classes deep is valid, and must not exhaust Python's recu
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Container, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 
-from lintloader.link.symbols import FunctionInfo, Symbol, SymbolTable, symbol_key
+from lintloader.link.symbols import ClassInfo, FunctionInfo, Symbol, SymbolTable, symbol_key
 from lintloader.summary.model import Dotted
 
 # Prefix of a type that names a class of unscanned code: "<foreign>torch.utils.data.Dataset".
@@ -24,10 +26,12 @@ class Hierarchy(SymbolTable):
 
     _mro: dict[str, tuple[str, ...]]
     _bases: dict[str, list[Symbol]]
+    _external: dict[str, frozenset[str]]
+    _lineage_tests: dict[Callable[[ClassInfo], bool], dict[str, bool]]
 
     def _forget(self) -> None:
         super()._forget()
-        self._mro, self._bases = {}, {}
+        self._mro, self._bases, self._external, self._lineage_tests = {}, {}, {}, {}
 
     def bases(self, class_key: str) -> list[Symbol]:
         found = self._bases.get(class_key)
@@ -43,35 +47,53 @@ class Hierarchy(SymbolTable):
 
     def mro(self, class_key: str) -> tuple[str, ...]:
         """Linearized class keys (C3 where it succeeds, depth-first otherwise). Worked out
-        bases first, with a stack of its own (see the module docstring)."""
-        if class_key in self._mro:
-            return self._mro[class_key]
-        self._mro[class_key] = (class_key,)  # guards against cycles while computing
-        parents = {class_key: self._class_bases(class_key)}
-        stack = [class_key]
-        while stack:
-            key = stack[-1]
-            missing = next((p for p in parents[key] if p not in self._mro), None)
-            if missing is not None:
-                self._mro[missing] = (missing,)
-                parents[missing] = self._class_bases(missing)
-                stack.append(missing)
-                continue
-            stack.pop()
-            own = parents[key]
-            self._mro[key] = _c3(key, [self._mro[p] for p in own], own)
+        bases first (see the module docstring); a base still being worked out (a cycle)
+        counts as itself alone."""
+        for key in self._bases_first(class_key, self._mro):
+            own = self._class_bases(key)
+            self._mro[key] = _c3(key, [self._mro.get(p, (p,)) for p in own], own)
         return self._mro[class_key]
+
+    def _bases_first(self, class_key: str, done: Container[str]) -> Iterator[str]:
+        """``class_key`` and its scanned ancestors that are not ``done``, each after its bases
+        (the caller marks each done before the next), a cycle cut where it closes: a stack,
+        no recursion."""
+        if class_key in done:
+            return
+        visiting = {class_key}
+        stack = [(class_key, iter(self._class_bases(class_key)))]
+        while stack:
+            key, parents = stack[-1]
+            parent = next((p for p in parents if p not in done and p not in visiting), None)
+            if parent is None:
+                stack.pop()
+                yield key
+                continue
+            visiting.add(parent)
+            stack.append((parent, iter(self._class_bases(parent))))
+
+    def lineage_any(self, class_key: str, test: Callable[[ClassInfo], bool]) -> bool:
+        """Whether ``class_key`` or a scanned ancestor passes ``test`` (a function of the
+        module's level: answers are kept per test and class, worked out bases first)."""
+        memo = self._lineage_tests.setdefault(test, {})
+        for key in self._bases_first(class_key, memo):
+            memo[key] = test(self.classes[key]) or any(
+                memo.get(p, False) for p in self._class_bases(key)
+            )
+        return memo[class_key]
 
     def _class_bases(self, class_key: str) -> list[str]:
         """The keys of the scanned classes among the bases of ``class_key``."""
         return [b.key for b in self.bases(class_key) if b.kind == "class"]
 
-    def external_bases(self, class_key: str) -> set[str]:
+    def external_bases(self, class_key: str) -> frozenset[str]:
         """Dotted paths of every unscanned base anywhere in the hierarchy."""
-        found: set[str] = set()
-        for key in self.mro(class_key):
-            found.update(b.key for b in self.bases(key) if b.kind == "external")
-        return found
+        for key in self._bases_first(class_key, self._external):
+            found = {b.key for b in self.bases(key) if b.kind == "external"}
+            for parent in self._class_bases(key):
+                found.update(self._external.get(parent, ()))
+            self._external[key] = frozenset(found)
+        return self._external[class_key]
 
     def lineage_names(self, class_key: str) -> list[str]:
         """The class's name and its ancestors' (scanned or not)."""
@@ -80,12 +102,13 @@ class Hierarchy(SymbolTable):
         return names
 
     @cached_property
-    def subclasses(self) -> dict[str, set[str]]:
-        direct: dict[str, set[str]] = {}
+    def subclasses(self) -> Descendants:
+        """The scanned subclasses of each class, direct or not (``.get(key, default)``)."""
+        direct: dict[str, list[str]] = {}
         for key in self.classes:
-            for base in self.mro(key)[1:]:
-                direct.setdefault(base, set()).add(key)
-        return direct
+            for base in dict.fromkeys(self._class_bases(key)):
+                direct.setdefault(base, []).append(key)
+        return Descendants(direct)
 
     @cached_property
     def _external_subclasses(self) -> dict[str, set[str]]:
@@ -149,6 +172,29 @@ class Hierarchy(SymbolTable):
         return any(all(root in self.mro(other) for other in owners) for root in owners)
 
 
+@dataclass
+class Descendants:
+    """Each class's scanned subclasses, direct or not, worked out when first asked for from
+    the direct ones (a stack): a chain N classes deep costs what is asked, not N squared."""
+
+    direct: dict[str, list[str]]
+    known: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def get(self, class_key: str, default: Collection[str] = ()) -> Collection[str]:
+        found = self.known.get(class_key)
+        if found is None:
+            seen: set[str] = set()
+            stack = list(self.direct.get(class_key, ()))
+            while stack:
+                key = stack.pop()
+                if key not in seen:
+                    seen.add(key)
+                    stack += self.direct.get(key, ())
+            seen.discard(class_key)  # a cycle back to it
+            found = self.known[class_key] = frozenset(seen)
+        return found or default
+
+
 def _typed(symbol: Symbol | None) -> str | None:
     if symbol is None or symbol.kind in ("function", "module"):
         return None
@@ -160,18 +206,33 @@ def _typed(symbol: Symbol | None) -> str | None:
 
 
 def _c3(head: str, parent_mros: list[tuple[str, ...]], parents: list[str]) -> tuple[str, ...]:
-    sequences = [list(m) for m in parent_mros] + [list(parents)]
+    """C3 of ``head`` from its parents' MROs, in time linear in their total length: each
+    sequence is read through a cursor, and a candidate is good while no sequence holds it
+    past its cursor (a count per class). One parent: its MRO after ``head``."""
+    if len(parents) == 1 and parent_mros[0][:1] == (parents[0],):
+        return (head, *parent_mros[0])
+    sequences = [*parent_mros, tuple(parents)]
+    in_tails: dict[str, int] = {}
+    for sequence in sequences:
+        for key in sequence[1:]:
+            in_tails[key] = in_tails.get(key, 0) + 1
+    cursors = [0] * len(sequences)
     result = [head]
-    while any(sequences):
-        for sequence in sequences:
-            if not sequence:
-                continue
-            candidate = sequence[0]
-            if not any(candidate in s[1:] for s in sequences):
+    while True:
+        candidate = None
+        for index, sequence in enumerate(sequences):
+            if cursors[index] < len(sequence) and not in_tails.get(sequence[cursors[index]]):
+                candidate = sequence[cursors[index]]
                 break
-        else:  # inconsistent hierarchy: fall back to depth-first, first occurrence wins
-            seen = dict.fromkeys(result + [k for m in parent_mros for k in m])
-            return tuple(seen)
+        if candidate is None:
+            break
         result.append(candidate)
-        sequences = [s[1:] if s and s[0] == candidate else s for s in sequences]
+        for index, sequence in enumerate(sequences):
+            if cursors[index] < len(sequence) and sequence[cursors[index]] == candidate:
+                cursors[index] += 1
+                if cursors[index] < len(sequence):
+                    in_tails[sequence[cursors[index]]] -= 1
+    if any(cursor < len(sequence) for cursor, sequence in zip(cursors, sequences, strict=True)):
+        # inconsistent hierarchy: fall back to depth-first, first occurrence wins
+        return tuple(dict.fromkeys(result + [k for m in parent_mros for k in m]))
     return tuple(result)

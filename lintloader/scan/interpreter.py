@@ -1,7 +1,11 @@
 """Asking an interpreter what its site directories and installed distributions are.
 
 Another interpreter is asked through a subprocess running :mod:`lintloader.scan.site_query`
-(``-I -S``), so that scanned code is never imported; the running one is asked in-process.
+(``-I -S``), so that scanned code is never imported; the running one is asked in-process. A
+virtual environment's interpreter is never run: its ``pyvenv.cfg`` names the standard library
+it starts with (``home``), which ``-I -S`` does not keep from running (``encodings``, ``os``),
+so the running interpreter works out its site directories from its prefix and the version its
+``pyvenv.cfg`` records (docs/guarantees.md, "What --python runs").
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ def query_interpreter(
         # the very code the subprocess would run, with what ``-S`` leaves in site.ENABLE_USER_SITE
         return site_query.answer(wanted, sys.executable, None)
     executable = python or sys.executable
+    venv = venv_version(executable)
+    if venv is not None:  # never run: answered here, from its prefix and its version
+        return site_query.answer(wanted, executable, None, venv)
     remember = cache_dir is not None and not wanted and os.sep in executable
     stamp = interpreter_stamp(executable) if remember else None
     if cache_dir is not None and stamp is not None:
@@ -44,6 +51,37 @@ def query_interpreter(
     if cache_dir is not None and stamp is not None:
         remember_answer(cache_dir, stamp, answer)
     return answer
+
+
+def venv_version(executable: str) -> str | None:
+    """The Python version ("3.12") of the virtual environment ``executable`` belongs to, as its
+    ``pyvenv.cfg`` records it (``version`` or ``version_info``); None when it belongs to none.
+    ``DiscoveryError`` when its ``pyvenv.cfg`` records none."""
+    bindir = os.path.dirname(os.path.abspath(executable))
+    for folder in (bindir, os.path.dirname(bindir)):
+        config = os.path.join(folder, "pyvenv.cfg")
+        if os.path.isfile(config):
+            found = _recorded_version(config)
+            if found is None:
+                raise DiscoveryError(
+                    f"--python {executable}: {config} records no Python version; not running it"
+                )
+            return found
+    return None
+
+
+def _recorded_version(config: str) -> str | None:
+    try:
+        with open(config, encoding="utf-8", errors="replace") as stream:
+            text = stream.read(64 * 1024)
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        match = re.fullmatch(r"(3\.\d+)(\.\S*)?", value.strip())
+        if key.strip() in ("version", "version_info") and match:
+            return match.group(1)
+    return None
 
 
 def interpreter_stamp(executable: str) -> tuple[object, ...] | None:

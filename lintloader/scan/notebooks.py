@@ -1,7 +1,8 @@
 """Jupyter notebooks: their code cells as one Python source, and back.
 
 Training loops often live in notebooks. A notebook is read (with ``nbformat``, the optional
-``notebooks`` extra) into one Python source: each code cell after a marker line
+``notebooks`` extra, else as the JSON of format 4 with the standard library: the same cells
+and sources) into one Python source: each code cell after a marker line
 ``# %% lintloader cell N`` (N: the cell's position in the notebook, 1-based), so positions map
 back to ``train.ipynb:cell N:line:column``. As ruff does, IPython syntax is skipped: a cell that
 starts with a cell magic (``%%bash``) is left out, and a line magic, shell escape or help line
@@ -14,12 +15,12 @@ each cell's new source back into the notebook and leaves outputs and metadata un
 from __future__ import annotations
 
 import errno
+import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from lintloader import extra_hint
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.scan.notebook_json import source_json, source_spans
 
@@ -32,7 +33,6 @@ _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>[%!].*|[\w.]+\?{1,2}\s*)$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # lintloader-magic (?P<index>\d+)$")
 _MARKER_LINE = re.compile(r"^# %% lintloader cell (?P<cell>\d+)$")
 _LINE_IN_MESSAGE = re.compile(r"\((detected at |)line (\d+)\)")  # a rule's, a syntax error's
-EXTRA_HINT = extra_hint("notebooks")
 
 
 def is_notebook(path: str) -> bool:
@@ -52,23 +52,55 @@ class Location:
     line: int  # 1-based line in the cell
 
 
+@dataclass(frozen=True)
+class Notebook:
+    """What is read of a notebook: its cells (each the JSON object of one)."""
+
+    cells: list[dict[str, Any]]
+
+
 def _nbformat():  # type: ignore[no-untyped-def]
+    """The nbformat module, None without the ``notebooks`` extra."""
     try:
         import nbformat
     except ImportError:
-        raise NotebookError(f"notebook not analysed: nbformat is missing ({EXTRA_HINT})") from None
+        return None
     return nbformat
 
 
-def _read(data: bytes):  # type: ignore[no-untyped-def]
+def _read(data: bytes) -> Notebook:
     nbformat = _nbformat()
     try:
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+        text = data.decode("utf-8")
+        if nbformat is None:
+            return _cells(json.loads(text))
+        return _cells(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
+    except NotebookError:
+        raise
     except Exception as exc:  # nbformat raises JSON, validation and version errors alike
         raise NotebookError(
             f"not a readable notebook: {' '.join(str(exc).split())[:200]}"
         ) from None
-    return notebook
+
+
+def _cells(notebook: object) -> Notebook:
+    """The cells of a notebook of format 4 (its JSON, or nbformat's reading of it: a dict)."""
+    if not isinstance(notebook, dict) or notebook.get("nbformat") != 4:
+        found = notebook.get("nbformat") if isinstance(notebook, dict) else None
+        raise NotebookError(f"not a readable notebook: format {found!r} (lintloader reads 4)")
+    cells = notebook.get("cells")
+    if not isinstance(cells, list) or not all(_is_cell(cell) for cell in cells):
+        raise NotebookError("not a readable notebook: its cells are not a list of cells")
+    return Notebook(cells)
+
+
+def _is_cell(cell: object) -> bool:
+    if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+        return False
+    source = cell.get("source", "")
+    return isinstance(source, str) or (
+        isinstance(source, list) and all(isinstance(line, str) for line in source)
+    )
 
 
 def notebook_to_python(data: bytes) -> bytes:
@@ -206,8 +238,8 @@ def python_to_notebook(original: bytes, python: bytes) -> bytes:
 
 
 def _check_written(original: bytes, text: str, edits: dict[int, str]) -> None:
-    """The edited notebook validates and holds what ``original`` held but ``edits``."""
-    import json
+    """The edited notebook validates (with nbformat where it is installed, else reads back as
+    format 4) and holds what ``original`` held but ``edits``."""
     import warnings
 
     nbformat = _nbformat()
@@ -217,9 +249,12 @@ def _check_written(original: bytes, text: str, edits: dict[int, str]) -> None:
     try:
         if _joined(json.loads(text)) != _joined(expected):
             raise ValueError("it would not read back as written")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
+        if nbformat is None:
+            _cells(json.loads(text))
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                nbformat.validate(nbformat.reads(text, as_version=nbformat.NO_CONVERT))
     except Exception as exc:  # nbformat's ValidationError and friends: not its own base class
         lines = str(exc).strip().splitlines()
         first = " ".join(lines[0].split())[:200] if lines else type(exc).__name__
@@ -234,7 +269,7 @@ def _joined(notebook: dict[str, Any]) -> dict[str, Any]:
     return notebook
 
 
-def _magic_lines(notebook) -> list[str]:  # type: ignore[no-untyped-def]
+def _magic_lines(notebook: Notebook) -> list[str]:
     """The magic lines in the order :func:`notebook_to_python` numbered them."""
     found = []
     for cell in notebook.cells:

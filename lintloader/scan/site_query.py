@@ -20,10 +20,11 @@ def norm(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def site_candidates(executable, user_site_enabled):
+def site_candidates(executable, user_site_enabled, version=None):
     """Where ``executable``'s site directories would be: the purelib and platlib directories of
     its scheme (and the user site when ``user_site_enabled``, the value of
-    ``site.ENABLE_USER_SITE`` under ``-S``: never), whether they exist or not."""
+    ``site.ENABLE_USER_SITE`` under ``-S``: never), whether they exist or not. ``version``
+    ("3.12"): worked out here for a virtual environment of that Python, never run."""
     # Without the site module a virtual environment goes undetected, so find its pyvenv.cfg as
     # site.venv does.
     bindir = os.path.dirname(os.path.abspath(executable))
@@ -31,7 +32,13 @@ def site_candidates(executable, user_site_enabled):
     folders = (bindir, os.path.dirname(bindir))
     if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in folders):
         prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
-    paths = sysconfig.get_paths(vars=prefix)
+    if version:
+        prefix["py_version_short"] = version
+        prefix["py_version_nodot"] = version.replace(".", "")
+        scheme = "venv" if "venv" in sysconfig.get_scheme_names() else "posix_prefix"
+        paths = sysconfig.get_paths(scheme, vars=prefix)
+    else:
+        paths = sysconfig.get_paths(vars=prefix)
     candidates = [path for path in (paths.get("purelib"), paths.get("platlib")) if path]
     try:
         if user_site_enabled:
@@ -101,13 +108,13 @@ def top_level_files(dist):
     return files
 
 
-def answer(wanted, executable, user_site_enabled):
+def answer(wanted, executable, user_site_enabled, version=None):
     """The whole answer: site directories (and the candidates they were chosen from), then the
-    files of each wanted distribution."""
-    candidates = site_candidates(executable, user_site_enabled)
+    files of each wanted distribution (``version``: see :func:`site_candidates`)."""
+    candidates = site_candidates(executable, user_site_enabled, version)
     sites = existing_sites(candidates)
     dists, names, broken = distribution_files(sites, wanted) if wanted else ({}, [], [])
-    python = sys.version.split()[0]
+    python = version or sys.version.split()[0]
     return {
         "sites": sites,
         "candidates": candidates,

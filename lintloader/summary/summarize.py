@@ -18,7 +18,17 @@ def summarize_source(
 ) -> FileSummary:
     """Parse ``source`` with CPython's ``ast`` (through libcst when the file is written for a
     newer Python) and summarize it; a file that cannot be decoded, parsed or analyzed gets
-    ``summary.error`` (an LL000 finding) instead."""
+    ``summary.error`` (an LL000 finding) instead. Whatever else goes wrong with one file (a
+    bug, a parser library without a node this code names) is that file's LL000 too, never
+    the run's end."""
+    try:
+        return _summarize(source, path, module, is_package)
+    except Exception as exc:
+        error = f"internal error reading this file: {type(exc).__name__}: {one_line(str(exc))}"
+        return FileSummary(path, module, is_package, error=error)
+
+
+def _summarize(source: bytes, path: str, module: str, is_package: bool) -> FileSummary:
     summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
         parsed = parse_source(source)

@@ -4,7 +4,8 @@ for the finding's code, and ``source.fixAll.lintloader``, which applies the safe
 The edits come from the codemods ``lintloader fix`` runs: a quick fix is one strategy applied
 to the finding (its edit must parse again, as in a fix round); fix-all is the fix rounds of
 ``fix`` (``fixers/runner.py``), safe strategies only, on the findings of one document, and may
-edit several files (a relocation into another module's ``teardown``).
+edit several files (a relocation into another module's ``teardown``). No action edits a file
+``fix`` would not write (:func:`refusal`): a link out of the project, a read-only file.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pygls.workspace import PositionCodec
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.parsing import reparse_ok
-from lintloader.fixers.runner import FixOutcome, Sources
+from lintloader.fixers.runner import FixOutcome, Guard, Sources
+from lintloader.fixers.writer import Roots, why_not_writable
 from lintloader.integrations.lsp.analysis import Analysis
 from lintloader.integrations.lsp.edits import workspace_edit
 
@@ -33,6 +35,13 @@ def wanted(kind: str, only: Iterable[str] | None) -> bool:
 def touching(findings: Iterable[Finding], first: int, last: int) -> list[Finding]:
     """The findings whose lines (1-based) meet ``first``..``last``."""
     return [f for f in findings if f.line <= last and max(f.end_line, f.line) >= first]
+
+
+def refusal(analysis: Analysis) -> Guard:
+    """Why an action must not edit a file: ``fix``'s check of its writes, on the analysed
+    roots (a file that resolves, through a link, outside them; a read-only file)."""
+    roots = Roots.of(analysis.discovery.roots)
+    return lambda path: why_not_writable(path, roots, allow_installed=True)
 
 
 def sources_for(buffers: Mapping[str, bytes]) -> Sources:
@@ -56,7 +65,8 @@ def strategy_fix(
     except (FixError, OSError):
         return None
     edits = {path: data for path, data in (edits or {}).items() if data != sources[path]}
-    if not edits or any(reparse_ok(data, path) for path, data in edits.items()):
+    refused = refusal(analysis)
+    if not edits or any(reparse_ok(data, path) or refused(path) for path, data in edits.items()):
         return None
     safety = "safe" if strategy.safe else "unsafe"
     return types.CodeAction(
@@ -81,12 +91,16 @@ def quick_fixes(
 
 
 def noqa_action(
-    path: str, finding: Finding, buffers: Mapping[str, bytes], codec: PositionCodec
+    analysis: Analysis,
+    path: str,
+    finding: Finding,
+    buffers: Mapping[str, bytes],
+    codec: PositionCodec,
 ) -> types.CodeAction | None:
     """Add ``# noqa: CODE`` to the statement that holds the finding's line."""
     from lintloader.fixers.add_noqa import add_noqa
 
-    if finding.code == PARSE_ERROR_CODE:
+    if finding.code == PARSE_ERROR_CODE or refusal(analysis)(path):
         return None
     sources = sources_for(buffers)
     source = sources[path]
@@ -117,7 +131,12 @@ def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.W
 
     scope = ReportScope(analysis.root, (path,))
     outcome = fix_in_memory(
-        analysis.discovery, analysis.options, load_registry(), False, restrict=scope.restrict
+        analysis.discovery,
+        analysis.options,
+        load_registry(),
+        False,
+        guard=refusal(analysis),
+        restrict=scope.restrict,
     )
     before = {p: outcome.originals[p] for p in outcome.changed}
     return workspace_edit(before, outcome.changed, codec)

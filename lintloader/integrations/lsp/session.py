@@ -336,7 +336,7 @@ class Session:
             made = []
             for finding in findings:
                 fixes = quick_fixes(analysis, finding, data, codec)
-                noqa = noqa_action(path, finding, data, codec)
+                noqa = noqa_action(analysis, path, finding, data, codec)
                 made += [(finding, action) for action in [*fixes, noqa] if action is not None]
             return made
 

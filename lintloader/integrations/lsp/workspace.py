@@ -2,7 +2,8 @@
 analysis, what was last shown for each file, and the unsaved buffers to analyze.
 
 A project is the workspace folder a file lies in (else the nearest directory with a project
-marker, as ``--project-root auto`` finds it, else the file's folder). Every change (an edit,
+marker, as ``--project-root auto`` finds it, else the file alone: never ``/``, whose analysis
+would walk the whole file system). Every change (an edit,
 a save, a file changed on disk, a new ``pyproject.toml``) bumps its generation; the analysis
 loop runs until each project's analysis is of its latest generation.
 """
@@ -59,16 +60,26 @@ class Project:
 class Projects:
     projects: dict[str, Project] = field(default_factory=dict)
 
-    def add(self, root: str) -> Project:
+    def add(self, root: str) -> Project | None:
+        """The project of the folder ``root`` (None for the file system's root)."""
         root = os.path.abspath(root)
+        if _is_top(root):
+            return None
         return self.projects.setdefault(root, Project(root))
 
     def of(self, path: str) -> Project:
-        """The project ``path`` belongs to (the innermost that covers it), made if none does."""
+        """The project ``path`` belongs to (the innermost that covers it), made if none does:
+        the nearest folder with a project marker below ``/``, else ``path`` alone."""
         covering = [p for p in self.projects.values() if p.covers(path)]
         if covering:
             return max(covering, key=lambda p: len(p.root))
-        return self.add(find_project_root([path]) or os.path.dirname(path))
+        root = find_project_root([path])
+        project = self.add(root) if root else None
+        return project or self.alone(path)
+
+    def alone(self, path: str) -> Project:
+        path = os.path.abspath(path)
+        return self.projects.setdefault(path, Project(path))
 
     def touched(self, paths: Iterable[str], on_disk: bool = True) -> list[Project]:
         """Bump the generation of every project that holds one of ``paths`` (``on_disk``:
@@ -81,6 +92,10 @@ class Projects:
 
     def stale(self) -> list[Project]:
         return [p for p in self.projects.values() if p.stale]
+
+
+def _is_top(folder: str) -> bool:
+    return os.path.dirname(folder) == folder
 
 
 def buffers(project: Project, texts: Mapping[str, str]) -> dict[str, bytes]:
