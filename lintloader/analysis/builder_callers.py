@@ -17,7 +17,7 @@ from lintloader.analysis.loaders import LoaderSite
 from lintloader.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.dataloaders import lower_bound
+from lintloader.summary.dataloaders.bounds import lower_bound
 
 
 class KeptDefault(NamedTuple):

@@ -1,7 +1,7 @@
 """Shared by the user-code rules LL201-LL205: which calls construct a real DataLoader (or a
 Lightning Trainer), what their worker settings are, and where they run.
 
-Facts come from ``FileSummary.loaders`` (``summary/dataloaders.py``); names resolve
+Facts come from ``FileSummary.loaders`` (``summary/dataloaders/``); names resolve
 through the linked :class:`~lintloader.link.program.Program`, so ``DataLoader`` is torch's only when
 the import says so (``torch.utils.data.DataLoader``, ``torch.utils.data.dataloader.DataLoader``,
 an alias of either, or a scanned subclass).
