@@ -328,13 +328,6 @@ def persistent_guarded(facts: FunctionFacts, context: CallContext) -> bool:
     return any(c.persistent and c.loop_depth >= depth for c in context.conditions)
 
 
-def depends_on_loop(facts: FunctionFacts, index: int, names: frozenset[str]) -> bool:
-    """Whether an expression reading ``names`` can change between iterations of loop ``index``
-    (it reads a name the loop binds or assigns)."""
-    loop = facts.loops[index]
-    return bool(names & loop.assigned)
-
-
 def hop(
     display: Callable[[str], str],
     info: FunctionInfo,

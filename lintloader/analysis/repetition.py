@@ -134,13 +134,22 @@ def is_construction_root(info: FunctionInfo) -> bool:
     return function.name in CONSTRUCTION_ROOTS and function.class_qualname is not None
 
 
+def own_loop(program: Program, site: LoaderSite) -> Place:
+    """The place of a construction written inside a loop of its own function (its innermost
+    loop): the same model as a loop of a caller that runs it (:func:`places`), no call on the
+    way."""
+    loop = site.facts.loops[site.call.context.loop]
+    dependent = loop_reaches(program, site, (), loop)
+    return Place(site.info, (), loop, kind="loop", dependent=dependent)
+
+
 def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset()) -> list[Place]:
     """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once).
     ``roots``: keys of functions declared to run once per epoch (``extend-roots``)."""
     start = site.info
     root = _root_kind(program, start, roots)
     if root is not None:
-        return [Place(start, (), None, root, False)]
+        return [Place(start, (), loop=None, kind=root, dependent=False)]
     found: dict[tuple[str, int, int], Place] = {}
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
     # each caller is climbed once per None guard of the call it makes on the way, so that a
@@ -197,15 +206,16 @@ def _place(
         ):
             return None, False
         if index >= 0:
-            dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
-            return Place(caller, chain, facts.loops[index], "loop", dependent), True
+            loop = facts.loops[index]
+            dependent = loop_reaches(program, target, chain, loop)
+            return Place(caller, chain, loop, kind="loop", dependent=dependent), True
     elif edge.call.in_loop:  # a file without loader facts: its call summary knows the loop
         loops = caller.function.loops
-        loop = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
-        return Place(caller, chain, loop, "loop", False), True
+        known = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
+        return Place(caller, chain, known, kind="loop", dependent=False), True
     root = _root_kind(program, caller, roots)
     if root is not None:
-        return Place(caller, chain, None, root, False), False
+        return Place(caller, chain, loop=None, kind=root, dependent=False), False
     return None, not (facts is not None and _kept(facts, edge))
 
 
@@ -243,14 +253,15 @@ def changed(loop: LoopInfo) -> frozenset[str]:
     return loop.assigned | owners
 
 
-def _loop_value_reaches(
-    program: Program, target: LoaderSite, chain: tuple[Edge, ...], assigned: frozenset[str]
+def loop_reaches(
+    program: Program, target: LoaderSite, chain: tuple[Edge, ...], loop: LoopInfo
 ) -> bool:
-    """Whether a value the loop changes (a name its innermost body binds or assigns: a value an
-    outer loop changes stays the same for every inner pass) can reach the DataLoader's
-    arguments through the calls of ``chain``: ``load_data(files)`` where the loop sets
-    ``files``, ``load_data`` passes it on (or derives a local from it), and so on down."""
-    tainted: set[str] = set(assigned)
+    """Whether the construction depends on ``loop``: a value the loop changes (:func:`changed`,
+    of the innermost loop around the call: a value an outer loop changes stays the same for
+    every inner pass) can reach the DataLoader's arguments through the calls of ``chain``
+    (none: the construction is in the loop's own body): ``load_data(files)`` where the loop
+    sets ``files``, ``load_data`` passes it on (or derives a local from it), and so on down."""
+    tainted: set[str] = set(changed(loop))
     for edge in chain:
         caller = program.functions[edge.caller]
         tainted = _passed(program, edge, _derived(program, caller, tainted))
