@@ -15,8 +15,9 @@ from typing import NamedTuple
 
 from lintloader.analysis.loaders import LoaderSite
 from lintloader.findings import Confidence
+from lintloader.link.arguments import binding
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.dataloaders import lower_bound
+from lintloader.summary.dataloaders.bounds import lower_bound
 
 
 class KeptDefault(NamedTuple):
@@ -37,24 +38,20 @@ def callers_keeping_default(program: Program, site: LoaderSite) -> Iterator[Kept
         return
     if workers is None or workers.text not in function.params or persistent.text == workers.text:
         return
-    offset = 1 if function.self_name else 0
-    params = function.params[offset:]
     for edge in program.edges_into(site.key, Confidence.HIGH):
-        if edge.call.is_reference:
-            continue
-        call = _parsed(edge.call.site.text)
-        if call is None or _passes(call, params, persistent.text) is not False:
-            continue
-        passed = _argument(call, params, workers.text)
+        bound = binding(program, edge)
+        if not bound.parsed or bound.passes(persistent.text) is not False:
+            continue  # a reference, a cut text, or it may pass the flag itself
+        passed = bound.written(workers.text)
         if passed is None:  # the builder's own default
             if not workers.from_default or not isinstance(workers.literal, int):
                 continue
             text, zero = f"{workers.text}={workers.literal}", workers.literal == 0
         else:
-            bound = lower_bound(passed)
-            if bound is not None and bound > 0:
+            lowest = lower_bound(passed)
+            if lowest is not None and lowest > 0:
                 continue
-            text, zero = ast.unparse(passed), bound == 0 and _is_literal(passed)
+            text, zero = ast.unparse(passed), lowest == 0 and _is_literal(passed)
         yield KeptDefault(edge, program.functions[edge.caller], text, zero)
 
 
@@ -70,53 +67,8 @@ def default_never_used(program: Program, site: LoaderSite) -> bool:
     name = function.qualname.rsplit(".", 1)[-1]
     if not name.startswith("_") or name.endswith("__"):
         return False
-    params = function.params[1 if function.self_name else 0 :]
     edges = program.edges_into(site.key)
-    return bool(edges) and all(_overrides(edge, params, persistent.text) for edge in edges)
-
-
-def _overrides(edge: Edge, params: list[str], name: str) -> bool:
-    """Whether the call passes parameter ``name`` for sure (read from its shape when the
-    summary cut its text)."""
-    site = edge.call
-    if site.is_reference:
-        return False
-    call = _parsed(site.site.text)
-    if call is not None:
-        return _passes(call, params, name) is True
-    if name in site.keywords:
-        return True
-    if "**" in site.keywords or site.positional < 0:
-        return False
-    return name in params and params.index(name) < site.positional
-
-
-def _parsed(text: str) -> ast.Call | None:
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:  # cut at the text limit
-        return None
-    return node if isinstance(node, ast.Call) else None
-
-
-def _passes(call: ast.Call, params: list[str], name: str) -> bool | None:
-    """Whether the call passes parameter ``name``: None when it may (``*args``, ``**kw``)."""
-    if any(k.arg == name for k in call.keywords):
-        return True
-    if any(k.arg is None for k in call.keywords) or any(
-        isinstance(a, ast.Starred) for a in call.args
-    ):
-        return None
-    return name in params and params.index(name) < len(call.args)
-
-
-def _argument(call: ast.Call, params: list[str], name: str) -> ast.expr | None:
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    if name in params and params.index(name) < len(call.args):
-        return call.args[params.index(name)]
-    return None
+    return bool(edges) and all(binding(program, e).passes(persistent.text) is True for e in edges)
 
 
 def _is_literal(node: ast.expr) -> bool:

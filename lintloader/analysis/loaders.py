@@ -1,7 +1,7 @@
 """Shared by the user-code rules LL201-LL205: which calls construct a real DataLoader (or a
 Lightning Trainer), what their worker settings are, and where they run.
 
-Facts come from ``FileSummary.loaders`` (``summary/dataloaders.py``); names resolve
+Facts come from ``FileSummary.loaders`` (``summary/dataloaders/``); names resolve
 through the linked :class:`~lintloader.link.program.Program`, so ``DataLoader`` is torch's only when
 the import says so (``torch.utils.data.DataLoader``, ``torch.utils.data.dataloader.DataLoader``,
 an alias of either, or a scanned subclass).
@@ -16,6 +16,7 @@ from typing import NamedTuple
 from lintloader.analysis.context import Demand
 from lintloader.analysis.torch_classes import is_dataloader_class
 from lintloader.findings import Confidence, Hop
+from lintloader.link.arguments import Binding, bind_loader_call
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.scan.tokens import function_groups, method_group
 from lintloader.summary.dataloaders import RETURNED
@@ -228,10 +229,10 @@ def pins_no_workers(program: Program, info: FunctionInfo, call: LoaderCall) -> b
     if init_info is None or facts is None or not _super_is_torch(program, init_info):
         return False
     supers = [c for c in facts.loader_calls if c.target == ("super()", "__init__")]
-    params = init_info.function.params[1:]  # after ``self``
+    left_out = bind_loader_call(call, init_info.function)
     return bool(supers) and all(
         _literal_zero(c.keyword("num_workers"))
-        or _zero_default_left_out(c.keyword("num_workers"), params, call)
+        or _zero_default_left_out(c.keyword("num_workers"), left_out)
         for c in supers
     )
 
@@ -253,16 +254,12 @@ def _literal_zero(argument: Argument | None) -> bool:
     return argument is not None and argument.is_literal and argument.literal == 0
 
 
-def _zero_default_left_out(argument: Argument | None, params: list[str], call: LoaderCall) -> bool:
+def _zero_default_left_out(argument: Argument | None, call: Binding) -> bool:
     """``argument`` is a parameter (of the ``__init__`` that ``call`` runs) that defaults to 0,
     and ``call`` passes it neither by keyword nor by position, nor maybe in ``*``/``**``."""
     if argument is None or not argument.from_default or argument.literal != 0:
         return False
-    name = argument.text
-    if call.keyword(name) is not None or any(a.star for a in call.arguments):
-        return False
-    passed = sum(1 for a in call.arguments if a.keyword is None)
-    return name not in params or params.index(name) >= passed
+    return call.passes(argument.text) is False
 
 
 def pool_sites(program: Program) -> list[LoaderSite]:
@@ -329,13 +326,6 @@ def once_guarded(facts: FunctionFacts, context: CallContext) -> bool:
 def persistent_guarded(facts: FunctionFacts, context: CallContext) -> bool:
     depth = loop_depth(facts, context.loop) if context.loop >= 0 else 0
     return any(c.persistent and c.loop_depth >= depth for c in context.conditions)
-
-
-def depends_on_loop(facts: FunctionFacts, index: int, names: frozenset[str]) -> bool:
-    """Whether an expression reading ``names`` can change between iterations of loop ``index``
-    (it reads a name the loop binds or assigns)."""
-    loop = facts.loops[index]
-    return bool(names & loop.assigned)
 
 
 def hop(

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import ast
 
+from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import NONE_GUARDED
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, Site
+from lintloader.summary.model import Site
 from lintloader.summary.none_guards import may_be_none
 
 
@@ -37,46 +38,12 @@ def construction_guard(program: Program, key: str, site: Site) -> tuple[str, ...
 def fills_guard(program: Program, guard: tuple[str, ...], edge: Edge) -> bool:
     """Whether the call ``edge`` makes passes a value for one of the callee's parameters
     ``guard`` (those a call on the way needs None): the way is closed to it."""
-    if not guard or edge.call.is_reference:
+    if not guard:
         return False
-    node = _parsed(edge.call)
-    if node is None:
-        return False
-    caller, callee = program.functions[edge.caller], program.functions[edge.callee]
-    passed = _passed(node, callee, _offset(edge.call, callee))
-    return any(_filled(program, passed[p], caller) for p in guard if p in passed)
-
-
-def _parsed(call: CallSite) -> ast.Call | None:
-    if call.site.text.endswith("..."):
-        return None  # cut at the text limit: what it passes is not all there
-    try:
-        node = ast.parse(call.site.text, mode="eval").body
-    except SyntaxError:
-        return None
-    return node if isinstance(node, ast.Call) else None
-
-
-def _offset(call: CallSite, callee: FunctionInfo) -> int:
-    """How many leading parameters the call's positional arguments skip: ``self`` of a method
-    called on an object, none for ``Class.method(obj, ...)``."""
-    function = callee.function
-    if function.self_name is None:
-        return 0
-    owner = (function.class_qualname or "").rsplit(".", 1)[-1]
-    unbound = function.kind == "method" and len(call.target) > 1 and call.target[-2] == owner
-    return 0 if unbound else 1
-
-
-def _passed(node: ast.Call, callee: FunctionInfo, offset: int) -> dict[str, ast.expr]:
-    """The callee's parameters the call writes an argument for, with that argument."""
-    params = callee.function.params[offset:]
-    passed = {k.arg: k.value for k in node.keywords if k.arg is not None}
-    for index, argument in enumerate(node.args):
-        if isinstance(argument, ast.Starred) or index >= len(params):
-            break
-        passed.setdefault(params[index], argument)
-    return passed
+    bound = binding(program, edge)
+    caller = program.functions[edge.caller]
+    written = [bound.written(p) for p in guard]
+    return any(_filled(program, argument, caller) for argument in written if argument is not None)
 
 
 def _filled(program: Program, argument: ast.expr, caller: FunctionInfo) -> bool:

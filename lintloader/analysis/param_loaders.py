@@ -16,6 +16,7 @@ from lintloader.analysis.loaders import (
     resolves_to_dataloader,
 )
 from lintloader.findings import Confidence
+from lintloader.link.arguments import binding
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.summary.helpers import dotted
 from lintloader.summary.model import Dotted
@@ -38,14 +39,12 @@ def passed_loader(
         return None
     if name[0] in function.local_types:
         return None  # annotated: read as written
-    offset = 1 if function.self_name else 0
-    params = function.params[offset:]
     found: list[LoaderSite | None] = []
     for edge in program.edges_into(info.key, Confidence.HIGH):
         if edge.call.is_reference:
             return None
         caller = program.functions[edge.caller]
-        argument = _argument(edge.call.site.text, params, name[0])
+        argument = binding(program, edge).written(name[0])
         if argument is None:
             return None
         line = edge.call.site.line + argument.lineno - 1
@@ -59,22 +58,6 @@ def passed_loader(
     if known and all(site.workers is Workers.ZERO for site in known):
         return None
     return PassedLoader(known[0] if known else None, len(found))
-
-
-def _argument(text: str, params: list[str], name: str) -> ast.expr | None:
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-    if not isinstance(node, ast.Call):
-        return None
-    for keyword in node.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    index = params.index(name)
-    if any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
-        return None
-    return node.args[index] if index < len(node.args) else None
 
 
 def _loader_of(

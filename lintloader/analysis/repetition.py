@@ -19,10 +19,11 @@ from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.findings import Confidence
+from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, FunctionFacts, FunctionSummary, LoopInfo, Site
+from lintloader.summary.model import FunctionFacts, LoopInfo, Site
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -133,13 +134,22 @@ def is_construction_root(info: FunctionInfo) -> bool:
     return function.name in CONSTRUCTION_ROOTS and function.class_qualname is not None
 
 
+def own_loop(program: Program, site: LoaderSite) -> Place:
+    """The place of a construction written inside a loop of its own function (its innermost
+    loop): the same model as a loop of a caller that runs it (:func:`places`), no call on the
+    way."""
+    loop = site.facts.loops[site.call.context.loop]
+    dependent = loop_reaches(program, site, (), loop)
+    return Place(site.info, (), loop, kind="loop", dependent=dependent)
+
+
 def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset()) -> list[Place]:
     """Every place that runs ``site`` repeatedly, best anchor first (empty: it runs once).
     ``roots``: keys of functions declared to run once per epoch (``extend-roots``)."""
     start = site.info
     root = _root_kind(program, start, roots)
     if root is not None:
-        return [Place(start, (), None, root, False)]
+        return [Place(start, (), loop=None, kind=root, dependent=False)]
     found: dict[tuple[str, int, int], Place] = {}
     queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(site.key, ())])
     # each caller is climbed once per None guard of the call it makes on the way, so that a
@@ -151,7 +161,7 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
             path[0].call.none_guard if path else construction_guard(program, key, site.call.site)
         )
         for edge in program.edges_into(key, Confidence.HIGH):
-            if not path and leaves_zero_default(site, edge):
+            if not path and leaves_zero_default(program, site, edge):
                 continue  # this call builds the loader without workers
             if fills_guard(program, guard, edge):
                 continue  # it passes what the way needs None (``dataloader=val_loader``)
@@ -166,27 +176,14 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
     return sorted(found.values(), key=Place.rank)
 
 
-def leaves_zero_default(site: LoaderSite, edge: Edge) -> bool:
+def leaves_zero_default(program: Program, site: LoaderSite, edge: Edge) -> bool:
     """``num_workers=num_workers`` where that parameter defaults to 0, and the call ``edge``
-    makes does not pass it (``load(experience)`` for ``def load(experience, num_workers=0)``):
-    built without workers there."""
+    makes surely does not pass it (``load(experience)`` for ``def load(experience,
+    num_workers=0)``): built without workers there."""
     argument = site.num_workers
     if argument is None or not argument.from_default or argument.literal != 0:
         return False
-    if edge.call.is_reference:
-        return False
-    try:
-        node = ast.parse(edge.call.site.text, mode="eval").body
-    except SyntaxError:  # cut at the text limit: it may pass it
-        return False
-    if not isinstance(node, ast.Call) or any(k.arg in (None, argument.text) for k in node.keywords):
-        return False
-    if any(isinstance(a, ast.Starred) for a in node.args):
-        return False
-    function = site.info.function
-    offset = 1 if function.self_name else 0
-    params = function.params[offset:]
-    return argument.text not in params or params.index(argument.text) >= len(node.args)
+    return binding(program, edge).passes(argument.text) is False
 
 
 def _place(
@@ -209,15 +206,16 @@ def _place(
         ):
             return None, False
         if index >= 0:
-            dependent = _loop_value_reaches(program, target, chain, changed(facts.loops[index]))
-            return Place(caller, chain, facts.loops[index], "loop", dependent), True
+            loop = facts.loops[index]
+            dependent = loop_reaches(program, target, chain, loop)
+            return Place(caller, chain, loop, kind="loop", dependent=dependent), True
     elif edge.call.in_loop:  # a file without loader facts: its call summary knows the loop
         loops = caller.function.loops
-        loop = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
-        return Place(caller, chain, loop, "loop", False), True
+        known = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
+        return Place(caller, chain, known, kind="loop", dependent=False), True
     root = _root_kind(program, caller, roots)
     if root is not None:
-        return Place(caller, chain, None, root, False), False
+        return Place(caller, chain, loop=None, kind=root, dependent=False), False
     return None, not (facts is not None and _kept(facts, edge))
 
 
@@ -255,18 +253,18 @@ def changed(loop: LoopInfo) -> frozenset[str]:
     return loop.assigned | owners
 
 
-def _loop_value_reaches(
-    program: Program, target: LoaderSite, chain: tuple[Edge, ...], assigned: frozenset[str]
+def loop_reaches(
+    program: Program, target: LoaderSite, chain: tuple[Edge, ...], loop: LoopInfo
 ) -> bool:
-    """Whether a value the loop changes (a name its innermost body binds or assigns: a value an
-    outer loop changes stays the same for every inner pass) can reach the DataLoader's
-    arguments through the calls of ``chain``: ``load_data(files)`` where the loop sets
-    ``files``, ``load_data`` passes it on (or derives a local from it), and so on down."""
-    tainted: set[str] = set(assigned)
+    """Whether the construction depends on ``loop``: a value the loop changes (:func:`changed`,
+    of the innermost loop around the call: a value an outer loop changes stays the same for
+    every inner pass) can reach the DataLoader's arguments through the calls of ``chain``
+    (none: the construction is in the loop's own body): ``load_data(files)`` where the loop
+    sets ``files``, ``load_data`` passes it on (or derives a local from it), and so on down."""
+    tainted: set[str] = set(changed(loop))
     for edge in chain:
         caller = program.functions[edge.caller]
-        callee = program.functions[edge.callee]
-        tainted = _passed(edge.call, caller, callee, _derived(program, caller, tainted))
+        tainted = _passed(program, edge, _derived(program, caller, tainted))
         if not tainted:
             return False
     tainted = _derived(program, target.info, tainted)
@@ -314,45 +312,18 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
     return derived
 
 
-def _text(node: ast.expr) -> str:
-    return f"({ast.unparse(node)})"
-
-
-def _passed(
-    call: CallSite, caller: FunctionInfo, callee: FunctionInfo, tainted: set[str]
-) -> set[str]:
-    """The callee's parameters that receive a tainted value at ``call``."""
-    function = callee.function
-    params = function.params
-    offset = 1 if function.self_name else 0
+def _passed(program: Program, edge: Edge, tainted: set[str]) -> set[str]:
+    """The callee's parameters that receive a tainted value at the call ``edge`` makes (any of
+    them, ``_ANY``, through a ``*args``/``**kwargs`` or a call whose text was cut)."""
+    caller, callee = program.functions[edge.caller], program.functions[edge.callee]
     every = {*_parameters(callee), _ANY}
-    try:
-        node = ast.parse(call.site.text, mode="eval").body
-    except SyntaxError:  # cut at the text limit: any argument may carry it
-        return every if _reads(call.site.text, tainted, caller) else set()
-    if not isinstance(node, ast.Call):
+    bound = binding(program, edge)
+    if bound.reference:
         return set()
+    if not bound.parsed:  # cut at the text limit: any argument may carry it
+        return every if _reads(edge.call.site.text, tainted, caller) else set()
     found: set[str] = set()
-    # ``ds = Splitter(adm); ds.train_dataloader()``: the method reads its object
-    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
-    if callee.function.self_name and receiver and _reads(_text(receiver), tainted, caller):
-        found.add(callee.function.self_name)
-    for index, argument in enumerate(node.args):
-        if not _reads(f"({ast.unparse(argument)})", tainted, caller):
-            continue
-        if isinstance(argument, ast.Starred):
-            found |= every
-        elif offset + index < len(params):
-            found.add(params[offset + index])
-        else:  # past the named ones: into ``*args``
-            found |= {function.star_args} if function.star_args else every
-    for keyword in node.keywords:
-        if _reads(f"({ast.unparse(keyword.value)})", tainted, caller):
-            found |= _keyword_target(function, keyword.arg) if keyword.arg else every
+    for slot in bound.slots:
+        if _reads(f"({ast.unparse(slot.argument)})", tainted, caller):
+            found |= every if slot.fills is None else set(slot.fills)
     return found
-
-
-def _keyword_target(function: FunctionSummary, name: str) -> set[str]:
-    """The parameter a keyword argument lands in: its own, else ``**kwargs``."""
-    named = name in function.params or name in function.keyword_only
-    return {function.star_kwargs} if function.star_kwargs and not named else {name}

@@ -94,7 +94,6 @@ from lintloader.analysis.declared_loaders import declared_loader_sites
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
-    depends_on_loop,
     hop,
     loader_demand,
     loader_sites,
@@ -103,10 +102,9 @@ from lintloader.analysis.loaders import (
     pool_sites,
 )
 from lintloader.analysis.override_demand import override_demand
-from lintloader.analysis.repetition import Place, is_setup, places
+from lintloader.analysis.repetition import Place, own_loop, places
 from lintloader.analysis.vocabulary import function_keys
 from lintloader.findings import Finding, Hop, Severity
-from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import LoopInfo, Site
@@ -118,6 +116,7 @@ DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be inte
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
 SETUP_NOTE = " (a loop in a set-up function: probably one loader per item, built once)"
 FIXED_SET_NOTE = " (a loop over a fixed set of items: probably one loader per item)"
+ONCE_NOTE = " (behind a one-shot check: probably built once)"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -142,16 +141,13 @@ def _build_hop(ctx: AnalysisContext, site: LoaderSite) -> Hop:
 
 
 def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
-    facts, call = site.facts, site.call
-    loop = facts.loops[call.context.loop]
-    dependent = depends_on_loop(facts, call.context.loop, call.names)
-    once = once_guarded(facts, call.context)
-    persistent = persistent_guarded(facts, call.context)
-    note = _note(dependent, once, persistent) or (SETUP_NOTE if is_setup(site.info) else "")
-    if not note and only_fixed_sets(facts.loop_chain(call.context.loop)):
-        note = FIXED_SET_NOTE
+    call = site.call
+    place = own_loop(ctx.program, site)
+    loop = place.loop
+    assert loop is not None  # a construction's own loop
+    note = _note(site, place)
     hoistable = (
-        not (dependent or once or site.pool)
+        not (place.dependent or once_guarded(site.facts, call.context) or site.pool)
         and call.bound_to is not None
         and len(call.bound_to) == 1
     )
@@ -172,13 +168,22 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     )
 
 
-def _note(dependent: bool, once: bool, persistent: bool) -> str:
-    if persistent:
+def _note(site: LoaderSite, place: Place) -> str:
+    """Why a construction run again at ``place`` may be meant (info), in one order for a loop
+    of its own function and for a loop, hook or ``__iter__`` of a caller; "" for none."""
+    context = site.call.context
+    if persistent_guarded(site.facts, context) or place.persistent_guard:
         return PERSISTENT_NOTE
-    if once:
-        return " (behind a one-shot check: probably built once)"
-    if dependent:
+    if once_guarded(site.facts, context):
+        return ONCE_NOTE
+    if place.dependent:
         return DEPENDENT_NOTE
+    if place.passed:
+        return PASSED_NOTE
+    if place.setup:
+        return SETUP_NOTE
+    if place.fixed:
+        return FIXED_SET_NOTE
     return ""
 
 
@@ -198,14 +203,7 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     hops = _place_hops(ctx, best)
     hops.append(_build_hop(ctx, site))
     first = next((h for h in hops if h.verb != "loop"), hops[0])
-    persistent = persistent_guarded(site.facts, site.call.context) or best.persistent_guard
-    note = PERSISTENT_NOTE if persistent else DEPENDENT_NOTE if best.dependent else ""
-    if not note and best.passed:
-        note = PASSED_NOTE
-    if not note and best.setup:
-        note = SETUP_NOTE
-    if not note and best.fixed:
-        note = FIXED_SET_NOTE
+    note = _note(site, best)
     calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
     build = hops[-1]
