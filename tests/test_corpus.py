@@ -158,6 +158,19 @@ def test_every_entry_has_its_cost_class() -> None:
             assert entry["cost_class"] == "none", entry["id"]
 
 
+def test_the_docs_table_gives_every_entry_its_class() -> None:
+    """docs/corpus.md "Cost classes (round 5)" has one row per entry, with the data's class."""
+    docs = CORPUS.parents[2] / "docs" / "corpus.md"
+    section = docs.read_text("utf-8").split("## Cost classes (round 5)")[1].split("\n## ")[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 3:
+            rows[cells[0].split(" (")[0]] = cells[1]
+    for entry in ENTRIES:
+        assert rows.get(entry["id"]) == entry["cost_class"], entry["id"]
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])
 def test_release(entry: dict, tmp_path: Path) -> None:
     findings = scan(entry, tmp_path)

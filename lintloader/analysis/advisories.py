@@ -1,7 +1,8 @@
 """Known affected releases: a finding located in a distribution version that is known to ship
 the bug (``lintloader/data/advisories.toml``) carries an advisory naming the release that fixed
-it; one known to carry an avoidable cost (not a bug) carries an advice instead. The distribution of a file is read from the ``*.dist-info`` next to its top-level package
-(a site-packages, or an unpacked wheel), only for the few distributions the data names."""
+it; one known to carry an avoidable cost (not a bug) carries an advice instead. The
+distribution of a file is read from the ``*.dist-info`` next to its top-level package (a
+site-packages, or an unpacked wheel), only for the few distributions the data names."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        """"affected" (a bug) or "advice" (an avoidable cost), as the advisory says it."""
+        """The word the advisory says: "affected" (a bug) or "advice" (an avoidable cost)."""
         return "affected" if self.cost_class in BUG_CLASSES else "advice"
 
 
