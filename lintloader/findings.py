@@ -93,9 +93,16 @@ class Advisory:
     fixed: str | None  # None: affected, no fixed release yet
     summary: str
     reference: str
+    kind: str = "affected"  # or "advice": an avoidable cost, not a bug (issue 41's cost model)
 
     @property
     def message(self) -> str:
+        if self.kind == "advice":
+            fixed = "no release avoids it yet" if self.fixed is None else f"{self.fixed} avoids it"
+            return (
+                f"{self.distribution} {self.version}: advice, an avoidable cost, not a bug; "
+                f"{fixed} \u2014 {self.summary} ({self.reference})"
+            )
         if self.fixed is None:
             return (
                 f"{self.distribution} {self.version} is affected; no fixed release yet \u2014 "

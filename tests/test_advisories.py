@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import run_cli, unpacked_wheel
 
-from lintloader.analysis.advisories import known_advisories
+from lintloader.analysis.advisories import BUG_CLASSES, COST_CLASSES, known_advisories
+from lintloader.cli.packages import upgrade_hint
+from lintloader.findings import Advisory
 from lintloader.rules.registry import rules_by_code
 
 UPGRADE = "pip install 'pytorch-lightning>=1.5.1'"
@@ -61,6 +63,22 @@ def test_the_advisory_data_is_well_formed() -> None:
         assert entry.affected and entry.fixed not in entry.affected
         assert entry.rules <= codes, entry
         assert entry.reference.startswith("https://")
+        assert entry.cost_class in COST_CLASSES, entry
+        assert entry.kind == ("affected" if entry.cost_class in BUG_CLASSES else "advice")
+    assert {entry.kind for entry in entries} == {"affected", "advice"}
+
+
+def test_an_avoidable_cost_is_advice_not_affected() -> None:
+    """issue 41: "affected" only for a defeated pool or a raise; an avoidable cost is advice,
+    in the message every format prints and in the site-packages summary line."""
+    advice = Advisory("torchio", "1.2.1", None, "one pool per epoch", "https://x.test/a", "advice")
+    assert advice.message.startswith("torchio 1.2.1: advice, an avoidable cost, not a bug; ")
+    assert "affected" not in advice.message and "one pool per epoch" in advice.message
+    assert advice.to_json()["kind"] == "advice"
+    assert upgrade_hint(advice, None) == "advice, not a bug, no fixed release yet"
+    bug = Advisory("tsai", "1.0.1", None, "a pool per pass", "https://x.test/b", "affected")
+    assert bug.message.startswith("tsai 1.0.1 is affected; no fixed release yet")
+    assert upgrade_hint(bug, None) == "affected, no fixed release yet"
 
 
 def test_every_buggy_corpus_release_has_its_advisory() -> None:
@@ -79,6 +97,10 @@ def test_every_buggy_corpus_release_has_its_advisory() -> None:
         assert release["version"] in entry.affected, release["id"]
         assert entry.fixed == by_id[release["fixed_by"]]["version"], release["id"]
         assert {finding["rule"] for finding in release["expected"]} <= entry.rules, release["id"]
+        assert entry.cost_class == release["cost_class"] and entry.kind == "affected", release["id"]
+    for release in corpus["release"]:
+        if release.get("verdict") == "not-a-bug":
+            assert release["distribution"] not in entries, f"{release['id']} is not a bug"
     fixed_in_corpus = {(r["distribution"], r["version"]) for r in corpus["release"] if "fixes" in r}
     for entry in entries.values():
         if entry.fixed is not None:

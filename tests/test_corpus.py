@@ -7,7 +7,11 @@ real console script. The test pins today's behaviour strictly in both directions
 - ``currently = "found"``: every expected finding is reported at exactly that path and line;
 - ``currently = "missed"``: none of them is reported (flip the entry to "found" when it lands);
 - ``currently = "clean"``: nothing at warning or above under the entry's package;
-- ``currently = "flagged"``: exactly the listed false positives at warning or above.
+- ``currently = "flagged"``: exactly the listed false positives at warning or above (a fixed
+  release, or one re-read as ``verdict = "not-a-bug"``).
+
+Every entry carries its ``cost_class`` under the cost model (defeated, raise, avoidable, none)
+and a ``class_reason``; buggy entries are defeated or raise.
 
 Runs in parallel with ``pytest -n 2`` (one test per entry, no shared state but the wheel cache).
 """
@@ -25,6 +29,8 @@ tomllib = pytest.importorskip("tomllib", reason="tomllib (Python 3.11+) reads th
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "releases.toml"
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+COST_CLASSES = ("defeated", "raise", "avoidable", "none")  # issue 41's model, docs/concepts.md
+BUG_CLASSES = ("defeated", "raise")  # "affected"; an avoidable cost is advice, not a bug
 
 
 @dataclass(frozen=True)
@@ -127,11 +133,42 @@ def test_corpus_table_is_complete() -> None:
         assert entry["fixed_by"] in ids, entry["id"]
         assert entry["currently"] in ("found", "missed"), entry["id"]
     for entry in ENTRIES:
-        if entry["expected"] == "clean":
+        if entry["expected"] == "clean" and entry.get("verdict") != "not-a-bug":
             assert entry["fixes"] in ids, entry["id"]
             assert entry["currently"] in ("clean", "flagged"), entry["id"]
     assert len(buggy) >= 8
     assert len({entry["distribution"] for entry in buggy}) >= 6
+
+
+def test_every_entry_has_its_cost_class() -> None:
+    """Each release is classed under the cost model with a reason: a buggy release is a
+    defeated pool or a raise; a fixed release starts nothing extra; a release re-read as not a
+    bug is out of the buggy set, clean, with what lintloader still reports there as flagged."""
+    for entry in ENTRIES:
+        assert entry["cost_class"] in COST_CLASSES, entry["id"]
+        assert isinstance(entry["class_reason"], str) and entry["class_reason"].strip(), entry["id"]
+        not_a_bug = entry.get("verdict") == "not-a-bug"
+        assert entry.get("verdict", "not-a-bug") == "not-a-bug", entry["id"]
+        if entry["expected"] != "clean":
+            assert entry["cost_class"] in BUG_CLASSES, entry["id"]
+        elif not_a_bug:
+            assert entry["cost_class"] not in BUG_CLASSES and "fixed_by" not in entry, entry["id"]
+            assert entry["currently"] == "flagged" and entry["flagged"], entry["id"]
+        else:
+            assert entry["cost_class"] == "none", entry["id"]
+
+
+def test_the_docs_table_gives_every_entry_its_class() -> None:
+    """docs/corpus.md "Cost classes (round 5)" has one row per entry, with the data's class."""
+    docs = CORPUS.parents[2] / "docs" / "corpus.md"
+    section = docs.read_text("utf-8").split("## Cost classes (round 5)")[1].split("\n## ")[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 3:
+            rows[cells[0].split(" (")[0]] = cells[1]
+    for entry in ENTRIES:
+        assert rows.get(entry["id"]) == entry["cost_class"], entry["id"]
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])

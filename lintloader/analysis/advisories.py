@@ -1,7 +1,8 @@
 """Known affected releases: a finding located in a distribution version that is known to ship
 the bug (``lintloader/data/advisories.toml``) carries an advisory naming the release that fixed
-it. The distribution of a file is read from the ``*.dist-info`` next to its top-level package
-(a site-packages, or an unpacked wheel), only for the few distributions the data names."""
+it; one known to carry an avoidable cost (not a bug) carries an advice instead. The
+distribution of a file is read from the ``*.dist-info`` next to its top-level package (a
+site-packages, or an unpacked wheel), only for the few distributions the data names."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ else:  # pragma: no cover - exercised only on old interpreters
     import tomli as tomllib
 
 
+# issue 41's cost classes (docs/concepts.md): a defeated pool or a raise is a bug, "affected";
+# an avoidable pool (torch's default, non-persistent, once per epoch or evaluation) is "advice".
+BUG_CLASSES = frozenset({"defeated", "raise"})
+COST_CLASSES = BUG_CLASSES | {"avoidable"}
+
+
 @dataclass(frozen=True)
 class Entry:
     distribution: str
@@ -31,6 +38,12 @@ class Entry:
     rules: frozenset[str]
     summary: str
     reference: str
+    cost_class: str  # one of COST_CLASSES
+
+    @property
+    def kind(self) -> str:
+        """The word the advisory says: "affected" (a bug) or "advice" (an avoidable cost)."""
+        return "affected" if self.cost_class in BUG_CLASSES else "advice"
 
 
 @cache
@@ -44,6 +57,7 @@ def known_advisories() -> tuple[Entry, ...]:
             frozenset(map(str, item["rules"])),
             str(item["summary"]),
             str(item["reference"]),
+            str(item["cost_class"]),
         )
         for item in tomllib.loads(text)["advisory"]
     )
@@ -62,7 +76,12 @@ def with_advisories(findings: Sequence[Finding], files: Iterable[SourceFile]) ->
         entry = entries.get(_normalize(installed[0])) if installed else None
         if entry and installed and installed[1] in entry.affected and finding.code in entry.rules:
             advisory = Advisory(
-                entry.distribution, installed[1], entry.fixed, entry.summary, entry.reference
+                entry.distribution,
+                installed[1],
+                entry.fixed,
+                entry.summary,
+                entry.reference,
+                entry.kind,
             )
             finding = dataclasses.replace(finding, advisory=advisory)
         attached.append(finding)

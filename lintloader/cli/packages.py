@@ -44,7 +44,11 @@ def _line(dist: Distribution, found: list[Finding], python: str | None) -> str:
 
 def upgrade_hint(advisory: Advisory, python: str | None) -> str:
     """``affected, fixed in X: pip install -U "D>=X"``, for the ``--python`` interpreter when
-    one was given."""
+    one was given; an advice (an avoidable cost, not a bug) or a release with no fix says so."""
+    if advisory.kind == "advice" or advisory.fixed is None:
+        verdict = "advice, not a bug" if advisory.kind == "advice" else "affected"
+        fixed = "no fixed release yet" if advisory.fixed is None else f"{advisory.fixed} avoids it"
+        return f"{verdict}, {fixed}"
     requirement = shlex.quote(f"{advisory.distribution}>={advisory.fixed}")
     pip = f"{shlex.quote(python)} -m pip" if python else "pip"
     return f"affected, fixed in {advisory.fixed}: {pip} install -U {requirement}"
