@@ -1,0 +1,105 @@
+"""A loader site's cost in the words of the one cost model (lintloader/cost.py): how often the
+code that builds or iterates it runs, its start method and the severity and phrase that follow.
+The LL2xx rules ask here; the model itself knows nothing of the program.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.loaders import LoaderSite
+from lintloader.analysis.repetition import Place, loop_frequency
+from lintloader.cost import Frequency, Kind, StartMethod, cost_phrase, every_k, retry_loop
+from lintloader.cost import extra_kind as model_kind
+from lintloader.cost import severity as model_severity
+from lintloader.findings import Severity
+from lintloader.summary.model import Condition, LoopInfo
+
+_EVALUATION = re.compile(r"eval|valid|test", re.IGNORECASE)
+
+
+class SiteCost(NamedTuple):
+    """What one finding costs: its kind, how often, the start method, and N workers."""
+
+    kind: Kind
+    frequency: Frequency
+    method: StartMethod
+    workers: int | None
+    every: str | None = None  # the K of a build under ``if step % K == 0``
+    rebuilt: bool = False  # a new loader each time (not one loader iterated again)
+
+    @property
+    def severity(self) -> Severity:
+        return Severity[model_severity(self.kind, self.frequency, self.method).upper()]
+
+    @property
+    def phrase(self) -> str:
+        text = cost_phrase(self.kind, self.frequency, self.workers, self.every, self.method)
+        if self.rebuilt and self.kind is Kind.AVOIDABLE:
+            text = text.replace("avoidable with ", "avoidable with one loader and ")
+        return text
+
+
+def start_method_of(ctx: AnalysisContext, site: LoaderSite) -> StartMethod:
+    context = site.call.keyword("multiprocessing_context")
+    return ctx.start_method(site.info.file.path, context.text if context is not None else None)
+
+
+def workers_of(site: LoaderSite) -> int | None:
+    argument = site.num_workers
+    if argument is None or not argument.is_literal:
+        return None
+    value = argument.literal
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def loop_cost(
+    ctx: AnalysisContext,
+    site: LoaderSite,
+    loop: LoopInfo,
+    conditions: tuple[Condition, ...] = (),
+    evaluation: bool = False,
+) -> SiteCost:
+    """The cost of ``site`` rebuilt once per iteration of ``loop`` (under ``conditions``)."""
+    every = next((k for c in conditions if not c.negated and (k := every_k(c.text))), None)
+    if every is not None:
+        frequency = Frequency.STEP
+    elif retry_loop(loop.header):
+        frequency = Frequency.RETRY
+    else:
+        frequency = _loop_frequency(loop, evaluation)
+    return _cost(ctx, site, frequency, every)
+
+
+def place_cost(ctx: AnalysisContext, site: LoaderSite, place: Place) -> SiteCost:
+    """The cost of ``site`` built once per run of ``place`` (a loop, hook or ``__iter__``)."""
+    names = [ctx.program.functions[edge.callee].function.name for edge in place.edges]
+    evaluation = any(_EVALUATION.search(name) for name in (*names, site.info.function.name))
+    if place.kind == "loop" and place.loop is not None:
+        return loop_cost(ctx, site, place.loop, evaluation=evaluation)
+    frequency = Frequency.EVALUATION if evaluation else Frequency.EPOCH
+    return _cost(ctx, site, frequency, None)
+
+
+def kept_cost(ctx: AnalysisContext, site: LoaderSite) -> SiteCost:
+    """A non-persistent loader kept and iterated every epoch: one pool per epoch."""
+    method = start_method_of(ctx, site)
+    return SiteCost(Kind.AVOIDABLE, Frequency.EPOCH, method, workers_of(site))
+
+
+def _loop_frequency(loop: LoopInfo, evaluation: bool) -> Frequency:
+    found = loop_frequency(loop)
+    if found >= 4:
+        return Frequency.STEP
+    return Frequency.EVALUATION if evaluation else Frequency.EPOCH
+
+
+def _cost(
+    ctx: AnalysisContext, site: LoaderSite, frequency: Frequency, every: str | None
+) -> SiteCost:
+    persistent = site.persistent_true
+    kind = model_kind(persistent, frequency)
+    method = start_method_of(ctx, site)
+    return SiteCost(kind, frequency, method, workers_of(site), every, rebuilt=True)
