@@ -87,9 +87,10 @@ class StartMethod:
 
     def describe(self) -> str:
         if self.explicit:
-            return f"start method {self.name} (multiprocessing_context)"
+            return f"start method {self.name}, from multiprocessing_context"
         version = f"Python {self.python[0]}.{self.python[1]}" if self.python else "Python"
-        return f"start method {self.name} ({version}'s default on {_platform_name(self.platform)})"
+        where = _platform_name(self.platform)
+        return f"start method {self.name}, {version}'s default on {where}"
 
 
 def _platform_name(platform: str) -> str:
@@ -199,15 +200,16 @@ def cost_phrase(
     pool = f"a new pool of {workers} workers" if workers else "a new worker pool"
     when = {
         Frequency.ONCE: "once per item",
-        Frequency.RETRY: "on every retry",
+        Frequency.RETRY: "on every retry of a bounded retry loop (only when an attempt fails)",
         Frequency.EPOCH: "once per epoch",
         Frequency.CALL: "on every call",
         Frequency.EVALUATION: "every evaluation",
-        Frequency.STEP: f"every {every} steps" if every else "every step",
+        Frequency.STEP: "every step",
     }[frequency]
+    when = f"every {every} steps" if every else when
     text = f"{pool} {when}"
     if method is not None and method.costly:
-        text += f", each worker a fresh interpreter ({method.describe()})"
+        text += f", each worker a fresh interpreter: {method.describe()}"
     if kind is Kind.AVOIDABLE:
         text += ": avoidable with persistent_workers=True"
     return text

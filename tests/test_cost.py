@@ -80,7 +80,7 @@ def test_explicit_context_wins_over_the_default() -> None:
     assert cost.start_method("self.context", (3, 14), "linux").name == "forkserver"
     assert "multiprocessing_context" in cost.start_method('"spawn"').describe()
     assert cost.start_method(None, (3, 14), "linux").describe() == (
-        "start method forkserver (Python 3.14's default on Linux)"
+        "start method forkserver, Python 3.14's default on Linux"
     )
 
 
@@ -116,7 +116,7 @@ def test_cost_phrases() -> None:
     assert cost.cost_phrase(Kind.DEFEATED, Frequency.STEP, 8) == (
         "a new pool of 8 workers every step"
     )
-    assert cost.cost_phrase(Kind.DEFEATED, Frequency.STEP, None, every="500") == (
+    assert cost.cost_phrase(Kind.DEFEATED, Frequency.EVALUATION, None, every="500") == (
         "a new worker pool every 500 steps"
     )
     assert cost.cost_phrase(Kind.DEFEATED, Frequency.EVALUATION, 4) == (
@@ -126,8 +126,9 @@ def test_cost_phrases() -> None:
         "a new pool of 2 workers once per epoch: avoidable with persistent_workers=True"
     )
     spawn = cost.start_method('"spawn"')
-    assert "fresh interpreter (start method spawn" in cost.cost_phrase(
-        Kind.AVOIDABLE, Frequency.EPOCH, 2, method=spawn
+    assert (
+        "fresh interpreter: start method spawn, from multiprocessing_context"
+        in cost.cost_phrase(Kind.AVOIDABLE, Frequency.EPOCH, 2, method=spawn)
     )
 
 

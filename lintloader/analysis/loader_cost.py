@@ -64,8 +64,8 @@ def loop_cost(
 ) -> SiteCost:
     """The cost of ``site`` rebuilt once per iteration of ``loop`` (under ``conditions``)."""
     every = next((k for c in conditions if not c.negated and (k := every_k(c.text))), None)
-    if every is not None:
-        frequency = Frequency.STEP
+    if every is not None:  # an evaluation or a checkpoint every K steps
+        frequency = Frequency.EVALUATION
     elif retry_loop(loop.header):
         frequency = Frequency.RETRY
     else:
@@ -89,9 +89,15 @@ def kept_cost(ctx: AnalysisContext, site: LoaderSite) -> SiteCost:
     return SiteCost(Kind.AVOIDABLE, Frequency.EPOCH, method, workers_of(site))
 
 
+_STEPS = re.compile(r"\b(step|steps|batch|batches|iteration|iterations|it|itr|iter)\b")
+
+
 def _loop_frequency(loop: LoopInfo, evaluation: bool) -> Frequency:
-    found = loop_frequency(loop)
-    if found >= 4:
+    """A step loop (its header names steps or batches) runs every step; an epoch loop, or a
+    loop that says nothing (``for x in items``, ``while not done``), once per epoch, or per
+    evaluation when an evaluation builds the loader: one cost whether the loop is a ``for``
+    or a ``while``."""
+    if not loop.epoch_like and loop_frequency(loop) >= 4 and _STEPS.search(loop.header.lower()):
         return Frequency.STEP
     return Frequency.EVALUATION if evaluation else Frequency.EPOCH
 

@@ -60,7 +60,24 @@ expression already given). Unsafe because the arguments may still depend on stat
 mutates (a dataset object changed in place, a sampler seeded per epoch).
 
 ### Severity
-warning. Info when the construction is behind a one-shot check in the loop (`if loader is None:`),
+From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the
+finding costs ("a new pool of 4 workers every step", "every evaluation", "every 500 steps",
+"once per epoch: avoidable with one loader and persistent_workers=True"):
+
+- warning: a *defeated* pool: the loader asks for `persistent_workers=True` and is rebuilt, so
+  its workers are thrown away; or a loader rebuilt in a step or batch loop (a pool per step,
+  persistent or not);
+- info: an *avoidable* pool: a non-persistent loader rebuilt once per epoch, per evaluation,
+  every K steps (a build under `if step % K == 0`) or on the retry of a bounded retry loop
+  (`for attempt in range(3)`) starts no more pools than torch's default does for a loader kept
+  (LL204, the same severity);
+- one level up (info to warning, warning to error) when each worker starts as a fresh
+  interpreter: start method `spawn` or `forkserver`, from `multiprocessing_context` or the
+  default of the Python the project targets (the lowest `requires-python` of the nearest
+  `pyproject.toml`, else the running Python: `forkserver` on Linux from Python 3.14, `spawn` on
+  macOS and Windows); not for a retry or a fixed set of items.
+
+Info, whatever the cost, when the construction is behind a one-shot check in the loop (`if loader is None:`),
 only runs when `persistent_workers` is off, or when its arguments change with the loop (a per-fold
 dataset: a new loader may be intended), also when the loop's value reaches them through locals and
 calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or `**kwargs` handed to
@@ -91,6 +108,7 @@ from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
+from lintloader.analysis.loader_cost import SiteCost, loop_cost, place_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -105,6 +123,7 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.repetition import Place, is_setup, places
 from lintloader.analysis.vocabulary import function_keys
+from lintloader.cost import Kind
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import FunctionInfo
@@ -156,17 +175,15 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         and len(call.bound_to) == 1
     )
     what = "a worker pool started" if site.pool else "DataLoader with workers built"
+    cost = _defeated_by_hand(site, loop_cost(ctx, site, loop, call.context.conditions))
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if note else RULE.severity,
+        severity=Severity.INFO if note else cost.severity,
         path=ctx.display(site.info.file.path),
         line=call.site.line,
         column=call.site.column,
         end_line=call.site.end_line,
-        message=(
-            f"{what} inside `{loop.header}` (line {loop.line}): every "
-            f"iteration starts a new worker pool{note}"
-        ),
+        message=f"{what} inside `{loop.header}` (line {loop.line}): {cost.phrase}{note}",
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
         fixes=(FIX,) if hoistable else (),
     )
@@ -209,12 +226,13 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
     build = hops[-1]
-    effect = "every call starts a new worker pool"
+    cost = _defeated_by_hand(site, place_cost(ctx, site, best))
+    effect = cost.phrase
     if best.kind == "iter":
-        effect = "again on every pass over it, whatever `persistent_workers` says"
+        effect = f"again on every pass over it, whatever `persistent_workers` says: {effect}"
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if note else RULE.severity,
+        severity=Severity.INFO if note else cost.severity,
         path=first.path,
         line=first.line,
         column=first.column,
@@ -225,6 +243,12 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
         chain=tuple(hops),
         also=tuple(_also_hop(ctx, place) for place in found[1:]),
     )
+
+
+def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
+    """A worker pool started by hand (outside torch's ``persistent_workers`` branch) throws
+    persistence away whatever the loader asked for."""
+    return cost._replace(kind=Kind.DEFEATED, rebuilt=False) if site.pool else cost
 
 
 def _place_hops(ctx: AnalysisContext, place: Place) -> list[Hop]:

@@ -51,9 +51,7 @@ def linked(kind: str, extra: ExtraPool, link_of: Linker) -> StaticLink | None:
     return link if link is not None and link.code in RULES_FOR.get(kind, ()) else None
 
 
-def _advice(
-    kind: str, extras: list[ExtraPool], site: Site, link_of: Linker, shown: Shown
-) -> str:
+def _advice(kind: str, extras: list[ExtraPool], site: Site, link_of: Linker, shown: Shown) -> str:
     extra = extras[0]
     if kind == "lightning reload":
         every = site.lightning_reload

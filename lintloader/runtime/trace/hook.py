@@ -412,7 +412,6 @@ def _dataset_identity(dataset: Any, counter: Iterator[int]) -> str:
     return stamp
 
 
-
 def _lightning_reload() -> int | None:
     """``Trainer.reload_dataloaders_every_n_epochs`` when Lightning is creating the loader
     (read from the ``self`` of Lightning's frames on the stack), else None."""
