@@ -14,6 +14,7 @@ loader, 2 or 3 epochs, 2 steps.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -102,10 +103,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
         yield done
     finally:
         for proc in started:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
             proc.wait()
 
 

@@ -77,16 +77,16 @@ finding costs ("a new pool of 4 workers every step", "every evaluation", "every 
   `pyproject.toml`, else the running Python: `forkserver` on Linux from Python 3.14, `spawn` on
   macOS and Windows); not for a retry or a fixed set of items.
 
-Info, whatever the cost, when the construction is behind a one-shot check in the loop (`if loader is None:`),
-only runs when `persistent_workers` is off, or when its arguments change with the loop (a per-fold
-dataset: a new loader may be intended), also when the loop's value reaches them through locals and
-calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or `**kwargs` handed to
-DataLoader), and when the loop is in a set-up function (`setup*`, `build*`, `prepare*`, `create*`,
-`init*`, `__init__`: one loader per item, built once), when a function on the way is passed on as a
-value instead of called (`Process(target=work)` per GPU: one run per process), or over a fixed set
-of items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound to such lists:
-`options = [False] if xla else [True, False]`) with no ordinary loop around it. Only a test of the
-very value a branch keeps is a one-shot check: both branches of an ordinary `if` (`if
+Info, whatever the cost, when the construction is behind a one-shot check in the loop (`if loader is
+None:`), only runs when `persistent_workers` is off, or when its arguments change with the loop (a
+per-fold dataset: a new loader may be intended), also when the loop's value reaches them through
+locals and calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or `**kwargs`
+handed to DataLoader), and when the loop is in a set-up function (`setup*`, `build*`, `prepare*`,
+`create*`, `init*`, `__init__`: one loader per item, built once), when a function on the way is
+passed on as a value instead of called (`Process(target=work)` per GPU: one run per process), or
+over a fixed set of items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound
+to such lists: `options = [False] if xla else [True, False]`) with no ordinary loop around it. Only
+a test of the very value a branch keeps is a one-shot check: both branches of an ordinary `if` (`if
 self.collate_fn is None:`, `if self.curriculum:`) build a pool each time, and a test of a local in a
 function called per epoch (`if loader is None: loader = DataLoader(...)`, the caller passing no
 loader) is None again at every call. A function that builds its loader once and keeps it (`if

@@ -211,7 +211,8 @@ def _last_began(trace: LoaderTrace) -> float:
 def _per_step_chains(loaders: list[LoaderSummary], replaced: dict[str, LoaderTrace]) -> set[str]:
     """Ids of the loaders whose chain (a loader and its replacements) starts a pool per step:
     one-batch passes (``next(iter(loader))``), abandoned after their first batches (or left
-    open until the process ended, the loader dropped), each starting a pool, at least two and more than the chain's full passes (a warm-up peek or two
+    open until the process ended, the loader dropped), each starting a pool, at least two
+    and more than the chain's full passes (a warm-up peek or two
     before full epochs is not a pool per step)."""
     root: dict[str, str] = {}
     for loader in loaders:
