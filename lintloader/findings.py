@@ -85,9 +85,18 @@ class Advisory:
     fixed: str | None  # None: affected, no fixed release yet
     summary: str
     reference: str
+    # "affected": a defeated pool or a raise (a defect); "advice": an avoidable cost
+    # (lintloader/cost.py's Kind.advisory_label)
+    label: str = "affected"
 
     @property
     def message(self) -> str:
+        if self.label != "affected":
+            later = "no fixed release yet" if self.fixed is None else f"avoided in {self.fixed}"
+            return (
+                f"{self.distribution} {self.version}: {self.label}, an avoidable cost, not a "
+                f"defect; {later} \u2014 {self.summary} ({self.reference})"
+            )
         if self.fixed is None:
             return (
                 f"{self.distribution} {self.version} is affected; no fixed release yet \u2014 "

@@ -94,8 +94,10 @@ def test_a_true_positive_in_a_current_release_carries_its_advisory(
     cache: Path, tmp_path: Path
 ) -> None:
     root, _ = scan.unpack(released("torchio", cache), tmp_path)
-    done = run_cli("check", "--no-cache", "--output-format", "json", "torchio", cwd=root)
-    assert done.returncode == 1, done.stderr
+    # a non-persistent loader rebuilt per pass: avoidable (lintloader/cost.py), an info finding
+    info = ("--min-severity", "info")
+    done = run_cli("check", "--no-cache", *info, "--output-format", "json", "torchio", cwd=root)
+    assert done.returncode == 0, done.stderr
     (finding,) = json.loads(done.stdout)
     where = (finding["code"], finding["path"], finding["line"])
     assert where == ("LL202", "torchio/data/queue.py", 305)
@@ -105,9 +107,10 @@ def test_a_true_positive_in_a_current_release_carries_its_advisory(
         "1.2.1",
         None,
     )
-    assert "torchio 1.2.1 is affected; no fixed release yet" in advisory["message"]
-    text = run_cli("check", "--no-cache", "torchio", cwd=root).stdout
-    assert "advisory: torchio 1.2.1 is affected; no fixed release yet" in text
+    assert "torchio 1.2.1: advice, an avoidable cost, not a defect" in advisory["message"]
+    assert advisory["label"] == "advice" and finding["severity"] == "info"
+    text = run_cli("check", "--no-cache", *info, "torchio", cwd=root).stdout
+    assert "advisory: torchio 1.2.1: advice, an avoidable cost, not a defect; no fixed" in text
 
 
 # The tool's own domain: PyTorch Lightning is what the LL1xx rules were written against (its

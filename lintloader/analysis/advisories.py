@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from lintloader.cost import Kind
 from lintloader.findings import Advisory, Finding
 from lintloader.scan.model import SourceFile
 
@@ -31,6 +32,7 @@ class Entry:
     rules: frozenset[str]
     summary: str
     reference: str
+    kind: Kind = Kind.DEFEATED  # what the releases cost (lintloader/cost.py)
 
 
 @cache
@@ -44,6 +46,7 @@ def known_advisories() -> tuple[Entry, ...]:
             frozenset(map(str, item["rules"])),
             str(item["summary"]),
             str(item["reference"]),
+            Kind(str(item.get("kind", "defeated"))),
         )
         for item in tomllib.loads(text)["advisory"]
     )
@@ -62,7 +65,12 @@ def with_advisories(findings: Sequence[Finding], files: Iterable[SourceFile]) ->
         entry = entries.get(_normalize(installed[0])) if installed else None
         if entry and installed and installed[1] in entry.affected and finding.code in entry.rules:
             advisory = Advisory(
-                entry.distribution, installed[1], entry.fixed, entry.summary, entry.reference
+                entry.distribution,
+                installed[1],
+                entry.fixed,
+                entry.summary,
+                entry.reference,
+                entry.kind.advisory_label,
             )
             finding = dataclasses.replace(finding, advisory=advisory)
         attached.append(finding)
