@@ -190,18 +190,30 @@ def _chain_key(trace: LoaderTrace) -> tuple[object, ...]:
 
 def replacements(loaders: list[LoaderSummary]) -> dict[str, LoaderTrace]:
     """Loader id -> the earlier loader it replaces: one over the same dataset in the same
-    process (built at any line), created after the earlier one's last pass began. Loaders
+    process (built at any line), created after the earlier one's last pass began; for a loader
+    Lightning reloads, one of the same hook, dataset type, length and batch size. Loaders
     built side by side before either ran (one per split) replace nothing."""
     chains: dict[tuple[object, ...], LoaderTrace] = {}
+    reloads: dict[tuple[object, ...], LoaderTrace] = {}
     replaced: dict[str, LoaderTrace] = {}
     for loader in sorted(loaders, key=lambda item: item.trace.t):
         trace = loader.trace
         key = _chain_key(trace)
         previous = chains.get(key)
+        if previous is None and trace.lightning_reload:
+            previous = reloads.get(_reload_key(loader))
         if previous is not None and previous.passes and _last_began(previous) <= trace.t:
             replaced[trace.id] = previous
         chains[key] = trace
+        reloads[_reload_key(loader)] = trace
     return replaced
+
+
+def _reload_key(loader: LoaderSummary) -> tuple[object, ...]:
+    """What a loader Lightning reloads shares with the one it replaces when its hook builds
+    a new dataset object too: the hook (the site), the dataset's type and length, the batch
+    size."""
+    return (loader.trace.pid, site_key(loader), loader.trace.dataset)
 
 
 def _last_began(trace: LoaderTrace) -> float:
