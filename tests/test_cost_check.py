@@ -60,6 +60,13 @@ def train(ds, epochs):
         for batch in loader:
             pass
 """
+UNKNOWN_REBUILT = """
+def train(ds, epochs, args):
+    for epoch in range(epochs):
+        loader = DataLoader(ds, num_workers=2, persistent_workers=args.persistent)
+        for batch in loader:
+            pass
+"""
 EVERY_K = """
 def train(ds, steps):
     for step in range(steps):
@@ -128,6 +135,10 @@ def test_a_pool_per_step_and_a_persistent_rebuild_are_defeated(tmp_path: Path) -
     assert only(step)["message"].endswith("a new pool of 2 workers every step")
     rebuilt = only(check(tmp_path / "b", PERSISTENT_REBUILT))
     assert rebuilt["severity"] == "warning" and "avoidable" not in rebuilt["message"]
+    # persistence read from an argument may be asked for: the worse of the two costs
+    (tmp_path / "c").mkdir()
+    unknown = only(check(tmp_path / "c", UNKNOWN_REBUILT))
+    assert unknown["severity"] == "warning" and "avoidable" not in unknown["message"]
 
 
 def test_every_k_steps_and_bounded_retries_say_so(tmp_path: Path) -> None:

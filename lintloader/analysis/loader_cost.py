@@ -92,6 +92,25 @@ def kept_cost(ctx: AnalysisContext, site: LoaderSite) -> SiteCost:
 _STEPS = re.compile(r"\b(step|steps|batch|batches|iteration|iterations|it|itr|iter)\b")
 
 
+def may_be_persistent(site: LoaderSite) -> bool:
+    """The loader may ask for persistent workers: ``persistent_workers=True`` (or a parameter
+    that defaults to True), an expression (``args.persistent``), or a call whose keywords are
+    not all known (``**kwargs``, a declared factory, a scanned subclass): a rebuild then may
+    throw persistence away, the worse of the two costs. Only a missing or literal false
+    ``persistent_workers`` is torch's default."""
+    if site.persistent_true:
+        return True
+    argument = site.persistent
+    if argument is not None:
+        return not argument.is_literal and not argument.from_default
+    workers = site.num_workers
+    declared = workers is not None and workers.text == DECLARED
+    return declared or site.subclass or site.call.has_star_kwargs
+
+
+DECLARED = "declared"  # the num_workers text of a factory named in extend-loaders
+
+
 def _loop_frequency(loop: LoopInfo, evaluation: bool) -> Frequency:
     """A step loop (its header names steps or batches) runs every step; an epoch loop, or a
     loop that says nothing (``for x in items``, ``while not done``), once per epoch, or per
@@ -105,7 +124,6 @@ def _loop_frequency(loop: LoopInfo, evaluation: bool) -> Frequency:
 def _cost(
     ctx: AnalysisContext, site: LoaderSite, frequency: Frequency, every: str | None
 ) -> SiteCost:
-    persistent = site.persistent_true
-    kind = model_kind(persistent, frequency)
+    kind = model_kind(may_be_persistent(site), frequency)
     method = start_method_of(ctx, site)
     return SiteCost(kind, frequency, method, workers_of(site), every, rebuilt=True)

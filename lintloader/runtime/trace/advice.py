@@ -25,8 +25,8 @@ RULES_FOR = {
     "rebuilt": ("LL202",),
 }
 CAVEAT = (
-    "unless the dataset changes per epoch in the main process (`set_epoch`, a curriculum): "
-    "persistent workers never see it"
+    "unless the dataset changes per epoch in the main process, as `set_epoch` or a "
+    "curriculum does: persistent workers never see it"
 )
 
 
