@@ -73,6 +73,15 @@ def train(ds, steps):
         if step % 500 == 0:
             val = DataLoader(ds, num_workers=4, persistent_workers=True)
 """
+EVERY_K_HELPER = """
+def evaluate(ds):
+    return sum(1 for batch in DataLoader(ds, num_workers=4))
+
+def train(ds, steps):
+    for step in range(steps):
+        if step % 500 == 0:
+            evaluate(ds)
+"""
 RETRY = """
 def load(ds):
     for attempt in range(3):
@@ -146,6 +155,10 @@ def test_every_k_steps_and_bounded_retries_say_so(tmp_path: Path) -> None:
     (tmp_path / "b").mkdir()
     every = only(check(tmp_path / "a", EVERY_K))
     assert every["message"].endswith("a new pool of 4 workers every 500 steps")
+    (tmp_path / "c").mkdir()  # the same through a helper: the test is on the call on the way
+    helper = only(check(tmp_path / "c", EVERY_K_HELPER))
+    assert "a new pool of 4 workers every 500 steps: avoidable with" in helper["message"]
+    assert helper["severity"] == "info"
     retry = only(check(tmp_path / "b", RETRY))
     assert "on every retry of a bounded retry loop" in retry["message"]
     assert retry["severity"] == "info"

@@ -77,6 +77,9 @@ def place_cost(ctx: AnalysisContext, site: LoaderSite, place: Place) -> SiteCost
     """The cost of ``site`` built once per run of ``place`` (a loop, hook or ``__iter__``)."""
     names = [ctx.program.functions[edge.callee].function.name for edge in place.edges]
     evaluation = any(_EVALUATION.search(name) for name in (*names, site.info.function.name))
+    every = next((edge.call.every for edge in place.edges if edge.call.every), None)
+    if every is not None:  # a call on the way runs under `if step % K == 0:`
+        return _cost(ctx, site, Frequency.EVALUATION, every)
     if place.kind == "loop" and place.loop is not None:
         return loop_cost(ctx, site, place.loop, evaluation=evaluation)
     frequency = Frequency.EVALUATION if evaluation else Frequency.EPOCH
