@@ -164,6 +164,27 @@ def find_pyproject(start: str) -> Path | None:
     return None
 
 
+def requires_python(start: str) -> str | None:
+    """``[project] requires-python`` of the nearest ``pyproject.toml`` above ``start`` (any
+    ``pyproject.toml``, with a ``[tool.lintloader]`` table or not), else None: the Python a
+    project targets, whose default start method its workers get (lintloader/cost.py)."""
+    directory = Path(os.path.abspath(start))
+    if directory.is_file() or not directory.exists():
+        directory = directory.parent
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                project = tomllib.loads(
+                    read_regular(candidate, MAX_CONFIG_BYTES, follow=True).decode("utf-8")
+                ).get("project")
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+                return None
+            value = project.get("requires-python") if isinstance(project, dict) else None
+            return value if isinstance(value, str) else None
+    return None
+
+
 def _has_table(path: Path) -> bool:
     """Whether ``path`` holds ``tool.lintloader``, in any way TOML can write it (``[tool]``
     with ``lintloader.x = ...``, dotted keys, quoted keys, inline tables)."""

@@ -14,12 +14,13 @@ from conftest import run_cli
 REPO = Path(__file__).resolve().parents[1]
 LIGHTNING = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 
+# a loader built in a step loop: a pool per step, a defeated pool (a warning, lintloader/cost.py)
 TRAIN = """\
 from torch.utils.data import DataLoader
 
 
-def train(dataset, epochs):
-    for epoch in range(epochs):
+def train(dataset, steps):
+    for step in range(steps):
         loader = DataLoader(dataset, batch_size=4, num_workers=2)
         for batch in loader:
             pass
@@ -89,13 +90,13 @@ def test_moved_and_reformatted_findings_stay_hidden_a_second_instance_is_new(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 baselined" in done.stderr
     again = moved + (
-        "\n\ndef more(dataset, epochs):\n    for epoch in range(epochs):\n"
+        "\n\ndef more(dataset, steps):\n    for step in range(steps):\n"
         "        for batch in DataLoader(dataset, num_workers=2):\n            pass\n"
     )
     twice = again.replace(
         "        for batch in loader:\n            pass\n",
         "        for batch in loader:\n            pass\n"
-        "    for epoch in range(epochs):\n"
+        "    for step in range(steps):\n"
         "        loader = DataLoader(dataset, batch_size=4, num_workers=2)\n"
         "        for batch in loader:\n            pass\n",
         1,

@@ -15,7 +15,7 @@ from torch.utils.data import DataLoader
 
 def fit(ds):
     for epoch in range(3):
-        loader = DataLoader(ds, num_workers=2)
+        loader = DataLoader(ds, num_workers=2, persistent_workers=True)
 """
 
 

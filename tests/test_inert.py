@@ -31,7 +31,7 @@ class Fetcher:
 
 def build(dataset):
     for epoch in range(3):
-        loader = DataLoader(dataset, num_workers=2)
+        loader = DataLoader(dataset, num_workers=2, persistent_workers=True)
     return loader
 
 

@@ -153,6 +153,7 @@ async def test_a_notebook_opened_as_text_shows_them_on_its_json_lines(tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     loop = found["LL202"]  # cell 4, line 3, column 14: `DataLoader(` of the loop's loader
     assert lines[loop.line].strip().startswith('"    loader = DataLoader(ds')
-    assert lines[loop.line][loop.character :].startswith("DataLoader(ds, num_workers=2)")
+    built = "DataLoader(ds, num_workers=2, persistent_workers=True)"
+    assert lines[loop.line][loop.character :].startswith(built)
     probe = found["LL201"]  # cell 5, line 1, column 9
     assert lines[probe.line][probe.character :].startswith("DataLoader(ds, num_workers=0")

@@ -37,7 +37,7 @@ EPOCH_LOOP = """from torch.utils.data import DataLoader
 
 def train_{n}(dataset):
     for epoch in range(3):
-        loader = DataLoader(dataset, num_workers=2)
+        loader = DataLoader(dataset, num_workers=2, persistent_workers=True)
         for batch in loader:
             pass
 """

@@ -33,7 +33,7 @@ class Fetcher:
 
 def train(dataset, epochs):
     for epoch in range(epochs):
-        loader = DataLoader(dataset, num_workers=2)
+        loader = DataLoader(dataset, num_workers=2, persistent_workers=True)
         for batch in loader:
             step(batch)
         log(epoch)

@@ -16,7 +16,7 @@ from conftest import run_cli
 LOOP = (
     "ds = list(range(8))\n"
     "for epoch in range(3):\n"
-    "    loader = DataLoader(ds, num_workers=2)\n"
+    "    loader = DataLoader(ds, num_workers=2, persistent_workers=True)\n"
     "    for batch in loader:\n"
     "        pass\n"
 )

@@ -19,7 +19,7 @@ from torch.utils.data import DataLoader
 
 def fit(ds, epochs):
     for epoch in range(epochs):
-        loader = DataLoader(ds, num_workers=2)
+        loader = DataLoader(ds, num_workers=2, persistent_workers=True)
         for batch in loader:
             pass
 """

@@ -29,7 +29,7 @@ EPOCH_REBUILD = """
 
 def train_{n}(dataset):
     for epoch in range(3):
-        loader = DataLoader(dataset, num_workers=2)
+        loader = DataLoader(dataset, num_workers=2, persistent_workers=True)
         for batch in loader:
             pass
 """

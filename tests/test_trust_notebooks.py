@@ -19,7 +19,7 @@ BUGGY_CELL = json.dumps(
         "from torch.utils.data import DataLoader\r\n",
         "ds = list(range(8))\r\n",
         "for epoch in range(3):\r\n",
-        "    loader = DataLoader(ds, num_workers=2)\r\n",
+        "    loader = DataLoader(ds, num_workers=2, persistent_workers=True)\r\n",
         "    for batch in loader:\r\n",
         "        pass\r\n",
     ]
@@ -28,7 +28,7 @@ PY_BUG = (
     "from torch.utils.data import DataLoader\n"
     "ds = []\n"
     "for epoch in range(3):\n"
-    "    loader = DataLoader(ds, num_workers=2)\n"
+    "    loader = DataLoader(ds, num_workers=2, persistent_workers=True)\n"
     "    for batch in loader:\n"
     "        pass\n"
 )

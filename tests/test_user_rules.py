@@ -225,7 +225,7 @@ def test_ll202_follows_calls_into_a_file_that_never_names_dataloader(tmp_path: P
     (package / "data.py").write_text(
         "from torch.utils.data import DataLoader\n\n"
         "def make_loader(ds):\n"
-        "    return DataLoader(ds, num_workers=4)\n"
+        "    return DataLoader(ds, num_workers=4, persistent_workers=True)\n"
     )
     (package / "train.py").write_text(
         "from proj.data import make_loader\n\n"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from lintloader.cost import Kind
 from lintloader.findings import Advisory, Finding
 from lintloader.scan.model import SourceFile
 
@@ -24,10 +25,11 @@ else:  # pragma: no cover - exercised only on old interpreters
     import tomli as tomllib
 
 
-# issue 41's cost classes (docs/concepts.md): a defeated pool or a raise is a bug, "affected";
-# an avoidable pool (torch's default, non-persistent, once per epoch or evaluation) is "advice".
-BUG_CLASSES = frozenset({"defeated", "raise"})
-COST_CLASSES = BUG_CLASSES | {"avoidable"}
+# the cost model's kinds (lintloader/cost.py, docs/concepts.md): a defeated pool or a raise is a
+# bug, "affected"; an avoidable pool (torch's default, non-persistent, once per epoch or
+# evaluation) is "advice".
+COST_CLASSES = frozenset(kind.value for kind in Kind)
+BUG_CLASSES = frozenset(kind.value for kind in Kind if kind.defect)
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class Entry:
     @property
     def kind(self) -> str:
         """The word the advisory says: "affected" (a bug) or "advice" (an avoidable cost)."""
-        return "affected" if self.cost_class in BUG_CLASSES else "advice"
+        return Kind(self.cost_class).advisory_label
 
 
 @cache

@@ -9,12 +9,15 @@ without loading it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.analysis.vocabulary import Vocabulary
+from lintloader.config import requires_python
+from lintloader.cost import StartMethod, lowest_python, start_method
 
 if TYPE_CHECKING:
     from lintloader.analysis.reachability import Reachability
@@ -39,6 +42,19 @@ class AnalysisContext:
     program: Program
     display: Callable[[str], str] = str
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    # directory -> the lowest Python its nearest pyproject.toml's requires-python allows
+    targets: dict[str, tuple[int, int] | None] = field(default_factory=dict, repr=False)
+
+    def start_method(self, path: str, explicit: str | None) -> StartMethod:
+        """The start method of a loader built in ``path``: ``explicit`` (the
+        ``multiprocessing_context`` as written) when it names one, else the default of the
+        Python the project targets (the lowest its ``requires-python`` allows), else of the
+        running one."""
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self.targets:
+            spec = requires_python(folder)
+            self.targets[folder] = lowest_python(spec) if spec else None
+        return start_method(explicit, self.targets[folder])
 
     @cached_property
     def reachability(self) -> Reachability:

@@ -4,13 +4,14 @@ of its own (the chain ends at its definition) and reports the loops that call it
 
 from __future__ import annotations
 
+from lintloader.analysis.loader_cost import DECLARED
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.vocabulary import function_keys
 from lintloader.link.program import Program
 from lintloader.summary.dataloaders import RETURNED
 from lintloader.summary.model import Argument, CallContext, FunctionFacts, LoaderCall, Site
 
-_WORKERS = Argument("num_workers", "declared", lower_bound=1)
+_WORKERS = Argument("num_workers", DECLARED, lower_bound=1)
 
 
 def declared_loader_sites(program: Program, paths: tuple[str, ...]) -> list[LoaderSite]:

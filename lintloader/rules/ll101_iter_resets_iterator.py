@@ -14,6 +14,9 @@ there kills and respawns every worker each epoch, silently: PyTorch Lightning 1.
 this (`AbstractDataFetcher.__iter__` -> `reset()` ->
 `CombinedLoader._shutdown_workers_and_reset_iterator`) and one user's epoch went from 1.5 s to 15 s.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a *defeated* pool, persistence asked for
+and thrown away: a new pool of `num_workers` processes every epoch.
+
 ### Example
 ```python
 class Fetcher:

@@ -14,6 +14,9 @@ hook reaches is listed under "also reaches".
 Each call runs once an epoch; a reset there kills the persistent worker pool every epoch, as
 LL101 explains.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a *defeated* pool: a new pool of
+`num_workers` processes every epoch.
+
 ### Example
 ```python
 class FitLoop(Loop):

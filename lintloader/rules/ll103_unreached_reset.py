@@ -9,6 +9,9 @@ typically the legitimate ones in `teardown()`, `close()` or `__del__`. Shown onl
 It usually is not: this is an inventory, so that a reviewer can see every place that can kill a
 worker pool, and notice one that a dynamic call (which static analysis cannot follow) reaches.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): none known: no root reaches the reset;
+if a dynamic call does, a *defeated* pool each time it runs.
+
 ### Example
 ```python
 class Fetcher:

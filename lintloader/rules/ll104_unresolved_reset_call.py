@@ -11,6 +11,9 @@ The chain cannot be proven safe: that method may shut down a DataLoader's worker
 1.5.0's did). Scan the package that defines it too (`lintloader check src/ other_pkg/`), or, if
 you know it is harmless, suppress with `# noqa: LL104`.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): unknown until the method is read; if it
+resets, a *defeated* pool each time the root runs.
+
 ### Example
 ```python
 from elsewhere import make_state

@@ -15,6 +15,9 @@ The body of such a loop runs once per epoch (or per step): a reset there kills a
 every worker of a `persistent_workers=True` DataLoader each time, exactly like a reset in a
 per-epoch hook (LL102).
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a *defeated* pool: a new pool of
+`num_workers` processes each time the loop's body runs (every epoch, or every step).
+
 ### Example
 ```python
 def shutdown_loader_workers(loader):

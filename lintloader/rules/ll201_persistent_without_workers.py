@@ -17,6 +17,9 @@ PyTorch refuses the combination when the loader is built:
 crashes on the first run; with `args.workers` it crashes the day someone passes `--workers 0`
 (a common way to debug a data pipeline).
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a *raise*, an error of its own: the run
+stops with a ValueError, whatever the pools would have cost.
+
 ### Example
 ```python
 loader = DataLoader(dataset, batch_size=32, persistent_workers=True)             # LL201 error

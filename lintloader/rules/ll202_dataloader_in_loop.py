@@ -60,16 +60,34 @@ expression already given). Unsafe because the arguments may still depend on stat
 mutates (a dataset object changed in place, a sampler seeded per epoch).
 
 ### Severity
-warning. Info when the construction is behind a one-shot check in the loop (`if loader is None:`),
-only runs when `persistent_workers` is off, or when its arguments change with the loop (a per-fold
-dataset: a new loader may be intended), also when the loop's value reaches them through locals and
-calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or `**kwargs` handed to
-DataLoader), and when the loop is in a set-up function (`setup*`, `build*`, `prepare*`, `create*`,
-`init*`, `__init__`: one loader per item, built once), when a function on the way is passed on as a
-value instead of called (`Process(target=work)` per GPU: one run per process), or over a fixed set
-of items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound to such lists:
-`options = [False] if xla else [True, False]`) with no ordinary loop around it. Only a test of the
-very value a branch keeps is a one-shot check: both branches of an ordinary `if` (`if
+From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the
+finding costs ("a new pool of 4 workers every step", "every evaluation", "every 500 steps",
+"once per epoch: avoidable with one loader and persistent_workers=True"):
+
+- warning: a *defeated* pool: the loader asks for `persistent_workers=True` (or may: an
+  expression such as `args.persistent`, `**kwargs`, a factory named in `extend-loaders`, a
+  scanned subclass) and is rebuilt, so its workers are thrown away; or a loader rebuilt in a
+  step or batch loop (a pool per step, persistent or not);
+- info: an *avoidable* pool: a non-persistent loader rebuilt once per epoch, per evaluation,
+  every K steps (a build, or a call on the way to it, under `if step % K == 0`) or on the
+  retry of a bounded retry loop (`for attempt in range(3)`) starts no more pools than torch's
+  default does for a loader kept (LL204, the same severity);
+- one level up (info to warning, warning to error) when each worker starts as a fresh
+  interpreter: start method `spawn` or `forkserver`, from `multiprocessing_context` or the
+  default of the Python the project targets (the lowest `requires-python` of the nearest
+  `pyproject.toml`, else the running Python: `forkserver` on Linux from Python 3.14, `spawn` on
+  macOS and Windows); not for a retry or a fixed set of items.
+
+Info, whatever the cost, when the construction is behind a one-shot check in the loop (`if loader is
+None:`), only runs when `persistent_workers` is off, or when its arguments change with the loop (a
+per-fold dataset: a new loader may be intended), also when the loop's value reaches them through
+locals and calls (`files = glob(split)`, `load_data(files)`, a wrapper's `*args` or `**kwargs`
+handed to DataLoader), and when the loop is in a set-up function (`setup*`, `build*`, `prepare*`,
+`create*`, `init*`, `__init__`: one loader per item, built once), when a function on the way is
+passed on as a value instead of called (`Process(target=work)` per GPU: one run per process), or
+over a fixed set of items written in it (`for ds in (train_ds, val_ds)`, or a local only ever bound
+to such lists: `options = [False] if xla else [True, False]`) with no ordinary loop around it. Only
+a test of the very value a branch keeps is a one-shot check: both branches of an ordinary `if` (`if
 self.collate_fn is None:`, `if self.curriculum:`) build a pool each time, and a test of a local in a
 function called per epoch (`if loader is None: loader = DataLoader(...)`, the caller passing no
 loader) is None again at every call. A function that builds its loader once and keeps it (`if
@@ -91,6 +109,7 @@ from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
+from lintloader.analysis.loader_cost import SiteCost, loop_cost, place_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -104,6 +123,7 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.repetition import Place, own_loop, places
 from lintloader.analysis.vocabulary import function_keys
+from lintloader.cost import Kind
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
@@ -152,17 +172,15 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         and len(call.bound_to) == 1
     )
     what = "a worker pool started" if site.pool else "DataLoader with workers built"
+    cost = _defeated_by_hand(site, loop_cost(ctx, site, loop, call.context.conditions))
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if note else RULE.severity,
+        severity=Severity.INFO if note else cost.severity,
         path=ctx.display(site.info.file.path),
         line=call.site.line,
         column=call.site.column,
         end_line=call.site.end_line,
-        message=(
-            f"{what} inside `{loop.header}` (line {loop.line}): every "
-            f"iteration starts a new worker pool{note}"
-        ),
+        message=f"{what} inside `{loop.header}` (line {loop.line}): {cost.phrase}{note}",
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
         fixes=(FIX,) if hoistable else (),
     )
@@ -207,12 +225,13 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     calls = len(best.edges)
     via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
     build = hops[-1]
-    effect = "every call starts a new worker pool"
+    cost = _defeated_by_hand(site, place_cost(ctx, site, best))
+    effect = cost.phrase
     if best.kind == "iter":
-        effect = "again on every pass over it, whatever `persistent_workers` says"
+        effect = f"again on every pass over it, whatever `persistent_workers` says: {effect}"
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if note else RULE.severity,
+        severity=Severity.INFO if note else cost.severity,
         path=first.path,
         line=first.line,
         column=first.column,
@@ -223,6 +242,12 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
         chain=tuple(hops),
         also=tuple(_also_hop(ctx, place) for place in found[1:]),
     )
+
+
+def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
+    """A worker pool started by hand (outside torch's ``persistent_workers`` branch) throws
+    persistence away whatever the loader asked for."""
+    return cost._replace(kind=Kind.DEFEATED, rebuilt=False) if site.pool else cost
 
 
 def _place_hops(ctx: AnalysisContext, place: Place) -> list[Hop]:

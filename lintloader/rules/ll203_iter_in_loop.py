@@ -15,6 +15,11 @@ to start an epoch and is not reported.
 then takes one batch and the iterator is thrown away. A loop of N steps starts N pools, and
 (without shuffling) sees the first batch N times.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): without `persistent_workers=True`, a
+*defeated* pool per step (a one-batch pass repeated within an epoch): a new pool of
+`num_workers` processes every step. With it, the pool survives (no pool start, `trace` counts
+none) but every step restarts the epoch: info.
+
 ### Example
 ```python
 for step in range(steps):

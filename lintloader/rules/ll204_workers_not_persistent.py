@@ -31,7 +31,14 @@ process (curriculum, resampling) is no longer seen by the workers, and the worke
 its memory while other loaders run.
 
 ### Severity
-info: a performance hint, not a defect.
+From the cost model ([concepts](../concepts.md#the-cost-model)): one pool per epoch is torch's
+default, an *avoidable* pool, not a defect: info, like a non-persistent loader rebuilt per
+epoch (LL202). Warning when each worker starts as a fresh interpreter (start method `spawn` or
+`forkserver`, from `multiprocessing_context` or the default of the Python the project targets:
+the lowest `requires-python` of the nearest `pyproject.toml`, else the running Python;
+`forkserver` on Linux from Python 3.14, `spawn` on macOS and Windows): every epoch then imports
+torch and the dataset code again in every worker. The message says what it costs: "a new pool
+of 8 workers once per epoch: avoidable with persistent_workers=True".
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.loader_cost import kept_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -77,17 +85,15 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             continue
         call = site.call
         user, where = use
+        cost = kept_cost(ctx, site)
         yield Finding(
             code=RULE.code,
-            severity=RULE.severity,
+            severity=cost.severity,
             path=ctx.display(site.info.file.path),
             line=call.site.line,
             column=call.site.column,
             end_line=call.site.end_line,
-            message=(
-                "DataLoader with workers is used every epoch without `persistent_workers=True`:"
-                f" a new worker pool starts each epoch ({where.text})"
-            ),
+            message=f"DataLoader with workers is used every epoch ({where.text}): {cost.phrase}",
             chain=(
                 hop(ctx.display, site.info, call.site, verb="builds"),
                 _use_hop(ctx, user, where),

@@ -11,6 +11,9 @@ their persistent worker pools are shut down and new ones started by design: the
 `persistent_workers=True` the code asks for only lasts N epochs. That is fine when the data
 really changes; when it does not, the reload costs a worker start-up every N epochs.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a *defeated* pool every N epochs when
+the data does not change (none when it must: new data needs new loaders).
+
 ### Example
 ```python
 trainer = Trainer(max_epochs=100, reload_dataloaders_every_n_epochs=1)   # LL205

@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from lintloader.cost import every_k
 from lintloader.summary.guards import keeps, requires_persistent, tested
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
@@ -113,6 +114,7 @@ class Summarizer(Walker):
         self.scopes: list[_Scope] = [module_scope]
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
+        self.every: list[str] = []  # K of each enclosing `if step % K == 0:` body ("": another)
         self.loops = 0
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
@@ -165,7 +167,9 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
+        self.every.append(every_k(self.parsed.segment(node.test)) or "")
         self._branch(node.body, node.test, True)
+        self.every.pop()
         self.persistent_bodies = saved_bodies
         self._branch(node.orelse, node.test, False)
         self.guards.pop()
@@ -325,13 +329,14 @@ class Summarizer(Walker):
         saved_loops, self.loops = self.loops, 0
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
+        saved_every, self.every = self.every, []
         saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
         self.visit_all(node.body)
         self.none_guards.settle(function, node)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
-        self.persistent_bodies = saved_bodies
+        self.persistent_bodies, self.every = saved_bodies, saved_every
         self.none_guards = saved_guards
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -462,8 +467,11 @@ class Summarizer(Walker):
             shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
             call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
             none = self.none_guards.guard(len(function.calls))
+            every = next((k for k in reversed(self.every) if k), "")
             function.calls.append(
-                call._replace(persistent_only=self.persistent_bodies > 0, none_guard=none)
+                call._replace(
+                    persistent_only=self.persistent_bodies > 0, none_guard=none, every=every
+                )
             )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now

@@ -26,6 +26,7 @@ import sysconfig
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
@@ -38,6 +39,7 @@ MIN_BUDGET = 2  # --max-passes stops no earlier than after pass 2, where a respa
 LIGHTNING_DIRS = ("/lightning/", "/pytorch_lightning/")
 ID_ATTRIBUTE = "_lintloader_trace_id"
 PASS_ATTRIBUTE = "_lintloader_trace_pass"
+DATASET_ATTRIBUTE = "_lintloader_trace_dataset"
 POOL_ATTRIBUTE = "_lintloader_trace_pool"  # (loader id, pool number, start) until 1st batch
 
 
@@ -161,7 +163,7 @@ class Recorder:
                 "pin_memory": bool(getattr(loader, "pin_memory", False)),
                 "pin_memory_device": str(getattr(loader, "pin_memory_device", "") or ""),
                 "multiprocessing_context": _context_name(loader),
-                "dataset": _dataset_of(loader),
+                "dataset": _dataset_of(loader, self.counter),
                 "batches_per_pass": length,
                 "lightning_reload": _lightning_reload(),
                 "site": site,
@@ -378,9 +380,10 @@ def _length(loader: Any) -> int | None:
         return None
 
 
-def _dataset_of(loader: Any) -> dict[str, Any]:
-    """What tells two loaders of one site apart: the dataset's type and length, the batch
-    size (one loader per split has another dataset; a rebuild has the same)."""
+def _dataset_of(loader: Any, counter: Iterator[int]) -> dict[str, Any]:
+    """What tells two loaders apart: the identity of their dataset (one loader per split has
+    another dataset object, even of the same type and length; a rebuild has the same), with
+    its type and length and the batch size for the report."""
     dataset = getattr(loader, "dataset", None)
     try:
         length: int | None = len(dataset)  # type: ignore[arg-type]
@@ -391,7 +394,22 @@ def _dataset_of(loader: Any) -> dict[str, Any]:
         "type": f"{kind.__module__}.{kind.__qualname__}",
         "len": length,
         "batch_size": getattr(loader, "batch_size", None),
+        "id": _dataset_identity(dataset, counter),
     }
+
+
+def _dataset_identity(dataset: Any, counter: Iterator[int]) -> str:
+    """A name for the dataset object, stamped on it so that a later object at the same address
+    is not taken for it; its address when it takes no attribute (``__slots__``)."""
+    stamp = getattr(dataset, DATASET_ATTRIBUTE, None)
+    if isinstance(stamp, str):
+        return stamp
+    stamp = f"{os.getpid()}-d{next(counter)}"
+    try:
+        object.__setattr__(dataset, DATASET_ATTRIBUTE, stamp)
+    except Exception:
+        return f"{os.getpid()}-a{id(dataset):x}"
+    return stamp
 
 
 def _lightning_reload() -> int | None:

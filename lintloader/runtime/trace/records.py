@@ -77,6 +77,7 @@ class LoaderTrace:
     created: tuple[Frame, ...]
     site: tuple[Frame, ...] = ()  # the user frames that created it, innermost first
     dataset: tuple[str, int | None, int | None] = ("?", None, None)  # type, len, batch size
+    dataset_id: str | None = None  # the identity of the dataset object (None: not recorded)
     t: float = 0.0  # when it was created
     lightning_reload: int | None = None  # Trainer.reload_dataloaders_every_n_epochs
     pid: int = -1
@@ -153,6 +154,7 @@ def _loader(record: dict[str, Any]) -> LoaderTrace:
             _int_or_none(dataset.get("len")),
             _int_or_none(dataset.get("batch_size")),
         ),
+        dataset_id=str(dataset["id"]) if isinstance(dataset.get("id"), str) else None,
         t=float(record.get("t") or 0.0),
         lightning_reload=reload if isinstance(reload, int) else None,
         pid=int(record.get("pid", -1)),

@@ -48,7 +48,7 @@ def render_text(report: TraceReport) -> str:
 
 
 def _site_lines(site: Site, report: TraceReport) -> list[str]:
-    tag = "FAIL" if site.failing else ("ok" if site.persistent else "note")
+    tag = "FAIL" if site.failing else ("note" if site.extras else "ok")
     where = frame_text(site.created_at) if site.created_at else "?"
     if len(site.frames) > 1:
         where += f", called from {frame_text(site.frames[1])}"
@@ -63,8 +63,9 @@ def _site_lines(site: Site, report: TraceReport) -> list[str]:
         f"    num_workers={first.num_workers}, persistent_workers={first.persistent_workers}, "
         f"pin_memory={first.pin_memory}{method}; device {site.loaders[-1].device}",
         "    first batch per pass: " + _pass_cells(passes) + f" (steady {_seconds(site.steady_s)})",
-        f"    time starting pools {site.startup_s:.3f} s, lost {site.lost_s:.3f} s"
-        + (f" ({len(site.extras)} pool(s) more than needed)" if site.failing else ""),
+        f"    time starting pools {site.startup_s:.3f} s, lost {site.lost_s:.3f} s, "
+        f"could save {site.could_save_s:.3f} s"
+        + (f" ({len(site.extras)} pool(s) more than needed)" if site.extras else ""),
     ]
     for loader in site.loaders:
         if loader.empty_passes:
@@ -72,9 +73,8 @@ def _site_lines(site: Site, report: TraceReport) -> list[str]:
             lines.append(f"    warning: passes {empty} yielded no batch (pass 1 did): data lost?")
     if any(loader.trace.stopped for loader in site.loaders):
         lines.append("    stopped here by --max-passes")
-    if site.persistent:
-        for group in _grouped(site.extras):
-            lines.extend(_extra_lines(group))
+    for group in _grouped(site.extras):
+        lines.extend(_extra_lines(group))
     lines.extend(f"    change: {line}" for line in site_advice(site, report.link_of, frame_text))
     return lines
 
@@ -108,11 +108,14 @@ def _grouped(extras: list[ExtraPool]) -> list[list[ExtraPool]]:
 def _extra_lines(group: list[ExtraPool]) -> list[str]:
     first = group[0]
     cost = sum(extra.cost_s for extra in group)
+    paid = "lost" if first.defeated else "could save"
     lines = [
-        f"    {first.kind} x{len(group)} ({cost:.3f} s): {first.cause}"
+        f"    {first.kind} x{len(group)} ({cost:.3f} s {paid}): {first.cause}"
         + (" at" if first.frames else "")
     ]
     lines.extend(f"      {frame_text(frame)}" for frame in first.frames)
+    if first.replaced_at is not None:
+        lines.append(f"      replacing the loader built at {frame_text(first.replaced_at)}")
     return lines
 
 
@@ -122,20 +125,41 @@ def _verdict(report: TraceReport) -> str:
     sites = report.sites
     count = report.max_passes
     stopped = f"; stopped after {max(count, 2)} full passes" if report.stopped and count else ""
+    save = _could_save(report)
     if report.failing:
-        extras = sum(len(site.extras) for site in report.failing)
+        defeated = sum(len(site.defeated) for site in report.failing)
         return (
             f"FAIL: {len(report.failing)} of {len(sites)} creation site(s) started "
-            f"{extras} worker pool(s) more than needed; {report.lost_s:.3f} s lost "
-            f"({_share(report.lost_s, report.wall_s)} of the {report.wall_s:.1f} s run){stopped}"
+            f"{defeated} worker pool(s) more than needed; {report.lost_s:.3f} s lost "
+            f"({_share(report.lost_s, report.wall_s)} of the {report.wall_s:.1f} s run"
+            f"{_slowest(report)}){save}{stopped}"
         )
     pools = sum(len(site.pools) for site in sites)
-    by_design = sum(len(site.pools) for site in sites if not site.persistent)
-    tail = f"; {by_design} of them by non-persistent loaders" if by_design else ""
+    if save:
+        return (
+            f"OK: no worker pool defeated ({len(sites)} site(s), {pools} pool(s)); "
+            f"0.000 s lost{save}{stopped}"
+        )
     return (
         f"OK: no creation site started more worker pools than it needed "
-        f"({len(sites)} site(s), {pools} pool(s){tail}); 0.000 s lost{stopped}"
+        f"({len(sites)} site(s), {pools} pool(s)); 0.000 s lost{stopped}"
     )
+
+
+def _could_save(report: TraceReport) -> str:
+    """``; could save X s (N% of the run) with persistent workers (K avoidable pools)``."""
+    avoidable = sum(len(site.avoidable) for site in report.sites)
+    if not avoidable:
+        return ""
+    saved = report.could_save_s
+    return (
+        f"; could save {saved:.3f} s ({_share(saved, report.wall_s)} of the run"
+        f"{_slowest(report)}) with persistent workers ({avoidable} avoidable pool(s))"
+    )
+
+
+def _slowest(report: TraceReport) -> str:
+    return f", the slowest of {report.ranks} ranks" if report.ranks > 1 else ""
 
 
 def _share(part: float, whole: float) -> str:
@@ -158,6 +182,11 @@ def report_dict(report: TraceReport) -> dict[str, Any]:
         "verdict": "FAIL" if report.failing else "OK",
         "lost_s": round(report.lost_s, 6),
         "lost_share": round(report.lost_s / report.wall_s, 4) if report.wall_s > 0 else None,
+        "could_save_s": round(report.could_save_s, 6),
+        "lost_by_process": {str(pid): round(s, 6) for pid, s in report.lost_by_process.items()},
+        "could_save_by_process": {
+            str(pid): round(s, 6) for pid, s in report.could_save_by_process.items()
+        },
         "sites": [_site_dict(site, report) for site in report.sites],
         "processes": [_process_dict(process, report) for process in report.processes],
         "notes": list(report.notes),
@@ -179,6 +208,9 @@ def _site_dict(site: Site, report: TraceReport) -> dict[str, Any]:
         "steady_first_batch_s": site.steady_s,
         "startup_s": round(site.startup_s, 6),
         "lost_s": round(site.lost_s, 6),
+        "could_save_s": round(site.could_save_s, 6),
+        "defeated_pools": len(site.defeated),
+        "avoidable_pools": len(site.avoidable),
         "lightning_reload": site.lightning_reload,
         "pools": [_pool_dict(pool) for pool in site.pools],
         "pass_latencies": [_pass_dict(record) for record in site.passes],
@@ -203,7 +235,9 @@ def _extra_dict(extra: ExtraPool, report: TraceReport) -> dict[str, Any]:
     link = report.link_of(extra.frames, extra.kind == "respawn")
     return {
         "kind": extra.kind,
+        "cost_kind": extra.cost_kind.value,
         "loader": extra.pool.loader.trace.id,
+        "replaced_at": extra.replaced_at.to_json() if extra.replaced_at else None,
         "cause": extra.cause,
         "cost_s": round(extra.cost_s, 6),
         "frames": [frame.to_json() for frame in extra.frames],

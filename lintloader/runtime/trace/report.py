@@ -4,14 +4,14 @@ folded into their creation sites, the static links of the culprits, and the exit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_FAIL, EXIT_PASS
 from lintloader.runtime.trace.records import Frame, ProcessTrace, read_run
 from lintloader.runtime.trace.respawns import LoaderSummary, summarize
-from lintloader.runtime.trace.sites import Site, build_sites
+from lintloader.runtime.trace.sites import ExtraPool, Site, build_sites
 from lintloader.runtime.trace.static_link import Findings, StaticLink, check_files
 
 
@@ -43,12 +43,36 @@ class TraceReport:
         return [site for site in self.sites if site.failing]
 
     @property
+    def extras(self) -> list[ExtraPool]:
+        return [extra for site in self.sites for extra in site.extras]
+
+    @property
+    def lost_by_process(self) -> dict[int, float]:
+        """pid -> the time its defeated pools cost (each rank of a job has its own)."""
+        return _by_process(extra for extra in self.extras if extra.defeated)
+
+    @property
+    def could_save_by_process(self) -> dict[int, float]:
+        return _by_process(extra for extra in self.extras if not extra.defeated)
+
+    @property
     def lost_s(self) -> float:
-        return sum(site.lost_s for site in self.failing)
+        """The wall-clock time lost: the slowest process's (ranks run side by side)."""
+        return max(self.lost_by_process.values(), default=0.0)
+
+    @property
+    def could_save_s(self) -> float:
+        """The wall-clock time persistent workers, one loader each, would save."""
+        return max(self.could_save_by_process.values(), default=0.0)
+
+    @property
+    def ranks(self) -> int:
+        """How many processes ran loaders (the ranks of a job)."""
+        return len(self.processes)
 
     @property
     def persistent_respawns(self) -> int:
-        return sum(1 for s in self.failing for extra in s.extras if extra.kind == "respawn")
+        return sum(1 for extra in self.extras if extra.kind == "respawn")
 
     @property
     def stopped(self) -> bool:
@@ -65,6 +89,13 @@ class TraceReport:
 
     def link_of(self, frames: tuple[Frame, ...], hops: bool = True) -> StaticLink | None:
         return Findings(self.links).link(frames, hops)
+
+
+def _by_process(extras: Iterable[ExtraPool]) -> dict[int, float]:
+    totals: dict[int, float] = {}
+    for extra in extras:
+        totals[extra.pid] = totals.get(extra.pid, 0.0) + extra.cost_s
+    return totals
 
 
 def build_report(

@@ -1,32 +1,38 @@
 """The unit of ``trace``'s verdict: the place that creates loaders (the creating line and the
-frame that called it), with every loader it created folded together.
+frame that called it), with every loader it created folded together, its pools counted
+against the cheapest correct run (lintloader/cost.py).
 
-A site may start one worker pool per loader it needs. A pool beyond that is *extra*, and a
-persistent site with an extra pool fails the run:
+Loaders are matched by the identity of their dataset (and batch size) in one process, across
+creation sites: a loader created after the last pass of an earlier one over the same dataset
+had begun *replaces* it (a loader rebuilt per epoch or per evaluation, from the same line or
+another). One loader per dataset object (train and val splits, even of one dataset built from
+one line) needs its pool. Every other pool is *extra*, of one of two kinds:
 
-- a **respawn**: a second pool of one persistent loader (something shut the first one down);
-- a **new loader**: the site built a loader that replaces an earlier one of the same kind (same
-  process, dataset type and length, batch size) whose last pass began before it was created:
-  a loader rebuilt per epoch or per evaluation; when Lightning built it, the
-  ``reload_dataloaders_every_n_epochs`` it ran with is named.
-
-One loader per split (train, val, test of other datasets), or loaders built up front and used
-side by side, need their pools. A non-persistent loader starts a pool per pass by design: it
-is reported (with what ``persistent_workers=True`` would save), not failed.
+- **defeated** (a FAIL): persistence asked for and thrown away (a **respawn**: a second pool of
+  one persistent loader; a persistent **new loader** that replaces an earlier one; a
+  **lightning reload**, where Lightning's ``reload_dataloaders_every_n_epochs`` is named); or a
+  **pool per step**: one-batch passes (``next(iter(loader))``) repeated, each starting a pool,
+  persistent or not;
+- **avoidable** (reported with what it could save): torch's default, a non-persistent loader
+  starting one pool per pass, kept (**pool per pass**) or rebuilt (**rebuilt**).
 
 Time spent starting a pool: the first-batch latency of the pass that started it, minus the
-site's steady first batch (the median first batch of its passes that started no pool or, when
-every pass started one, the median time between later batches).
+site's steady first batch (the median first batch of its own passes that started no pool or,
+when every pass started one, the median time between later batches).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lintloader.cost import Kind
 from lintloader.runtime.trace.records import Frame, LoaderTrace, PassRecord, PoolStart
 from lintloader.runtime.trace.respawns import LoaderSummary, pass_of, steady_state
 
 SiteKey = tuple[tuple[str, int], ...]
+PER_STEP = "pool per step"
+DEFEATED_KINDS = ("respawn", "new loader", "lightning reload", PER_STEP)
+AVOIDABLE_KINDS = ("pool per pass", "rebuilt")
 
 
 @dataclass(frozen=True)
@@ -41,16 +47,29 @@ class PoolCost:
 
 @dataclass(frozen=True)
 class ExtraPool:
-    """A pool the run did not need."""
+    """A pool the cheapest correct run does not start."""
 
-    kind: str  # "respawn" | "new loader" | "lightning reload"
+    kind: str  # one of DEFEATED_KINDS or AVOIDABLE_KINDS
     pool: PoolCost
     cause: str
     frames: tuple[Frame, ...]  # the culprit frames, innermost first
+    replaced_at: Frame | None = None  # where the loader it replaced was built, another line
 
     @property
     def cost_s(self) -> float:
         return self.pool.cost_s
+
+    @property
+    def cost_kind(self) -> Kind:
+        return Kind.AVOIDABLE if self.kind in AVOIDABLE_KINDS else Kind.DEFEATED
+
+    @property
+    def defeated(self) -> bool:
+        return self.cost_kind is Kind.DEFEATED
+
+    @property
+    def pid(self) -> int:
+        return self.pool.loader.trace.pid
 
 
 @dataclass
@@ -68,8 +87,16 @@ class Site:
         return any(loader.trace.persistent_workers for loader in self.loaders)
 
     @property
+    def defeated(self) -> list[ExtraPool]:
+        return [extra for extra in self.extras if extra.defeated]
+
+    @property
+    def avoidable(self) -> list[ExtraPool]:
+        return [extra for extra in self.extras if not extra.defeated]
+
+    @property
     def failing(self) -> bool:
-        return self.persistent and bool(self.extras)
+        return bool(self.defeated)
 
     @property
     def passes(self) -> list[PassRecord]:
@@ -87,7 +114,13 @@ class Site:
 
     @property
     def lost_s(self) -> float:
-        return sum(extra.cost_s for extra in self.extras) if self.persistent else 0.0
+        """Time the defeated pools cost (every process of the site together)."""
+        return sum(extra.cost_s for extra in self.defeated)
+
+    @property
+    def could_save_s(self) -> float:
+        """Time the avoidable pools cost: what persistent workers, one loader, would save."""
+        return sum(extra.cost_s for extra in self.avoidable)
 
     @property
     def needed_pools(self) -> int:
@@ -115,21 +148,25 @@ def build_sites(loaders: list[LoaderSummary]) -> list[Site]:
     """The sites of ``loaders``, the one that lost most time first; sites that lost the same
     (none, most often) in the order their first loader was built, so that a report lists them
     alike from run to run (docs/trace.md shows real reports, and a test compares them)."""
+    ordered = sorted(loaders, key=lambda item: item.trace.t)
+    replaced = replacements(ordered)
+    per_step = _per_step_chains(ordered, replaced)
     grouped: dict[SiteKey, list[LoaderSummary]] = {}
-    for loader in sorted(loaders, key=lambda item: item.trace.t):
+    for loader in ordered:
         grouped.setdefault(site_key(loader), []).append(loader)
-    sites = [_site(members) for members in grouped.values()]
-    return sorted(sites, key=lambda s: (-s.lost_s, -len(s.extras)))
+    sites = [_site(members, replaced, per_step) for members in grouped.values()]
+    return sorted(sites, key=lambda s: (-s.lost_s, -len(s.defeated), -s.could_save_s))
 
 
-def _site(loaders: list[LoaderSummary]) -> Site:
+def _site(
+    loaders: list[LoaderSummary], replaced: dict[str, LoaderTrace], per_step: set[str]
+) -> Site:
     site = Site(loaders[0].created_by, loaders)
     site.steady_s = steady_state([p for loader in loaders for p in loader.trace.passes])
     site.pools = [_pool_cost(loader, start, site.steady_s) for loader in loaders
                   for start in sorted(loader.trace.pool_starts, key=lambda s: s.t)]  # fmt: skip
-    replacing = _replacements(loaders)
     for pool in site.pools:
-        extra = _extra(pool, site, replacing)
+        extra = _extra(pool, replaced, per_step)
         if extra is not None:
             site.extras.append(extra)
     return site
@@ -144,39 +181,112 @@ def _pool_cost(loader: LoaderSummary, start: PoolStart, steady: float | None) ->
     return PoolCost(loader, start, opened, cost)
 
 
-def _replacements(loaders: list[LoaderSummary]) -> set[str]:
-    """Ids of the loaders that replace an earlier one of the same kind: created after the
-    earlier one's last pass began."""
+def _chain_key(trace: LoaderTrace) -> tuple[object, ...]:
+    """What one loader and its replacements share: the process, the dataset object (its type
+    and length where the record has no identity) and the batch size."""
+    dataset = trace.dataset_id if trace.dataset_id is not None else trace.dataset[:2]
+    return (trace.pid, dataset, trace.dataset[2], trace.num_workers > 0)
+
+
+def replacements(loaders: list[LoaderSummary]) -> dict[str, LoaderTrace]:
+    """Loader id -> the earlier loader it replaces: one over the same dataset in the same
+    process (built at any line), created after the earlier one's last pass began; for a loader
+    Lightning reloads, one of the same hook, dataset type, length and batch size. Loaders
+    built side by side before either ran (one per split) replace nothing."""
     chains: dict[tuple[object, ...], LoaderTrace] = {}
-    replacing = set()
-    for loader in loaders:
+    reloads: dict[tuple[object, ...], LoaderTrace] = {}
+    replaced: dict[str, LoaderTrace] = {}
+    for loader in sorted(loaders, key=lambda item: item.trace.t):
         trace = loader.trace
-        kind = (trace.pid, trace.dataset, trace.num_workers)
-        previous = chains.get(kind)
+        key = _chain_key(trace)
+        previous = chains.get(key)
+        if previous is None and trace.lightning_reload:
+            previous = reloads.get(_reload_key(loader))
         if previous is not None and previous.passes and _last_began(previous) <= trace.t:
-            replacing.add(trace.id)
-        chains[kind] = trace
-    return replacing
+            replaced[trace.id] = previous
+        chains[key] = trace
+        reloads[_reload_key(loader)] = trace
+    return replaced
+
+
+def _reload_key(loader: LoaderSummary) -> tuple[object, ...]:
+    """What a loader Lightning reloads shares with the one it replaces when its hook builds
+    a new dataset object too: the hook (the site), the dataset's type and length, the batch
+    size."""
+    return (loader.trace.pid, site_key(loader), loader.trace.dataset)
 
 
 def _last_began(trace: LoaderTrace) -> float:
     return max(p.t0 if p.t0 is not None else p.t for p in trace.passes)
 
 
-def _extra(pool: PoolCost, site: Site, replacing: set[str]) -> ExtraPool | None:
-    trace = pool.loader.trace
-    if trace.num_workers == 0 or not trace.persistent_workers:
+def _per_step_chains(loaders: list[LoaderSummary], replaced: dict[str, LoaderTrace]) -> set[str]:
+    """Ids of the loaders whose chain (a loader and its replacements) starts a pool per step:
+    one-batch passes (``next(iter(loader))``), abandoned after their first batches (or left
+    open until the process ended, the loader dropped), each starting a pool, at least two
+    and more than the chain's full passes (a warm-up peek or two
+    before full epochs is not a pool per step)."""
+    root: dict[str, str] = {}
+    for loader in loaders:
+        trace = loader.trace
+        earlier = replaced.get(trace.id)
+        root[trace.id] = root.get(earlier.id, earlier.id) if earlier is not None else trace.id
+    peeks: dict[str, int] = {}
+    full: dict[str, int] = {}
+    for loader in loaders:
+        chain = root[loader.trace.id]
+        for record in loader.trace.passes:
+            if record.full:
+                full[chain] = full.get(chain, 0) + 1
+            elif record.pool_start and record.ended in ("abandoned", "exit"):
+                peeks[chain] = peeks.get(chain, 0) + 1
+    stepping = {c for c, n in peeks.items() if n >= 2 and n > full.get(c, 0)}
+    return {loader_id for loader_id, chain in root.items() if chain in stepping}
+
+
+def _extra(
+    pool: PoolCost, replaced: dict[str, LoaderTrace], per_step: set[str]
+) -> ExtraPool | None:
+    summary = pool.loader
+    trace = summary.trace
+    if trace.num_workers == 0:
         return None
     first = min(s.t for s in trace.pool_starts)
-    if pool.start.t > first:
-        respawn = next((r for r in pool.loader.respawns if r.pool_start is pool.start), None)
+    earlier = replaced.get(trace.id)
+    if pool.start.t <= first and earlier is None:
+        return None  # the one pool this loader needs
+    step = trace.id in per_step
+    if pool.start.t > first:  # a second pool of one loader
+        respawn = next((r for r in summary.respawns if r.pool_start is pool.start), None)
         cause = respawn.cause if respawn is not None else "unknown"
-        return ExtraPool("respawn", pool, cause, respawn.frames if respawn is not None else ())
-    if trace.id not in replacing:
-        return None
+        frames = respawn.frames if respawn is not None else ()
+        if step:
+            return ExtraPool(PER_STEP, pool, "a one-batch pass started a pool", frames)
+        kind = "respawn" if trace.persistent_workers else "pool per pass"
+        return ExtraPool(kind, pool, cause, frames)
+    return _replacing(pool, earlier, step)
+
+
+def _replacing(pool: PoolCost, earlier: LoaderTrace | None, step: bool) -> ExtraPool:
+    """The first pool of a loader that replaces ``earlier``."""
+    trace = pool.loader.trace
     frames = pool.loader.created_by
+    at = _built_elsewhere(earlier, frames)
+    if step:
+        return ExtraPool(PER_STEP, pool, "a new loader for one batch", frames, at)
     if trace.lightning_reload:
         every = trace.lightning_reload
         cause = f"Lightning rebuilt it (reload_dataloaders_every_n_epochs={every})"
-        return ExtraPool("lightning reload", pool, cause, frames)
-    return ExtraPool("new loader", pool, "a new loader replaced the last one", frames)
+        return ExtraPool("lightning reload", pool, cause, frames, at)
+    kind = "new loader" if trace.persistent_workers else "rebuilt"
+    return ExtraPool(kind, pool, "a new loader replaced the last one", frames, at)
+
+
+def _built_elsewhere(earlier: LoaderTrace | None, frames: tuple[Frame, ...]) -> Frame | None:
+    """Where ``earlier`` was built, when that is another line than ``frames``' first."""
+    if earlier is None:
+        return None
+    built = [f for f in earlier.site or earlier.created if not f.torch]
+    if not built or (frames and (built[0].path, built[0].line) == (frames[0].path, frames[0].line)):
+        return None
+    return built[0]
