@@ -7,18 +7,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import lsp_support as lsp
 import pytest
-from lsp_support import (
-    FETCHING,
-    answer,
-    buggy_project,
-    codes,
-    lsp_session,
-    open_document,
-    types,
-    until,
-    uri,
-)
+from lsp_support import FETCHING, types
 
 from lintloader.integrations.project import find_project_root
 
@@ -36,7 +27,7 @@ def train(dataset, epochs):
 
 
 async def _actions(client, document: str, line: int, only=None) -> list[types.CodeAction]:
-    return await answer(
+    return await lsp.answer(
         client.text_document_code_action_async(
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri=document),
@@ -53,7 +44,7 @@ async def _actions(client, document: str, line: int, only=None) -> list[types.Co
 def linked_out(tmp_path: Path) -> tuple[Path, Path]:
     """The buggy project with fetching.py a link to a file outside it (the project, the
     file outside)."""
-    root = buggy_project(tmp_path)
+    root = lsp.buggy_project(tmp_path)
     outside = tmp_path / "elsewhere" / "fetching.py"
     outside.parent.mkdir()
     shutil.move(root / FETCHING, outside)
@@ -64,13 +55,13 @@ def linked_out(tmp_path: Path) -> tuple[Path, Path]:
 async def test_no_action_edits_a_file_linked_out_of_the_workspace(tmp_path, cli):
     root, outside = linked_out(tmp_path)
     before = outside.read_bytes()
-    fetching = uri(root, FETCHING)
-    async with lsp_session(root, tmp_path / "cache") as client:
-        open_document(client, root / FETCHING)
-        await until(lambda: codes(client, fetching) == ["LL101"], "LL101 through the link")
+    fetching = lsp.uri(root, FETCHING)
+    async with lsp.lsp_session(root, tmp_path / "cache") as client:
+        lsp.open_document(client, root / FETCHING)
+        await lsp.until(lambda: lsp.codes(client, fetching) == ["LL101"], "LL101 through the link")
         actions = await _actions(client, fetching, 15)
         [fix_all] = await _actions(client, fetching, 0, only=[types.CodeActionKind.SourceFixAll])
-        resolved = await answer(client.code_action_resolve_async(fix_all))
+        resolved = await lsp.answer(client.code_action_resolve_async(fix_all))
     assert [a.title for a in actions if a.kind == types.CodeActionKind.QuickFix] == []
     assert not (resolved.edit.changes or {}), resolved.edit
     assert outside.read_bytes() == before
@@ -82,14 +73,14 @@ async def test_no_action_edits_a_file_linked_out_of_the_workspace(tmp_path, cli)
 
 async def test_a_link_inside_the_workspace_is_still_fixed(tmp_path):
     """The refusal is about where a link leads: one to a file of the project is edited."""
-    root = buggy_project(tmp_path)
+    root = lsp.buggy_project(tmp_path)
     real = root / "minilight" / "real_fetching.py"
     shutil.move(root / FETCHING, real)
     (root / FETCHING).symlink_to(real)
-    fetching = uri(root, FETCHING)
-    async with lsp_session(root, tmp_path / "cache") as client:
-        open_document(client, root / FETCHING)
-        await until(lambda: codes(client, fetching) == ["LL101"], "LL101")
+    fetching = lsp.uri(root, FETCHING)
+    async with lsp.lsp_session(root, tmp_path / "cache") as client:
+        lsp.open_document(client, root / FETCHING)
+        await lsp.until(lambda: lsp.codes(client, fetching) == ["LL101"], "LL101")
         actions = await _actions(client, fetching, 15)
     titles = [a.title.split(":")[0] for a in actions if a.kind == types.CodeActionKind.QuickFix]
     assert titles[0] == "Fix LL101 (safe, relocate)" and titles[-1] == "Add `# noqa"
@@ -110,11 +101,13 @@ async def test_a_file_without_a_project_marker_is_analysed_alone(tmp_path, works
     workspace_root.mkdir()
     (workspace_root / "pyproject.toml").write_text("", encoding="utf-8")
     folder = Path("/") if workspace == "/" else workspace_root
-    async with lsp_session(workspace_root, tmp_path / "cache", folder=folder) as client:
-        open_document(client, train)
-        await until(lambda: "LL202" in codes(client, train.as_uri()), "LL202 in the lone file")
+    async with lsp.lsp_session(workspace_root, tmp_path / "cache", folder=folder) as client:
+        lsp.open_document(client, train)
+        await lsp.until(
+            lambda: "LL202" in lsp.codes(client, train.as_uri()), "LL202 in the lone file"
+        )
         assert (loose / "a_sibling.py").as_uri() not in client.diagnostics
-        hover = await answer(
+        hover = await lsp.answer(
             client.text_document_hover_async(
                 types.HoverParams(
                     text_document=types.TextDocumentIdentifier(uri=train.as_uri()),

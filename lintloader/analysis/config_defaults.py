@@ -126,10 +126,5 @@ def config_demand(program: Program, texts: list[tuple[FunctionInfo, str]]) -> De
             if one.startswith(FOREIGN):
                 modules.add(one[len(FOREIGN) :])
             elif one in program.classes:
-                modules.update(
-                    base.key
-                    for ancestor in program.mro(one)
-                    for base in program.bases(ancestor)
-                    if base.kind == "external"
-                )
+                modules.update(program.external_bases(one))
     return Demand(frozenset(groups), frozenset(modules))

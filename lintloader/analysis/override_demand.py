@@ -27,6 +27,5 @@ def override_demand(program: Program) -> Demand:
     for class_key in sorted(owners):
         if class_key not in program.classes:
             continue
-        for ancestor in program.mro(class_key):
-            paths.update(b.key for b in program.bases(ancestor) if b.kind == "external")
+        paths.update(program.external_bases(class_key))
     return Demand(modules=frozenset(paths))

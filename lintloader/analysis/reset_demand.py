@@ -122,8 +122,7 @@ def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
     for class_key in owners - {None}:
         if class_key is None:  # never: told apart for the type checker
             continue
-        for ancestor in program.mro(class_key):
-            paths.update(b.key for b in program.bases(ancestor) if b.kind == "external")
+        paths.update(program.external_bases(class_key))
     for info, call in program.calls_named(names):
         symbol = program.resolve(info.file.module, call.target[:1])
         if symbol is not None and symbol.kind == "external":

@@ -54,7 +54,7 @@ def query_interpreter(
 
 
 def venv_version(executable: str) -> str | None:
-    """The Python version ("3.12") of the virtual environment ``executable`` belongs to, as its
+    """The Python version ("3.12.1") of the virtual environment ``executable`` belongs to, as its
     ``pyvenv.cfg`` records it (``version`` or ``version_info``); None when it belongs to none.
     ``DiscoveryError`` when its ``pyvenv.cfg`` records none."""
     bindir = os.path.dirname(os.path.abspath(executable))
@@ -78,9 +78,9 @@ def _recorded_version(config: str) -> str | None:
         return None
     for line in text.splitlines():
         key, _, value = line.partition("=")
-        match = re.fullmatch(r"(3\.\d+)(\.\S*)?", value.strip())
-        if key.strip() in ("version", "version_info") and match:
-            return match.group(1)
+        value = value.strip()
+        if key.strip() in ("version", "version_info") and re.fullmatch(r"3\.\d+(\.\S*)?", value):
+            return value
     return None
 
 

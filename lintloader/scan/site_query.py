@@ -24,7 +24,7 @@ def site_candidates(executable, user_site_enabled, version=None):
     """Where ``executable``'s site directories would be: the purelib and platlib directories of
     its scheme (and the user site when ``user_site_enabled``, the value of
     ``site.ENABLE_USER_SITE`` under ``-S``: never), whether they exist or not. ``version``
-    ("3.12"): worked out here for a virtual environment of that Python, never run."""
+    ("3.12.1"): worked out here for a virtual environment of that Python, never run."""
     # Without the site module a virtual environment goes undetected, so find its pyvenv.cfg as
     # site.venv does.
     bindir = os.path.dirname(os.path.abspath(executable))
@@ -33,8 +33,9 @@ def site_candidates(executable, user_site_enabled, version=None):
     if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in folders):
         prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
     if version:
-        prefix["py_version_short"] = version
-        prefix["py_version_nodot"] = version.replace(".", "")
+        short = ".".join(version.split(".")[:2])
+        prefix["py_version_short"] = short
+        prefix["py_version_nodot"] = short.replace(".", "")
         scheme = "venv" if "venv" in sysconfig.get_scheme_names() else "posix_prefix"
         paths = sysconfig.get_paths(scheme, vars=prefix)
     else:
