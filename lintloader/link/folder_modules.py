@@ -47,8 +47,8 @@ class FolderFiles(Generic[File]):
         """Each file ``dotted`` names through folders that are no package, with its root."""
         if self._by_name is None:
             self._by_name = {}
-            for file in self._files:  # a script's own name (train@b) is its module name
-                self._by_name.setdefault(file.module.partition("@")[0], []).append(file)
+            for file in self._files:
+                self._by_name.setdefault(own_name(file.module), []).append(file)
         parts = dotted.split(".")
         found = []
         for split in range(1, len(parts)):
@@ -72,6 +72,21 @@ class FolderFiles(Generic[File]):
             if inside and (best is None or len(root) > len(best[1])):
                 best = (file, root)
         return best[0] if best else None
+
+
+def own_name(module: str) -> str:
+    """The dotted name a module key stands for: a script's own name (``train@b``), a copy's
+    (``pkg.mod@@2``: the same module of another project in the tree)."""
+    return module.partition("@")[0]
+
+
+def package_root(file: Named) -> str:
+    """The directory that holds the file's top package (a script's: its own directory)."""
+    parts = own_name(file.module).split(".")
+    directory = os.path.dirname(os.path.abspath(file.path))
+    for _ in range(len(parts) if file.is_package else len(parts) - 1):
+        directory = os.path.dirname(directory)
+    return directory
 
 
 def _root(file: Named, parts: list[str]) -> str | None:

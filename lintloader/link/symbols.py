@@ -10,12 +10,13 @@ answers (``link/hierarchy.py``).
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from functools import cached_property
 from typing import NamedTuple
 
-from lintloader.link.folder_modules import FolderFiles
+from lintloader.link.folder_modules import FolderFiles, own_name, package_root
 from lintloader.link.linkable import defined_names
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -74,6 +75,8 @@ class SymbolTable(ABC):
         # function keys by every name their calls end in (``self.loader.reset()`` -> reset)
         self._calls_by_name: dict[str, set[str]] = {}
         self._renames: set[tuple[str, str]] = set()
+        # a module several projects in the tree define: its key in each (package root -> key)
+        self._copies: dict[str, dict[str, str]] = {}
         self._forget()
 
     def _forget(self) -> None:
@@ -85,9 +88,11 @@ class SymbolTable(ABC):
                     self.__dict__.pop(name, None)
 
     def _add(self, summary: FileSummary) -> None:
-        # Two files claiming one module (a src/ copy and an installed one): the first wins.
         if summary.module in self.files:
-            return
+            copy = self._copy(summary)
+            if copy is None:
+                return
+            summary = copy
         self.files[summary.module] = summary
         for qualname, function in summary.functions.items():
             key = symbol_key(summary.module, qualname)
@@ -104,6 +109,27 @@ class SymbolTable(ABC):
             for local, binding in summary.imports.items()
             if binding.name and binding.name != local
         )
+
+    def _copy(self, summary: FileSummary) -> FileSummary | None:
+        """A file claiming a module another linked file has: from another package root (two
+        projects in one tree, each with ``src/pkg/``), the module of that project, linked as
+        ``module@@N``; from the same root (the file twice), nothing."""
+        module = summary.module
+        first = self.files[module]
+        copies = self._copies.setdefault(module, {package_root(first): module})
+        root = package_root(summary)
+        if root in copies:
+            return None
+        copies[root] = f"{module}@@{len(copies) + 1}"
+        return dataclasses.replace(summary, module=copies[root])
+
+    def _in_project(self, module: str, importer: FileSummary | None) -> str:
+        """``module`` as the project of ``importer`` has it: its own copy when several
+        projects in the tree define the module."""
+        copies = self._copies.get(module)
+        if not copies or importer is None:
+            return module
+        return copies.get(package_root(importer), module)
 
     @abstractmethod
     def lookup_method(self, class_key: str, name: str, skip_self: bool = False) -> str | None:
@@ -140,9 +166,11 @@ class SymbolTable(ABC):
             if binding.name is None:
                 return self._module_or_external(binding.module, summary)
             return self.resolve_path(f"{binding.module}.{binding.name}", depth + 1, summary)
-        if summary.is_package and f"{summary.module}.{head}" in self.files:
-            return Symbol("module", f"{summary.module}.{head}")
+        submodule = self._in_project(f"{own_name(summary.module)}.{head}", summary)
+        if summary.is_package and submodule in self.files:
+            return Symbol("module", submodule)
         for star in summary.star_imports:
+            star = self._in_project(star, summary)
             star = star if star in self.files else self._folder_module(star, summary) or star
             found = self.resolve(star, (head,), depth + 1)
             if found is not None:
@@ -150,6 +178,7 @@ class SymbolTable(ABC):
         return None
 
     def _module_or_external(self, path: str, importer: FileSummary | None = None) -> Symbol:
+        path = self._in_project(path, importer)
         if path in self.files:
             return Symbol("module", path)
         folder = self._folder_module(path, importer)
@@ -162,7 +191,7 @@ class SymbolTable(ABC):
         ``importer``, which may name a module through folders that are no package)."""
         parts = tuple(path.split("."))
         for cut in range(len(parts), 0, -1):
-            module = ".".join(parts[:cut])
+            module = self._in_project(".".join(parts[:cut]), importer)
             if module in self.files:
                 symbol = Symbol("module", module)
                 return self._descend(symbol, parts[cut:], depth)
