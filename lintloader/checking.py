@@ -46,6 +46,8 @@ class CheckResult:
     # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
     # (a stored selection linked again and checked) or "replayed" (stored findings reused)
     route: str = "analyzed"
+    # frameworks known from lintloader's stubs, not their code (analysis/frameworks.py)
+    stubs: tuple[str, ...] = ()
 
     @property
     def files_found(self) -> int:
@@ -80,6 +82,7 @@ def conclude(
     what they find. ``located``: display paths of context files (modules looked up outside
     the scanned files), whose findings are placed in the scanned ones."""
     from lintloader.analysis.context import AnalysisContext
+    from lintloader.analysis.frameworks import stub_frameworks
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
@@ -105,7 +108,8 @@ def conclude(
         raw = list(located_in_scanned(raw, context_shown))
     findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
     findings = with_ranges(findings, summaries, displays)
-    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)
+    stubs = stub_frameworks(program, raw, context.display)
+    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden, stubs=stubs)
 
 
 def problem_findings(

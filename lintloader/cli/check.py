@@ -374,6 +374,7 @@ def summary_line(
         f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed"
         + (f", {baselined} baselined" if baselined else "")
         + ")."
+        + stubs_note(result.stubs)
         + hidden_note(result.hidden, threshold)
         + fixable_note(result.findings)
     )
@@ -390,6 +391,14 @@ def fixable_note(findings: Sequence[Finding]) -> str:
         return f"\n[*] {kinds['unsafe']} fixable with `--fix --unsafe-fixes`."
     more = f" ({kinds['unsafe']} more with `--unsafe-fixes`)" if kinds["unsafe"] else ""
     return f"\n[*] {kinds['safe']} fixable with `--fix`{more}."
+
+
+def stubs_note(frameworks: Sequence[str]) -> str:
+    """Said once: what the analysis knew of a framework came from lintloader's stubs, not
+    from the framework's code (not installed where lintloader reads)."""
+    if not frameworks:
+        return ""
+    return f" Framework knowledge from lintloader's stubs: {', '.join(frameworks)}."
 
 
 def hidden_note(hidden: int, threshold: Severity) -> str:
