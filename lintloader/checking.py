@@ -46,8 +46,9 @@ class CheckResult:
     # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
     # (a stored selection linked again and checked) or "replayed" (stored findings reused)
     route: str = "analyzed"
-    # frameworks known from lintloader's stubs, not their code (analysis/frameworks.py)
-    stubs: tuple[str, ...] = ()
+    # roots known from lintloader's framework stubs, not the frameworks' code, that findings
+    # start from or pass: (path as shown, function, framework) (analysis/frameworks.py)
+    stub_hooks: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def files_found(self) -> int:
@@ -82,7 +83,7 @@ def conclude(
     what they find. ``located``: display paths of context files (modules looked up outside
     the scanned files), whose findings are placed in the scanned ones."""
     from lintloader.analysis.context import AnalysisContext
-    from lintloader.analysis.frameworks import stub_frameworks
+    from lintloader.analysis.frameworks import stub_hooks
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
@@ -108,8 +109,10 @@ def conclude(
         raw = list(located_in_scanned(raw, context_shown))
     findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
     findings = with_ranges(findings, summaries, displays)
-    stubs = stub_frameworks(program, raw, context.display)
-    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden, stubs=stubs)
+    hooks = stub_hooks(program, raw, context.display)
+    return CheckResult(
+        findings, program, summaries, files, stats, suppressed, hidden, stub_hooks=hooks
+    )
 
 
 def problem_findings(

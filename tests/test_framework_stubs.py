@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,14 @@ def test_the_stubs_note_is_said_once_for_every_framework_used() -> None:
     assert done.returncode == 1, done.stderr
     assert done.stderr.count(NOTE) == 1
     assert f"{NOTE}fastai, mmengine, transformers." in done.stderr
+
+
+def test_a_replayed_run_says_so_too(tmp_path: Path) -> None:
+    """The note is stored with the run: a warm run that replays it prints the same line."""
+    shutil.copy(FIXTURES / "rules" / "LL202" / "framework_stubs.py", tmp_path / "train.py")
+    runs = [run_cli("check", "train.py", cwd=tmp_path) for _ in range(2)]
+    assert [run.returncode for run in runs] == [1, 1], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+    assert "(0 parsed, 1 from cache" in runs[1].stderr
+    for run in runs:
+        assert run.stderr.count(f"{NOTE}fastai, mmengine, transformers.") == 1

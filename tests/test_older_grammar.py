@@ -13,14 +13,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REPO, run_cli
+from conftest import FIXTURES, run_cli
 from other_pythons import find_python
+from test_newer_grammar import ll000
 
 from lintloader.summary.summarize import parse_source, summarize_source
 
 OLDER = sorted((FIXTURES / "rules" / "LL202").glob("older_grammar_*.py"))
-HEADER = "from torch.utils.data import DataLoader\nloader = DataLoader(range(4))\n"
-SHIFT = HEADER.count("\n")
 
 # (kind, line, column, name) of every name, attribute, call, def and parameter of a tree
 ROWS = textwrap.dedent(
@@ -37,23 +36,6 @@ ROWS = textwrap.dedent(
     """
 )
 PRINT_ROWS = "print(json.dumps({p: rows(ast.parse(open(p).read())) for p in sys.argv[1:]}))\n"
-
-
-def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
-    done = run_cli(
-        "check", "--no-cache", "-j", "1", "--min-severity", "info", "--output-format", "json",
-        *paths, cwd=cwd,
-    )  # fmt: skip
-    assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout)
-
-
-def ll000(tmp_path: Path, source: str) -> dict:
-    """The one finding of ``HEADER + source``, an LL000, with its line counted in ``source``."""
-    (tmp_path / "example.py").write_text(HEADER + source)
-    found = check_json("example.py", cwd=tmp_path)
-    assert [f["code"] for f in found] == ["LL000"], found
-    return {**found[0], "line": found[0]["line"] - SHIFT}
 
 
 def test_the_fixtures_are_python36_code_this_interpreter_rejects() -> None:
@@ -155,4 +137,4 @@ def test_fix_leaves_an_older_file_alone_and_says_why(tmp_path: Path) -> None:
     done = run_cli("fix", "--unsafe-fixes", "--no-cache", "train.py", cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     assert target.read_bytes() == before
-    assert "written for Python 3.6 or older (`async` used as a name at 8:35)" in done.stderr
+    assert "written for Python 3.6 or older (`async` used as a name at 9:35)" in done.stderr

@@ -117,10 +117,14 @@ def stub_hook_kind(program: Program, key: str) -> str | None:
     return f"{found[0].replace('_', '-')} hook" if found else None
 
 
-def stub_frameworks(
+StubHook = tuple[str, str, str]  # (path as shown, function, framework)
+
+
+def stub_hooks(
     program: Program, findings: Iterable[Finding], display: Callable[[str], str]
-) -> tuple[str, ...]:
-    """The frameworks whose stubs gave a root some finding's chain starts from or passes."""
+) -> tuple[StubHook, ...]:
+    """The roots the stubs gave that some finding's chain starts from or passes, each with
+    its framework (what the summary line names, of the findings it reports)."""
     keys = stub_roots(program).keys
     if not keys:
         return ()
@@ -128,8 +132,8 @@ def stub_frameworks(
         (display(program.functions[key].file.path), program.functions[key].display_name): name
         for key, (_, name) in keys.items()
     }
-    used = {places.get((hop.path, hop.function)) for f in findings for hop in f.chain}
-    return tuple(sorted(name for name in used if name))
+    used = {(hop.path, hop.function) for finding in findings for hop in finding.chain}
+    return tuple(sorted((*place, name) for place, name in places.items() if place in used))
 
 
 def root_keys(program: Program, vocabulary: Vocabulary) -> frozenset[str]:

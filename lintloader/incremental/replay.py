@@ -63,7 +63,7 @@ class Replay:
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
     reads: DemandReads | None = None
-    stubs: tuple[str, ...] = ()  # frameworks known from lintloader's stubs (CheckResult.stubs)
+    stub_hooks: tuple[tuple[str, str, str], ...] = ()  # CheckResult.stub_hooks
 
 
 def replay_keys(

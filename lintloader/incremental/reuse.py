@@ -61,7 +61,7 @@ def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run
         rounds=tuple(StoredRound._make(round_) for round_ in rounds),
         taken=taken,
         reads=reads,
-        stubs=result.stubs,
+        stub_hooks=result.stub_hooks,
     )
     _store(stored, cache.used, run)
 
@@ -98,7 +98,7 @@ def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
         stored.suppressed,
         stored.hidden,
         route="replayed",
-        stubs=stored.stubs,
+        stub_hooks=stored.stub_hooks,
     )
 
 
@@ -130,7 +130,7 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
         rounds=stored.rounds,
         taken=revisited.taken,
         reads=reads,
-        stubs=result.stubs,
+        stub_hooks=result.stub_hooks,
     )
     _store(again, revisited.entry_keys, run)
     return replace(result, route="relinked")
