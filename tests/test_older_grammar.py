@@ -105,10 +105,10 @@ def test_a_mistake_elsewhere_in_an_older_file_is_reported_where_it_is(tmp_path: 
 @pytest.mark.parametrize(
     ("source", "construct", "line"),
     [
-        ("def f(loader):\n    print 'epoch', 1\n", "print statement", 2),
-        ("x = 1\nif x <> 2:\n    pass\n", "<> operator", 2),
-        ("def f(x):\n    raise ValueError, 'bad'\n", "raise E, message", 2),
-        ("mode = 0777\n", "octal literal without 0o", 1),
+        ("def f(loader):\n    print 'epoch', 1\n", "a print statement", 2),
+        ("x = 1\nif x <> 2:\n    pass\n", "the `<>` operator", 2),
+        ("def f(x):\n    raise ValueError, 'bad'\n", "`raise E, message`", 2),
+        ("mode = 0777\n", "an octal literal without `0o`", 1),
     ],
     ids=["print", "not-equal", "raise", "octal"],
 )
@@ -117,8 +117,8 @@ def test_python2_code_names_its_construct(
 ) -> None:
     finding = ll000(tmp_path, source)
     assert finding["message"] == (
-        f"Python 2 syntax ({construct}), which no Python 3 reads; lintloader reads source "
-        "written for Python 3"
+        f"syntax error: {construct}, Python 2 syntax that no Python 3 reads; lintloader reads "
+        "source written for Python 3"
     )
     assert finding["line"] == line
 

@@ -137,14 +137,14 @@ def _renamed(value: str, names: dict[str, str]) -> str:
 # -- Python 2: what LL000 says ------------------------------------------------------------------
 # (what the line shows, the construct it is): checked on the line the parser stopped at.
 _PYTHON2 = (
-    (re.compile(r"^\s*print\s+(?!\s*[=(.\[,)]|\s*$|\s*#)"), "print statement"),
-    (re.compile(r"^\s*print\s*>>"), "print statement"),
-    (re.compile(r"^\s*exec\s+(?![=(.\[,)]|\s*$)"), "exec statement"),
-    (re.compile(r"^\s*raise\s+[\w.]+(?:\([^)]*\))?\s*,"), "raise E, message"),
-    (re.compile(r"<>"), "<> operator"),
-    (re.compile(r"`"), "backquote repr"),
-    (re.compile(r"(?<![\w.])0\d+(?![\w.])"), "octal literal without 0o"),
-    (re.compile(r"(?<![\w.])\d+[lL](?!\w)"), "long integer literal"),
+    (re.compile(r"^\s*print\s+(?!\s*[=(.\[,)]|\s*$|\s*#)"), "a print statement"),
+    (re.compile(r"^\s*print\s*>>"), "a print statement"),
+    (re.compile(r"^\s*exec\s+(?![=(.\[,)]|\s*$)"), "an exec statement"),
+    (re.compile(r"^\s*raise\s+[\w.]+(?:\([^)]*\))?\s*,"), "`raise E, message`"),
+    (re.compile(r"<>"), "the `<>` operator"),
+    (re.compile(r"`"), "a backquoted repr"),
+    (re.compile(r"(?<![\w.])0\d+(?![\w.])"), "an octal literal without `0o`"),
+    (re.compile(r"(?<![\w.])\d+[lL](?!\w)"), "a long integer literal"),
 )
 
 
@@ -159,8 +159,8 @@ def python2_construct(text: str, error: SyntaxError) -> Unreadable | None:
     for pattern, construct in _PYTHON2:
         if pattern.search(line):
             return Unreadable(
-                f"Python 2 syntax ({construct}), which no Python 3 reads; lintloader reads "
-                "source written for Python 3",
+                f"syntax error: {construct}, Python 2 syntax that no Python 3 reads; "
+                "lintloader reads source written for Python 3",
                 line_number,
                 error.offset or 1,
             )
