@@ -42,6 +42,7 @@ class FolderFiles(Generic[File]):
     def __init__(self, files: Iterable[File]) -> None:
         self._files = files
         self._by_name: dict[str, list[File]] | None = None
+        self._nearest: dict[tuple[str, str], File | None] = {}  # (dotted, importer): answer
 
     def matching(self, dotted: str) -> list[tuple[File, str]]:
         """Each file ``dotted`` names through folders that are no package, with its root."""
@@ -65,6 +66,12 @@ class FolderFiles(Generic[File]):
     def nearest(self, dotted: str, importer: str) -> File | None:
         """The file ``dotted`` names from the file at path ``importer``: the one whose root
         holds ``importer`` most closely; None when no root holds it."""
+        asked = (dotted, importer)
+        if asked not in self._nearest:
+            self._nearest[asked] = self._nearest_to(dotted, importer)
+        return self._nearest[asked]
+
+    def _nearest_to(self, dotted: str, importer: str) -> File | None:
         here = os.path.dirname(os.path.abspath(importer))
         best: tuple[File, str] | None = None
         for file, root in self.matching(dotted):
