@@ -49,6 +49,9 @@ class CheckResult:
     # a check of files seen in their project (ReportScope): how many of the files are the
     # ones asked for (``files`` holds the whole project, read for its chains)
     reported_files: int | None = None
+    # roots known from lintloader's framework stubs, not the frameworks' code, that findings
+    # start from or pass: (path as shown, function, framework) (analysis/frameworks.py)
+    stub_hooks: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def files_found(self) -> int:
@@ -83,6 +86,7 @@ def conclude(
     what they find. ``located``: display paths of context files (modules looked up outside
     the scanned files), whose findings are placed in the scanned ones."""
     from lintloader.analysis.context import AnalysisContext
+    from lintloader.analysis.frameworks import stub_hooks
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
@@ -108,7 +112,10 @@ def conclude(
         raw = list(located_in_scanned(raw, context_shown))
     findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
     findings = with_ranges(findings, summaries, displays)
-    return CheckResult(findings, program, summaries, files, stats, suppressed, hidden)
+    hooks = stub_hooks(program, raw, context.display)
+    return CheckResult(
+        findings, program, summaries, files, stats, suppressed, hidden, stub_hooks=hooks
+    )
 
 
 def problem_findings(

@@ -53,7 +53,9 @@ RESET_LIKE = re.compile(r"^_?(reset|reset_\w+|\w+_reset)$")
 
 # -- roots: where a per-epoch path starts -------------------------------------------------------
 ITER_ROOTS = frozenset({"__iter__"})
-EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_start|on_run_start|on_advance_start)$")
+# Hooks that run once an epoch: ``on_*_epoch_start`` and ``on_*_epoch_end`` (an epoch's end is
+# no teardown: it comes again next epoch), a loop's ``on_run_start`` and ``on_advance_start``.
+EPOCH_HOOKS = re.compile(r"^(on_(\w+_)?epoch_(start|end)|on_run_start|on_advance_start)$")
 # Methods of a Lightning loop class that run once per epoch (or per step).
 LOOP_METHODS = frozenset({"reset", "advance", "run"})
 # A for/while loop whose header names one of these words runs once per epoch or per step: a

@@ -128,12 +128,12 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _series(root: Path, cache: Path) -> Iterator[tuple[int, str, bool]]:
+def _series(root: Path, cache: Path, seed: int = SEED) -> Iterator[tuple[int, str, bool]]:
     """The random series of edits: for each step, its warm run's route and whether it printed
     what a run without cache prints."""
     files = sorted(root.rglob("*.py"))
     originals = {path: path.read_text() for path in files}
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     assert check(root, cache).route == "analyzed"
     for step in range(STEPS):
         for path in rng.sample(files, rng.choice((1, 1, 2))):
@@ -221,6 +221,11 @@ def test_the_series_goes_wrong_without_the_recording(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(*SWITCHES["recording"])
-    root = _project(tmp_path / "proj")
-    wrong = next((step for step, _, same in _series(root, tmp_path / "cache") if not same), None)
-    assert wrong is not None, "the series stayed right without the recording"
+    # which files a seeded series edits follows from the fixtures there are: a few seeds, so
+    # that a fixture added to fixtures/check does not hide the shape this test looks for
+    for seed in range(SEED, SEED + 4):
+        root, cache = _project(tmp_path / f"proj{seed}"), tmp_path / f"cache{seed}"
+        wrong = next((step for step, _, same in _series(root, cache, seed) if not same), None)
+        if wrong is not None:
+            return
+    pytest.fail("the series stayed right without the recording")

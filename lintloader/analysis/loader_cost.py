@@ -82,8 +82,19 @@ def place_cost(ctx: AnalysisContext, site: LoaderSite, place: Place) -> SiteCost
         return _cost(ctx, site, Frequency.EVALUATION, every)
     if place.kind == "loop" and place.loop is not None:
         return loop_cost(ctx, site, place.loop, evaluation=evaluation)
+    if place.kind in STUB_HOOK_FREQUENCY:  # how often the framework's stubs say it calls it
+        return _cost(ctx, site, STUB_HOOK_FREQUENCY[place.kind], None)
     frequency = Frequency.EVALUATION if evaluation else Frequency.EPOCH
     return _cost(ctx, site, frequency, None)
+
+
+# a stubbed framework's hook (analysis/frameworks.py's Place kinds) -> how often it runs
+STUB_HOOK_FREQUENCY = {
+    "per-step hook": Frequency.STEP,
+    "per-interval hook": Frequency.EVALUATION,
+    "per-evaluation hook": Frequency.EVALUATION,
+    "per-epoch hook": Frequency.EPOCH,
+}
 
 
 def kept_cost(ctx: AnalysisContext, site: LoaderSite) -> SiteCost:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+from lintloader.analysis.frameworks import root_keys
 from lintloader.analysis.torch_classes import is_dataloader_class, is_dataloader_iterator_class
 from lintloader.analysis.vocabulary import DECLARED_RESET, Vocabulary, function_keys
 from lintloader.findings import Confidence, Hop
@@ -183,7 +184,7 @@ class Reachability:
 
     @cached_property
     def _declared_roots(self) -> frozenset[str]:
-        return frozenset(function_keys(self.program, self.vocabulary.roots))
+        return root_keys(self.program, self.vocabulary)
 
     def _is_epoch_root(self, info: FunctionInfo) -> bool:
         return info.key in self._declared_roots or is_epoch_root(self.program, info)

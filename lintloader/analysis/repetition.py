@@ -15,6 +15,7 @@ import re
 from collections import deque
 from typing import NamedTuple
 
+from lintloader.analysis.frameworks import stub_hook_kind
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
@@ -42,7 +43,7 @@ class Place(NamedTuple):
     caller: FunctionInfo
     edges: tuple[Edge, ...]
     loop: LoopInfo | None  # None: a root (hook, ``__iter__``) or a loop of an unfaceted file
-    kind: str  # "loop", "hook", "iter"
+    kind: str  # "loop", "hook", "iter"; a stubbed framework's hook: "per-step hook" and the like
     dependent: bool  # the call in the loop passes something the loop changes
 
     @property
@@ -63,7 +64,7 @@ class Place(NamedTuple):
             return 0
         if self.kind == "iter":
             return 3
-        if self.kind == "hook" or self.loop is None:
+        if self.kind.endswith("hook") or self.loop is None:
             return 2
         return loop_frequency(self.loop)
 
@@ -103,8 +104,8 @@ class Place(NamedTuple):
         name = self.caller.display_name
         if self.kind == "iter":
             return f"`{name}`"
-        if self.kind == "hook":
-            return f"per-epoch hook `{name}`"
+        if self.kind.endswith("hook"):
+            return f"{'per-epoch hook' if self.kind == 'hook' else self.kind} `{name}`"
         if self.loop is None:
             return f"a loop in `{name}`"
         return f"`{self.loop.header}` in `{name}`"
@@ -221,11 +222,14 @@ def _place(
 
 def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> str | None:
     """``"iter"`` for ``__iter__`` (a construction root), ``"hook"`` for a per-epoch hook or a
-    declared root (``roots``), None for any other function."""
+    declared root (``roots``), how often a stubbed framework calls it for one of its hooks
+    (``"per-step hook"``), None for any other function."""
     if is_construction_root(info):
         return "iter"
-    if info.key in roots or is_epoch_root(program, info):
+    if is_epoch_root(program, info):
         return "hook"
+    if info.key in roots:
+        return stub_hook_kind(program, info.key) or "hook"
     return None
 
 

@@ -395,6 +395,7 @@ def summary_line(
         f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed"
         + (f", {baselined} baselined" if baselined else "")
         + ")."
+        + stubs_note(result.stub_hooks, result.findings)
         + hidden_note(result.hidden, threshold)
         + fixable_note(result.findings)
     )
@@ -437,6 +438,16 @@ def fixable_note(findings: Sequence[Finding]) -> str:
         return f"\n[*] {kinds['unsafe']} fixable with `--fix --unsafe-fixes`."
     more = f" ({kinds['unsafe']} more with `--unsafe-fixes`)" if kinds["unsafe"] else ""
     return f"\n[*] {kinds['safe']} fixable with `--fix`{more}."
+
+
+def stubs_note(hooks: Sequence[tuple[str, str, str]], findings: Sequence[Finding]) -> str:
+    """Said once: what the analysis knew of a framework for the findings reported came from
+    lintloader's stubs, not from the framework's code (not installed where lintloader reads)."""
+    if not hooks:
+        return ""
+    places = {(hop.path, hop.function) for finding in findings for hop in finding.chain}
+    names = sorted({name for path, function, name in hooks if (path, function) in places})
+    return f" Framework knowledge from lintloader's stubs: {', '.join(names)}." if names else ""
 
 
 def hidden_note(hidden: int, threshold: Severity) -> str:

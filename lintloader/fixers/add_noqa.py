@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from lintloader.fixers.base import FixError
 from lintloader.fixers.edit.parsing import parse_module
 from lintloader.summary.noqa import noqa_lines
 
@@ -139,7 +140,14 @@ def file_with_noqa(
             raise CannotComment("a finding's line is not in a statement that can carry a comment")
     except CannotComment:
         raise
-    except (cst.ParserSyntaxError, SyntaxError, ValueError, OSError, RecursionError) as exc:
+    except (
+        cst.ParserSyntaxError,
+        SyntaxError,
+        ValueError,
+        OSError,
+        RecursionError,
+        FixError,
+    ) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CannotComment(f"no noqa comment added: {first}") from None
     return edited, count

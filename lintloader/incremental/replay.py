@@ -35,7 +35,7 @@ from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.sources import SourceSet
 
-KIND = "replay 2"
+KIND = "replay 3"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
 
 
@@ -63,6 +63,7 @@ class Replay:
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
     # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
     reads: DemandReads | None = None
+    stub_hooks: tuple[tuple[str, str, str], ...] = ()  # CheckResult.stub_hooks
 
 
 def replay_keys(

@@ -61,6 +61,7 @@ def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run
         rounds=tuple(StoredRound._make(round_) for round_ in rounds),
         taken=taken,
         reads=reads,
+        stub_hooks=result.stub_hooks,
     )
     _store(stored, cache.used, run)
 
@@ -89,7 +90,15 @@ def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
     stats.cached = stored.summaries - stats.parsed
     findings = list(stored.findings)
     return CheckResult(
-        findings, None, {}, files, stats, stored.suppressed, stored.hidden, route="replayed"
+        findings,
+        None,
+        {},
+        files,
+        stats,
+        stored.suppressed,
+        stored.hidden,
+        route="replayed",
+        stub_hooks=stored.stub_hooks,
     )
 
 
@@ -121,6 +130,7 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
         rounds=stored.rounds,
         taken=revisited.taken,
         reads=reads,
+        stub_hooks=result.stub_hooks,
     )
     _store(again, revisited.entry_keys, run)
     return replace(result, route="relinked")

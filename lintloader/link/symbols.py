@@ -10,11 +10,13 @@ answers (``link/hierarchy.py``).
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from functools import cached_property
 from typing import NamedTuple
 
+from lintloader.link.folder_modules import FolderFiles, own_name, package_root
 from lintloader.link.linkable import defined_names
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -73,6 +75,8 @@ class SymbolTable(ABC):
         # function keys by every name their calls end in (``self.loader.reset()`` -> reset)
         self._calls_by_name: dict[str, set[str]] = {}
         self._renames: set[tuple[str, str]] = set()
+        # a module several projects in the tree define: its key in each (package root -> key)
+        self._copies: dict[str, dict[str, str]] = {}
         self._forget()
 
     def _forget(self) -> None:
@@ -84,9 +88,11 @@ class SymbolTable(ABC):
                     self.__dict__.pop(name, None)
 
     def _add(self, summary: FileSummary) -> None:
-        # Two files claiming one module (a src/ copy and an installed one): the first wins.
         if summary.module in self.files:
-            return
+            copy = self._copy(summary)
+            if copy is None:
+                return
+            summary = copy
         self.files[summary.module] = summary
         for qualname, function in summary.functions.items():
             key = symbol_key(summary.module, qualname)
@@ -103,6 +109,27 @@ class SymbolTable(ABC):
             for local, binding in summary.imports.items()
             if binding.name and binding.name != local
         )
+
+    def _copy(self, summary: FileSummary) -> FileSummary | None:
+        """A file claiming a module another linked file has: from another package root (two
+        projects in one tree, each with ``src/pkg/``), the module of that project, linked as
+        ``module@@N``; from the same root (the file twice), nothing."""
+        module = summary.module
+        first = self.files[module]
+        copies = self._copies.setdefault(module, {package_root(first): module})
+        root = package_root(summary)
+        if root in copies:
+            return None
+        copies[root] = f"{module}@@{len(copies) + 1}"
+        return dataclasses.replace(summary, module=copies[root])
+
+    def _in_project(self, module: str, importer: FileSummary | None) -> str:
+        """``module`` as the project of ``importer`` has it: its own copy when several
+        projects in the tree define the module."""
+        copies = self._copies.get(module)
+        if not copies or importer is None:
+            return module
+        return copies.get(package_root(importer), module)
 
     @abstractmethod
     def lookup_method(self, class_key: str, name: str, skip_self: bool = False) -> str | None:
@@ -127,7 +154,7 @@ class SymbolTable(ABC):
         if summary is None:
             return None
         base = self._resolve_head(summary, head, depth)
-        return self._descend(base, rest, depth) if base else None
+        return self._descend(base, rest, depth, summary) if base else None
 
     def _resolve_head(self, summary: FileSummary, head: str, depth: int) -> Symbol | None:
         if head in summary.classes:
@@ -137,30 +164,58 @@ class SymbolTable(ABC):
         binding = summary.imports.get(head)
         if binding is not None:
             if binding.name is None:
-                return self._module_or_external(binding.module)
-            return self.resolve_path(f"{binding.module}.{binding.name}", depth + 1)
-        if summary.is_package and f"{summary.module}.{head}" in self.files:
-            return Symbol("module", f"{summary.module}.{head}")
+                return self._module_or_external(binding.module, summary)
+            return self.resolve_path(f"{binding.module}.{binding.name}", depth + 1, summary)
+        submodule = self._in_project(f"{own_name(summary.module)}.{head}", summary)
+        if summary.is_package and submodule in self.files:
+            return Symbol("module", submodule)
         for star in summary.star_imports:
+            star = self._in_project(star, summary)
+            star = star if star in self.files else self._folder_module(star, summary) or star
             found = self.resolve(star, (head,), depth + 1)
             if found is not None:
                 return found
         return None
 
-    def _module_or_external(self, path: str) -> Symbol:
-        return Symbol("module" if path in self.files else "external", path)
+    def _module_or_external(self, path: str, importer: FileSummary | None = None) -> Symbol:
+        path = self._in_project(path, importer)
+        if path in self.files:
+            return Symbol("module", path)
+        folder = self._folder_module(path, importer)
+        return Symbol("module", folder) if folder else Symbol("external", path)
 
-    def resolve_path(self, path: str, depth: int = 0) -> Symbol | None:
-        """Resolve an absolute dotted path such as ``pkg.mod.Class.method``."""
+    def resolve_path(
+        self, path: str, depth: int = 0, importer: FileSummary | None = None
+    ) -> Symbol | None:
+        """Resolve an absolute dotted path such as ``pkg.mod.Class.method`` (as written in
+        ``importer``, which may name a module through folders that are no package)."""
         parts = tuple(path.split("."))
         for cut in range(len(parts), 0, -1):
-            module = ".".join(parts[:cut])
+            module = self._in_project(".".join(parts[:cut]), importer)
             if module in self.files:
                 symbol = Symbol("module", module)
                 return self._descend(symbol, parts[cut:], depth)
+        for cut in range(len(parts), 1, -1) if importer is not None else ():
+            folder = self._folder_module(".".join(parts[:cut]), importer)
+            if folder is not None:
+                return self._descend(Symbol("module", folder), parts[cut:], depth)
         return Symbol("external", path)
 
-    def _descend(self, symbol: Symbol, rest: Dotted, depth: int) -> Symbol | None:
+    def _folder_module(self, dotted: str, importer: FileSummary | None) -> str | None:
+        """The linked module ``importer`` imports as ``dotted`` through folders that are no
+        package (``link/folder_modules.py``), if any."""
+        if importer is None:
+            return None
+        file = self._folder_files.nearest(dotted, importer.path)
+        return file.module if file is not None else None
+
+    @cached_property
+    def _folder_files(self) -> FolderFiles[FileSummary]:
+        return FolderFiles(self.files.values())
+
+    def _descend(
+        self, symbol: Symbol, rest: Dotted, depth: int, importer: FileSummary | None = None
+    ) -> Symbol | None:
         for index, part in enumerate(rest):
             if symbol.kind == "module":
                 found = self.resolve(symbol.key, (part,), depth + 1)
@@ -177,7 +232,9 @@ class SymbolTable(ABC):
                 else:
                     return None
             elif symbol.kind == "external":
-                symbol = Symbol("external", f"{symbol.key}.{part}")
+                dotted = f"{symbol.key}.{part}"
+                folder = self._folder_module(dotted, importer)  # import models; models.net
+                symbol = Symbol("module", folder) if folder else Symbol("external", dotted)
             else:
                 return None
         return symbol

@@ -2,10 +2,12 @@
 
 ### What it does
 Finds a per-epoch entry point from which a DataLoader iterator reset is reachable. Per-epoch
-entry points are: `on_*_epoch_start` and `on_epoch_start` hooks, `on_run_start`,
-`on_advance_start`, and `reset`/`advance`/`run` of a Lightning-style loop (a class with a
-`*Loop` class in its hierarchy). `__iter__` is LL101's. Teardown-like functions (`teardown`,
-`close`, `shutdown`, `__del__`, `__exit__`, `on_*_end`) are never entry points.
+entry points are: `on_*_epoch_start`, `on_*_epoch_end`, `on_epoch_start` and `on_epoch_end`
+hooks (an epoch's end comes again next epoch), `on_run_start`, `on_advance_start`, and
+`reset`/`advance`/`run` of a Lightning-style loop (a class with a `*Loop` class in its
+hierarchy). `__iter__` is LL101's. Teardown-like functions (`teardown`, `close`, `shutdown`,
+`__del__`, `__exit__`) and end-of-run hooks (`on_train_end`, `on_fit_end`) are never entry
+points.
 
 One finding per hook: the reset its best chain reaches is the finding's, every other reset the
 hook reaches is listed under "also reaches".
@@ -56,7 +58,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
 VALID = (
     """
 class Model:
-    def on_train_epoch_end(self):
+    def on_train_end(self):
         self.loader._iterator = None
 """,
 )
@@ -69,6 +71,11 @@ class Model:
 
     def drop(self):
         self.loader._iterator = None
+""",
+    """
+class Model:
+    def on_validation_epoch_end(self):
+        self.val_loader._iterator = None
 """,
     """
 class _Loop:

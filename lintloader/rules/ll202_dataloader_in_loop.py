@@ -109,6 +109,7 @@ from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
+from lintloader.analysis.frameworks import root_keys
 from lintloader.analysis.loader_cost import SiteCost, loop_cost, place_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
@@ -122,7 +123,6 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.repetition import Place, own_loop, places
-from lintloader.analysis.vocabulary import function_keys
 from lintloader.cost import Kind
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
@@ -213,7 +213,7 @@ def _loop_hop(ctx: AnalysisContext, info: FunctionInfo, loop: LoopInfo) -> Hop:
 def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     """A construction outside any loop of its function, run repeatedly by its callers: anchored
     on the place that runs it most often, the other places listed as "also reached from"."""
-    roots = frozenset(function_keys(ctx.program, ctx.vocabulary.roots))
+    roots = root_keys(ctx.program, ctx.vocabulary)
     found = places(ctx.program, site, roots)
     if not found:
         return None

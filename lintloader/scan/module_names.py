@@ -67,7 +67,8 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     a module name of their own, ``train@b``, so the second is analysed rather than dropped as
     a copy of the first. Such a name cannot be imported: which one ``import train`` means
     depends on ``sys.path``, which a static scan does not know. Two copies of one package
-    (``src/pkg`` and an installed ``pkg``) keep one name: the first found is used."""
+    (two projects' ``src/pkg``) keep one name here; the linker tells them apart by their
+    package roots (``link/symbols.py``)."""
     first: set[str] = set()
     renamed = []
     for file in files:

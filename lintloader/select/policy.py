@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from lintloader.analysis.context import TokenGroup
+from lintloader.link.folder_modules import FolderFiles
 from lintloader.link.program import Program
 from lintloader.rules.base import Demand, Rule
 from lintloader.scan.model import SourceFile
@@ -73,9 +74,10 @@ def select(
     rounds = [] if rounds is None else rounds
     files = list(files)
     by_module = {f.module: f for f in files}
+    folders = FolderFiles(list(files))
     groups = seed_groups(rules)
     query = GroupQuery.build(groups)
-    first = frozenset(_longest_known(path, by_module) for path in wanted) - {""}
+    first = frozenset(_longest_known(path, by_module, folders) for path in wanted) - {""}
     summaries = take(list(files), query, first)
     rounds.append(Round(tuple(sorted(groups)), first, tuple(summaries)))
     tried: set[TokenGroup] = set(groups)
@@ -88,7 +90,7 @@ def select(
         paths = {path for wanted in asked for path in wanted.modules}
         if locate is not None:
             files += _located(paths, by_module, sources, locate)
-        modules = frozenset(_longest_known(path, by_module) for path in paths)
+        modules = frozenset(_longest_known(path, by_module, folders) for path in paths)
         query = GroupQuery.build(fresh)
         candidates = [f for f in files if f.path not in summaries]
         found = take(candidates, query if fresh else None, modules)
@@ -117,10 +119,18 @@ def _located(
     return found
 
 
-def _longest_known(path: str, by_module: dict[str, SourceFile]) -> str:
+def _longest_known(
+    path: str, by_module: dict[str, SourceFile], folders: FolderFiles[SourceFile]
+) -> str:
+    """The module of the longest start of ``path`` that names a file, by its module name or
+    through folders that are no package (``models.net`` for ``models/net.py``)."""
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
         candidate = ".".join(parts[:cut])
         if candidate in by_module:
             return candidate
+    for cut in range(len(parts), 1, -1):
+        file = folders.first(".".join(parts[:cut]))
+        if file is not None:
+            return file.module
     return ""

@@ -67,14 +67,20 @@ def summarize_parsed(
 
 
 def parse_source(source: bytes) -> ParsedSource:
-    """``ast.parse`` on the file; when it rejects the file, the libcst path (imported only
-    then) reads code written for a newer Python than this one. Raises what
-    :meth:`ParsedSource.parse` raises, and :class:`Unreadable`."""
+    """``ast.parse`` on the file; when it rejects the file, code written for an older Python 3
+    (``async`` as a name) is read with those names renamed in place, and the libcst path
+    (imported only then) reads code written for a newer Python than this one. Raises what
+    :meth:`ParsedSource.parse` raises, and :class:`Unreadable` (Python 2 code among it)."""
     try:
         return ParsedSource.parse(source)
     except SyntaxError as exc:
         if parser_nesting_problem(exc) or "null bytes" in str(exc.msg):
             raise
         from lintloader.summary.newer import parse_newer
+        from lintloader.summary.older import parse_older, python2_construct
 
-        return parse_newer(decode_source(source), exc)
+        text = decode_source(source)
+        try:
+            return parse_older(text) or parse_newer(text, exc)
+        except SyntaxError as final:
+            raise python2_construct(text, final) or final from None

@@ -9,17 +9,40 @@ file is not refused because this interpreter is 3.11, and a real mistake still i
 
 from __future__ import annotations
 
+import io
 import warnings
 
 import libcst as cst
 
+from lintloader.fixers.base import FixError
 from lintloader.summary.grammar import Unreadable
 from lintloader.summary.lowering import CannotLower, lower, parser_config
+from lintloader.summary.older import OldName, old_names
 from lintloader.summary.source_text import DecodeError, decode_source
 
 
 def parse_module(source: bytes | str) -> cst.Module:
-    return cst.parse_module(source, parser_config())
+    """The file as libcst reads it. A file written for Python 3.6 or older (``async`` as a
+    name), which the summary reads but libcst does not, raises FixError, saying so."""
+    try:
+        return cst.parse_module(source, parser_config())
+    except cst.ParserSyntaxError:
+        older = _older_name(source)
+        if older is None:
+            raise
+        raise FixError(
+            f"written for Python 3.6 or older (`{older.word}` used as a name at "
+            f"{older.line}:{older.column + 1}), which the fixers' parser does not read"
+        ) from None
+
+
+def _older_name(source: bytes | str) -> OldName | None:
+    """The first ``async``/``await`` of the file that Python 3.6 reads as a name, if any."""
+    try:
+        text = source if isinstance(source, str) else decode_source(source)
+        return next(old_names(io.StringIO(text).readlines()), None)
+    except (DecodeError, SyntaxError):
+        return None
 
 
 def reparse_ok(data: bytes, path: str) -> str | None:

@@ -1,0 +1,143 @@
+"""What the frameworks people train with call, and how often, from lintloader's own stubs
+(``lintloader/data/frameworks.toml``), for a framework whose code is not read.
+
+In a project scan the framework a class subclasses is read from the environment as context
+(``scan/environment.py``): its loops then reach the user's overrides through the call graph.
+Run from a venv of its own (pipx, pre-commit), lintloader finds no framework there, and the
+overrides are reached from nothing. Then the stubs say which methods of such a subclass the
+framework calls on every step, evaluation or epoch: each is a root, as a declared root is
+(``extend-roots``). A framework any of whose modules is linked is read as it is; its stubs
+are not used.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from lintloader.analysis.vocabulary import Vocabulary, function_keys
+from lintloader.findings import Finding
+from lintloader.link.folder_modules import own_name
+from lintloader.link.program import Program
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on old interpreters
+    import tomli as tomllib
+
+# How often the framework calls a method: the kinds that make it a root, in order.
+REPEATED = ("per_step", "per_interval", "per_evaluation", "per_epoch")
+KINDS = (*REPEATED, "per_reload", "once")
+
+
+@dataclass(frozen=True)
+class StubClass:
+    """A framework class users subclass: its import paths, and its methods by how often the
+    framework calls them (``KINDS``)."""
+
+    bases: frozenset[str]
+    methods: Mapping[str, frozenset[str]]
+
+    def repeated(self) -> dict[str, str]:
+        """The methods the framework calls again and again, each with how often."""
+        return {name: kind for kind in reversed(REPEATED) for name in self.methods[kind]}
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    packages: frozenset[str]
+    classes: tuple[StubClass, ...]
+    calls: Mapping[str, str]  # framework functions the user calls -> what they do (for readers)
+
+
+@dataclass(frozen=True)
+class StubRoots:
+    """The methods of the program the stubs make roots: key -> (how often the framework calls
+    it, the framework's name)."""
+
+    keys: Mapping[str, tuple[str, str]]
+
+
+@cache
+def known_frameworks() -> tuple[Framework, ...]:
+    text = resources.files("lintloader").joinpath("data/frameworks.toml").read_text("utf-8")
+    return tuple(_framework(item) for item in tomllib.loads(text)["framework"])
+
+
+def _framework(item: Mapping[str, object]) -> Framework:
+    classes, calls = item.get("class", []), item.get("call", [])
+    assert isinstance(classes, list) and isinstance(calls, list)
+    return Framework(
+        str(item["name"]),
+        frozenset(map(str, item["packages"])),  # type: ignore[call-overload]
+        tuple(_class(entry) for entry in classes),
+        {str(call["function"]): str(call["does"]) for call in calls},
+    )
+
+
+def _class(entry: Mapping[str, Iterable[object]]) -> StubClass:
+    methods = {kind: frozenset(map(str, entry.get(kind, ()))) for kind in KINDS}
+    return StubClass(frozenset(map(str, entry["bases"])), methods)
+
+
+def stub_roots(program: Program) -> StubRoots:
+    """The roots the stubs give: the methods of each linked class that subclasses a stubbed
+    framework class (of a framework none of whose modules is linked) which the framework
+    calls every step, interval, evaluation or epoch. Worked out once per program."""
+    return program.derived(_stub_roots)
+
+
+def _stub_roots(program: Program) -> StubRoots:
+    linked = {own_name(module).partition(".")[0] for module in program.files}
+    frameworks = [f for f in known_frameworks() if not f.packages & linked]
+    keys: dict[str, tuple[str, str]] = {}
+    for class_key in program.classes:
+        bases = program.external_bases(class_key)
+        if not bases:
+            continue
+        for framework in frameworks:
+            for stub in framework.classes:
+                if not stub.bases & bases:
+                    continue
+                for name, kind in stub.repeated().items():
+                    key = program.lookup_method(class_key, name)
+                    if key is not None and key in program.functions:
+                        keys.setdefault(key, (kind, framework.name))
+    return StubRoots(keys)
+
+
+def stub_hook_kind(program: Program, key: str) -> str | None:
+    """How often a stubbed framework calls the method ``key`` (``"per-step hook"``), if the
+    stubs make it a root."""
+    found = stub_roots(program).keys.get(key)
+    return f"{found[0].replace('_', '-')} hook" if found else None
+
+
+StubHook = tuple[str, str, str]  # (path as shown, function, framework)
+
+
+def stub_hooks(
+    program: Program, findings: Iterable[Finding], display: Callable[[str], str]
+) -> tuple[StubHook, ...]:
+    """The roots the stubs gave that some finding's chain starts from or passes, each with
+    its framework (what the summary line names, of the findings it reports)."""
+    keys = stub_roots(program).keys
+    if not keys:
+        return ()
+    places = {
+        (display(program.functions[key].file.path), program.functions[key].display_name): name
+        for key, (_, name) in keys.items()
+    }
+    used = {(hop.path, hop.function) for finding in findings for hop in finding.chain}
+    return tuple(sorted((*place, name) for place, name in places.items() if place in used))
+
+
+def root_keys(program: Program, vocabulary: Vocabulary) -> frozenset[str]:
+    """Every root besides those lintloader knows by name: the declared ones
+    (``extend-roots``) and those the frameworks' stubs give."""
+    declared = function_keys(program, vocabulary.roots)
+    return frozenset(declared) | frozenset(stub_roots(program).keys)
