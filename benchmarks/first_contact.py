@@ -308,14 +308,15 @@ def _percent(part: int, whole: int) -> str:
 
 def markdown(scores: Sequence[Score]) -> list[str]:
     lines = [
-        "| Repository | Verdict | Waste sites | Found (warning+) | Found (any) "
+        "| Repository | Imports | Verdict | Waste sites | Found (warning+) | Found (any) "
         "| Warning+ findings | True | Files not read |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in scores:
         sites = len(s.repo.waste)
         lines.append(
-            f"| {s.repo.repo} | {s.repo.verdict} | {sites} | "
+            f"| {s.repo.repo} | {', '.join(s.repo.frameworks) or 'torch'} | "
+            f"{s.repo.verdict} | {sites} | "
             f"{len(s.found_warning) if sites else '-'} | {len(s.found_any) if sites else '-'} | "
             f"{len(s.warnings)} | {len(s.true_warnings)} | {len(s.not_read) or ''} |"
             + (f" error: {s.error}" if s.error else "")
