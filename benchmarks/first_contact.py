@@ -7,7 +7,7 @@ ones do right, labelled by reading the code before lintloader was run on it. Thi
 folder holding one tree per repository (``<owner>+<name>/``, the commit's ``*.py`` files) and
 runs the real console script on each, as a project scan::
 
-    lintloader check --output-format json --min-severity info --no-cache -j 1 .
+    lintloader check --output-format json --min-severity info --no-cache -j 2 .
 
 then prints, per repository and in total: waste sites found at warning or above and at any
 severity (recall), warning-or-error findings that land on a waste site (precision), files not
@@ -40,12 +40,16 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - the benchmark runs on 3.11+
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parent.parent
+BENCHMARKS = Path(__file__).resolve().parent
+if str(BENCHMARKS) not in sys.path:  # imported by the tests rather than run as a script
+    sys.path.insert(0, str(BENCHMARKS))
+# One home for running the console script and reading its JSON rows: the ecosystem scan's.
+from ecosystem_scan import WARNING_PLUS, Package, Row, Unavailable, check  # noqa: E402
+
+REPO = BENCHMARKS.parent
 LABELS = REPO / "tests" / "corpus" / "first_contact.toml"
 TREES_ENV = "LINTLOADER_FIRST_CONTACT_TREES"
-WARNING_PLUS = ("warning", "error")
 NOT_READ = "LL000"
-SCAN_TIMEOUT_S = 900
 
 
 @dataclass(frozen=True)
@@ -98,33 +102,25 @@ class Repo:
         return tuple(site for site in self.sites if site.label == "waste")
 
 
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    severity: str
-    path: str
-    line: int
-    message: str
+def warning_plus(finding: Row) -> bool:
+    return finding.severity in WARNING_PLUS and finding.code != NOT_READ
 
-    @property
-    def warning_plus(self) -> bool:
-        return self.severity in WARNING_PLUS and self.code != NOT_READ
 
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
+def where(finding: Row) -> str:
+    return f"{finding.path}:{finding.line}"
 
 
 @dataclass
 class Score:
     repo: Repo
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Row] = field(default_factory=list)
     error: str = ""
 
-    def _lands(self, site: Site, warning_plus: bool) -> bool:
+    def _lands(self, site: Site, strict: bool) -> bool:
         return any(
             (f.path, f.line) in site.anchors
             for f in self.findings
-            if f.code != NOT_READ and (f.warning_plus or not warning_plus)
+            if f.code != NOT_READ and (warning_plus(f) or not strict)
         )
 
     @property
@@ -140,10 +136,10 @@ class Score:
         return [site for site in self.repo.waste if not self._lands(site, True)]
 
     @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.warning_plus]
+    def warnings(self) -> list[Row]:
+        return [f for f in self.findings if warning_plus(f)]
 
-    def is_true(self, finding: Finding, adjudicated: bool = True) -> bool:
+    def is_true(self, finding: Row, adjudicated: bool = True) -> bool:
         spot = (finding.path, finding.line)
         if any(spot in site.anchors for site in self.repo.waste):
             return True
@@ -153,20 +149,20 @@ class Score:
         )
 
     @property
-    def true_warnings(self) -> list[Finding]:
+    def true_warnings(self) -> list[Row]:
         return [f for f in self.warnings if self.is_true(f)]
 
     @property
-    def labelled_true_warnings(self) -> list[Finding]:
+    def labelled_true_warnings(self) -> list[Row]:
         """True by the labels written before the run alone (no adjudication)."""
         return [f for f in self.warnings if self.is_true(f, adjudicated=False)]
 
     @property
-    def false_warnings(self) -> list[Finding]:
+    def false_warnings(self) -> list[Row]:
         return [f for f in self.warnings if not self.is_true(f)]
 
     @property
-    def not_read(self) -> list[Finding]:
+    def not_read(self) -> list[Row]:
         return [f for f in self.findings if f.code == NOT_READ]
 
 
@@ -220,28 +216,9 @@ def load_labels(path: Path = LABELS) -> tuple[Repo, ...]:
     )
 
 
-def lintloader_command() -> list[str]:
-    script = Path(sys.executable).parent / "lintloader"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader"]
-
-
-def scan(tree: Path) -> list[Finding]:
-    """Run the real ``lintloader check`` on one tree (a project scan); one Finding per result."""
-    command = [*lintloader_command(), "check", "--output-format", "json"]
-    done = subprocess.run(
-        [*command, "--min-severity", "info", "--no-cache", "-j", "1", "."],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        timeout=SCAN_TIMEOUT_S,
-        check=False,
-    )
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"lintloader check exited {done.returncode}: {done.stderr[-300:]}")
-    return [
-        Finding(item["code"], item["severity"], item["path"], item["line"], item["message"])
-        for item in json.loads(done.stdout or "[]")
-    ]
+def scan(repo: Repo, tree: Path) -> list[Row]:
+    """The real ``lintloader check`` on one tree, a project scan (the ecosystem scan's run)."""
+    return check(Package(repo.repo, repo.commit, "first contact"), tree, ["."])
 
 
 def score_all(repos: Iterable[Repo], trees: Path) -> tuple[list[Score], list[str]]:
@@ -254,8 +231,8 @@ def score_all(repos: Iterable[Repo], trees: Path) -> tuple[list[Score], list[str
             continue
         score = Score(repo)
         try:
-            score.findings = scan(tree)
-        except (RuntimeError, subprocess.TimeoutExpired, ValueError) as exc:
+            score.findings = scan(repo, tree)
+        except (Unavailable, subprocess.TimeoutExpired, ValueError) as exc:
             score.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         scores.append(score)
     return scores, absent
@@ -331,9 +308,9 @@ def details(scores: Sequence[Score]) -> list[str]:
             seen = "at info" if site in s.found_any else "not reported"
             lines.append(f"MISSED {s.repo.repo} {site.where()} [{site.kind}] ({seen})")
         for f in s.false_warnings:
-            lines.append(f"FALSE  {s.repo.repo} {f.code} {f.severity} {f.where()}: {f.message}")
+            lines.append(f"FALSE  {s.repo.repo} {f.code} {f.severity} {where(f)}: {f.message}")
         for f in s.not_read:
-            lines.append(f"UNREAD {s.repo.repo} {f.where()}: {f.message}")
+            lines.append(f"UNREAD {s.repo.repo} {where(f)}: {f.message}")
         if s.error:
             lines.append(f"ERROR  {s.repo.repo}: {s.error}")
     return lines

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -21,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "first_contact.py"
@@ -30,16 +30,7 @@ BEFORE_FOUND_WARNING = 16
 BEFORE_FOUND_ANY = 25
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("first_contact", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-fc = load_script()
+fc = load_benchmark("first_contact")
 REPOS = fc.load_labels()
 
 
@@ -77,8 +68,8 @@ def test_every_site_is_labelled_with_its_kind_and_reason() -> None:
 def test_scoring_a_finding_needs_its_anchor_and_severity() -> None:
     site = fc.Site("waste", "a.py", 10, also=("b.py:3",), kind="avoidable")
     repo = fc.Repo("o/n", "0" * 40, "", (), "waste", (site,))
-    on_anchor = fc.Finding("LL202", "info", "b.py", 3, "")
-    unread = fc.Finding("LL000", "error", "a.py", 10, "syntax error")
+    on_anchor = fc.Row("o/n", "0" * 40, "LL202", "info", "b.py", 3, "")
+    unread = fc.Row("o/n", "0" * 40, "LL000", "error", "a.py", 10, "syntax error")
     score = fc.Score(repo, [on_anchor, unread])
     assert score.found_any == [site] and score.found_warning == [] and score.missed == [site]
     assert score.warnings == [] and score.not_read == [unread]
@@ -108,43 +99,24 @@ LABELS = """\
 repo = "someone/project"
 commit = "{commit}"
 verdict = "waste"
-
-  [[repo.site]]
-  label = "waste"
-  path = "train.py"
-  line = 9
-  kind = "defeated"
-  frequency = "step"
-  confidence = "firm"
-  reason = "one batch of a new iterator per step"
-
-  [[repo.site]]
-  label = "waste"
-  path = "train.py"
-  line = 11
-  kind = "avoidable"
-  frequency = "epoch"
-  confidence = "firm"
-  reason = "a site the scoring must count as missed"
+site = [
+  {{ label = "waste", path = "train.py", line = 9, kind = "defeated", frequency = "step", \
+confidence = "firm", reason = "one batch of a new iterator per step" }},
+  {{ label = "waste", path = "train.py", line = 11, kind = "avoidable", frequency = "epoch", \
+confidence = "firm", reason = "a site the scoring must count as missed" }},
+]
 {adjudicated}
 [[repo]]
 repo = "someone/absent"
 commit = "{commit}"
 verdict = "clean"
-
-  [[repo.site]]
-  label = "clean"
-  path = "x.py"
-  line = 1
-  reason = "its tree is not there"
+site = [{{ label = "clean", path = "x.py", line = 1, reason = "its tree is not there" }}]
 """
 
-ADJUDICATED = """
-  [[repo.adjudicated]]
-  code = "LL201"
-  path = "train.py"
-  line = {line}
-  reason = "read after the run: persistent workers with none raise"
+ADJUDICATED = """\
+adjudicated = [
+  {{ code = "LL201", path = "train.py", line = {line}, reason = "read after the run: it raises" }},
+]
 """
 
 
