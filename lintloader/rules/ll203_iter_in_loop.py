@@ -43,8 +43,9 @@ behaviour).
 warning; info when the loader has `persistent_workers=True` (the pool survives, but each
 `iter()` still restarts the epoch and throws away prefetched batches), and info when the call
 only runs every N-th pass (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one per step). Not reported inside an `except StopIteration:` handler, behind a
-one-shot check, or when the loader itself is built in the same loop body (each pass iterates a
+batch, not one per step). Not reported inside an `except StopIteration:` handler (or a bare
+`except:` or `except Exception:` whose `try` advances an iterator: the same reuse idiom),
+behind a one-shot check, or when the loader itself is built in the same loop body (each pass iterates a
 new loader: that construction is LL202's).
 """
 

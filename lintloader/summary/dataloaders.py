@@ -20,6 +20,7 @@ import ast
 from dataclasses import dataclass, field
 
 from lintloader.summary.config_defaults import class_defaults, class_stores
+from lintloader.summary.exhaustion import catches_exhaustion
 from lintloader.summary.guards import Kept, kept, tested
 from lintloader.summary.helpers import (
     Scope,
@@ -338,7 +339,7 @@ def _decorator_name(decorator: ast.expr) -> str:
     return name[-1] if name else ""
 
 
-# kind ("if"/"except"), node, negated, depth, whether the branch keeps the value it tests
+# kind ("if"/"except"/"exhaustion"), node, negated, depth, whether the branch keeps the value it tests
 _Pending = tuple[str, "ast.expr | None", bool, int, bool]
 
 
@@ -368,6 +369,7 @@ class _LoaderVisitor(Walker):
         self.aliases: set[str] = set()
         self.handled: set[int] = set()
         self.once: set[int] = set()  # calls whose value is kept once (`cache.setdefault(k, ...)`)
+        self.exhaustion: set[int] = set()  # id(handler) catching an iterator's exhaustion
         self.class_constructors: list[dict[str, Dotted]] = []
         self.self_names: list[str | None] = []  # per open function: its instance parameter
         # name -> the classes a tuple, list or dict of classes holds (``LOADERS[kind](...)``)
@@ -557,10 +559,9 @@ class _LoaderVisitor(Walker):
     def _condition(self, pending: _Pending) -> Condition:
         kind, node, negated, depth, once = pending
         text = self.parsed.segment(node) if node is not None else ""
-        if kind == "except":
-            return Condition(
-                one_line(f"except {text}"), False, False, False, "StopIteration" in text, depth
-            )
+        if kind in ("except", "exhaustion"):
+            exhausted = kind == "exhaustion"
+            return Condition(one_line(f"except {text}"), False, False, False, exhausted, depth)
         assert node is not None
         once = once and _once_like(node)
         return Condition(one_line(text), negated, once, "persistent_workers" in text, False, depth)
@@ -594,8 +595,12 @@ class _LoaderVisitor(Walker):
         (an attribute, an item) makes it one-shot for the callers' loops."""
         return branch.anywhere if self.state.open_loops else branch.beyond_the_call
 
+    def visit_Try(self, node: ast.Try) -> None:
+        self.exhaustion.update(id(h) for h in node.handlers if catches_exhaustion(node.body, h))
+        self.generic_visit(node)
+
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        self._push("except", node.type, False)
+        self._push("exhaustion" if id(node) in self.exhaustion else "except", node.type, False)
         self.generic_visit(node)
         self._pop_condition()
 
