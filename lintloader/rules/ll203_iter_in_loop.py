@@ -69,9 +69,10 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
 from lintloader.findings import Confidence, Finding, Severity
-from lintloader.link.program import FunctionInfo
+from lintloader.analysis.step_callers import StepCaller, step_caller
+from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
-from lintloader.summary.model import FunctionFacts, IterCall
+from lintloader.summary.model import Dotted, FunctionFacts, IterCall
 
 FIX = "reuse-iterator"
 
@@ -81,23 +82,60 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     sites = loader_sites(program)
     for info, facts in functions_with_facts(program):
         for call in facts.iter_calls:
-            if call.argument is None or call.context.loop < 0 or _guarded(facts, call):
+            if call.argument is None or _guarded(facts, call):
+                continue
+            if call.context.loop < 0:
+                yield from _in_helper(ctx, sites, info, facts, call)
                 continue
             if not call.in_next and _per_epoch(facts, call.context.loop):
                 continue
-            loader = loader_bound_to(sites, info, call.argument)
-            passed = None
-            if loader is None and not is_dataloader_name(program, info, call.argument):
-                passed = passed_loader(program, sites, info, call.argument)
-                if passed is None:
-                    continue
-                loader = passed.site
-            if loader is not None and loader.workers is Workers.ZERO:
+            resolved = _resolve(program, sites, info, call.argument)
+            if resolved is None:
                 continue
+            loader, passed = resolved
             if loader is not None and _built_in_same_pass(facts, call, loader):
                 continue
             finding = _finding(ctx, info, facts, call, loader)
             yield finding if passed is None else _from_callers(finding, passed)
+
+
+def _resolve(
+    program: Program, sites: list[LoaderSite], info: FunctionInfo, name: Dotted
+) -> tuple[LoaderSite | None, PassedLoader | None] | None:
+    """The DataLoader with workers that ``name`` holds in ``info`` (its construction when
+    known, and how its callers pass it when it is an untyped parameter), or None."""
+    loader = loader_bound_to(sites, info, name)
+    passed = None
+    if loader is None and not is_dataloader_name(program, info, name):
+        passed = passed_loader(program, sites, info, name)
+        if passed is None:
+            return None
+        loader = passed.site
+    if loader is not None and loader.workers is Workers.ZERO:
+        return None
+    return loader, passed
+
+
+def _in_helper(
+    ctx: AnalysisContext,
+    sites: list[LoaderSite],
+    info: FunctionInfo,
+    facts: FunctionFacts,
+    call: IterCall,
+) -> Iterator[Finding]:
+    """``next(iter(loader))`` outside any loop of a function that a step loop calls
+    (issue 42): one fresh iterator, and pool, per call of the helper."""
+    if not call.in_next or call.argument is None or facts.cached:
+        return
+    resolved = _resolve(ctx.program, sites, info, call.argument)
+    if resolved is None:
+        return
+    step = step_caller(ctx.program, info.key)
+    if step is None:
+        return
+    loader, passed = resolved
+    finding = _helper_finding(ctx, info, call, loader, step)
+    yield finding if passed is None else _from_callers(finding, passed)
 
 
 def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
@@ -181,6 +219,50 @@ def _finding(
         message=f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}",
         chain=tuple(chain),
         fixes=(FIX,) if fixable else (),
+    )
+
+
+def _helper_finding(
+    ctx: AnalysisContext,
+    info: FunctionInfo,
+    call: IterCall,
+    loader: LoaderSite | None,
+    step: StepCaller,
+) -> Finding:
+    persistent = loader is not None and loader.persistent_true
+    periodic = step.periodic
+    loop = step.loop
+    how = f"when `{periodic}`" if periodic else "every step"
+    effect = (
+        "restarts the epoch and drops prefetched batches each time (persistent workers survive)"
+        if persistent
+        else "a new worker pool every step"
+    )
+    if periodic:
+        effect = (
+            "an occasional fresh iterator (a sample batch), which starts a worker pool each time"
+            + (" (persistent workers survive)" if persistent else "")
+        )
+    loop = step.loop
+    chain = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
+    for edge in step.edges[1:]:
+        chain.append(hop(ctx.display, ctx.program.functions[edge.caller], edge.call.site))
+    chain.append(hop(ctx.display, info, call.site, verb="iterates"))
+    if loader is not None:
+        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
+    return Finding(
+        code=RULE.code,
+        severity=Severity.INFO if persistent or periodic else RULE.severity,
+        path=ctx.display(info.file.path),
+        line=call.site.line,
+        column=call.site.column,
+        end_line=call.site.end_line,
+        message=(
+            f"`{call.site.text}` in `{info.display_name}` runs at each call, and "
+            f"`{loop.header}` (line {loop.line}) in `{step.caller.display_name}` calls it "
+            f"{how}: {effect}"
+        ),
+        chain=tuple(chain),
     )
 
 

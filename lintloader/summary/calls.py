@@ -21,6 +21,7 @@ from lintloader.summary.model import (
     Site,
 )
 from lintloader.summary.none_guards import GuardState, guardable, may_be_none, none_defaults
+from lintloader.summary.periodic import is_periodic_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import (
@@ -114,6 +115,8 @@ class Summarizer(Walker):
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
         self.loops = 0
+        # per enclosing `if` body: its test when it runs every N-th pass, and the loop depth
+        self.periodic: list[tuple[str, int]] = []
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
         self.none_guards = GuardState()  # the open function's (none_guards.py)
@@ -165,7 +168,10 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
+        periodic = self.parsed.segment(node.test) if is_periodic_test(node.test) else ""
+        self.periodic.append((periodic, self.loops))
         self._branch(node.body, node.test, True)
+        self.periodic.pop()
         self.persistent_bodies = saved_bodies
         self._branch(node.orelse, node.test, False)
         self.guards.pop()
@@ -323,6 +329,7 @@ class Summarizer(Walker):
         self.scopes.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
+        saved_periodic, self.periodic = self.periodic, []
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
         saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
@@ -331,6 +338,7 @@ class Summarizer(Walker):
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
+        self.periodic = saved_periodic
         self.persistent_bodies = saved_bodies
         self.none_guards = saved_guards
 
@@ -452,6 +460,16 @@ class Summarizer(Walker):
         self._record_call(node)
         self.generic_visit(node)
 
+    def _periodic(self) -> str:
+        """The test of an ``if`` inside the innermost loop that lets a call there run only
+        every N-th pass, or empty."""
+        for text, depth in reversed(self.periodic):
+            if depth < self.loops:
+                break
+            if text:
+                return one_line(text)
+        return ""
+
     def _record_call(self, node: ast.Call) -> None:
         name = dotted(node.func)
         if self._sink_from_call(node, name):
@@ -463,7 +481,11 @@ class Summarizer(Walker):
             call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
             none = self.none_guards.guard(len(function.calls))
             function.calls.append(
-                call._replace(persistent_only=self.persistent_bodies > 0, none_guard=none)
+                call._replace(
+                    persistent_only=self.persistent_bodies > 0,
+                    none_guard=none,
+                    periodic=self._periodic(),
+                )
             )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 34  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 35  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -62,6 +62,9 @@ class CallSite(NamedTuple):
     # body of ``if p is None:``, the ``else`` of ``if p:``, the right of ``p or ...``, and the
     # function never sets ``p`` to None itself (summary/none_guards.py)
     none_guard: tuple[str, ...] = ()
+    # the test of an ``if`` inside its innermost loop that lets it run only every N-th pass
+    # (``step % 500 == 0``; summary/periodic.py), or empty
+    periodic: str = ""
 
 
 class SinkSite(NamedTuple):
