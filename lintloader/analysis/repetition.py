@@ -332,6 +332,7 @@ def _passed(
         return every if _reads(call.site.text, tainted, caller) else set()
     if not isinstance(node, ast.Call):
         return set()
+    tainted = tainted | _comprehended(call, tainted, caller)
     found: set[str] = set()
     # ``ds = Splitter(adm); ds.train_dataloader()``: the method reads its object
     receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
@@ -350,6 +351,34 @@ def _passed(
         if _reads(f"({ast.unparse(keyword.value)})", tainted, caller):
             found |= _keyword_target(function, keyword.arg) if keyword.arg else every
     return found
+
+
+def _comprehended(call: CallSite, tainted: set[str], caller: FunctionInfo) -> set[str]:
+    """The names that a loop or comprehension around ``call`` binds from a tainted value
+    (``[load(p) for p in paths]`` or ``for p in paths: load(p)`` with ``paths`` tainted:
+    ``p``)."""
+    function = caller.function
+    loops = function.loop_chain(call.loop) if 0 <= call.loop < len(function.loops) else []
+    clauses = [clause for loop in reversed(loops) if (clause := _for_clause(loop)) is not None]
+    clauses += [(clause.targets, clause.iterable) for clause in call.comprehended]
+    found: set[str] = set()
+    for targets, iterable in clauses:
+        if _reads(f"({iterable})", tainted | found, caller):
+            found.update(targets)
+    return found
+
+
+def _for_clause(loop: LoopInfo) -> tuple[tuple[str, ...], str] | None:
+    """What a ``for`` loop binds and the text of what it iterates (None: a ``while``, or a
+    header cut at the text limit)."""
+    try:
+        node = ast.parse(f"{loop.header}: pass").body[0]
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.For):
+        return None
+    names = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    return names, ast.unparse(node.iter)
 
 
 def _keyword_target(function: FunctionSummary, name: str) -> set[str]:

@@ -13,6 +13,7 @@ from lintloader.summary.model import (
     MODULE_SCOPE,
     CallSite,
     ClassSummary,
+    Comprehended,
     Dotted,
     FileSummary,
     FunctionSummary,
@@ -103,6 +104,9 @@ def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
     return keywords, -1 if starred else len(node.args)
 
 
+_Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+
+
 class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
@@ -117,6 +121,7 @@ class Summarizer(Walker):
         self.loops = 0
         # per enclosing `if` body: its test when it runs every N-th pass, and the loop depth
         self.periodic: list[tuple[str, int]] = []
+        self.comprehended: list[Comprehended] = []  # ``for`` clauses around the visit
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
         self.none_guards = GuardState()  # the open function's (none_guards.py)
@@ -217,8 +222,26 @@ class Summarizer(Walker):
         self.generic_visit(node)
         self.none_guards.opaque -= 1
 
-    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _opaque
-    visit_GeneratorExp = _opaque
+    visit_Lambda = _opaque
+
+    def _comprehension(self, node: _Comprehension) -> None:
+        """Like :meth:`_opaque`, but a call in it knows what its ``for`` clauses bind."""
+        self.none_guards.opaque += 1
+        depth = len(self.comprehended)
+        for clause in node.generators:
+            self.visit(clause.iter)
+            names = tuple(n.id for n in ast.walk(clause.target) if isinstance(n, ast.Name))
+            self.comprehended.append(Comprehended(names, self.parsed.segment(clause.iter)))
+            self.visit(clause.target)
+            self.visit_all(clause.ifs)
+        if isinstance(node, ast.DictComp):
+            self.visit_all((node.key, node.value))
+        else:
+            self.visit(node.elt)
+        del self.comprehended[depth:]
+        self.none_guards.opaque -= 1
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.loops += 1
@@ -485,6 +508,7 @@ class Summarizer(Walker):
                     persistent_only=self.persistent_bodies > 0,
                     none_guard=none,
                     periodic=self._periodic(),
+                    comprehended=tuple(self.comprehended),
                 )
             )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:

@@ -42,6 +42,14 @@ class Site(NamedTuple):
     end_column: int = 0  # 1-based character column just after the node's last character
 
 
+class Comprehended(NamedTuple):
+    """A ``for`` clause of a comprehension around a call: the names it binds and the source
+    text of what it iterates (``[load(p) for p in paths]``: ``("p",)``, ``"paths"``)."""
+
+    targets: tuple[str, ...]
+    iterable: str
+
+
 class CallSite(NamedTuple):
     """A call (``is_reference`` false) or a function passed as a value (``is_reference`` true)."""
 
@@ -65,6 +73,8 @@ class CallSite(NamedTuple):
     # the test of an ``if`` inside its innermost loop that lets it run only every N-th pass
     # (``step % 500 == 0``; summary/periodic.py), or empty
     periodic: str = ""
+    # the ``for`` clauses of the comprehensions around it, outermost first
+    comprehended: tuple[Comprehended, ...] = ()
 
 
 class SinkSite(NamedTuple):
