@@ -15,6 +15,7 @@ import re
 from collections import deque
 from typing import NamedTuple
 
+from lintloader.analysis.cut_calls import cut_call_targets
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
@@ -328,7 +329,11 @@ def _passed(
     every = {*_parameters(callee), _ANY}
     try:
         node = ast.parse(call.site.text, mode="eval").body
-    except SyntaxError:  # cut at the text limit: any argument may carry it
+    except SyntaxError:  # cut at the text limit: what each argument reads is kept
+        if call.reads:
+            return cut_call_targets(
+                call, function, lambda t: _reads(f"({t})", tainted, caller), every
+            )
         return every if _reads(call.site.text, tainted, caller) else set()
     if not isinstance(node, ast.Call):
         return set()

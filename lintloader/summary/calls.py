@@ -104,6 +104,15 @@ def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
     return keywords, -1 if starred else len(node.args)
 
 
+_READ_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _argument_reads(node: ast.Call) -> tuple[str, ...]:
+    """Per argument of a cut call (positional, then keyword), the dotted names it reads."""
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return tuple(" ".join(_READ_NAME.findall(ast.unparse(value))) for value in values)
+
+
 _Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
 
 
@@ -509,6 +518,7 @@ class Summarizer(Walker):
                     none_guard=none,
                     periodic=self._periodic(),
                     comprehended=tuple(self.comprehended),
+                    reads=_argument_reads(node) if shape[0] or shape[1] else (),
                 )
             )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:

@@ -75,6 +75,10 @@ class CallSite(NamedTuple):
     periodic: str = ""
     # the ``for`` clauses of the comprehensions around it, outermost first
     comprehended: tuple[Comprehended, ...] = ()
+    # a call whose text was cut: per argument (positional ones, then ``keywords``'s), the
+    # dotted names it reads, space-separated (summary/calls.py), so that what a long call
+    # passes where is still known
+    reads: tuple[str, ...] = ()
 
 
 class SinkSite(NamedTuple):
