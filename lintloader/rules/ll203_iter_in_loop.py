@@ -45,8 +45,13 @@ warning; info when the loader has `persistent_workers=True` (the pool survives, 
 only runs every N-th pass (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
 batch, not one per step). Not reported inside an `except StopIteration:` handler (or a bare
 `except:` or `except Exception:` whose `try` advances an iterator: the same reuse idiom),
-behind a one-shot check, or when the loader itself is built in the same loop body (each pass iterates a
-new loader: that construction is LL202's).
+behind a one-shot check or a remainder test no value passes (`n % 30 == 220`), or when the
+loader itself is built in the same loop body (each pass iterates a new loader: that
+construction is LL202's).
+
+Also reported: `next(iter(loader))` outside any loop of a helper that a step loop calls
+(directly or through up to three calls), with the same severities: the helper takes one batch
+from a fresh iterator at each call.
 """
 
 from __future__ import annotations
@@ -68,11 +73,12 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
-from lintloader.findings import Confidence, Finding, Severity
 from lintloader.analysis.step_callers import StepCaller, step_caller
+from lintloader.findings import Confidence, Finding, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
+from lintloader.summary.periodic import never_holds
 
 FIX = "reuse-iterator"
 
@@ -134,7 +140,7 @@ def _in_helper(
     if step is None:
         return
     loader, passed = resolved
-    finding = _helper_finding(ctx, info, call, loader, step)
+    finding = _helper_finding(ctx, info, call, loader, step, _periodic(facts, call))
     yield finding if passed is None else _from_callers(finding, passed)
 
 
@@ -151,7 +157,8 @@ def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
 def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
     depth = loop_depth(facts, call.context.loop)
     stop = any(c.stop_iteration and c.loop_depth >= depth for c in call.context.conditions)
-    return stop or once_guarded(facts, call.context)
+    dead = any(not c.negated and never_holds(c.text) for c in call.context.conditions)
+    return stop or dead or once_guarded(facts, call.context)
 
 
 def _built_in_same_pass(facts: FunctionFacts, call: IterCall, loader: LoaderSite) -> bool:
@@ -228,11 +235,14 @@ def _helper_finding(
     call: IterCall,
     loader: LoaderSite | None,
     step: StepCaller,
+    own_periodic: str,
 ) -> Finding:
     persistent = loader is not None and loader.persistent_true
-    periodic = step.periodic
+    periodic = step.periodic or own_periodic
     loop = step.loop
-    how = f"when `{periodic}`" if periodic else "every step"
+    how = f"when `{step.periodic}`" if step.periodic else "every step"
+    if own_periodic and not step.periodic:
+        how += f", and it iterates only when `{own_periodic}`"
     effect = (
         "restarts the epoch and drops prefetched batches each time (persistent workers survive)"
         if persistent
@@ -258,7 +268,7 @@ def _helper_finding(
         column=call.site.column,
         end_line=call.site.end_line,
         message=(
-            f"`{call.site.text}` in `{info.display_name}` runs at each call, and "
+            f"`{call.site.text}` in `{info.display_name}` takes a batch from a fresh iterator, and "
             f"`{loop.header}` (line {loop.line}) in `{step.caller.display_name}` calls it "
             f"{how}: {effect}"
         ),

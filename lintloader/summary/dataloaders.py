@@ -339,7 +339,8 @@ def _decorator_name(decorator: ast.expr) -> str:
     return name[-1] if name else ""
 
 
-# kind ("if"/"except"/"exhaustion"), node, negated, depth, whether the branch keeps the value it tests
+# kind ("if"/"except"/"exhaustion"), node, negated, depth, whether the branch keeps the
+# value it tests
 _Pending = tuple[str, "ast.expr | None", bool, int, bool]
 
 

@@ -23,3 +23,36 @@ def _number_like(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return not isinstance(node.value, (str, bytes))
     return not isinstance(node, ast.JoinedStr)
+
+
+def never_holds(text: str) -> bool:
+    """A remainder test that no value passes: ``n % 30 == 220`` (a remainder of a positive
+    modulus is below it), read from a condition's text."""
+    try:
+        test = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    for remainder, other in (sides, sides[::-1]):
+        modulus = _int(remainder.right) if _is_remainder(remainder) else None
+        value = _int(other)
+        if modulus is not None and modulus > 0 and value is not None:
+            return value >= modulus or value < 0
+    return False
+
+
+def _is_remainder(node: ast.expr) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _number_like(node.left)
+
+
+def _int(node: ast.expr) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
