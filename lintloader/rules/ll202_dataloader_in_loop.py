@@ -88,6 +88,7 @@ by method name only are never followed.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
@@ -103,7 +104,7 @@ from lintloader.analysis.loaders import (
     pool_sites,
 )
 from lintloader.analysis.override_demand import override_demand
-from lintloader.analysis.repetition import Place, is_setup, places
+from lintloader.analysis.repetition import Place, is_setup, loop_frequency, places
 from lintloader.analysis.vocabulary import function_keys
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.fixed_sets import only_fixed_sets
@@ -126,7 +127,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     sites += declared_loader_sites(program, ctx.vocabulary.loaders)
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
-            yield _in_loop(ctx, site)
+            yield _per_item_again(ctx, site) or _in_loop(ctx, site)
         elif not once_guarded(site.facts, site.call.context):
             finding = _repeated(ctx, site)
             if finding is not None:
@@ -170,6 +171,29 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
         fixes=(FIX,) if hoistable else (),
     )
+
+
+def _per_item_again(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
+    """One loader per item of a loop (each item its own loader: info on its own), in a
+    function that callers run again and again over the same items (an evaluation every N
+    steps): every item's loader is rebuilt at every call, reported where the callers repeat
+    it."""
+    facts, call = site.facts, site.call
+    index = call.context.loop
+    per_item = depends_on_loop(facts, index, call.names) or only_fixed_sets(facts.loop_chain(index))
+    if not per_item or once_guarded(facts, call.context) or is_setup(site.info):
+        return None
+    if persistent_guarded(facts, call.context):
+        return None
+    if any(loop_frequency(loop) > 2 for loop in facts.loop_chain(index)):
+        return None  # a step or epoch loop of its own: the loop is the place
+    again = _repeated(ctx, site)
+    if again is None or again.severity is Severity.INFO:
+        return None
+    loop = site.facts.loops[site.call.context.loop]
+    items = f" (one per item of `{loop.header}`, line {loop.line}, the same items each call)"
+    chain = (*again.chain[:-1], _loop_hop(ctx, site.info, loop), again.chain[-1])
+    return replace(again, message=again.message + items, chain=chain)
 
 
 def _note(dependent: bool, once: bool, persistent: bool) -> str:
