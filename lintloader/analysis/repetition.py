@@ -303,12 +303,11 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
     calls = program.calls_of(info.key, LOCAL_BUILDERS)  # the others type no local
     derived = set(tainted)
     for _ in range(3):
-        callees = {
-            call.target
-            for call in calls
-            if not call.is_reference and _reads(call.site.text, derived, info)
-        }
-        fresh = {n for n, t in info.function.local_types.items() if t in callees} - derived
+        reading = [c for c in calls if not c.is_reference and _reads(c.site.text, derived, info)]
+        # a call that names the local it binds taints that one, not every local of its type
+        callees = {call.target for call in reading if not call.binds}
+        fresh = {n for n, t in info.function.local_types.items() if t in callees}
+        fresh = (fresh | {call.binds for call in reading if call.binds}) - derived
         if not fresh:
             break
         derived |= fresh

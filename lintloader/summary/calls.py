@@ -131,6 +131,7 @@ class Summarizer(Walker):
         # per enclosing `if` body: its test when it runs every N-th pass, and the loop depth
         self.periodic: list[tuple[str, int]] = []
         self.comprehended: list[Comprehended] = []  # ``for`` clauses around the visit
+        self.binding: dict[int, str] = {}  # id(call node) -> the local its value is assigned to
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
         self.none_guards = GuardState()  # the open function's (none_guards.py)
@@ -420,13 +421,20 @@ class Summarizer(Walker):
             self._sink_from_assignment(target, node.value)
             self._record_type(target, _constructed_type(node.value))
         if len(node.targets) == 1:
+            self._note_binding(node.targets[0], node.value)
             self.none_guards.note_alias(node.targets[0], node.value)
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Name) and isinstance(value, ast.BoolOp):
                 self.filling[id(value)] = frozenset({target.id})  # `p = p or make()`
         self.generic_visit(node)
 
+    def _note_binding(self, target: ast.expr, value: ast.expr | None) -> None:
+        """``name = call(...)``: the call's value is the local ``name``."""
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call):
+            self.binding[id(value)] = target.id
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._note_binding(node.target, node.value)
         self._note_none(node.target, node.value)
         if node.value is not None:
             self._sink_from_assignment(node.target, node.value)
@@ -519,6 +527,7 @@ class Summarizer(Walker):
                     periodic=self._periodic(),
                     comprehended=tuple(self.comprehended),
                     reads=_argument_reads(node) if shape[0] or shape[1] else (),
+                    binds=self.binding.pop(id(node), ""),
                 )
             )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:

@@ -79,6 +79,8 @@ class CallSite(NamedTuple):
     # dotted names it reads, space-separated (summary/calls.py), so that what a long call
     # passes where is still known
     reads: tuple[str, ...] = ()
+    # the local its value is assigned to, whole (``ds = FileDataset(files)``: ``"ds"``), or empty
+    binds: str = ""
 
 
 class SinkSite(NamedTuple):
