@@ -38,15 +38,16 @@ def never_holds(text: str) -> bool:
         return False
     sides = (test.left, test.comparators[0])
     for remainder, other in (sides, sides[::-1]):
-        modulus = _int(remainder.right) if _is_remainder(remainder) else None
-        value = _int(other)
+        if not isinstance(remainder, ast.BinOp) or not _is_remainder(remainder):
+            continue
+        modulus, value = _int(remainder.right), _int(other)
         if modulus is not None and modulus > 0 and value is not None:
             return value >= modulus or value < 0
     return False
 
 
-def _is_remainder(node: ast.expr) -> bool:
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _number_like(node.left)
+def _is_remainder(node: ast.BinOp) -> bool:
+    return isinstance(node.op, ast.Mod) and _number_like(node.left)
 
 
 def _int(node: ast.expr) -> int | None:
