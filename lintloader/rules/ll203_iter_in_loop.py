@@ -74,7 +74,7 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
 from lintloader.analysis.step_callers import StepCaller, step_caller
-from lintloader.findings import Confidence, Finding, Severity
+from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
@@ -207,25 +207,40 @@ def _finding(
             f"runs only when `{periodic}`: an occasional fresh iterator (a sample batch), "
             "which starts a worker pool each time it runs"
         )
-    chain = [hop(ctx.display, info, call.site, verb="iterates")]
-    if loader is not None:
-        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
     fixable = (
         call.in_next
         and call.bound_to is not None
         and len(call.bound_to) == 1
         and not _loop_rebinds(facts, call, name)
     )
+    message = f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}"
+    finding = _at_call(ctx, info, call, loader, [], message, persistent or bool(periodic))
+    return replace(finding, fixes=(FIX,) if fixable else ())
+
+
+def _at_call(
+    ctx: AnalysisContext,
+    info: FunctionInfo,
+    call: IterCall,
+    loader: LoaderSite | None,
+    calls: list[Hop],
+    message: str,
+    occasional: bool,
+) -> Finding:
+    """The finding on ``call``: chain from the loader's construction (when known) through
+    ``calls`` to the iterating call; info when ``occasional``."""
+    chain = [*calls, hop(ctx.display, info, call.site, verb="iterates")]
+    if loader is not None:
+        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if persistent or periodic else RULE.severity,
+        severity=Severity.INFO if occasional else RULE.severity,
         path=ctx.display(info.file.path),
         line=call.site.line,
         column=call.site.column,
         end_line=call.site.end_line,
-        message=f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}",
+        message=message,
         chain=tuple(chain),
-        fixes=(FIX,) if fixable else (),
     )
 
 
@@ -254,26 +269,15 @@ def _helper_finding(
             + (" (persistent workers survive)" if persistent else "")
         )
     loop = step.loop
-    chain = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
+    calls = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
     for edge in step.edges[1:]:
-        chain.append(hop(ctx.display, ctx.program.functions[edge.caller], edge.call.site))
-    chain.append(hop(ctx.display, info, call.site, verb="iterates"))
-    if loader is not None:
-        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
-    return Finding(
-        code=RULE.code,
-        severity=Severity.INFO if persistent or periodic else RULE.severity,
-        path=ctx.display(info.file.path),
-        line=call.site.line,
-        column=call.site.column,
-        end_line=call.site.end_line,
-        message=(
-            f"`{call.site.text}` in `{info.display_name}` takes a batch from a fresh iterator, and "
-            f"`{loop.header}` (line {loop.line}) in `{step.caller.display_name}` calls it "
-            f"{how}: {effect}"
-        ),
-        chain=tuple(chain),
+        calls.append(hop(ctx.display, ctx.program.functions[edge.caller], edge.call.site))
+    message = (
+        f"`{call.site.text}` in `{info.display_name}` takes a batch from a fresh iterator, and "
+        f"`{loop.header}` (line {loop.line}) in `{step.caller.display_name}` calls it "
+        f"{how}: {effect}"
     )
+    return _at_call(ctx, info, call, loader, calls, message, persistent or bool(periodic))
 
 
 def _loop_rebinds(facts: FunctionFacts, call: IterCall, name: str) -> bool:
