@@ -191,8 +191,9 @@ def _per_item_again(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     if again is None or again.severity is Severity.INFO:
         return None
     loop = site.facts.loops[site.call.context.loop]
-    items = f" (one per item of `{loop.header}`, line {loop.line}, the same items each call)"
-    chain = (*again.chain[:-1], _loop_hop(ctx, site.info, loop), again.chain[-1])
+    at = _loop_hop(ctx, site.info, loop)
+    items = f" (one per item of `{loop.header}` at {at.path}:{at.line}, the same items each call)"
+    chain = (*again.chain[:-1], at, again.chain[-1])
     return replace(again, message=again.message + items, chain=chain)
 
 

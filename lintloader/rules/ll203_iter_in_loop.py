@@ -272,10 +272,10 @@ def _helper_finding(
     calls = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
     for edge in step.edges[1:]:
         calls.append(hop(ctx.display, ctx.program.functions[edge.caller], edge.call.site))
+    place = f"{calls[0].path}:{loop.line}"
     message = (
         f"`{call.site.text}` in `{info.display_name}` takes a batch from a fresh iterator, and "
-        f"`{loop.header}` (line {loop.line}) in `{step.caller.display_name}` calls it "
-        f"{how}: {effect}"
+        f"`{loop.header}` at {place} in `{step.caller.display_name}` calls it {how}: {effect}"
     )
     return _at_call(ctx, info, call, loader, calls, message, persistent or bool(periodic))
 
