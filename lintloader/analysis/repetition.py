@@ -307,7 +307,9 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
         # a call that names the local it binds taints that one, not every local of its type
         callees = {call.target for call in reading if not call.binds}
         fresh = {n for n, t in info.function.local_types.items() if t in callees}
-        fresh = (fresh | {call.binds for call in reading if call.binds}) - derived
+        fresh |= {call.binds for call in reading if call.binds}
+        aliases = info.function.read_aliases.items()
+        fresh = (fresh | {n for n, read in aliases if _reads(f"({read})", derived, info)}) - derived
         if not fresh:
             break
         derived |= fresh

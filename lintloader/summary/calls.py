@@ -429,9 +429,17 @@ class Summarizer(Walker):
         self.generic_visit(node)
 
     def _note_binding(self, target: ast.expr, value: ast.expr | None) -> None:
-        """``name = call(...)``: the call's value is the local ``name``."""
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call):
+        """``name = call(...)``: the call's value is the local ``name``; ``name = a.b``: the
+        local reads ``a.b``."""
+        if not isinstance(target, ast.Name) or value is None:
+            return
+        if isinstance(value, ast.Call):
             self.binding[id(value)] = target.id
+        elif isinstance(value, (ast.Attribute, ast.Subscript)) and not any(
+            isinstance(node, ast.Call) for node in ast.walk(value)
+        ):
+            names = " ".join(_READ_NAME.findall(ast.unparse(value)))
+            self.function.read_aliases[target.id] = names
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_binding(node.target, node.value)

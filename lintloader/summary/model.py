@@ -119,6 +119,9 @@ class FunctionSummary:
     keyword_only: list[str] = field(default_factory=list)
     star_args: str = ""
     star_kwargs: str = ""
+    # locals assigned a value read without a call (``dataset = loader.dataset``): local -> the
+    # dotted names it reads, space-separated (LL202's value flow)
+    read_aliases: dict[str, str] = field(default_factory=dict)
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
         """The loop at ``index`` and every loop around it, innermost first."""
