@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from child_processes import (  # noqa: F401 (the fixtures and hooks every test shares)
@@ -37,6 +39,16 @@ WHEEL_CACHE = Path(
 def lintloader_command() -> list[str]:
     script = Path(sys.executable).parent / "lintloader"
     return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader"]
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """Import ``benchmarks/<name>.py`` (a script, not a package) as the module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_cli(

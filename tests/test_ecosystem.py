@@ -12,29 +12,17 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import WHEEL_CACHE, run_cli
+from conftest import WHEEL_CACHE, load_benchmark, run_cli
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "benchmarks" / "ecosystem_scan.py"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("ecosystem_scan", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-scan = load_script()
+scan = load_benchmark("ecosystem_scan")
 TABLE = scan.load_table()
 PACKAGES = {package.distribution: package for package in TABLE.packages}
 # A true positive (flair, simpletransformers, torchio), fixed false positives of four shapes

@@ -394,7 +394,7 @@ def constructors_reaching(program: Program) -> set[str]:
     makers = {
         s.key
         for s in loader_sites(program)
-        if s.workers is not Workers.ZERO and s.call.context.loop < 0
+        if s.workers is not Workers.ZERO and (s.call.context.loop < 0 or _per_item(s))
     }
     reaching, frontier = set(makers), list(makers)
     for _ in range(DEMAND_DEPTH):  # breadth-first, one call level a step
@@ -406,6 +406,13 @@ def constructors_reaching(program: Program) -> set[str]:
         ]
         reaching.update(frontier)
     return reaching
+
+
+def _per_item(site: LoaderSite) -> bool:
+    """Built in a loop over items, not epochs or a ``while`` (one loader per dataset): the
+    whole function may run again per evaluation, so its callers are worth reading."""
+    chain = site.facts.loop_chain(site.call.context.loop)
+    return not any(loop.epoch_like or loop.kind == "while" for loop in chain)
 
 
 def loader_demand(program: Program) -> Demand:

@@ -15,6 +15,7 @@ import re
 from collections import deque
 from typing import NamedTuple
 
+from lintloader.analysis.cut_calls import cut_call_targets
 from lintloader.analysis.frameworks import stub_hook_kind
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
@@ -24,7 +25,7 @@ from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import FunctionFacts, LoopInfo, Site
+from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo, Site
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -304,12 +305,13 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
     calls = program.calls_of(info.key, LOCAL_BUILDERS)  # the others type no local
     derived = set(tainted)
     for _ in range(3):
-        callees = {
-            call.target
-            for call in calls
-            if not call.is_reference and _reads(call.site.text, derived, info)
-        }
-        fresh = {n for n, t in info.function.local_types.items() if t in callees} - derived
+        reading = [c for c in calls if not c.is_reference and _reads(c.site.text, derived, info)]
+        # a call that names the local it binds taints that one, not every local of its type
+        callees = {call.target for call in reading if not call.binds}
+        fresh = {n for n, t in info.function.local_types.items() if t in callees}
+        fresh |= {call.binds for call in reading if call.binds}
+        aliases = info.function.read_aliases.items()
+        fresh = (fresh | {n for n, read in aliases if _reads(f"({read})", derived, info)}) - derived
         if not fresh:
             break
         derived |= fresh
@@ -324,10 +326,43 @@ def _passed(program: Program, edge: Edge, tainted: set[str]) -> set[str]:
     bound = binding(program, edge)
     if bound.reference:
         return set()
-    if not bound.parsed:  # cut at the text limit: any argument may carry it
+    if not bound.parsed:  # cut at the text limit: what each argument reads is kept
+        if edge.call.reads:
+            return cut_call_targets(
+                edge.call, callee.function, lambda t: _reads(f"({t})", tainted, caller), every
+            )
         return every if _reads(edge.call.site.text, tainted, caller) else set()
+    tainted = tainted | _comprehended(edge.call, tainted, caller)
     found: set[str] = set()
     for slot in bound.slots:
         if _reads(f"({ast.unparse(slot.argument)})", tainted, caller):
             found |= every if slot.fills is None else set(slot.fills)
     return found
+
+
+def _comprehended(call: CallSite, tainted: set[str], caller: FunctionInfo) -> set[str]:
+    """The names that a loop or comprehension around ``call`` binds from a tainted value
+    (``[load(p) for p in paths]`` or ``for p in paths: load(p)`` with ``paths`` tainted:
+    ``p``)."""
+    function = caller.function
+    loops = function.loop_chain(call.loop) if 0 <= call.loop < len(function.loops) else []
+    clauses = [clause for loop in reversed(loops) if (clause := _for_clause(loop)) is not None]
+    clauses += [(clause.targets, clause.iterable) for clause in call.comprehended]
+    found: set[str] = set()
+    for targets, iterable in clauses:
+        if _reads(f"({iterable})", tainted | found, caller):
+            found.update(targets)
+    return found
+
+
+def _for_clause(loop: LoopInfo) -> tuple[tuple[str, ...], str] | None:
+    """What a ``for`` loop binds and the text of what it iterates (None: a ``while``, or a
+    header cut at the text limit)."""
+    try:
+        node = ast.parse(f"{loop.header}: pass").body[0]
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.For):
+        return None
+    names = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    return names, ast.unparse(node.iter)

@@ -106,6 +106,7 @@ by method name only are never followed.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
@@ -122,7 +123,7 @@ from lintloader.analysis.loaders import (
     pool_sites,
 )
 from lintloader.analysis.override_demand import override_demand
-from lintloader.analysis.repetition import Place, own_loop, places
+from lintloader.analysis.repetition import Place, loop_frequency, own_loop, places
 from lintloader.cost import Kind
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
@@ -145,7 +146,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     sites += declared_loader_sites(program, ctx.vocabulary.loaders)
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
-            yield _in_loop(ctx, site)
+            yield _per_item_again(ctx, site) or _in_loop(ctx, site)
         elif not once_guarded(site.facts, site.call.context):
             finding = _repeated(ctx, site)
             if finding is not None:
@@ -184,6 +185,30 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
         fixes=(FIX,) if hoistable else (),
     )
+
+
+def _per_item_again(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
+    """One loader per item of a loop (each item its own loader: info on its own), in a
+    function that callers run again and again over the same items (an evaluation every N
+    steps): every item's loader is rebuilt at every call, reported where the callers repeat
+    it."""
+    facts, call = site.facts, site.call
+    index = call.context.loop
+    own = own_loop(ctx.program, site)
+    if not (own.dependent or own.fixed) or once_guarded(facts, call.context) or own.setup:
+        return None
+    if persistent_guarded(facts, call.context):
+        return None
+    if any(loop_frequency(loop) > 2 for loop in facts.loop_chain(index)):
+        return None  # a step or epoch loop of its own: the loop is the place
+    again = _repeated(ctx, site)
+    if again is None or again.message.endswith(PASSED_NOTE) or SETUP_NOTE in again.message:
+        return None
+    loop = site.facts.loops[site.call.context.loop]
+    at = _loop_hop(ctx, site.info, loop)
+    items = f" (one per item of `{loop.header}` at {at.path}:{at.line}, the same items each call)"
+    chain = (*again.chain[:-1], at, again.chain[-1])
+    return replace(again, message=again.message + items, chain=chain)
 
 
 def _note(site: LoaderSite, place: Place) -> str:

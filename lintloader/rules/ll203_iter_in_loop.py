@@ -48,9 +48,15 @@ behaviour).
 warning; info when the loader has `persistent_workers=True` (the pool survives, but each
 `iter()` still restarts the epoch and throws away prefetched batches), and info when the call
 only runs every N-th pass (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one per step). Not reported inside an `except StopIteration:` handler, behind a
-one-shot check, or when the loader itself is built in the same loop body (each pass iterates a
-new loader: that construction is LL202's).
+batch, not one per step). Not reported inside an `except StopIteration:` handler (or a bare
+`except:` or `except Exception:` whose `try` advances an iterator: the same reuse idiom),
+behind a one-shot check or a remainder test no value passes (`n % 30 == 220`), or when the
+loader itself is built in the same loop body (each pass iterates a new loader: that
+construction is LL202's).
+
+Also reported: `next(iter(loader))` outside any loop of a helper that a step loop calls
+(directly or through up to three calls), with the same severities: the helper takes one batch
+from a fresh iterator at each call.
 """
 
 from __future__ import annotations
@@ -72,10 +78,12 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
-from lintloader.findings import Confidence, Finding, Severity
-from lintloader.link.program import FunctionInfo
+from lintloader.analysis.step_callers import StepCaller, step_caller
+from lintloader.findings import Confidence, Finding, Hop, Severity
+from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
-from lintloader.summary.model import FunctionFacts, IterCall
+from lintloader.summary.model import Dotted, FunctionFacts, IterCall
+from lintloader.summary.periodic import never_holds
 
 FIX = "reuse-iterator"
 
@@ -85,23 +93,60 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     sites = loader_sites(program)
     for info, facts in functions_with_facts(program):
         for call in facts.iter_calls:
-            if call.argument is None or call.context.loop < 0 or _guarded(facts, call):
+            if call.argument is None or _guarded(facts, call):
+                continue
+            if call.context.loop < 0:
+                yield from _in_helper(ctx, sites, info, facts, call)
                 continue
             if not call.in_next and _per_epoch(facts, call.context.loop):
                 continue
-            loader = loader_bound_to(sites, info, call.argument)
-            passed = None
-            if loader is None and not is_dataloader_name(program, info, call.argument):
-                passed = passed_loader(program, sites, info, call.argument)
-                if passed is None:
-                    continue
-                loader = passed.site
-            if loader is not None and loader.workers is Workers.ZERO:
+            resolved = _resolve(program, sites, info, call.argument)
+            if resolved is None:
                 continue
+            loader, passed = resolved
             if loader is not None and _built_in_same_pass(facts, call, loader):
                 continue
             finding = _finding(ctx, info, facts, call, loader)
             yield finding if passed is None else _from_callers(finding, passed)
+
+
+def _resolve(
+    program: Program, sites: list[LoaderSite], info: FunctionInfo, name: Dotted
+) -> tuple[LoaderSite | None, PassedLoader | None] | None:
+    """The DataLoader with workers that ``name`` holds in ``info`` (its construction when
+    known, and how its callers pass it when it is an untyped parameter), or None."""
+    loader = loader_bound_to(sites, info, name)
+    passed = None
+    if loader is None and not is_dataloader_name(program, info, name):
+        passed = passed_loader(program, sites, info, name)
+        if passed is None:
+            return None
+        loader = passed.site
+    if loader is not None and loader.workers is Workers.ZERO:
+        return None
+    return loader, passed
+
+
+def _in_helper(
+    ctx: AnalysisContext,
+    sites: list[LoaderSite],
+    info: FunctionInfo,
+    facts: FunctionFacts,
+    call: IterCall,
+) -> Iterator[Finding]:
+    """``next(iter(loader))`` outside any loop of a function that a step loop calls
+    (issue 42): one fresh iterator, and pool, per call of the helper."""
+    if not call.in_next or call.argument is None or facts.cached:
+        return
+    resolved = _resolve(ctx.program, sites, info, call.argument)
+    if resolved is None:
+        return
+    step = step_caller(ctx.program, info.key)
+    if step is None:
+        return
+    loader, passed = resolved
+    finding = _helper_finding(ctx, info, call, loader, step, _periodic(facts, call))
+    yield finding if passed is None else _from_callers(finding, passed)
 
 
 def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
@@ -117,7 +162,8 @@ def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
 def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
     depth = loop_depth(facts, call.context.loop)
     stop = any(c.stop_iteration and c.loop_depth >= depth for c in call.context.conditions)
-    return stop or once_guarded(facts, call.context)
+    dead = any(not c.negated and never_holds(c.text) for c in call.context.conditions)
+    return stop or dead or once_guarded(facts, call.context)
 
 
 def _built_in_same_pass(facts: FunctionFacts, call: IterCall, loader: LoaderSite) -> bool:
@@ -166,26 +212,77 @@ def _finding(
             f"runs only when `{periodic}`: an occasional fresh iterator (a sample batch), "
             "which starts a worker pool each time it runs"
         )
-    chain = [hop(ctx.display, info, call.site, verb="iterates")]
-    if loader is not None:
-        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
     fixable = (
         call.in_next
         and call.bound_to is not None
         and len(call.bound_to) == 1
         and not _loop_rebinds(facts, call, name)
     )
+    message = f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}"
+    finding = _at_call(ctx, info, call, loader, [], message, persistent or bool(periodic))
+    return replace(finding, fixes=(FIX,) if fixable else ())
+
+
+def _at_call(
+    ctx: AnalysisContext,
+    info: FunctionInfo,
+    call: IterCall,
+    loader: LoaderSite | None,
+    calls: list[Hop],
+    message: str,
+    occasional: bool,
+) -> Finding:
+    """The finding on ``call``: chain from the loader's construction (when known) through
+    ``calls`` to the iterating call; info when ``occasional``."""
+    chain = [*calls, hop(ctx.display, info, call.site, verb="iterates")]
+    if loader is not None:
+        chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if persistent or periodic else RULE.severity,
+        severity=Severity.INFO if occasional else RULE.severity,
         path=ctx.display(info.file.path),
         line=call.site.line,
         column=call.site.column,
         end_line=call.site.end_line,
-        message=f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}",
+        message=message,
         chain=tuple(chain),
-        fixes=(FIX,) if fixable else (),
     )
+
+
+def _helper_finding(
+    ctx: AnalysisContext,
+    info: FunctionInfo,
+    call: IterCall,
+    loader: LoaderSite | None,
+    step: StepCaller,
+    own_periodic: str,
+) -> Finding:
+    persistent = loader is not None and loader.persistent_true
+    periodic = step.periodic or own_periodic
+    loop = step.loop
+    how = f"when `{step.periodic}`" if step.periodic else "every step"
+    if own_periodic and not step.periodic:
+        how += f", and it iterates only when `{own_periodic}`"
+    effect = (
+        "restarts the epoch and drops prefetched batches each time (persistent workers survive)"
+        if persistent
+        else "a new worker pool every step"
+    )
+    if periodic:
+        effect = (
+            "an occasional fresh iterator (a sample batch), which starts a worker pool each time"
+            + (" (persistent workers survive)" if persistent else "")
+        )
+    loop = step.loop
+    calls = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
+    for edge in step.edges[1:]:
+        calls.append(hop(ctx.display, ctx.program.functions[edge.caller], edge.call.site))
+    place = f"{calls[0].path}:{loop.line}"
+    message = (
+        f"`{call.site.text}` in `{info.display_name}` takes a batch from a fresh iterator, and "
+        f"`{loop.header}` at {place} in `{step.caller.display_name}` calls it {how}: {effect}"
+    )
+    return _at_call(ctx, info, call, loader, calls, message, persistent or bool(periodic))
 
 
 def _loop_rebinds(facts: FunctionFacts, call: IterCall, name: str) -> bool:

@@ -7,13 +7,13 @@ import ast
 import re
 from collections.abc import Sequence
 
-from lintloader.cost import every_k
 from lintloader.summary.guards import keeps, requires_persistent, tested
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
     MODULE_SCOPE,
     CallSite,
     ClassSummary,
+    Comprehended,
     Dotted,
     FileSummary,
     FunctionSummary,
@@ -22,6 +22,7 @@ from lintloader.summary.model import (
     Site,
 )
 from lintloader.summary.none_guards import GuardState, guardable, may_be_none, none_defaults
+from lintloader.summary.periodic import is_periodic_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import (
@@ -103,6 +104,18 @@ def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
     return keywords, -1 if starred else len(node.args)
 
 
+_READ_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _argument_reads(node: ast.Call) -> tuple[str, ...]:
+    """Per argument of a cut call (positional, then keyword), the dotted names it reads."""
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return tuple(" ".join(_READ_NAME.findall(ast.unparse(value))) for value in values)
+
+
+_Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+
+
 class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
@@ -114,8 +127,11 @@ class Summarizer(Walker):
         self.scopes: list[_Scope] = [module_scope]
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
-        self.every: list[str] = []  # K of each enclosing `if step % K == 0:` body ("": another)
         self.loops = 0
+        # per enclosing `if` body: its test when it runs every N-th pass, and the loop depth
+        self.periodic: list[tuple[str, int]] = []
+        self.comprehended: list[Comprehended] = []  # ``for`` clauses around the visit
+        self.binding: dict[int, str] = {}  # id(call node) -> the local its value is assigned to
         self.open_loops: list[int] = []  # indexes into the current function's loops
         self.statements: list[int] = []
         self.none_guards = GuardState()  # the open function's (none_guards.py)
@@ -167,9 +183,10 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        self.every.append(every_k(self.parsed.segment(node.test)) or "")
+        periodic = self.parsed.segment(node.test) if is_periodic_test(node.test) else ""
+        self.periodic.append((periodic, self.loops))
         self._branch(node.body, node.test, True)
-        self.every.pop()
+        self.periodic.pop()
         self.persistent_bodies = saved_bodies
         self._branch(node.orelse, node.test, False)
         self.guards.pop()
@@ -215,8 +232,26 @@ class Summarizer(Walker):
         self.generic_visit(node)
         self.none_guards.opaque -= 1
 
-    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _opaque
-    visit_GeneratorExp = _opaque
+    visit_Lambda = _opaque
+
+    def _comprehension(self, node: _Comprehension) -> None:
+        """Like :meth:`_opaque`, but a call in it knows what its ``for`` clauses bind."""
+        self.none_guards.opaque += 1
+        depth = len(self.comprehended)
+        for clause in node.generators:
+            self.visit(clause.iter)
+            names = tuple(n.id for n in ast.walk(clause.target) if isinstance(n, ast.Name))
+            self.comprehended.append(Comprehended(names, self.parsed.segment(clause.iter)))
+            self.visit(clause.target)
+            self.visit_all(clause.ifs)
+        if isinstance(node, ast.DictComp):
+            self.visit_all((node.key, node.value))
+        else:
+            self.visit(node.elt)
+        del self.comprehended[depth:]
+        self.none_guards.opaque -= 1
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.loops += 1
@@ -327,16 +362,17 @@ class Summarizer(Walker):
         self.scopes.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
+        saved_periodic, self.periodic = self.periodic, []
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
-        saved_every, self.every = self.every, []
         saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
         self.visit_all(node.body)
         self.none_guards.settle(function, node)
         self.scopes.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
-        self.persistent_bodies, self.every = saved_bodies, saved_every
+        self.periodic = saved_periodic
+        self.persistent_bodies = saved_bodies
         self.none_guards = saved_guards
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -385,13 +421,28 @@ class Summarizer(Walker):
             self._sink_from_assignment(target, node.value)
             self._record_type(target, _constructed_type(node.value))
         if len(node.targets) == 1:
+            self._note_binding(node.targets[0], node.value)
             self.none_guards.note_alias(node.targets[0], node.value)
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Name) and isinstance(value, ast.BoolOp):
                 self.filling[id(value)] = frozenset({target.id})  # `p = p or make()`
         self.generic_visit(node)
 
+    def _note_binding(self, target: ast.expr, value: ast.expr | None) -> None:
+        """``name = call(...)``: the call's value is the local ``name``; ``name = a.b``: the
+        local reads ``a.b``."""
+        if not isinstance(target, ast.Name) or value is None:
+            return
+        if isinstance(value, ast.Call):
+            self.binding[id(value)] = target.id
+        elif isinstance(value, (ast.Attribute, ast.Subscript)) and not any(
+            isinstance(node, ast.Call) for node in ast.walk(value)
+        ):
+            names = " ".join(_READ_NAME.findall(ast.unparse(value)))
+            self.function.read_aliases[target.id] = names
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._note_binding(node.target, node.value)
         self._note_none(node.target, node.value)
         if node.value is not None:
             self._sink_from_assignment(node.target, node.value)
@@ -457,6 +508,16 @@ class Summarizer(Walker):
         self._record_call(node)
         self.generic_visit(node)
 
+    def _periodic(self) -> str:
+        """The test of an ``if`` inside the innermost loop that lets a call there run only
+        every N-th pass, or empty."""
+        for text, depth in reversed(self.periodic):
+            if depth < self.loops:
+                break
+            if text:
+                return one_line(text)
+        return ""
+
     def _record_call(self, node: ast.Call) -> None:
         name = dotted(node.func)
         if self._sink_from_call(node, name):
@@ -467,10 +528,14 @@ class Summarizer(Walker):
             shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
             call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
             none = self.none_guards.guard(len(function.calls))
-            every = next((k for k in reversed(self.every) if k), "")
             function.calls.append(
                 call._replace(
-                    persistent_only=self.persistent_bodies > 0, none_guard=none, every=every
+                    persistent_only=self.persistent_bodies > 0,
+                    none_guard=none,
+                    periodic=self._periodic(),
+                    comprehended=tuple(self.comprehended),
+                    reads=_argument_reads(node) if shape[0] or shape[1] else (),
+                    binds=self.binding.pop(id(node), ""),
                 )
             )
         if name and name[-2:] in DEFERRED_REGISTRATIONS:

@@ -18,10 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from lintloader.cost import every_k
+
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 35  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 36  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -40,6 +42,14 @@ class Site(NamedTuple):
     end_line: int = 0
     statement_line: int = 0  # first line of the enclosing simple statement
     end_column: int = 0  # 1-based character column just after the node's last character
+
+
+class Comprehended(NamedTuple):
+    """A ``for`` clause of a comprehension around a call: the names it binds and the source
+    text of what it iterates (``[load(p) for p in paths]``: ``("p",)``, ``"paths"``)."""
+
+    targets: tuple[str, ...]
+    iterable: str
 
 
 class CallSite(NamedTuple):
@@ -62,9 +72,23 @@ class CallSite(NamedTuple):
     # body of ``if p is None:``, the ``else`` of ``if p:``, the right of ``p or ...``, and the
     # function never sets ``p`` to None itself (summary/none_guards.py)
     none_guard: tuple[str, ...] = ()
-    # in the body of an ``if`` that holds every K steps (``if step % K == 0:``): K as written
-    # (lintloader/cost.py's every_k), "" otherwise
-    every: str = ""
+    # the test of an ``if`` inside its innermost loop that lets it run only every N-th pass
+    # (``step % 500 == 0``; summary/periodic.py), or empty
+    periodic: str = ""
+    # the ``for`` clauses of the comprehensions around it, outermost first
+    comprehended: tuple[Comprehended, ...] = ()
+    # a call whose text was cut: per argument (positional ones, then ``keywords``'s), the
+    # dotted names it reads, space-separated (summary/calls.py), so that what a long call
+    # passes where is still known
+    reads: tuple[str, ...] = ()
+    # the local its value is assigned to, whole (``ds = FileDataset(files)``: ``"ds"``), or empty
+    binds: str = ""
+
+    @property
+    def every(self) -> str:
+        """K of the every-K-steps test the call runs under (``step % K == 0``: "K"), or empty
+        (read from ``periodic``: lintloader/cost.py's every_k)."""
+        return (every_k(self.periodic) or "") if self.periodic else ""
 
 
 class SinkSite(NamedTuple):
@@ -103,6 +127,9 @@ class FunctionSummary:
     keyword_only: list[str] = field(default_factory=list)
     star_args: str = ""
     star_kwargs: str = ""
+    # locals assigned a value read without a call (``dataset = loader.dataset``): local -> the
+    # dotted names it reads, space-separated (LL202's value flow)
+    read_aliases: dict[str, str] = field(default_factory=dict)
 
     def loop_chain(self, index: int) -> list[LoopInfo]:
         """The loop at ``index`` and every loop around it, innermost first."""

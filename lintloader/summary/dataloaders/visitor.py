@@ -30,6 +30,7 @@ from lintloader.summary.dataloaders.loader_classes import (
     container_items,
     picked,
 )
+from lintloader.summary.exhaustion import catches_exhaustion
 from lintloader.summary.guards import Kept, kept, tested
 from lintloader.summary.helpers import (
     Scope,
@@ -81,7 +82,7 @@ class _Pending(NamedTuple):
     """An open ``if`` branch or ``except`` around the node being visited (turned into a
     :class:`Condition` only for a call that gets recorded)."""
 
-    kind: str  # "if" or "except"
+    kind: str  # "if", "except" or "exhaustion" (an except catching an iterator running out)
     node: ast.expr | None  # the test (the exception type)
     negated: bool  # the ``else`` branch
     depth: int  # loops of the function open around it
@@ -112,6 +113,7 @@ class _LoaderVisitor(Walker):
         self.aliases: set[str] = set()
         self.handled: set[int] = set()
         self.once: set[int] = set()  # calls whose value is kept once (`cache.setdefault(k, ...)`)
+        self.exhaustion: set[int] = set()  # id(handler) catching an iterator's exhaustion
         self.class_constructors: list[dict[str, Dotted]] = []
         self.self_names: list[str | None] = []  # per open function: its instance parameter
         # name -> the classes a tuple, list or dict of classes holds (``LOADERS[kind](...)``)
@@ -288,13 +290,13 @@ class _LoaderVisitor(Walker):
     def _condition(self, pending: _Pending) -> Condition:
         node = pending.node
         text = self.parsed.segment(node) if node is not None else ""
-        if pending.kind == "except":
+        if pending.kind in ("except", "exhaustion"):
             return Condition(
                 text=one_line(f"except {text}"),
                 negated=False,
                 once=False,
                 persistent=False,
-                stop_iteration="StopIteration" in text,
+                stop_iteration=pending.kind == "exhaustion",
                 loop_depth=pending.depth,
             )
         assert node is not None
@@ -337,8 +339,13 @@ class _LoaderVisitor(Walker):
         (an attribute, an item) makes it one-shot for the callers' loops."""
         return branch.anywhere if self.state.open_loops else branch.beyond_the_call
 
+    def visit_Try(self, node: ast.Try) -> None:
+        self.exhaustion.update(id(h) for h in node.handlers if catches_exhaustion(node.body, h))
+        self.generic_visit(node)
+
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        self._push("except", node.type, False)
+        kind = "exhaustion" if id(node) in self.exhaustion else "except"
+        self._push(kind, node.type, False)
         self.generic_visit(node)
         self._pop_condition()
 
