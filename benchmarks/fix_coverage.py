@@ -54,9 +54,8 @@ def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def keys(directory: Path) -> Counter[tuple[str, str]]:
     """(code, chain root) of every finding at warning and above."""
     done = lintloader("check", ".", "--output-format", "json", cwd=directory)
-    return Counter(
-        (f["code"], f["chain"][0]["function"] if f["chain"] else "") for f in json.loads(done.stdout)
-    )
+    found = json.loads(done.stdout)
+    return Counter((f["code"], f["chain"][0]["function"] if f["chain"] else "") for f in found)
 
 
 def claimed(directory: Path) -> tuple[int, int]:
