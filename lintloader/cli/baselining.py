@@ -3,8 +3,6 @@ side of :mod:`lintloader.suppress.baseline` (which files, which paths, what is p
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,10 +11,9 @@ import click
 
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
-from lintloader.scan.model import SourceFile
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
-    from lintloader.suppress.baseline import Relocate
+    from lintloader.suppress.baseline import Entry
 
 
 @dataclass(frozen=True)
@@ -27,24 +24,9 @@ class Baselined:
     count: int = 0
 
 
-def relocator(files: Sequence[SourceFile], baseline: str) -> Relocate:
-    """A finding's display path -> its path relative to the baseline file's directory, so the
-    same file is one entry whether the run was ``check .`` or ``check src/``."""
-    base = os.path.dirname(os.path.abspath(baseline))
-    absolute = {file.display: file.path for file in files}
-
-    def relocate(display: str) -> str:
-        path = absolute.get(display, display)
-        if os.path.isabs(path) and os.path.commonpath([path, base]) == base:
-            return os.path.relpath(path, base)
-        return display
-
-    return relocate
-
-
 def write_baseline(path: Path, result: CheckResult) -> None:
     """Record every finding of ``result`` in ``path``."""
-    from lintloader.suppress.baseline import BaselineError, write
+    from lintloader.suppress.baseline import BaselineError, relocator, write
 
     try:
         count = write(str(path), result.findings, relocator(result.files, str(path)))
@@ -53,21 +35,25 @@ def write_baseline(path: Path, result: CheckResult) -> None:
     click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {path}.", err=True)
 
 
+def read_baseline(path: str) -> list[Entry]:
+    """The entries of the baseline at ``path`` (a one-line error when it cannot be read)."""
+    from lintloader.suppress.baseline import BaselineError, read
+
+    try:
+        return read(path)
+    except BaselineError as exc:
+        raise Failure(str(exc)) from None
+
+
 def apply_baseline(result: CheckResult, path: str | None, show_stale: bool) -> Baselined:
     """Hide the findings the baseline at ``path`` holds; list its stale entries when asked."""
     if path is None:
         if show_stale:
             raise Failure("--show-stale-baseline needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
-    from lintloader.suppress.baseline import BaselineError, match, read
+    from lintloader.suppress.baseline import match_files
 
-    try:
-        recorded = read(path)
-    except BaselineError as exc:
-        raise Failure(str(exc)) from None
-    relocate = relocator(result.files, path)
-    scanned = [relocate(file.display) for file in result.files]
-    matched = match(result.findings, recorded, relocate, scanned)
+    matched = match_files(result.findings, result.files, read_baseline(path), path)
     if show_stale:
         for entry in matched.stale:
             where = " -> ".join(part for part in (entry.root, entry.sink) if part)

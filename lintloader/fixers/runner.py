@@ -22,6 +22,7 @@ from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.residual import Key, keys_of, residual
 from lintloader.scan.model import Discovery
+from lintloader.suppress.baseline import key_parts
 
 MAX_ROUNDS = 8
 Guard = Callable[[str], "str | None"]  # path -> why it must not be edited, or None
@@ -58,6 +59,7 @@ class FixOutcome:
     applied: list[Applied] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)  # fixable findings left at the end
+    left: list[Finding] = field(default_factory=list)  # every finding left at the end
     rounds: int = 0
 
     @property
@@ -72,6 +74,11 @@ class FixOutcome:
     @property
     def incomplete(self) -> list[Applied]:
         return [a for a in self.applied if not a.complete]
+
+    def notes_left(self) -> list[Note]:
+        """The notes of findings that no fix was applied to in the end."""
+        done = {key_parts(a.finding) for a in self.applied}
+        return [n for n in self.notes if key_parts(n.finding) not in done]
 
 
 class Sources(Mapping[str, bytes]):
@@ -131,28 +138,45 @@ def fix_in_memory(
         if not made and unsafe:
             made = _round(findings, request_for, registry, True, guard, outcome, tried)
         if not made:
-            outcome.remaining = findings
-            return _rechecked(outcome, discovery, options)
-    outcome.remaining = fixable(check().findings)
+            break
+    else:
+        result = check()
+    outcome.left = result.findings
+    outcome.remaining = fixable(result.findings)
     return _rechecked(outcome, discovery, options)
 
 
 def _rechecked(outcome: FixOutcome, discovery: Discovery, options: CheckOptions) -> FixOutcome:
     """Check the fixed sources with every rule at every severity; attach to each fix the
-    findings that still say its loader's (or chain's) pool is rebuilt."""
+    findings that still say its loader's (or chain's) pool is rebuilt and were not there
+    before the fixes (or are its own finding)."""
     if not outcome.applied:
         return outcome
     config = replace(
         options.config, select=("LL",), ignore=(), per_file_ignores=(), min_severity=Severity.INFO
     )
+    before = run_check(discovery, replace(options, config=config))
+    there: set[Key] = {_place(f) for f in before.findings}
     sources = {**options.sources, **outcome.changed}
     result = run_check(discovery, replace(options, config=config, sources=sources))
     displays = {f.display: f.path for f in result.files}
     outcome.applied = [
-        replace(a, residual=residual(a.keys, result.findings, result.program, displays))
-        for a in outcome.applied
+        replace(a, residual=_new_or_own(a, result, displays, there)) for a in outcome.applied
     ]
     return outcome
+
+
+def _new_or_own(
+    applied: Applied, result: CheckResult, displays: dict[str, str], there: set[Key]
+) -> tuple[Finding, ...]:
+    own = _place(applied.finding)
+    left = residual(applied.keys, result.findings, result.program, displays)
+    return tuple(f for f in left if _place(f) == own or _place(f) not in there)
+
+
+def _place(finding: Finding) -> Key:
+    """A finding's rule, file, root and sink: what a fix's edit of the call text leaves."""
+    return key_parts(finding)[:4]
 
 
 def _requests(result: CheckResult, sources: Sources) -> Callable[[Finding], FixRequest]:
@@ -214,10 +238,9 @@ def _try(
     except OSError as exc:
         outcome.notes.append(Note(finding, strategy.name, f"cannot read: {exc.strerror or exc}"))
         return False
+    edits = {p: data for p, data in (edits or {}).items() if data != request.sources[p]}
     if not edits:
-        return False
-    edits = {p: data for p, data in edits.items() if data != request.sources[p]}
-    if not edits:
+        outcome.notes.append(Note(finding, strategy.name, "it changes nothing here"))
         return False
     if touched & set(edits):
         return None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lintloader.findings import Finding, Hop
+from lintloader.scan.model import SourceFile
 
 VERSION = 1
 _LOCATION = re.compile(r":\d+(?::\d+)?")  # ``file.py:22`` in a message: lines do not count
@@ -169,3 +170,26 @@ def match(
     files = set(scanned)
     stale = [e for e in recorded if e.fingerprint not in present and e.path in files]
     return Matched(kept, len(findings) - len(kept), sorted(stale, key=lambda e: e.sort_key))
+
+
+def relocator(files: Sequence[SourceFile], baseline: str) -> Relocate:
+    """A finding's display path -> its path relative to the baseline file's directory, so the
+    same file is one entry whether the run was ``check .`` or ``check src/``."""
+    base = os.path.dirname(os.path.abspath(baseline))
+    absolute = {file.display: file.path for file in files}
+
+    def relocate(display: str) -> str:
+        path = absolute.get(display, display)
+        if os.path.isabs(path) and os.path.commonpath([path, base]) == base:
+            return os.path.relpath(path, base)
+        return display
+
+    return relocate
+
+
+def match_files(
+    findings: Sequence[Finding], files: Sequence[SourceFile], recorded: Sequence[Entry], path: str
+) -> Matched:
+    """:func:`match` for the findings of a run over ``files``, against the baseline at ``path``."""
+    relocate = relocator(files, path)
+    return match(findings, recorded, relocate, [relocate(file.display) for file in files])
