@@ -147,10 +147,11 @@ def left_notes(tried: Tried, displays: dict[str, str], failed: Sequence[str] = (
     """One or more ``note:`` lines for every finding the fix leaves (see ``unfixed_notes``)."""
     outcome = tried.safe
     place = FixPlaces(outcome.originals, displays)
+    offers = dict(zip(outcome.left, tried.unsafe_offered(outcome.left), strict=True))
     unfixed_notes(
         outcome.left,
         tried.notes,
-        tried.unsafe_offered,
+        offers.__getitem__,
         {displays.get(path, path) for path in failed},
         lambda f: place(f.path, f.line),
     )
@@ -196,7 +197,7 @@ def summary(tried: Tried, report: WriteReport) -> str:
     fixed = sum(1 for a in outcome.fixed if set(a.paths) <= done)
     partly = sum(1 for a in outcome.incomplete if set(a.paths) <= done)
     written, left = len(report.written), len(outcome.left)
-    offered = sum(1 for f in outcome.left if tried.unsafe_offered(f))
+    offered = sum(1 for names in tried.unsafe_offered(outcome.left) if names)
     line = (
         f"Fixed {fixed} finding{'s' * (fixed != 1)} in {written} file{'s' * (written != 1)}; "
         + (f"{partly} changed but not fixed; " if partly else "")
@@ -249,12 +250,12 @@ def report_notes(
     ``train.ipynb:cell N:L``. The findings left are noted by ``unfixed_notes``."""
     done = "would be fixed by" if dry_run else "fixed by"
     place = FixPlaces(outcome.originals, displays)
-    for applied in outcome.applied:
+    for applied in outcome.findings_fixed:
         if written is not None and not set(applied.paths) <= set(written):
             continue  # its file was not written: said above, with why
         f = applied.finding
         files = ", ".join(displays.get(p, p) for p in applied.paths)
-        name = applied.strategy.name
+        name = ", ".join(applied.strategies)
         if applied.complete:
             click.echo(f"{place(f.path, f.line)}: {f.code} {done} {name} ({files})", err=True)
             continue

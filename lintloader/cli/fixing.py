@@ -63,7 +63,7 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str], failed: Sequence[s
     """``--show-fixes``: what was fixed, per file and code (as ruff prints it); not a fix in
     a file of ``failed`` (displays of the files that were not written)."""
     counts = Counter(
-        (displays.get(path, path), applied.finding.code, applied.strategy.name)
+        (displays.get(path, path), applied.finding.code, ", ".join(applied.strategies))
         for applied in outcome.fixed  # not those after which the loader still respawns
         if not any(displays.get(p, p) in failed for p in applied.paths)
         for path in applied.paths[:1]

@@ -13,7 +13,7 @@ check), and every edit must parse again before it is kept.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
@@ -44,6 +44,34 @@ class Applied:
 
 
 @dataclass(frozen=True)
+class FixedFinding:
+    """One finding and every fix applied to it: a finding may take one per round (a hook that
+    starts the reset twice; a loader hoisted out of one loop, then out of the next)."""
+
+    fixes: tuple[Applied, ...]
+
+    @property
+    def finding(self) -> Finding:
+        return self.fixes[0].finding
+
+    @property
+    def strategies(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(a.strategy.name for a in self.fixes))
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(sorted({path for a in self.fixes for path in a.paths}))
+
+    @property
+    def residual(self) -> tuple[Finding, ...]:
+        return tuple(dict.fromkeys(f for a in self.fixes for f in a.residual))
+
+    @property
+    def complete(self) -> bool:
+        return not self.residual
+
+
+@dataclass(frozen=True)
 class Note:
     """A fix that was not made, and why (reported; the run goes on)."""
 
@@ -58,6 +86,7 @@ class FixOutcome:
     sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes after all fixes
     applied: list[Applied] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    found: list[Finding] = field(default_factory=list)  # the findings of the first round
     remaining: list[Finding] = field(default_factory=list)  # fixable findings left at the end
     left: list[Finding] = field(default_factory=list)  # every finding left at the end
     rounds: int = 0
@@ -67,13 +96,27 @@ class FixOutcome:
         return {p: data for p, data in self.sources.items() if data != self.originals.get(p)}
 
     @property
-    def fixed(self) -> list[Applied]:
-        """The fixes after which nothing on their loader or chain says the pool is rebuilt."""
-        return [a for a in self.applied if a.complete]
+    def findings_fixed(self) -> list[FixedFinding]:
+        """The fixes applied, grouped by the finding (of the first round) they fix."""
+        groups: dict[int, list[Applied]] = {}
+        alone: list[list[Applied]] = []
+        matched = matches(self.found, [a.finding for a in self.applied])
+        for applied, index in zip(self.applied, matched, strict=True):
+            if index is None:
+                alone.append([applied])
+            else:
+                groups.setdefault(index, []).append(applied)
+        return [FixedFinding(tuple(fixes)) for fixes in [*groups.values(), *alone]]
 
     @property
-    def incomplete(self) -> list[Applied]:
-        return [a for a in self.applied if not a.complete]
+    def fixed(self) -> list[FixedFinding]:
+        """The findings after whose fixes nothing on their loader or chain says the pool is
+        rebuilt."""
+        return [f for f in self.findings_fixed if f.complete]
+
+    @property
+    def incomplete(self) -> list[FixedFinding]:
+        return [f for f in self.findings_fixed if not f.complete]
 
     def notes_left(self) -> list[Note]:
         """The notes of findings that no fix was applied to in the end."""
@@ -106,6 +149,24 @@ class Sources(Mapping[str, bytes]):
         return len(self.snapshot)
 
 
+def matches(findings: Sequence[Finding], later: Sequence[Finding]) -> list[int | None]:
+    """For each of ``later`` (found after some fixes), the index of the finding of ``findings``
+    it is: the same rule, file, chain and calls (not lines: a fix may move it); or, when a fix
+    edited the calls (the guard rewrote the call a hoist then moves), the same rule, file, root
+    and sink; or the same rule, file and root (a finding that reaches two resets goes on to the
+    second once the first call is removed), when one finding alone has them."""
+    keys = [key_parts(f) for f in findings]
+    return [_index(keys, key_parts(finding)) for finding in later]
+
+
+def _index(keys: list[tuple[str, ...]], key: tuple[str, ...]) -> int | None:
+    for size in (5, 4, 3):
+        hits = [i for i, k in enumerate(keys) if k[:size] == key[:size]]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
 def fixable(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.fixes and f.chain]
 
@@ -131,6 +192,8 @@ def fix_in_memory(
 
     for _ in range(MAX_ROUNDS):
         result = check()
+        if not outcome.rounds:
+            outcome.found = result.findings
         outcome.rounds += 1
         request_for = _requests(result, Sources(outcome))
         findings = fixable(result.findings)

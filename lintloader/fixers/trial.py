@@ -5,19 +5,27 @@ A finding's ``fixes`` then name only the strategies that were applied to it, so 
 ``[*] N fixable`` line, ``--statistics``, the JSON/SARIF/rdjson fix data and the editor's fix-all
 promise no more than ``fix`` does. A finding is matched across rounds by its rule, file, chain
 and calls, not its lines (:func:`lintloader.suppress.baseline.key_parts`): an earlier fix may
-move it.
+move it (see :func:`~lintloader.fixers.runner.matches`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from lintloader.engine import CheckOptions, CheckResult
 from lintloader.findings import Finding
 from lintloader.fixers.registry import load_registry
-from lintloader.fixers.runner import FixOutcome, Guard, Note, Restrict, fix_in_memory
+from lintloader.fixers.runner import (
+    Applied,
+    FixOutcome,
+    Guard,
+    Note,
+    Restrict,
+    fix_in_memory,
+    matches,
+)
 from lintloader.scan.model import Discovery
-from lintloader.suppress.baseline import key_parts
 
 
 @dataclass(frozen=True)
@@ -35,31 +43,34 @@ class Tried:
     def notes(self) -> list[Note]:
         return [note for outcome in self.outcomes for note in outcome.notes]
 
-    def applied_to(self, finding: Finding) -> tuple[str, ...]:
-        identity = key_parts(finding)
-        names = (
-            a.strategy.name
-            for outcome in self.outcomes
-            for a in outcome.applied
-            if key_parts(a.finding) == identity
-        )
-        return tuple(dict.fromkeys(names))
+    def applied_to(self, findings: Sequence[Finding]) -> list[tuple[str, ...]]:
+        """For each of ``findings``, the strategies applied to it."""
+        return _names(findings, [a for outcome in self.outcomes for a in outcome.applied])
 
-    def unsafe_offered(self, finding: Finding) -> tuple[str, ...]:
-        """The unsafe strategies that apply to ``finding``: what ``--unsafe-fixes`` offers."""
+    def unsafe_offered(self, findings: Sequence[Finding]) -> list[tuple[str, ...]]:
+        """For each of ``findings``, the unsafe strategies that apply to it: what
+        ``--unsafe-fixes`` offers."""
         applied = self.unsafe.applied if self.unsafe is not None else []
-        identity = key_parts(finding)
-        names = (
-            a.strategy.name
-            for a in applied
-            if not a.strategy.safe and key_parts(a.finding) == identity
-        )
-        return tuple(dict.fromkeys(names))
+        return _names(findings, [a for a in applied if not a.strategy.safe])
 
     def narrowed(self, result: CheckResult) -> CheckResult:
         """``result`` whose findings name only the fixes that apply to them."""
-        findings = [replace(f, fixes=self.applied_to(f)) if f.fixes else f for f in result.findings]
+        names = self.applied_to(result.findings)
+        findings = [
+            replace(f, fixes=applied) if f.fixes else f
+            for f, applied in zip(result.findings, names, strict=True)
+        ]
         return replace(result, findings=findings)
+
+
+def _names(findings: Sequence[Finding], applied: Sequence[Applied]) -> list[tuple[str, ...]]:
+    """The strategies of ``applied`` per finding (matched as :func:`matches` says)."""
+    names: list[dict[str, None]] = [{} for _ in findings]
+    matched = matches(findings, [fix.finding for fix in applied])
+    for fix, index in zip(applied, matched, strict=True):
+        if index is not None:
+            names[index][fix.strategy.name] = None
+    return [tuple(found) for found in names]
 
 
 def with_unsafe(
