@@ -32,6 +32,7 @@ class FixSafety:
 _ENTRIES = (
     FixSafety("relocate", True),
     FixSafety("persistent-workers-guard", True),
+    FixSafety("remove-reset-call", True),
     FixSafety(
         "remove-call",
         False,

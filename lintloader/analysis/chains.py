@@ -36,7 +36,7 @@ _UNSURE = {
 
 def chain_fixes(chain: Chain) -> tuple[str, ...]:
     if chain.edges:
-        return ("relocate", "remove-call")
+        return ("relocate", "remove-reset-call", "remove-call")
     return () if chain.sink.sink.kind == DECLARED_RESET else ("remove-sink",)
 
 

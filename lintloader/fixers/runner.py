@@ -159,7 +159,7 @@ def matches(findings: Sequence[Finding], later: Sequence[Finding]) -> list[int |
     return [_index(keys, key_parts(finding)) for finding in later]
 
 
-def _index(keys: list[tuple[str, ...]], key: tuple[str, ...]) -> int | None:
+def _index(keys: Sequence[tuple[str, ...]], key: tuple[str, ...]) -> int | None:
     for size in (5, 4, 3):
         hits = [i for i, k in enumerate(keys) if k[:size] == key[:size]]
         if len(hits) == 1:
