@@ -110,3 +110,21 @@ def test_a_finding_no_fixer_handles_is_named_with_why(tmp_path: Path) -> None:
     )
     assert "Fixed 0 findings in 0 files; 1 finding left." in done.stderr
     assert "fixable" not in run_cli("check", "--no-cache", ".", cwd=tmp_path).stderr
+
+
+def test_persistence_is_safe_only_without_per_epoch_state(tmp_path: Path) -> None:
+    """The loop of `curriculum` sets the dataset's difficulty every epoch: persistent workers
+    would keep the first one, so the safe fix refuses it and says why."""
+    shutil.copy(FIXTURES / "rules" / "LL204" / "fix_stateless_before.py", tmp_path / "mod.py")
+    done = run_cli("fix", "--no-cache", "--min-severity", "info", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "mod.py:10: LL204 fixed by persistent-workers-stateless (mod.py)" in done.stderr
+    assert (
+        "note: mod.py:19: LL204 persistent-workers-stateless not applied: the epoch loop sets "
+        "per-epoch state (line 21: `dataset.difficulty = epoch`)"
+    ) in done.stderr
+    assert "note: mod.py:19: LL204 not fixed: `--unsafe-fixes` offers add-persistent-workers" in (
+        done.stderr
+    )
+    expected = FIXTURES / "rules" / "LL204" / "fix_stateless_after.py"
+    assert (tmp_path / "mod.py").read_bytes() == expected.read_bytes()

@@ -262,6 +262,9 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],
     "add-persistent-workers": [Harness("rules/LL204/fix_before.py", "train", {"epochs": 3})],
+    "persistent-workers-stateless": [
+        Harness("rules/LL204/fix_stateless_before.py", "train", {"epochs": 3})
+    ],
     "relocate": [
         Verify("rules/LL101/fix_before.py", "mod.Fetcher(loader)"),
         Verify("rules/LL102/fix_before.py", "EpochHook(mod.RestartCallback(loader), loader)"),
