@@ -88,7 +88,7 @@ def workers_for_dict(target: Target, write: Write) -> cst.BaseExpression | None:
     workers = workers_at_call(target)
     if workers is None:
         return None
-    function = enclosing_function(target)
+    function = target.enclosing(cst.FunctionDef, "a function")
     read = collect([workers]).used
     rebound = collect([function.body]).bound
     if not read <= parameters(function) or read & rebound:
@@ -122,15 +122,6 @@ def star_dict(target: Target) -> cst.BaseExpression | None:
     return next((a.value for a in target.call.args if a.star == "**"), None)
 
 
-def enclosing_function(target: Target) -> cst.FunctionDef:
-    node: cst.CSTNode | None = target.call
-    while node is not None and not isinstance(node, cst.FunctionDef):
-        node = target.parent(node)
-    if node is None:
-        raise FixError("the call is not in a function")
-    return node
-
-
 def dict_writes(target: Target, key: str) -> list[Write]:
     """Every place the function gives ``key`` a value in the dict the call gets as ``**``."""
     passed = star_dict(target)
@@ -141,7 +132,7 @@ def dict_writes(target: Target, key: str) -> list[Write]:
     if not isinstance(passed, cst.Name):
         return []
     found = _Writes(passed.value, key)
-    enclosing_function(target).body.visit(found)
+    target.enclosing(cst.FunctionDef, "a function").body.visit(found)
     return found.writes
 
 
