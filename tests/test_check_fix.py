@@ -69,12 +69,15 @@ def test_a_shape_the_fix_does_not_support_gets_its_reason(tmp_path: Path) -> Non
         "        self.reset()\n"
         "        return iter(self.loader)\n\n"
         "    def reset(self):\n"
+        "        self.fetched = 0\n"
         "        self.loader._iterator = None\n"
     )
     done = check(tmp_path, "--fix")
     assert done.returncode == 1
     refused = "note: fetch.py:3:9: LL101 relocate not applied: `Fetcher` has no teardown"
     assert refused in done.stderr
+    more = "LL101 remove-reset-call not applied: `Fetcher.reset` does more than the reset: line 7"
+    assert more in done.stderr
     assert "note: fetch.py:3:9: LL101 not fixed: `--unsafe-fixes` offers remove-call" in done.stderr
     # relocate does not apply, so no safe fix is promised, before the fix or after it
     assert "[*] 1 fixable with `--fix --unsafe-fixes`." in done.stderr
