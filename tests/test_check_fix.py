@@ -74,7 +74,7 @@ def test_a_shape_the_fix_does_not_support_gets_its_reason(tmp_path: Path) -> Non
     )
     done = check(tmp_path, "--fix")
     assert done.returncode == 1
-    refused = "note: fetch.py:3:9: LL101 relocate not applied: `Fetcher` has no teardown"
+    refused = "note: fetch.py:3: LL101 relocate not applied: `Fetcher` has no teardown"
     assert refused in done.stderr
     more = "LL101 remove-reset-call not applied: `Fetcher.reset` does more than the reset: line 7"
     assert more in done.stderr

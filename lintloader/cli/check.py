@@ -276,6 +276,7 @@ def fix_notes(result: CheckResult, fixed: FixRun, tried: Tried | None, unsafe: b
         lambda f: () if unsafe else tuple(n for n in f.fixes if not FIX_SAFETY[n].safe),
         fixed.failed,
         lambda f: shown[f].place,
+        lambda f: shown[f].place.rsplit(":", 1)[0],  # a refusal reads path:line, as in `fix`
     )
 
 
@@ -290,10 +291,12 @@ def tried_fixes(
     rounds run in memory, on what ``fix`` may act on), and what was tried."""
     if not any(f.fixes for f in result.findings):
         return result, None
+    from lintloader.cli.fix import not_given
     from lintloader.cli.fix_notes import fix_restrict
     from lintloader.fixers.trial import try_fixes
 
-    tried = try_fixes(discovery, options, fix_restrict(scope, baseline))
+    restrict = fix_restrict(scope, baseline)
+    tried = try_fixes(discovery, options, restrict, lambda path: not_given(scope, path))
     return tried.narrowed(result), tried
 
 

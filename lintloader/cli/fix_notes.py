@@ -31,11 +31,13 @@ def unfixed_notes(
     offers: Callable[[Finding], tuple[str, ...]],
     failed: Collection[str],
     place: Callable[[Finding], str],
+    refusal_place: Callable[[Finding], str] | None = None,
 ) -> None:
     """A ``note:`` for every finding left: each fix strategy that was tried on it and refused
     (``notes``, with the reason), the unsafe fixes that would apply (``offers``, without
     ``--unsafe-fixes``), or else why nothing was tried: its file was not written (``failed``:
-    displays), or no fixer handles its shape."""
+    displays), or no fixer handles its shape. ``refusal_place`` places the refusals (default:
+    ``place``)."""
     from lintloader.scan.escape import printable
     from lintloader.suppress.baseline import key_parts
 
@@ -45,8 +47,11 @@ def unfixed_notes(
     for finding in findings:
         where = f"note: {place(finding)}: {finding.code}"
         reasons = refused.get(key_parts(finding), {})
+        at = (refusal_place or place)(finding)
         for strategy, reason in reasons.items():
-            click.echo(f"{where} {strategy} not applied: {printable(reason)}", err=True)
+            click.echo(
+                f"note: {at}: {finding.code} {strategy} not applied: {printable(reason)}", err=True
+            )
         offered = offers(finding)
         if finding.path in failed:
             click.echo(f"{where} not fixed: its file was not written (see above)", err=True)

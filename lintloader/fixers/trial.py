@@ -95,8 +95,11 @@ def with_unsafe(
 
 
 def try_fixes(
-    discovery: Discovery, options: CheckOptions, restrict: Restrict | None = None
+    discovery: Discovery,
+    options: CheckOptions,
+    restrict: Restrict | None = None,
+    guard: Guard | None = None,
 ) -> Tried:
     """The fix rounds in memory: safe strategies, then unsafe ones where they are named."""
-    safe = fix_in_memory(discovery, options, load_registry(), False, restrict=restrict)
-    return with_unsafe(safe, discovery, options, restrict)
+    safe = fix_in_memory(discovery, options, load_registry(), False, guard, restrict)
+    return with_unsafe(safe, discovery, options, restrict, guard)
