@@ -259,7 +259,7 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("rules/LL201/fix_flow_before.py", "train", {"workers": 0}, control="Value", pids=0),
     ],
     "hoist-dataloader": [Harness("rules/LL202/fix_before.py", "train", {"epochs": 3})],
-    "move-reset-after-loop": [Harness("rules/LL105/fix_helper_before.py", "train", {"epochs": 3})],
+    "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],
     "add-persistent-workers": [Harness("rules/LL204/fix_before.py", "train", {"epochs": 3})],
