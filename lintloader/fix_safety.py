@@ -32,6 +32,9 @@ class FixSafety:
 _ENTRIES = (
     FixSafety("relocate", True),
     FixSafety("persistent-workers-guard", True),
+    FixSafety("remove-reset-call", True),
+    FixSafety("move-reset-after-loop", True),
+    FixSafety("persistent-workers-stateless", True),
     FixSafety(
         "remove-call",
         False,

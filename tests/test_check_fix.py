@@ -45,9 +45,10 @@ def test_fix_applies_safe_fixes_and_notes_what_is_left(project: Path) -> None:
         FIXTURES / "rules" / "LL101" / "fix_after.py"
     ).read_bytes()
     assert "Fixed 1 finding:\n- fetch.py:\n    1 \u00d7 LL101 (relocate)" in done.stderr
-    assert "note: train.py:8:18: LL202 not fixed: only unsafe fixes (hoist-dataloader)" in (
+    assert "note: train.py:8:18: LL202 not fixed: `--unsafe-fixes` offers hoist-dataloader" in (
         done.stderr
     )
+    assert "[*] 1 fixable with `--fix --unsafe-fixes`." in done.stderr  # not the one that failed
     assert "LL202" in done.stdout and "LL101" not in done.stdout
 
 
@@ -68,8 +69,16 @@ def test_a_shape_the_fix_does_not_support_gets_its_reason(tmp_path: Path) -> Non
         "        self.reset()\n"
         "        return iter(self.loader)\n\n"
         "    def reset(self):\n"
+        "        self.fetched = 0\n"
         "        self.loader._iterator = None\n"
     )
     done = check(tmp_path, "--fix")
     assert done.returncode == 1
-    assert "note: fetch.py:3:9: LL101 not fixed: unsupported shape (" in done.stderr
+    refused = "note: fetch.py:3: LL101 relocate not applied: `Fetcher` has no teardown"
+    assert refused in done.stderr
+    more = "LL101 remove-reset-call not applied: `Fetcher.reset` does more than the reset: line 7"
+    assert more in done.stderr
+    assert "note: fetch.py:3:9: LL101 not fixed: `--unsafe-fixes` offers remove-call" in done.stderr
+    # relocate does not apply, so no safe fix is promised, before the fix or after it
+    assert "[*] 1 fixable with `--fix --unsafe-fixes`." in done.stderr
+    assert "[*] 1 fixable with `--fix --unsafe-fixes`." in check(tmp_path).stderr

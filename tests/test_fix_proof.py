@@ -1,6 +1,6 @@
 """A fix ends the respawn it is named for (issue 19), for every strategy in the fixer registry:
 
-* clean re-check: every fixture a strategy fixes (``fixtures/rules/<CODE>/fix_before.py``,
+* clean re-check: every fixture a strategy fixes (``fixtures/rules/<CODE>/fix_*before.py``,
   ``fixtures/fix/*.in.py``) is fixed through the real ``lintloader fix``, then
   ``lintloader check --min-severity info`` finds nothing on it but the codes the strategy
   documents as out of scope (``FixStrategy.leaves``, described in docs/fixes.md);
@@ -32,7 +32,7 @@ FIXTURES = REPO / "fixtures"
 HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
 DOCS = REPO / "docs" / "fixes.md"
 STRATEGIES = {s.name: s for s in all_strategies()}
-FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
+FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_*before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
 REPORTED = re.compile(r": (?P<code>LL\d{3}) (?P<status>fixed|changed) by (?P<strategy>[\w-]+) ")
 
 
@@ -258,11 +258,16 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
     "persistent-workers-guard": [
         Harness("rules/LL201/fix_before.py", "train", {"workers": 2, "epochs": 3}, control="Value"),
         Harness("rules/LL201/fix_before.py", "train", {"workers": 0}, control="Value", pids=0),
+        Harness("rules/LL201/fix_flow_before.py", "train", {"workers": 0}, control="Value", pids=0),
     ],
     "hoist-dataloader": [Harness("rules/LL202/fix_before.py", "train", {"epochs": 3})],
+    "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],
     "add-persistent-workers": [Harness("rules/LL204/fix_before.py", "train", {"epochs": 3})],
+    "persistent-workers-stateless": [
+        Harness("rules/LL204/fix_stateless_before.py", "train", {"epochs": 3})
+    ],
     "relocate": [
         Verify("rules/LL101/fix_before.py", "mod.Fetcher(loader)"),
         Verify("rules/LL102/fix_before.py", "EpochHook(mod.RestartCallback(loader), loader)"),
@@ -271,6 +276,7 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Verify("fix/relocate_new_teardown.in.py", "set_up(mod.Feeder(), loader)"),
     ],
     "remove-call": [Verify("fix/remove_call.in.py", "mod.Fetcher(loader)")],
+    "remove-reset-call": [Verify("rules/LL101/fix_reset_only_before.py", "mod.Fetcher(loader)")],
     # no control: unfixed, its `del loader._iterator` makes a real DataLoader's next iter()
     # raise AttributeError, so there is no respawn to watch
     "remove-sink": [Verify("fix/remove_sink.in.py", "mod.Fetcher(loader)", control=False)],

@@ -100,6 +100,7 @@ class Base:
         self.loader = loader
 
     def reset(self):
+        self.fetched = 0
         self.loader._iterator = None
 
     def close(self):

@@ -132,7 +132,7 @@ def test_findings_name_their_fixers() -> None:
         "LL201": ["persistent-workers-guard"],
         "LL202": ["hoist-dataloader"],
         "LL203": ["reuse-iterator"],
-        "LL204": ["add-persistent-workers"],
+        "LL204": ["persistent-workers-stateless"],  # the loop sets no per-epoch state
     }
 
 

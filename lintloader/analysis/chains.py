@@ -36,7 +36,7 @@ _UNSURE = {
 
 def chain_fixes(chain: Chain) -> tuple[str, ...]:
     if chain.edges:
-        return ("relocate", "remove-call")
+        return ("relocate", "remove-reset-call", "remove-call")
     return () if chain.sink.sink.kind == DECLARED_RESET else ("remove-sink",)
 
 
@@ -113,4 +113,5 @@ def findings_for_loops(
             message=f"{action} in `{info.display_name}` " + _resets(best, hops, "every iteration"),
             chain=hops,
             also=tuple(sink_hop(program, c.sink, ctx.display) for c in chains[1:]),
+            fixes=("move-reset-after-loop",) if best.edges else (),
         )

@@ -1,10 +1,11 @@
-"""``check --baseline FILE`` / ``--write-baseline FILE`` / ``--show-stale-baseline``: the run's
-side of :mod:`lintloader.suppress.baseline` (which files, which paths, what is printed)."""
+"""``check --baseline FILE`` / ``--write-baseline FILE`` / ``--show-stale-baseline`` /
+``--update-baseline``: the run's side of :mod:`lintloader.suppress.baseline` (which files,
+which paths, what is printed). The fix paths read the baseline through :func:`read_baseline`
+too, so that a fix never rewrites an accepted finding."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,10 +15,9 @@ import click
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
 from lintloader.scan.escape import printable
-from lintloader.scan.model import SourceFile
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
-    from lintloader.suppress.baseline import Relocate
+    from lintloader.suppress.baseline import Entry
 
 
 @dataclass(frozen=True)
@@ -28,24 +28,9 @@ class Baselined:
     count: int = 0
 
 
-def relocator(files: Sequence[SourceFile], baseline: str) -> Relocate:
-    """A finding's display path -> its path relative to the baseline file's directory, so the
-    same file is one entry whether the run was ``check .`` or ``check src/``."""
-    base = os.path.dirname(os.path.abspath(baseline))
-    absolute = {file.display: file.path for file in files}
-
-    def relocate(display: str) -> str:
-        path = absolute.get(display, display)
-        if os.path.isabs(path) and os.path.commonpath([path, base]) == base:
-            return os.path.relpath(path, base)
-        return display
-
-    return relocate
-
-
 def write_baseline(path: Path, result: CheckResult) -> None:
     """Record every finding of ``result`` in ``path``."""
-    from lintloader.suppress.baseline import BaselineError, write
+    from lintloader.suppress.baseline import BaselineError, relocator, write
 
     try:
         count = write(str(path), result.findings, relocator(result.files, str(path)))
@@ -53,6 +38,21 @@ def write_baseline(path: Path, result: CheckResult) -> None:
         raise Failure(str(exc)) from None
     shown = printable(str(path))
     click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {shown}.", err=True)
+
+
+def read_baseline(path: str, given: bool = False) -> list[Entry] | None:
+    """The entries of the baseline at ``path`` (a one-line error when it cannot be read);
+    None for one the configuration names (not ``given`` on the command line) that another
+    user owns: not used, said in one warning, as git's safe.directory."""
+    from lintloader.suppress.baseline import BaselineError, ForeignBaseline, read
+
+    try:
+        return read(path, trusted=given)
+    except ForeignBaseline as exc:
+        click.echo(f"lintloader: warning: {printable(str(exc))}", err=True)
+        return None
+    except BaselineError as exc:
+        raise Failure(str(exc)) from None
 
 
 def shown(path: str) -> str:
@@ -73,31 +73,19 @@ def apply_baseline(
 ) -> Baselined:
     """Hide the findings the baseline at ``path`` holds; list its stale entries when asked;
     ``update``: write it back without its stale entries, moved files' entries under their
-    new paths (no new finding is added: that is ``--write-baseline``). A baseline the
-    configuration names (not ``given`` on the command line) that another user owns is not
-    used (one warning)."""
+    new paths (no new finding is added: that is ``--write-baseline``)."""
     if path is None:
         if show_stale or update:
             flag = "--show-stale-baseline" if show_stale else "--update-baseline"
             raise Failure(f"{flag} needs a baseline (--baseline or `baseline =`)")
         return Baselined(result)
-    from lintloader.suppress.baseline import BaselineError, ForeignBaseline, match, read, save
+    from lintloader.suppress.baseline import BaselineError, entry_exists, match_files, save
 
-    try:
-        recorded = read(path, trusted=given)
-    except ForeignBaseline as exc:  # as git's safe.directory: said, and the run goes on
-        click.echo(f"lintloader: warning: {printable(str(exc))}", err=True)
+    recorded = read_baseline(path, given)
+    if recorded is None:
         return Baselined(result)
-    except BaselineError as exc:
-        raise Failure(str(exc)) from None
-    relocate = relocator(result.files, path)
-    scanned = [relocate(file.display) for file in result.files]
-    base = os.path.dirname(os.path.abspath(path))
-
-    def exists(entry_path: str) -> bool:
-        return os.path.lexists(os.path.join(base, entry_path))
-
-    matched = match(result.findings, recorded, relocate, scanned, exists)
+    matched = match_files(result.findings, result.files, recorded, path)
+    exists = entry_exists(path)
     if show_stale:
         for entry in matched.stale:
             where = " -> ".join(part for part in (entry.root, entry.sink) if part)

@@ -42,6 +42,8 @@ from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
 
 if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
+    from lintloader.fixers.trial import Tried
+    from lintloader.integrations.project import ReportScope
 
 
 @click.command("check", short_help="Find code that throws DataLoader worker pools away.")
@@ -91,6 +93,11 @@ if TYPE_CHECKING:
     help="Hide the findings recorded in this file; report (and fail on) the rest.",
 )
 @click.option(
+    "--no-baseline",
+    is_flag=True,
+    help="Ignore the baseline (--baseline and `baseline =`): report and fix every finding.",
+)
+@click.option(
     "--write-baseline",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Record today's findings in this file (exit 0), for --baseline.",
@@ -138,6 +145,7 @@ def check(
     add_noqa: bool,
     output_file: Path | None,
     baseline_path: Path | None,
+    no_baseline: bool,
     write_baseline: Path | None,
     show_stale_baseline: bool,
     update_baseline: bool,
@@ -160,7 +168,9 @@ def check(
     if stdin is not None and apply_fix:  # as ruff: the fixed source on stdout, notes on stderr
         from lintloader.cli.fix import fix_stdin
 
-        raise CheckDone(fix_stdin(scan, stdin, project_root, min_severity, unsafe_fixes))
+        raise CheckDone(
+            fix_stdin(scan, stdin, project_root, min_severity, unsafe_fixes, no_baseline)
+        )
     alone = None
     if stdin is None:
         scope, scan = project_scope(scan, project_root)
@@ -175,11 +185,18 @@ def check(
         shown = settings_text(options.config, discovery) if show_settings else ""
         emit(shown + (files_text(discovery) if show_files else ""), nl=False)
         raise CheckDone(EXIT_CLEAN)
+    config = options.config
+    chosen = str(baseline_path) if baseline_path is not None else config.baseline
+    chosen = None if no_baseline else chosen
+    # the command line's baseline is the user's word; the configuration's must be theirs
+    given = baseline_path is not None
     fixed = None
     if (apply_fix or show_diff) and stdin is None:
+        from lintloader.cli.fix_notes import fix_restrict
         from lintloader.cli.fixing import run_fixes
 
-        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, scope)
+        restrict = fix_restrict(scope, chosen, given)
+        fixed = run_fixes(discovery, options, unsafe_fixes, show_diff, scope, restrict)
         if show_diff:
             raise CheckDone(EXIT_FINDINGS if fixed.outcome.changed else EXIT_CLEAN)
     reports = targets(
@@ -196,18 +213,17 @@ def check(
         excluded_notes(scope.targets, result)
         result = scope.restrict(result)
     if fixed is not None:
-        result = after_fixes(result, fixed, discovery, show_fixes, unsafe_fixes)
+        result = after_fixes(result, fixed, discovery, show_fixes)
     if add_noqa:
         raise CheckDone(add_noqa_comments(result, discovery.roots))
     if write_baseline is not None:
         write_baseline_file(write_baseline, result)
         raise CheckDone(EXIT_CLEAN)
-    config = options.config
-    chosen = str(baseline_path) if baseline_path is not None else config.baseline
-    # the command line's baseline is the user's word; the configuration's must be theirs
-    given = baseline_path is not None
     baselined = apply_baseline(result, chosen, show_stale_baseline, given, update_baseline)
-    result = located_in_cells(baselined.result)
+    result, tried = tried_fixes(baselined.result, discovery, options, scope, chosen)
+    if fixed is not None:
+        fix_notes(result, fixed, tried, unsafe_fixes)
+    result = located_in_cells(result)
     replacements = suggested_edits(result) if edits_wanted else {}
     write_reports(reports, result.findings, statistics, color, replacements)
     if not quiet:
@@ -255,17 +271,52 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
 
 
 def after_fixes(
-    result: CheckResult, fixed: FixRun, discovery: Discovery, listed: bool, unsafe: bool
+    result: CheckResult, fixed: FixRun, discovery: Discovery, listed: bool
 ) -> CheckResult:
-    """``--fix``: remove unused noqa codes (LL001), list the fixes, note what is left."""
-    from lintloader.cli.fixing import show_fixes, unfixed_notes
+    """``--fix``: remove unused noqa codes (LL001), list the fixes."""
+    from lintloader.cli.fixing import show_fixes
     from lintloader.cli.noqa_removal import remove_unused_noqa
 
     result = remove_unused_noqa(result, discovery.roots)
     if listed:
         show_fixes(fixed.outcome, {f.path: f.display for f in discovery.files}, fixed.failed)
-    unfixed_notes(result.findings, fixed, unsafe, located_in_cells(result).findings)
     return result
+
+
+def fix_notes(result: CheckResult, fixed: FixRun, tried: Tried | None, unsafe: bool) -> None:
+    """``--fix``: a note for every finding left (not those the baseline accepts)."""
+    from lintloader.cli.fix_notes import unfixed_notes
+    from lintloader.fix_safety import FIX_SAFETY
+
+    shown = dict(zip(result.findings, located_in_cells(result).findings, strict=True))
+    unfixed_notes(
+        result.findings,
+        [*fixed.outcome.notes, *(tried.notes if tried is not None else [])],
+        lambda f: () if unsafe else tuple(n for n in f.fixes if not FIX_SAFETY[n].safe),
+        fixed.failed,
+        lambda f: shown[f].place,
+        lambda f: shown[f].place.rsplit(":", 1)[0],  # a refusal reads path:line, as in `fix`
+    )
+
+
+def tried_fixes(
+    result: CheckResult,
+    discovery: Discovery,
+    options: CheckOptions,
+    scope: ReportScope | None,
+    baseline: str | None,
+) -> tuple[CheckResult, Tried | None]:
+    """``result`` whose findings name only the fixes ``fix`` would apply to them (the fix
+    rounds run in memory, on what ``fix`` may act on), and what was tried."""
+    if not any(f.fixes for f in result.findings):
+        return result, None
+    from lintloader.cli.fix import not_given
+    from lintloader.cli.fix_notes import fix_restrict
+    from lintloader.fixers.trial import try_fixes
+
+    restrict = fix_restrict(scope, baseline)
+    tried = try_fixes(discovery, options, restrict, lambda path: not_given(scope, path))
+    return tried.narrowed(result), tried
 
 
 def write_reports(

@@ -1,9 +1,10 @@
 """``lintloader fix``: apply (or show) the fixes; patch installed packages with a backup; revert.
 
-Exit codes: with ``--diff``, 1 when there is a diff, else 0. Otherwise 0 when no fixable finding
-is left, 1 when some are (not fixable safely, refused, or skipped) or when a fix was made but
-its loader still starts new worker pools ("changed but not fixed", docs/fixes.md), 2 for errors
-and for a ``--revert`` that refused to overwrite a changed file.
+Exit codes, as ruff's ``--fix``: with ``--diff``, 1 when there is a diff, else 0. Otherwise 0
+when no finding is left, 1 when some are (no fixer for their shape, refused, unsafe without
+``--unsafe-fixes``) or when a fix was made but its loader still starts new worker pools
+("changed but not fixed", docs/fixes.md), 2 for errors and for a ``--revert`` that refused to
+overwrite a changed file.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from lintloader.cli.fix_notes import fix_restrict, unfixed_notes
 from lintloader.cli.fix_places import FixPlaces
 from lintloader.cli.options import (
     EXIT_CLEAN,
@@ -41,6 +43,7 @@ from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.installed import original_of
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, fix_in_memory
+from lintloader.fixers.trial import Tried, with_unsafe
 from lintloader.fixers.writer import (
     FileChanged,
     Roots,
@@ -80,6 +83,11 @@ if TYPE_CHECKING:
     default=None,
     help="Lowest severity fixed (default: warning, or min-severity in the config).",
 )
+@click.option(
+    "--no-baseline",
+    is_flag=True,
+    help="Fix every finding, also those the configured baseline accepts.",
+)
 @stdin_filename_option
 @project_root_option("fix")
 @guarded
@@ -90,6 +98,7 @@ def fix_command(
     revert: bool,
     list_patched: bool,
     min_severity: str | None,
+    no_baseline: bool,
     stdin_filename: str | None,
     project_root: str | None,
 ) -> None:
@@ -108,9 +117,10 @@ def fix_command(
         sys.exit(manage_backups(scan.paths, scan.python, scan.exclude, revert))
     stdin = read_stdin(scan, stdin_filename)
     if stdin is not None:
-        sys.exit(fix_stdin(scan, stdin, project_root, min_severity, unsafe_fixes))
+        sys.exit(fix_stdin(scan, stdin, project_root, min_severity, unsafe_fixes, no_baseline))
     scope, scan = project_scope(scan, project_root)
     discovery, options = prepare(scan, min_severity)
+    baseline = None if no_baseline else options.config.baseline
     roots = Roots.of(discovery.roots)
     displays = {f.path: f.display for f in discovery.files}
 
@@ -120,16 +130,33 @@ def fix_command(
             return outside
         return why_not_writable(path, roots, scan.site_packages)
 
-    restrict = scope.restrict if scope is not None else None
+    restrict = fix_restrict(scope, baseline)
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
     report_advisories(outcome)
+    tried = Tried(outcome) if unsafe_fixes else with_unsafe(outcome, discovery, options, restrict)
     if show_diff:
         report_notes(outcome, displays, dry_run=True)
+        left_notes(tried, displays)
         sys.exit(print_diffs(outcome, displays))
     report = write_all(outcome, displays, discovery if scan.site_packages else None)
     report_notes(outcome, displays, written=report.written)
-    click.echo(summary(outcome, report, unsafe_fixes), err=True)
-    sys.exit(report.exit_code(bool(outcome.remaining or outcome.incomplete)))
+    left_notes(tried, displays, report.failed)
+    click.echo(summary(tried, report), err=True)
+    sys.exit(report.exit_code(bool(outcome.left or outcome.incomplete)))
+
+
+def left_notes(tried: Tried, displays: dict[str, str], failed: Sequence[str] = ()) -> None:
+    """One or more ``note:`` lines for every finding the fix leaves (see ``unfixed_notes``)."""
+    outcome = tried.safe
+    place = FixPlaces(outcome.originals, displays)
+    offers = dict(zip(outcome.left, tried.unsafe_offered(outcome.left), strict=True))
+    unfixed_notes(
+        outcome.left,
+        tried.notes,
+        offers.__getitem__,
+        {displays.get(path, path) for path in failed},
+        lambda f: place(f.path, f.line),
+    )
 
 
 def not_given(scope: ReportScope | None, path: str) -> str | None:
@@ -164,16 +191,20 @@ class WriteReport:
         return EXIT_FINDINGS if left or self.changed else EXIT_CLEAN
 
 
-def summary(outcome: FixOutcome, report: WriteReport, unsafe_fixes: bool) -> str:
+def summary(tried: Tried, report: WriteReport) -> str:
+    """Each finding once: fixed, changed but not fixed (another finding still says the pool is
+    rebuilt, named above), or left (each with its note above)."""
+    outcome = tried.safe
     done = set(report.written)
     fixed = sum(1 for a in outcome.fixed if set(a.paths) <= done)
     partly = sum(1 for a in outcome.incomplete if set(a.paths) <= done)
-    written, left = len(report.written), len(outcome.remaining)
+    written, left = len(report.written), len(outcome.left)
+    offered = sum(1 for names in tried.unsafe_offered(outcome.left) if names)
     line = (
         f"Fixed {fixed} finding{'s' * (fixed != 1)} in {written} file{'s' * (written != 1)}; "
         + (f"{partly} changed but not fixed; " if partly else "")
-        + f"{left} fixable finding{'s' * (left != 1)} left"
-        f"{'' if unsafe_fixes or not left else ' (--unsafe-fixes may fix more)'}"
+        + f"{left} finding{'s' * (left != 1)} left"
+        + (f" ({offered} fixable with --unsafe-fixes)" if offered else "")
     )
     for count, what in ((len(report.failed), "NOT WRITTEN"), (len(report.changed), "changed")):
         if count:
@@ -190,22 +221,24 @@ def fix_stdin(
     project_root: str | None,
     min_severity: str | None,
     unsafe_fixes: bool,
+    no_baseline: bool,
 ) -> int:
     """``fix -``: print the fixed source (or the source unchanged) to stdout; write nothing."""
     scope, scan, add_file = stdin_scan(scan, stdin, project_root)
     discovery, options = prepare(scan, min_severity, stdin, add_file)
-    outcome = fix_in_memory(
-        discovery,
-        options,
-        load_registry(),
-        unsafe_fixes,
-        guard=lambda path: None if path == stdin.path else "not the file on standard input",
-        restrict=scope.restrict,
-    )
-    report_notes(outcome, {f.path: f.display for f in discovery.files})
+    restrict = fix_restrict(scope, None if no_baseline else options.config.baseline)
+
+    def guard(path: str) -> str | None:
+        return None if path == stdin.path else "not the file on standard input"
+
+    outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
+    displays = {f.path: f.display for f in discovery.files}
+    report_notes(outcome, displays)
+    tried = Tried(outcome) if unsafe_fixes else with_unsafe(outcome, discovery, options, restrict)
+    left_notes(tried, displays)
     stdout = click.get_binary_stream("stdout")  # type: ignore[operator]  # click 8.3: untyped
     stdout.write(outcome.sources.get(stdin.path, stdin.data))
-    return EXIT_FINDINGS if outcome.remaining else EXIT_CLEAN
+    return EXIT_FINDINGS if outcome.left or outcome.incomplete else EXIT_CLEAN
 
 
 def report_notes(
@@ -214,24 +247,17 @@ def report_notes(
     dry_run: bool = False,
     written: Collection[str] | None = None,
 ) -> None:
-    """What was fixed (``dry_run``: what would be) and the fixes that were refused. With
-    ``written`` (the files written), a fix in a file that was not written is not reported as
-    made. A place in a notebook reads ``train.ipynb:cell N:L``."""
+    """What was fixed (``dry_run``: what would be). With ``written`` (the files written), a
+    fix in a file that was not written is not reported as made. A place in a notebook reads
+    ``train.ipynb:cell N:L``. The findings left are noted by ``unfixed_notes``."""
     done = "would be fixed by" if dry_run else "fixed by"
     place = FixPlaces(outcome.originals, displays)
-    for note in outcome.notes:
-        f = note.finding
-        click.echo(
-            f"note: {place(f.path, f.line)}: {f.code} {note.strategy} not applied: "
-            f"{printable(note.reason)}",
-            err=True,
-        )
-    for applied in outcome.applied:
+    for applied in outcome.findings_fixed:
         if written is not None and not set(applied.paths) <= set(written):
             continue  # its file was not written: said above, with why
         f = applied.finding
         files = ", ".join(displays.get(p, p) for p in applied.paths)
-        name = applied.strategy.name
+        name = ", ".join(applied.strategies)
         if applied.complete:
             click.echo(f"{place(f.path, f.line)}: {f.code} {done} {name} ({files})", err=True)
             continue

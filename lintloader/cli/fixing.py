@@ -1,5 +1,5 @@
 """``check --fix`` / ``check --diff``: the fix pipeline of ``lintloader fix``, run from ``check``
-as ruff does, and the notes that say why a finding was left unfixed."""
+as ruff does."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lintloader.engine import CheckOptions
-from lintloader.findings import Finding
-from lintloader.fixers.runner import FixOutcome
+from lintloader.fixers.runner import FixOutcome, Restrict
 from lintloader.scan.model import Discovery
 
 if TYPE_CHECKING:
@@ -31,9 +30,11 @@ def run_fixes(
     unsafe: bool,
     dry_run: bool,
     scope: ReportScope | None = None,
+    restrict: Restrict | None = None,
 ) -> FixRun:
     """Fix in memory, then write (or, ``dry_run``, print the diff); notes on stderr. With
-    ``scope``, only findings located in its files are fixed, and only its files written."""
+    ``scope``, only its files are written; ``restrict`` narrows the findings fixed
+    (:func:`fix_restrict`)."""
     from lintloader.cli.fix import not_given, print_diffs, report_notes, write_all
     from lintloader.fixers.registry import load_registry
     from lintloader.fixers.runner import fix_in_memory
@@ -48,7 +49,6 @@ def run_fixes(
             return outside
         return why_not_writable(path, roots, False)
 
-    restrict = scope.restrict if scope is not None else None
     outcome = fix_in_memory(discovery, options, load_registry(), unsafe, guard, restrict)
     if dry_run:
         report_notes(outcome, displays, dry_run)
@@ -63,7 +63,7 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str], failed: Sequence[s
     """``--show-fixes``: what was fixed, per file and code (as ruff prints it); not a fix in
     a file of ``failed`` (displays of the files that were not written)."""
     counts = Counter(
-        (displays.get(path, path), applied.finding.code, applied.strategy.name)
+        (displays.get(path, path), applied.finding.code, ", ".join(applied.strategies))
         for applied in outcome.fixed  # not those after which the loader still respawns
         if not any(displays.get(p, p) in failed for p in applied.paths)
         for path in applied.paths[:1]
@@ -79,35 +79,3 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str], failed: Sequence[s
     )
     for (display, code, strategy), count in sorted(counts.items()):
         click.echo(f"- {display}:\n    {count} \u00d7 {code} ({strategy})", err=True)
-
-
-def unfixed_notes(
-    findings: Sequence[Finding],
-    fixed: FixRun,
-    unsafe: bool,
-    shown: Sequence[Finding] | None = None,
-) -> None:
-    """A ``note:`` for every finding left unfixed: its file could not be written, no fix exists
-    for it, its shape is not supported (the strategy said why), or it needs
-    ``--unsafe-fixes``. ``shown``: the same findings as reports show them (by notebook cell)."""
-    from lintloader.fixers.catalog import strategy_safety
-    from lintloader.scan.escape import printable
-
-    safety = strategy_safety()
-    refused: dict[tuple[str, int, int, int, str], str] = {}
-    for note in fixed.outcome.notes:
-        refused.setdefault(note.finding.sort_key, note.reason)
-    for finding, seen in zip(findings, shown or findings, strict=True):
-        where = f"{seen.place}: {finding.code}"
-        if finding.path in fixed.failed:
-            why = "its file was not written (see above)"
-        elif finding.sort_key in refused:
-            why = f"unsupported shape ({printable(refused[finding.sort_key])})"
-        elif not finding.fixes:
-            why = "no fix for this finding"
-        elif not unsafe and not any(safety.get(name) for name in finding.fixes):
-            names = ", ".join(finding.fixes)
-            why = f"only unsafe fixes ({names}): needs --unsafe-fixes"
-        else:
-            why = "no fix applied (the fix strategies did not apply)"
-        click.echo(f"note: {where} not fixed: {why}", err=True)

@@ -13,7 +13,7 @@ check), and every edit must parse again before it is kept.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
@@ -22,6 +22,7 @@ from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.residual import Key, keys_of, residual
 from lintloader.scan.model import Discovery
+from lintloader.suppress.baseline import key_parts
 
 MAX_ROUNDS = 8
 Guard = Callable[[str], "str | None"]  # path -> why it must not be edited, or None
@@ -43,6 +44,34 @@ class Applied:
 
 
 @dataclass(frozen=True)
+class FixedFinding:
+    """One finding and every fix applied to it: a finding may take one per round (a hook that
+    starts the reset twice; a loader hoisted out of one loop, then out of the next)."""
+
+    fixes: tuple[Applied, ...]
+
+    @property
+    def finding(self) -> Finding:
+        return self.fixes[0].finding
+
+    @property
+    def strategies(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(a.strategy.name for a in self.fixes))
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(sorted({path for a in self.fixes for path in a.paths}))
+
+    @property
+    def residual(self) -> tuple[Finding, ...]:
+        return tuple(dict.fromkeys(f for a in self.fixes for f in a.residual))
+
+    @property
+    def complete(self) -> bool:
+        return not self.residual
+
+
+@dataclass(frozen=True)
 class Note:
     """A fix that was not made, and why (reported; the run goes on)."""
 
@@ -57,7 +86,9 @@ class FixOutcome:
     sources: dict[str, bytes] = field(default_factory=dict)  # path -> bytes after all fixes
     applied: list[Applied] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    found: list[Finding] = field(default_factory=list)  # the findings of the first round
     remaining: list[Finding] = field(default_factory=list)  # fixable findings left at the end
+    left: list[Finding] = field(default_factory=list)  # every finding left at the end
     rounds: int = 0
 
     @property
@@ -65,13 +96,32 @@ class FixOutcome:
         return {p: data for p, data in self.sources.items() if data != self.originals.get(p)}
 
     @property
-    def fixed(self) -> list[Applied]:
-        """The fixes after which nothing on their loader or chain says the pool is rebuilt."""
-        return [a for a in self.applied if a.complete]
+    def findings_fixed(self) -> list[FixedFinding]:
+        """The fixes applied, grouped by the finding (of the first round) they fix."""
+        groups: dict[int, list[Applied]] = {}
+        alone: list[list[Applied]] = []
+        matched = matches(self.found, [a.finding for a in self.applied])
+        for applied, index in zip(self.applied, matched, strict=True):
+            if index is None:
+                alone.append([applied])
+            else:
+                groups.setdefault(index, []).append(applied)
+        return [FixedFinding(tuple(fixes)) for fixes in [*groups.values(), *alone]]
 
     @property
-    def incomplete(self) -> list[Applied]:
-        return [a for a in self.applied if not a.complete]
+    def fixed(self) -> list[FixedFinding]:
+        """The findings after whose fixes nothing on their loader or chain says the pool is
+        rebuilt."""
+        return [f for f in self.findings_fixed if f.complete]
+
+    @property
+    def incomplete(self) -> list[FixedFinding]:
+        return [f for f in self.findings_fixed if not f.complete]
+
+    def notes_left(self) -> list[Note]:
+        """The notes of findings that no fix was applied to in the end."""
+        done = {key_parts(a.finding) for a in self.applied}
+        return [n for n in self.notes if key_parts(n.finding) not in done]
 
 
 class Sources(Mapping[str, bytes]):
@@ -99,6 +149,24 @@ class Sources(Mapping[str, bytes]):
         return len(self.snapshot)
 
 
+def matches(findings: Sequence[Finding], later: Sequence[Finding]) -> list[int | None]:
+    """For each of ``later`` (found after some fixes), the index of the finding of ``findings``
+    it is: the same rule, file, chain and calls (not lines: a fix may move it); or, when a fix
+    edited the calls (the guard rewrote the call a hoist then moves), the same rule, file, root
+    and sink; or the same rule, file and root (a finding that reaches two resets goes on to the
+    second once the first call is removed), when one finding alone has them."""
+    keys = [key_parts(f) for f in findings]
+    return [_index(keys, key_parts(finding)) for finding in later]
+
+
+def _index(keys: Sequence[tuple[str, ...]], key: tuple[str, ...]) -> int | None:
+    for size in (5, 4, 3):
+        hits = [i for i, k in enumerate(keys) if k[:size] == key[:size]]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
 def fixable(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.fixes and f.chain]
 
@@ -124,6 +192,8 @@ def fix_in_memory(
 
     for _ in range(MAX_ROUNDS):
         result = check()
+        if not outcome.rounds:
+            outcome.found = result.findings
         outcome.rounds += 1
         request_for = _requests(result, Sources(outcome))
         findings = fixable(result.findings)
@@ -131,28 +201,45 @@ def fix_in_memory(
         if not made and unsafe:
             made = _round(findings, request_for, registry, True, guard, outcome, tried)
         if not made:
-            outcome.remaining = findings
-            return _rechecked(outcome, discovery, options)
-    outcome.remaining = fixable(check().findings)
+            break
+    else:
+        result = check()
+    outcome.left = result.findings
+    outcome.remaining = fixable(result.findings)
     return _rechecked(outcome, discovery, options)
 
 
 def _rechecked(outcome: FixOutcome, discovery: Discovery, options: CheckOptions) -> FixOutcome:
     """Check the fixed sources with every rule at every severity; attach to each fix the
-    findings that still say its loader's (or chain's) pool is rebuilt."""
+    findings that still say its loader's (or chain's) pool is rebuilt and were not there
+    before the fixes (or are its own finding)."""
     if not outcome.applied:
         return outcome
     config = replace(
         options.config, select=("LL",), ignore=(), per_file_ignores=(), min_severity=Severity.INFO
     )
+    before = run_check(discovery, replace(options, config=config))
+    there: set[Key] = {_place(f) for f in before.findings}
     sources = {**options.sources, **outcome.changed}
     result = run_check(discovery, replace(options, config=config, sources=sources))
     displays = {f.display: f.path for f in result.files}
     outcome.applied = [
-        replace(a, residual=residual(a.keys, result.findings, result.program, displays))
-        for a in outcome.applied
+        replace(a, residual=_new_or_own(a, result, displays, there)) for a in outcome.applied
     ]
     return outcome
+
+
+def _new_or_own(
+    applied: Applied, result: CheckResult, displays: dict[str, str], there: set[Key]
+) -> tuple[Finding, ...]:
+    own = _place(applied.finding)
+    left = residual(applied.keys, result.findings, result.program, displays)
+    return tuple(f for f in left if _place(f) == own or _place(f) not in there)
+
+
+def _place(finding: Finding) -> Key:
+    """A finding's rule, file, root and sink: what a fix's edit of the call text leaves."""
+    return key_parts(finding)[:4]
 
 
 def _requests(result: CheckResult, sources: Sources) -> Callable[[Finding], FixRequest]:
@@ -214,10 +301,9 @@ def _try(
     except OSError as exc:
         outcome.notes.append(Note(finding, strategy.name, f"cannot read: {exc.strerror or exc}"))
         return False
+    edits = {p: data for p, data in (edits or {}).items() if data != request.sources[p]}
     if not edits:
-        return False
-    edits = {p: data for p, data in edits.items() if data != request.sources[p]}
-    if not edits:
+        outcome.notes.append(Note(finding, strategy.name, "it changes nothing here"))
         return False
     if touched & set(edits):
         return None

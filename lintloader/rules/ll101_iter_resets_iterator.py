@@ -48,6 +48,9 @@ workers down in `teardown()`:
 the class's teardown method (`teardown`, `close`, `shutdown`, `__del__`), after its call to that
 method. State resets stay where they are. It applies when the class has a teardown method, or
 when it can add one. The moved reset is then listed as LL103 (info): out of scope.
+`remove-reset-call` (safe): deletes the call in `__iter__` that starts the chain when the
+function it calls does nothing but the reset (directly or through functions that only reset):
+nothing else changes.
 `remove-call` (unsafe, `--unsafe-fixes`): deletes the call in `__iter__` that starts the chain.
 The callee usually also resets per-iteration state (counters, `done` flags); without it a second
 iteration of the same object sees stale state (Lightning 1.5.0 then yields one batch), which
@@ -145,7 +148,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=SINK_TOKENS,
-    fixes=("relocate", "remove-call", "remove-sink"),
+    fixes=("relocate", "remove-reset-call", "remove-call", "remove-sink"),
     valid=VALID,
     invalid=INVALID,
     demand=reset_demand,

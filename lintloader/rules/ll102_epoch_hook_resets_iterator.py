@@ -28,7 +28,8 @@ class FitLoop(Loop):
 Use instead: reset the iterator in `teardown()`.
 
 ### Fix safety
-Same strategies as LL101 (`relocate` safe, `remove-call` and `remove-sink` unsafe): no reset
+Same strategies as LL101 (`relocate` and `remove-reset-call` safe, `remove-call` and
+`remove-sink` unsafe): no reset
 stays reachable from the hook; a relocated reset is listed as LL103 (info) in teardown.
 
 ### Severity
@@ -95,7 +96,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=SINK_TOKENS,
-    fixes=("relocate", "remove-call", "remove-sink"),
+    fixes=("relocate", "remove-reset-call", "remove-call", "remove-sink"),
     valid=VALID,
     invalid=INVALID,
     demand=reset_demand,

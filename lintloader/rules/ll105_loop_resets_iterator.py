@@ -36,8 +36,11 @@ shutdown_loader_workers(train_loader)
 ```
 
 ### Fix safety
-No automatic fix: where the reset belongs (after the loop, in a `finally`, in a teardown)
-depends on the script.
+`move-reset-after-loop` (safe): a helper called as the last statement of the loop's body moves
+to just after the loop when it does nothing but the reset (resets, calls of functions that only
+reset, `if`s that only read): it then runs once, and the pool lives through the loop. Elsewhere
+(a reset written in the loop, a helper that does more) where the reset belongs (after the loop,
+in a `finally`, in a teardown) depends on the script: no automatic fix.
 
 ### Severity
 warning; info when a step of the chain was matched by method name among several classes, or
@@ -116,6 +119,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=SINK_TOKENS,
+    fixes=("move-reset-after-loop",),
     valid=VALID,
     invalid=INVALID,
     demand=reset_demand,

@@ -34,8 +34,9 @@ loader = DataLoader(dataset, num_workers=args.workers,
 ### Fix safety
 `persistent-workers-guard` (safe): replaces `persistent_workers=True` with
 `persistent_workers=<num_workers expression> > 0` (with `False` when `num_workers` is missing or
-a literal 0). The loader keeps its persistent workers whenever it has workers, and no longer
-raises when it has none.
+a literal 0); a value `P` that is a parameter, an attribute or a configuration field becomes
+`P and <num_workers> > 0`, in the call or in the dict entry passed with `**`. The loader keeps
+its persistent workers whenever it has workers, and no longer raises when it has none.
 
 ### Severity
 error for a literal 0 or a missing `num_workers`; warning for an expression that can be 0;
@@ -88,8 +89,6 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             continue
         severity, why = _severity(site)
         call = site.call
-        persistent = site.persistent
-        written = persistent is not None and not persistent.via and persistent.is_literal
         yield Finding(
             code=RULE.code,
             severity=severity,
@@ -102,7 +101,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                 "`ValueError: persistent_workers option needs num_workers > 0`"
             ),
             chain=(hop(ctx.display, site.info, call.site, verb="builds"),),
-            fixes=(FIX,) if written else (),
+            fixes=(FIX,),
         )
         yield from _kept_by_callers(ctx, site)
 

@@ -24,6 +24,10 @@ loader = DataLoader(dataset, batch_size=64, num_workers=8, persistent_workers=Tr
 ```
 
 ### Fix safety
+`persistent-workers-stateless` (safe): the same edit, made only when the loop that runs the
+epochs sets no per-epoch state (no `set_epoch` call, no attribute assigned on the dataset, the
+loader or anything else the DataLoader call is given); otherwise it is refused, naming the
+statement.
 `add-persistent-workers` (unsafe): adds `persistent_workers=True` to the call
 (`persistent_workers=<num_workers> > 0` when `num_workers` may be 0). Unsafe because
 workers then keep their state between epochs: a dataset that changes between epochs in the main
@@ -65,6 +69,7 @@ from lintloader.summary.model import Site
 from lintloader.torch_api import LIGHTNING_EPOCH_HOOKS
 
 FIX = "add-persistent-workers"
+SAFE_FIX = "persistent-workers-stateless"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -98,7 +103,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                 hop(ctx.display, site.info, call.site, verb="builds"),
                 _use_hop(ctx, user, where),
             ),
-            fixes=(FIX,),
+            fixes=(SAFE_FIX, FIX),
         )
 
 
@@ -186,7 +191,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=((b"DataLoader", b"num_workers"),),
-    fixes=(FIX,),
+    fixes=(SAFE_FIX, FIX),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

@@ -22,6 +22,7 @@ from typing import Any
 
 from lintloader.findings import Finding, Hop
 from lintloader.safe_file import Refused, owned_by_another_user, read_regular, write_atomic
+from lintloader.scan.model import SourceFile
 
 VERSION = 1
 MAX_BYTES = 64 * 1024 * 1024  # some 200,000 entries
@@ -244,3 +245,33 @@ def match(
     return Matched(
         kept, len(findings) - len(kept), sorted(stale, key=lambda e: e.sort_key), updated
     )
+
+
+def relocator(files: Sequence[SourceFile], baseline: str) -> Relocate:
+    """A finding's display path -> its path relative to the baseline file's directory, so the
+    same file is one entry whether the run was ``check .`` or ``check src/``."""
+    base = os.path.dirname(os.path.abspath(baseline))
+    absolute = {file.display: file.path for file in files}
+
+    def relocate(display: str) -> str:
+        path = absolute.get(display, display)
+        if os.path.isabs(path) and os.path.commonpath([path, base]) == base:
+            return os.path.relpath(path, base)
+        return display
+
+    return relocate
+
+
+def entry_exists(baseline: str) -> Callable[[str], bool]:
+    """Whether an entry's path (relative to the baseline's folder) still names a file."""
+    base = os.path.dirname(os.path.abspath(baseline))
+    return lambda path: os.path.lexists(os.path.join(base, path))
+
+
+def match_files(
+    findings: Sequence[Finding], files: Sequence[SourceFile], recorded: Sequence[Entry], path: str
+) -> Matched:
+    """:func:`match` for the findings of a run over ``files``, against the baseline at ``path``."""
+    relocate = relocator(files, path)
+    scanned = [relocate(file.display) for file in files]
+    return match(findings, recorded, relocate, scanned, entry_exists(path))

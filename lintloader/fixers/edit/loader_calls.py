@@ -4,6 +4,7 @@ loop around it, in a freshly parsed module (matched by position, edited by node 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
@@ -12,6 +13,7 @@ from lintloader.fixers.base import FixError, FixRequest
 from lintloader.fixers.edit.parsing import parse_module
 
 Loop = cst.For | cst.While
+Node = TypeVar("Node", bound=cst.CSTNode)
 Block = cst.IndentedBlock | cst.Module
 
 
@@ -27,13 +29,17 @@ class Target:
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
 
-    def statement(self) -> cst.SimpleStatementLine:
+    def enclosing(self, kind: type[Node], what: str) -> Node:
+        """The nearest node of ``kind`` around the call (else FixError: not in ``what``)."""
         node: cst.CSTNode | None = self.call
-        while node is not None and not isinstance(node, cst.SimpleStatementLine):
+        while node is not None and not isinstance(node, kind):
             node = self.parent(node)
         if node is None:
-            raise FixError("the call is not in a simple statement")
+            raise FixError(f"the call is not in {what}")
         return node
+
+    def statement(self) -> cst.SimpleStatementLine:
+        return self.enclosing(cst.SimpleStatementLine, "a simple statement")
 
     def assignment(self, statement: cst.SimpleStatementLine) -> cst.Assign | None:
         """``statement`` as ``target = <the call>`` (one statement, one target), else None."""

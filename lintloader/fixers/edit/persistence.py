@@ -76,11 +76,20 @@ def is_true(arg: cst.Arg) -> bool:
     return isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
 
+def is_guarded(call: cst.Call, persistent: cst.Arg) -> bool:
+    """``persistent_workers=<num_workers> > 0`` (persistent-workers-guard's edit): persistent
+    whenever the loader has workers, so a fix that needs persistence composes with it."""
+    if workers_arg(call) is None:
+        return False
+    code = cst.Module([]).code_for_node
+    return code(persistent.value) == code(has_workers_expression(call))
+
+
 def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
     """``call`` with ``persistent_workers`` on: added, or a literal ``False`` replaced; the call
     itself when it is already ``True``."""
     existing = keyword_arg(call, "persistent_workers")
-    if existing is not None and is_true(existing):
+    if existing is not None and (is_true(existing) or is_guarded(call, existing)):
         return call
     value = persistent_value(call, site)
     if existing is not None:

@@ -56,8 +56,6 @@ class Target:
 
 def apply(request: FixRequest) -> Edits | None:
     target = find_target(request)
-    if target is None:
-        return None
     path = target.owner.file.path
     located = locate(request.sources[path])
     owner_node = located.functions.get(target.owner.function.qualname)
@@ -76,11 +74,16 @@ def apply(request: FixRequest) -> Edits | None:
 
 
 # -- choosing where from and where to ---------------------------------------------------------
-def find_target(request: FixRequest) -> Target | None:
+def find_target(request: FixRequest) -> Target:
+    """Where to move from and to, or FixError saying why there is no such place."""
     hops = request.finding.chain
     root = request.function_at(hops[0]) if hops else None
-    if root is None or root.class_key is None or len(hops) < 2:
-        return None
+    if root is None:
+        raise FixError("the chain's root is not a function the analysis knows")
+    if len(hops) < 2:
+        raise FixError(f"the reset is written in `{root.display_name}` itself: nothing to move")
+    if root.class_key is None:
+        raise FixError(f"`{root.display_name}` is not a method: its class has no teardown")
     program = request.program
     family = set(program.mro(root.class_key))
     for hop in hops[1:]:
@@ -88,12 +91,17 @@ def find_target(request: FixRequest) -> Target | None:
         if owner is None or owner.class_key not in family or owner.key == root.key:
             continue
         if owner.function.name in TEARDOWN_NAMES:
-            return None
+            raise FixError(f"the chain runs through the teardown `{owner.display_name}` itself")
         if owner.function.name in WORK_NAMES:
             raise FixError(f"`{owner.display_name}` does the work itself; not moving from it")
         lines = reset_lines(program, owner, hop.line)
         return Target(owner, lines, *teardown_for(program, owner))
-    return None
+    called = request.function_at(hops[1])
+    name = f"`{called.display_name}`" if called is not None else f"`{hops[1].function}`"
+    raise FixError(
+        f"the reset is in {name}, not in a method of `{root.display_name}`'s class: "
+        "no method of the class to move it out of"
+    )
 
 
 def reset_lines(program: Program, owner: FunctionInfo, hop_line: int) -> tuple[int, ...]:

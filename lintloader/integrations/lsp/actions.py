@@ -1,5 +1,6 @@
 """Code actions on findings: a quick fix per fix strategy (labelled safe or unsafe), ``# noqa``
 for the finding's code, and ``source.fixAll.lintloader``, which applies the safe fixes only.
+Neither fixes a finding the project's baseline accepts (``baseline =``), as ``lintloader fix``.
 
 The edits come from the codemods ``lintloader fix`` runs: a quick fix is one strategy applied
 to the finding (its edit must parse again, as in a fix round); fix-all is the fix rounds of
@@ -11,6 +12,7 @@ edit several files (a relocation into another module's ``teardown``). No action 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from lsprotocol import types
 from pygls.workspace import PositionCodec
@@ -18,7 +20,7 @@ from pygls.workspace import PositionCodec
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.parsing import reparse_ok
-from lintloader.fixers.runner import FixOutcome, Guard, Sources
+from lintloader.fixers.runner import FixOutcome, Guard, Restrict, Sources
 from lintloader.fixers.writer import Roots, why_not_writable
 from lintloader.integrations.lsp.analysis import Analysis
 from lintloader.integrations.lsp.edits import workspace_edit
@@ -117,6 +119,20 @@ def noqa_action(
     )
 
 
+def without_accepted(analysis: Analysis, within: Restrict | None = None) -> Restrict | None:
+    """``within`` less the findings the project's baseline accepts; when the baseline cannot
+    be read, nothing (a fix must not rewrite what it may accept)."""
+    from lintloader.fixers.scope import fix_scope
+    from lintloader.suppress.baseline import BaselineError, read
+
+    baseline = analysis.options.config.baseline
+    try:
+        recorded = read(baseline) if baseline is not None else []
+    except BaselineError:
+        return lambda result: replace(result, findings=[])
+    return fix_scope(within, baseline, recorded)
+
+
 def fix_all_action() -> types.CodeAction:
     """The fix-all action, its edit worked out on resolve (:func:`fix_all_edit`)."""
     return types.CodeAction(title="lintloader: fix all (safe fixes)", kind=FIX_ALL)
@@ -130,13 +146,14 @@ def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.W
     from lintloader.integrations.project import ReportScope
 
     scope = ReportScope(analysis.root, (path,))
+    restrict = without_accepted(analysis, scope.restrict)
     outcome = fix_in_memory(
         analysis.discovery,
         analysis.options,
         load_registry(),
         False,
         guard=refusal(analysis),
-        restrict=scope.restrict,
+        restrict=restrict,
     )
     before = {p: outcome.originals[p] for p in outcome.changed}
     return workspace_edit(before, outcome.changed, codec)

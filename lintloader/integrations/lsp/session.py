@@ -324,7 +324,7 @@ class Session:
     ) -> list[types.CodeAction]:
         """The quick fixes and ``# noqa`` actions of ``findings`` in ``path``, each tied to
         its diagnostic."""
-        from lintloader.integrations.lsp.actions import noqa_action, quick_fixes
+        from lintloader.integrations.lsp.actions import noqa_action, quick_fixes, without_accepted
 
         analysis = await self.linked(project)
         if analysis is None or project.analysis is None:
@@ -333,9 +333,11 @@ class Session:
         data = dict(analysis.options.sources)
 
         def work() -> list[tuple[Finding, types.CodeAction]]:
+            restrict = without_accepted(analysis)
+            open_ = set(restrict(analysis.result).findings) if restrict else set(findings)
             made = []
             for finding in findings:
-                fixes = quick_fixes(analysis, finding, data, codec)
+                fixes = quick_fixes(analysis, finding, data, codec) if finding in open_ else []
                 noqa = noqa_action(analysis, path, finding, data, codec)
                 made += [(finding, action) for action in [*fixes, noqa] if action is not None]
             return made

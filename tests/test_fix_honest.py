@@ -1,0 +1,130 @@
+"""A finding is fixable only when ``fix`` applies a fix to it (issue 43), through the real CLI:
+
+* ``check`` then ``fix`` on every fixture of fixtures/rules (each alone in its own folder, all in
+  one run): per file, the findings ``check`` calls fixable with ``--fix`` are the ones ``fix``
+  fixes, and with ``--unsafe-fixes`` the same;
+* the safe LL201 guard and the unsafe hoist of the same loop-built loader compose, and the guard
+  that ends its finding is not "changed but not fixed";
+* a fix that fails is not promised again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, run_cli
+
+from lintloader.fix_safety import FIX_SAFETY
+
+RULE_FIXTURES = sorted((FIXTURES / "rules").glob("*/*.py"))
+APPLIED = re.compile(r"^(?P<path>[^:\s]+):\d+: LL\d{3} (?:fixed|changed) by [\w-]+ ", re.M)
+
+
+def folder_of(source: Path) -> str:
+    return f"{source.parent.name}_{source.stem}"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fixtures")
+    for source in RULE_FIXTURES:
+        (root / folder_of(source)).mkdir()
+        shutil.copy(source, root / folder_of(source) / source.name)
+    return root
+
+
+def promised(tree: Path) -> tuple[Counter[str], Counter[str]]:
+    """Per file: the findings ``check`` calls fixable with ``--fix``, and with any fix."""
+    done = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tree)
+    assert done.returncode in (0, 1), done.stderr
+    safe: Counter[str] = Counter()
+    any_fix: Counter[str] = Counter()
+    for finding in json.loads(done.stdout):
+        names = finding["fixes"]
+        safe[finding["path"]] += any(FIX_SAFETY[name].safe for name in names)
+        any_fix[finding["path"]] += bool(names)
+    return safe, any_fix
+
+
+def applied(tree: Path, copy: Path, *flags: str) -> Counter[str]:
+    """Per file: the findings ``fix`` fixed (or changed) in a copy of ``tree``."""
+    shutil.copytree(tree, copy)
+    done = run_cli("fix", "--no-cache", *flags, ".", cwd=copy)
+    assert done.returncode in (0, 1), done.stderr
+    return Counter(match["path"] for match in APPLIED.finditer(done.stderr))
+
+
+def test_check_promises_what_fix_applies_on_every_rule_fixture(tree: Path, tmp_path: Path) -> None:
+    safe, any_fix = promised(tree)
+    assert sum(safe.values()) and sum(any_fix.values()) > sum(safe.values())
+    assert +safe == applied(tree, tmp_path / "safe")
+    assert +any_fix == applied(tree, tmp_path / "unsafe", "--unsafe-fixes")
+
+
+LOOP_BUILT = """\
+from torch.utils.data import DataLoader
+
+
+def train(dataset, epochs, workers):
+    for epoch in range(epochs):
+        loader = DataLoader(dataset, batch_size=2, num_workers=workers, persistent_workers=True)
+        for batch in loader:
+            pass
+"""
+
+
+def test_the_guard_and_the_hoist_of_one_loader_compose(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text(LOOP_BUILT)
+    done = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert "[*] 1 fixable with `--fix` (1 more with `--unsafe-fixes`)." in done.stderr
+    safe = run_cli("fix", "--no-cache", ".", cwd=tmp_path)
+    assert safe.returncode == 1  # the LL202 is left
+    assert "mod.py:6: LL201 fixed by persistent-workers-guard (mod.py)" in safe.stderr
+    assert "not fixed: `--unsafe-fixes` offers hoist-dataloader" in safe.stderr
+    assert "changed" not in safe.stderr
+    assert "Fixed 1 finding in 1 file; 1 finding left (1 fixable with --unsafe-fixes)." in (
+        safe.stderr
+    )
+    unsafe = run_cli("fix", "--no-cache", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert unsafe.returncode == 0, unsafe.stderr
+    assert "LL202 fixed by hoist-dataloader" in unsafe.stderr
+    assert "Fixed 1 finding in 1 file; 0 findings left." in unsafe.stderr
+    fixed = (tmp_path / "mod.py").read_text()
+    assert "    loader = DataLoader(dataset, batch_size=2, num_workers=workers, " in fixed
+    assert "persistent_workers=workers > 0)\n    for epoch in range(epochs):\n" in fixed
+    after = run_cli("check", "--no-cache", "--min-severity", "info", ".", cwd=tmp_path)
+    assert after.returncode == 0 and after.stdout == "", after.stdout
+
+
+def test_a_finding_no_fixer_handles_is_named_with_why(tmp_path: Path) -> None:
+    shutil.copy(FIXTURES / "rules" / "LL104" / "positive.py", tmp_path / "mod.py")
+    done = run_cli("fix", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    assert re.search(
+        r"^note: mod\.py:\d+: LL104 not fixed: no fixer for this shape$", done.stderr, re.M
+    )
+    assert "Fixed 0 findings in 0 files; 1 finding left." in done.stderr
+    assert "fixable" not in run_cli("check", "--no-cache", ".", cwd=tmp_path).stderr
+
+
+def test_persistence_is_safe_only_without_per_epoch_state(tmp_path: Path) -> None:
+    """The loop of `curriculum` sets the dataset's difficulty every epoch: persistent workers
+    would keep the first one, so the safe fix refuses it and says why."""
+    shutil.copy(FIXTURES / "rules" / "LL204" / "fix_stateless_before.py", tmp_path / "mod.py")
+    done = run_cli("fix", "--no-cache", "--min-severity", "info", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "mod.py:10: LL204 fixed by persistent-workers-stateless (mod.py)" in done.stderr
+    assert (
+        "note: mod.py:19: LL204 persistent-workers-stateless not applied: the epoch loop sets "
+        "per-epoch state (line 21: `dataset.difficulty = epoch`)"
+    ) in done.stderr
+    assert "note: mod.py:19: LL204 not fixed: `--unsafe-fixes` offers add-persistent-workers" in (
+        done.stderr
+    )
+    expected = FIXTURES / "rules" / "LL204" / "fix_stateless_after.py"
+    assert (tmp_path / "mod.py").read_bytes() == expected.read_bytes()
