@@ -174,6 +174,9 @@ class CallGraph(Hierarchy):
         if head == "super()" and class_key and len(rest) == 1:
             found = self.lookup_method(class_key, rest[0], skip_self=True)
             return [found] if found else []
+        if head == function.self_name and class_key and len(rest) == 1:
+            found = self.dispatch(class_key, rest[0])
+            return [key for key in found if self._runs_for_owner(info, key)]
         if head == function.self_name and class_key and rest:
             return self._dispatch_through(class_key, rest)
         if head in function.local_types and rest:
@@ -193,6 +196,49 @@ class CallGraph(Hierarchy):
             init = self.lookup_method(symbol.key, "__init__")
             return [init] if init else []
         return [] if symbol.kind == "external" else None
+
+    def _runs_for_owner(self, info: FunctionInfo, target: str) -> bool:
+        """Whether the method ``info`` (its ``self.m()`` landing in ``target``) can run for an
+        object that ``target`` answers: ``Base.f``'s ``self.m()`` lands in ``Sub.m`` only
+        when ``Base.f`` runs for a ``Sub`` (or a subclass of it that keeps ``Sub.m``), that
+        is when no override of ``f`` along that class's MRO cuts the way to ``Base.f``
+        (one that never calls ``super().f()``)."""
+        owner = self.functions[target].class_key
+        if owner is None or owner == info.class_key:
+            return True
+        name = self.functions[target].function.name
+        kept = [
+            key
+            for key in (owner, *self.subclasses.get(owner, ()))
+            if self.lookup_method(key, name) == target
+        ]
+        return any(self._reaches(key, info) for key in kept)
+
+    def _reaches(self, class_key: str, info: FunctionInfo) -> bool:
+        """Whether calling method ``info``'s name on a ``class_key`` object runs ``info``:
+        its MRO's definitions, each handing on to the next with ``super()`` (or through a
+        base named in the call), reach it."""
+        name = info.function.name
+        chain = self.mro(class_key)
+        for holder in chain:
+            if name not in self.classes[holder].klass.methods:
+                continue
+            klass = self.classes[holder]
+            key = symbol_key(klass.file.module, f"{klass.klass.qualname}.{name}")
+            if key == info.key:
+                return True
+            if key not in self.functions or not self._hands_on(key, name):
+                return False
+        return False
+
+    def _hands_on(self, key: str, name: str) -> bool:
+        """Whether method ``key`` calls its own name on something other than its ``self``
+        (``super().f()``, ``Base.f(self)``): the definitions after it may run too."""
+        self_name = self.functions[key].function.self_name
+        return any(
+            call.target[-1] == name and len(call.target) > 1 and call.target[0] != self_name
+            for call in self.calls_of(key)
+        )
 
     def _dispatch_through(self, type_: str, rest: Dotted) -> list[str] | None:
         """``obj.a.b.method()`` with ``obj`` of type ``type_``: follow the recorded attribute
