@@ -175,8 +175,8 @@ class CallGraph(Hierarchy):
             found = self.lookup_method(class_key, rest[0], skip_self=True)
             return [found] if found else []
         if head == function.self_name and class_key and len(rest) == 1:
-            found = self.dispatch(class_key, rest[0])
-            return [key for key in found if self._runs_for_owner(info, key)]
+            targets = self.dispatch(class_key, rest[0])
+            return [key for key in targets if self._runs_for_owner(info, key)]
         if head == function.self_name and class_key and rest:
             return self._dispatch_through(class_key, rest)
         if head in function.local_types and rest:
