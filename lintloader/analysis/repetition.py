@@ -18,6 +18,7 @@ from typing import NamedTuple
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
+from lintloader.analysis.zero_workers import zero_along
 from lintloader.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
@@ -161,8 +162,8 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
             path[0].call.none_guard if path else construction_guard(program, key, site.call.site)
         )
         for edge in program.edges_into(key, Confidence.HIGH):
-            if not path and leaves_zero_default(program, site, edge):
-                continue  # this call builds the loader without workers
+            if zero_along(program, site, (edge, *path)):
+                continue  # this way builds the loader without workers
             if fills_guard(program, guard, edge):
                 continue  # it passes what the way needs None (``dataloader=val_loader``)
             place, climb = _place(program, site, edge, (edge, *path), roots)
@@ -174,16 +175,6 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
                 seen.add(state)
                 queue.append((edge.caller, (edge, *path)))
     return sorted(found.values(), key=Place.rank)
-
-
-def leaves_zero_default(program: Program, site: LoaderSite, edge: Edge) -> bool:
-    """``num_workers=num_workers`` where that parameter defaults to 0, and the call ``edge``
-    makes surely does not pass it (``load(experience)`` for ``def load(experience,
-    num_workers=0)``): built without workers there."""
-    argument = site.num_workers
-    if argument is None or not argument.from_default or argument.literal != 0:
-        return False
-    return binding(program, edge).passes(argument.text) is False
 
 
 def _place(

@@ -20,7 +20,13 @@ from lintloader.summary.model import (
     SinkSite,
     Site,
 )
-from lintloader.summary.none_guards import GuardState, guardable, may_be_none, none_defaults
+from lintloader.summary.none_guards import (
+    GuardState,
+    guardable,
+    may_be_none,
+    none_defaults,
+    zero_defaults,
+)
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import (
@@ -319,6 +325,7 @@ class Summarizer(Walker):
             if annotated:
                 function.local_types[param.arg] = annotated
         function.none_names = none_defaults(node)
+        function.zero_names = zero_defaults(node)
         self.summary.functions[qualname] = function
         self.scopes.append(function)
         self.guards.append(False)

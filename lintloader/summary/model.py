@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 34  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 35  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -96,6 +96,8 @@ class FunctionSummary:
     # parameters that default to None and locals bound to None, sorted: an argument that is
     # one of them may pass nothing (summary/none_guards.py)
     none_names: tuple[str, ...] = ()
+    # parameters that default to a literal 0 and are never bound again in the body, sorted
+    zero_names: tuple[str, ...] = ()
     # the parameters ``params`` leaves out: keyword-only ones, ``*args`` and ``**kwargs`` ("": none)
     keyword_only: list[str] = field(default_factory=list)
     star_args: str = ""
