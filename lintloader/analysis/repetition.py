@@ -24,7 +24,7 @@ from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import FunctionFacts, LoopInfo, Site
+from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo, Site
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -285,6 +285,14 @@ def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
     return any(_hit(name, tainted, info) for name in _IDENTIFIER.findall(arguments))
 
 
+def _call_reads(call: CallSite, tainted: set[str], info: FunctionInfo) -> bool:
+    """:func:`_reads` for a call as the summary keeps it: its text, or for a text that does not
+    read back whole (cut, or run on by a comment) the names its arguments read."""
+    if call.whole:
+        return _reads(call.site.text, tainted, info)
+    return any(_hit(name, tainted, info) for name in call.reads)
+
+
 def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str]:
     """``tainted`` plus the locals assigned from a call that reads one of them
     (``ds = FileDataset(files)``), to a fixed point."""
@@ -294,7 +302,7 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
         callees = {
             call.target
             for call in calls
-            if not call.is_reference and _reads(call.site.text, derived, info)
+            if not call.is_reference and _call_reads(call, derived, info)
         }
         fresh = {n for n, t in info.function.local_types.items() if t in callees} - derived
         if not fresh:
@@ -312,7 +320,7 @@ def _passed(program: Program, edge: Edge, tainted: set[str]) -> set[str]:
     if bound.reference:
         return set()
     if not bound.parsed:  # cut at the text limit: any argument may carry it
-        return every if _reads(edge.call.site.text, tainted, caller) else set()
+        return every if _call_reads(edge.call, tainted, caller) else set()
     found: set[str] = set()
     for slot in bound.slots:
         if _reads(f"({ast.unparse(slot.argument)})", tainted, caller):

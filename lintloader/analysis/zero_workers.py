@@ -42,10 +42,12 @@ def zero_along(program: Program, site: LoaderSite, chain: Sequence[Edge]) -> boo
         if carrier is None:
             return False
         bound = binding(program, edge)
-        if bound.reference or not bound.parsed:
+        if bound.reference:
             return False
         if _left_out(bound, carrier):
             return True
+        if not bound.parsed:  # what it writes for the carrier is not all there
+            return False
         carrier = _handed_on(program, edge, bound, carrier)
     return False
 
@@ -69,7 +71,7 @@ def _left_out(bound: Binding, carrier: Carrier) -> bool:
     keyword and no ``*``/``**`` argument; other keywords it collects are no worker count)."""
     if not carrier.kwargs:
         return bound.passes(carrier.name) is False
-    return WORKERS not in bound.keywords and not any(s.fills is None for s in bound.slots)
+    return WORKERS not in bound.keywords and not bound.stars
 
 
 def _handed_on(program: Program, edge: Edge, bound: Binding, carrier: Carrier) -> Carrier | None:

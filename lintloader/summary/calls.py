@@ -19,6 +19,7 @@ from lintloader.summary.model import (
     ImportBinding,
     SinkSite,
     Site,
+    reads_back_whole,
 )
 from lintloader.summary.none_guards import (
     GuardState,
@@ -100,12 +101,21 @@ _SIMPLE_STATEMENTS = (
 )  # fmt: skip
 
 
-def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
-    """What a call passes, for a call whose text the summary cuts: keyword names and the
-    positional count (-1 when a ``*args`` hides it)."""
+def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int, tuple[str, ...]]:
+    """What a call passes, for a call whose text does not read back whole (cut at
+    ``TEXT_LIMIT``, or a comment inside it that its one-line text would run on): keyword names,
+    the positional count (-1 when a ``*args`` hides it) and the dotted names its arguments
+    read, sorted."""
     keywords = tuple(k.arg or "**" for k in node.keywords)
     starred = any(isinstance(a, ast.Starred) for a in node.args)
-    return keywords, -1 if starred else len(node.args)
+    values = [*node.args, *(k.value for k in node.keywords)]
+    reads = {
+        ".".join(name)
+        for value in values
+        for part in ast.walk(value)
+        if isinstance(part, (ast.Name, ast.Attribute)) and (name := dotted(part))
+    }
+    return keywords, -1 if starred else len(node.args), tuple(sorted(reads))
 
 
 class Summarizer(Walker):
@@ -466,8 +476,10 @@ class Summarizer(Walker):
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
         if name:
             site = self._site(node)
-            shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
-            call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
+            whole = reads_back_whole(site.text)
+            keywords, positional, reads = ((), 0, ()) if whole else _cut_shape(node)
+            call = CallSite(name, site, False, guarded, in_loop, loop, keywords, positional)
+            call = call._replace(reads=reads)
             none = self.none_guards.guard(len(function.calls))
             function.calls.append(
                 call._replace(persistent_only=self.persistent_bodies > 0, none_guard=none)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 35  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 36  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -51,8 +51,9 @@ class CallSite(NamedTuple):
     persistent_guard: bool = False
     in_loop: bool = False  # inside a loop's header or body
     loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
-    # a call whose text was cut at TEXT_LIMIT: its keyword names ("**" for ``**kw``), in order,
-    # and its positional count (-1 with a ``*args``); () and 0 when the text is whole
+    # a call whose text was cut at TEXT_LIMIT (or holds a comment, which its one-line text runs
+    # on): its keyword names ("**" for ``**kw``), in order, and its positional count (-1 with a
+    # ``*args``); () and 0 when the text is whole
     keywords: tuple[str, ...] = ()
     positional: int = 0
     # inside the body of an ``if`` that holds only with persistent workers on
@@ -62,6 +63,20 @@ class CallSite(NamedTuple):
     # body of ``if p is None:``, the ``else`` of ``if p:``, the right of ``p or ...``, and the
     # function never sets ``p`` to None itself (summary/none_guards.py)
     none_guard: tuple[str, ...] = ()
+    # such a call's dotted names read by its arguments, sorted (() when the text is whole):
+    # what its arguments read, whatever the length of its text
+    reads: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        """Its text reads back as the call: not cut at TEXT_LIMIT, no comment run on."""
+        return reads_back_whole(self.site.text)
+
+
+def reads_back_whole(text: str) -> bool:
+    """Whether a site's one-line text is all of it: not cut at TEXT_LIMIT (``...``), and no
+    comment inside it (``#``: collapsed on one line, a comment would run on to the end)."""
+    return not text.endswith("...") and "#" not in text
 
 
 class SinkSite(NamedTuple):
