@@ -20,7 +20,7 @@ from lintloader.link.fixed_sets import fixed_set_value
 from lintloader.link.hierarchy import FOREIGN, Hierarchy
 from lintloader.link.receiver_names import agreement, is_distinctive, words
 from lintloader.link.symbols import FunctionInfo, symbol_key
-from lintloader.summary.model import CallSite, Dotted
+from lintloader.summary.model import CallSite, Dotted, FunctionSummary
 
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 Landing = list[tuple[str, Confidence]]  # function keys a call may land in, how sure each is
@@ -183,6 +183,10 @@ class CallGraph(Hierarchy):
             typed = self.class_of_type(info, function.local_types[head])
             if typed is None:  # a factory function's result, a builtin: unknown
                 return None
+            exact = typed in self.classes and _constructed_here(function, head)
+            if len(rest) == 1 and exact:
+                found = self.lookup_method(typed, rest[0])  # an exact class: no override
+                return [found] if found else []
             return self._dispatch_through(typed, rest)
         nested = symbol_key(info.file.module, f"{function.qualname}.<locals>.{head}")
         if not rest and nested in self.functions:
@@ -253,3 +257,13 @@ class CallGraph(Hierarchy):
         if type_.startswith(FOREIGN):
             return self._external_dispatch(type_[len(FOREIGN) :], rest[-1])
         return self.dispatch(type_, rest[-1])
+
+
+def _constructed_here(function: FunctionSummary, name: str) -> bool:
+    """``name`` is a local (no parameter) the function binds to a construction of its recorded
+    class (``x = Sub(...)``): an object of exactly that class, whose methods its subclasses'
+    overrides never answer."""
+    if name in function.params or name in function.keyword_only:
+        return False
+    type_ = function.local_types[name]
+    return any(call.target == type_ and not call.is_reference for call in function.calls)
