@@ -71,5 +71,26 @@ def default_never_used(program: Program, site: LoaderSite) -> bool:
     return bool(edges) and all(binding(program, e).passes(persistent.text) is True for e in edges)
 
 
+def defaults_agree(program: Program, site: LoaderSite) -> bool:
+    """Whether ``site`` passes its function's own defaults, a working pair (a worker count
+    that defaults to a literal > 0, ``persistent_workers`` that defaults to True), and every
+    call of the function in the program (one at least) passes both itself: the ValueError needs a
+    caller that is not there (one that passes 0 workers and leaves persistence on)."""
+    persistent, workers = site.persistent, site.num_workers
+    params = site.info.function.params
+    if persistent is None or not persistent.from_default or persistent.literal is not True:
+        return False
+    if workers is None or not workers.from_default or workers.text not in params:
+        return False
+    count = workers.literal
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        return False
+    names = (persistent.text, workers.text)
+    edges = program.edges_into(site.key)
+    return bool(edges) and all(
+        binding(program, e).passes(name) is True for e in edges for name in names
+    )
+
+
 def _is_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant)

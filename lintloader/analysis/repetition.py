@@ -20,6 +20,7 @@ from lintloader.analysis.frameworks import stub_hook_kind
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
+from lintloader.analysis.zero_workers import zero_along
 from lintloader.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
@@ -163,8 +164,8 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
             path[0].call.none_guard if path else construction_guard(program, key, site.call.site)
         )
         for edge in program.edges_into(key, Confidence.HIGH):
-            if not path and leaves_zero_default(program, site, edge):
-                continue  # this call builds the loader without workers
+            if zero_along(program, site, (edge, *path)):
+                continue  # this way builds the loader without workers
             if fills_guard(program, guard, edge):
                 continue  # it passes what the way needs None (``dataloader=val_loader``)
             place, climb = _place(program, site, edge, (edge, *path), roots)
@@ -176,16 +177,6 @@ def places(program: Program, site: LoaderSite, roots: frozenset[str] = frozenset
                 seen.add(state)
                 queue.append((edge.caller, (edge, *path)))
     return sorted(found.values(), key=Place.rank)
-
-
-def leaves_zero_default(program: Program, site: LoaderSite, edge: Edge) -> bool:
-    """``num_workers=num_workers`` where that parameter defaults to 0, and the call ``edge``
-    makes surely does not pass it (``load(experience)`` for ``def load(experience,
-    num_workers=0)``): built without workers there."""
-    argument = site.num_workers
-    if argument is None or not argument.from_default or argument.literal != 0:
-        return False
-    return binding(program, edge).passes(argument.text) is False
 
 
 def _place(
@@ -299,13 +290,21 @@ def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
     return any(_hit(name, tainted, info) for name in _IDENTIFIER.findall(arguments))
 
 
+def _call_reads(call: CallSite, tainted: set[str], info: FunctionInfo) -> bool:
+    """:func:`_reads` for a call as the summary keeps it: its text, or for a text that does not
+    read back whole (cut, or run on by a comment) the names its arguments read."""
+    if call.whole:
+        return _reads(call.site.text, tainted, info)
+    return any(_hit(name, tainted, info) for name in call.names_read)
+
+
 def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str]:
     """``tainted`` plus the locals assigned from a call that reads one of them
     (``ds = FileDataset(files)``), to a fixed point."""
     calls = program.calls_of(info.key, LOCAL_BUILDERS)  # the others type no local
     derived = set(tainted)
     for _ in range(3):
-        reading = [c for c in calls if not c.is_reference and _reads(c.site.text, derived, info)]
+        reading = [c for c in calls if not c.is_reference and _call_reads(c, derived, info)]
         # a call that names the local it binds taints that one, not every local of its type
         callees = {call.target for call in reading if not call.binds}
         fresh = {n for n, t in info.function.local_types.items() if t in callees}
@@ -326,12 +325,12 @@ def _passed(program: Program, edge: Edge, tainted: set[str]) -> set[str]:
     bound = binding(program, edge)
     if bound.reference:
         return set()
-    if not bound.parsed:  # cut at the text limit: what each argument reads is kept
+    if not bound.parsed:  # not read back whole: what each argument reads is kept
         if edge.call.reads:
             return cut_call_targets(
                 edge.call, callee.function, lambda t: _reads(f"({t})", tainted, caller), every
             )
-        return every if _reads(edge.call.site.text, tainted, caller) else set()
+        return every if _call_reads(edge.call, tainted, caller) else set()
     tainted = tainted | _comprehended(edge.call, tainted, caller)
     found: set[str] = set()
     for slot in bound.slots:

@@ -20,7 +20,7 @@ from lintloader.link.fixed_sets import fixed_set_value
 from lintloader.link.hierarchy import FOREIGN, Hierarchy
 from lintloader.link.receiver_names import agreement, is_distinctive, words
 from lintloader.link.symbols import FunctionInfo, symbol_key
-from lintloader.summary.model import CallSite, Dotted
+from lintloader.summary.model import CallSite, Dotted, FunctionSummary
 
 MEGAMORPHIC_DISPATCH = 4  # more possible targets than this: overrides become low-confidence
 Landing = list[tuple[str, Confidence]]  # function keys a call may land in, how sure each is
@@ -174,12 +174,19 @@ class CallGraph(Hierarchy):
         if head == "super()" and class_key and len(rest) == 1:
             found = self.lookup_method(class_key, rest[0], skip_self=True)
             return [found] if found else []
+        if head == function.self_name and class_key and len(rest) == 1:
+            targets = self.dispatch(class_key, rest[0])
+            return [key for key in targets if self._runs_for_owner(info, key)]
         if head == function.self_name and class_key and rest:
             return self._dispatch_through(class_key, rest)
         if head in function.local_types and rest:
             typed = self.class_of_type(info, function.local_types[head])
             if typed is None:  # a factory function's result, a builtin: unknown
                 return None
+            exact = typed in self.classes and _constructed_here(function, head)
+            if len(rest) == 1 and exact:
+                found = self.lookup_method(typed, rest[0])  # an exact class: no override
+                return [found] if found else []
             return self._dispatch_through(typed, rest)
         nested = symbol_key(info.file.module, f"{function.qualname}.<locals>.{head}")
         if not rest and nested in self.functions:
@@ -194,6 +201,49 @@ class CallGraph(Hierarchy):
             return [init] if init else []
         return [] if symbol.kind == "external" else None
 
+    def _runs_for_owner(self, info: FunctionInfo, target: str) -> bool:
+        """Whether the method ``info`` (its ``self.m()`` landing in ``target``) can run for an
+        object that ``target`` answers: ``Base.f``'s ``self.m()`` lands in ``Sub.m`` only
+        when ``Base.f`` runs for a ``Sub`` (or a subclass of it that keeps ``Sub.m``), that
+        is when no override of ``f`` along that class's MRO cuts the way to ``Base.f``
+        (one that never calls ``super().f()``)."""
+        owner = self.functions[target].class_key
+        if owner is None or owner == info.class_key:
+            return True
+        name = self.functions[target].function.name
+        kept = [
+            key
+            for key in (owner, *self.subclasses.get(owner, ()))
+            if self.lookup_method(key, name) == target
+        ]
+        return any(self._reaches(key, info) for key in kept)
+
+    def _reaches(self, class_key: str, info: FunctionInfo) -> bool:
+        """Whether calling method ``info``'s name on a ``class_key`` object runs ``info``:
+        its MRO's definitions, each handing on to the next with ``super()`` (or through a
+        base named in the call), reach it."""
+        name = info.function.name
+        chain = self.mro(class_key)
+        for holder in chain:
+            if name not in self.classes[holder].klass.methods:
+                continue
+            klass = self.classes[holder]
+            key = symbol_key(klass.file.module, f"{klass.klass.qualname}.{name}")
+            if key == info.key:
+                return True
+            if key not in self.functions or not self._hands_on(key, name):
+                return False
+        return False
+
+    def _hands_on(self, key: str, name: str) -> bool:
+        """Whether method ``key`` calls its own name on something other than its ``self``
+        (``super().f()``, ``Base.f(self)``): the definitions after it may run too."""
+        self_name = self.functions[key].function.self_name
+        return any(
+            call.target[-1] == name and len(call.target) > 1 and call.target[0] != self_name
+            for call in self.calls_of(key)
+        )
+
     def _dispatch_through(self, type_: str, rest: Dotted) -> list[str] | None:
         """``obj.a.b.method()`` with ``obj`` of type ``type_``: follow the recorded attribute
         types; an attribute nothing types (or one of an unscanned class) makes the receiver
@@ -207,3 +257,13 @@ class CallGraph(Hierarchy):
         if type_.startswith(FOREIGN):
             return self._external_dispatch(type_[len(FOREIGN) :], rest[-1])
         return self.dispatch(type_, rest[-1])
+
+
+def _constructed_here(function: FunctionSummary, name: str) -> bool:
+    """``name`` is a local (no parameter) the function binds to a construction of its recorded
+    class (``x = Sub(...)``): an object of exactly that class, whose methods its subclasses'
+    overrides never answer."""
+    if name in function.params or name in function.keyword_only:
+        return False
+    type_ = function.local_types[name]
+    return any(call.target == type_ and not call.is_reference for call in function.calls)

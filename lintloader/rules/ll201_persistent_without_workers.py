@@ -54,7 +54,10 @@ A builder that passes its own `persistent_workers=True` default and worker-count
 `DataLoader` is reported, and so is each caller that keeps the default with a worker count that
 can be 0 (error for a literal 0), with the chain into the builder. A private builder
 (`_make`) whose every call in the scanned code passes `persistent_workers` itself never uses
-its default and is not reported.
+its default and is not reported. A builder whose own defaults are a working pair (a worker
+count that defaults to a literal > 0, `persistent_workers` to True), called in the scanned
+code and by every call with both passed, is info: only a caller that passes 0 workers and
+keeps persistence on would raise, and there is none.
 `num_workers=os.cpu_count()` (or `max(1, n)`, `n or os.cpu_count()`,
 `len(os.sched_getaffinity(0))`, a local mapped from 0 first: `n = max(1, n)`) is never 0.
 A call inside an `if` that tests the `num_workers` expression is not reported, and neither is a
@@ -66,7 +69,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lintloader.analysis.builder_callers import callers_keeping_default, default_never_used
+from lintloader.analysis.builder_callers import (
+    callers_keeping_default,
+    default_never_used,
+    defaults_agree,
+)
 from lintloader.analysis.config_defaults import config_default, config_demand
 from lintloader.analysis.context import AnalysisContext, Demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
@@ -88,6 +95,10 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
         if not site.persistent_true and configured is None:
             continue
         severity, why = _severity(site)
+        raises = "DataLoader raises `ValueError: persistent_workers option needs num_workers > 0`"
+        if defaults_agree(ctx.program, site):
+            severity, why = Severity.INFO, _agreeing(site)
+            raises = "`ValueError: persistent_workers option needs num_workers > 0`"
         call = site.call
         yield Finding(
             code=RULE.code,
@@ -96,10 +107,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             line=call.site.line,
             column=call.site.column,
             end_line=call.site.end_line,
-            message=(
-                f"{configured or _persistent_text(site)} with {why}: DataLoader raises "
-                "`ValueError: persistent_workers option needs num_workers > 0`"
-            ),
+            message=f"{configured or _persistent_text(site)} with {why}: {raises}",
             chain=(hop(ctx.display, site.info, call.site, verb="builds"),),
             fixes=(FIX,),
         )
@@ -180,6 +188,17 @@ def _severity(site: LoaderSite) -> tuple[Severity, str]:
         return Severity.INFO, "`num_workers` unknown here (subclass or `**kwargs`)"
     where = f" (in `**{argument.via}`)" if argument.via and argument.via != "dict" else ""
     return Severity.WARNING, f"`num_workers={argument.text}`{where}, which can be 0"
+
+
+def _agreeing(site: LoaderSite) -> str:
+    """Why a builder whose own defaults work, and whose every caller passes both, is info."""
+    workers = site.num_workers
+    assert workers is not None
+    return (
+        f"`num_workers={workers.text}` (defaults to {workers.literal}), a working pair that "
+        "every call in the scanned code passes itself; only a caller that passes 0 workers "
+        "and leaves persistence on would get"
+    )
 
 
 def _checked(site: LoaderSite) -> bool:

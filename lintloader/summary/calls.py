@@ -20,8 +20,15 @@ from lintloader.summary.model import (
     ImportBinding,
     SinkSite,
     Site,
+    reads_back_whole,
 )
-from lintloader.summary.none_guards import GuardState, guardable, may_be_none, none_defaults
+from lintloader.summary.none_guards import (
+    GuardState,
+    guardable,
+    may_be_none,
+    none_defaults,
+    zero_defaults,
+)
 from lintloader.summary.periodic import is_periodic_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
@@ -97,8 +104,9 @@ _SIMPLE_STATEMENTS = (
 
 
 def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
-    """What a call passes, for a call whose text the summary cuts: keyword names and the
-    positional count (-1 when a ``*args`` hides it)."""
+    """What a call passes, for a call whose text does not read back whole (cut at
+    ``TEXT_LIMIT``, or a comment inside it that its one-line text would run on): keyword names
+    and the positional count (-1 when a ``*args`` hides it)."""
     keywords = tuple(k.arg or "**" for k in node.keywords)
     starred = any(isinstance(a, ast.Starred) for a in node.args)
     return keywords, -1 if starred else len(node.args)
@@ -358,6 +366,7 @@ class Summarizer(Walker):
             if annotated:
                 function.local_types[param.arg] = annotated
         function.none_names = none_defaults(node)
+        function.zero_names = zero_defaults(node)
         self.summary.functions[qualname] = function
         self.scopes.append(function)
         self.guards.append(False)
@@ -525,8 +534,9 @@ class Summarizer(Walker):
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
         if name:
             site = self._site(node)
-            shape = _cut_shape(node) if site.text.endswith("...") else ((), 0)
-            call = CallSite(name, site, False, guarded, in_loop, loop, *shape)
+            whole = reads_back_whole(site.text)
+            keywords, positional = ((), 0) if whole else _cut_shape(node)
+            call = CallSite(name, site, False, guarded, in_loop, loop, keywords, positional)
             none = self.none_guards.guard(len(function.calls))
             function.calls.append(
                 call._replace(
@@ -534,7 +544,7 @@ class Summarizer(Walker):
                     none_guard=none,
                     periodic=self._periodic(),
                     comprehended=tuple(self.comprehended),
-                    reads=_argument_reads(node) if shape[0] or shape[1] else (),
+                    reads=() if whole else _argument_reads(node),
                     binds=self.binding.pop(id(node), ""),
                 )
             )

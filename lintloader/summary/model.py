@@ -23,7 +23,7 @@ from lintloader.cost import every_k
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 36  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 37  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -61,8 +61,9 @@ class CallSite(NamedTuple):
     persistent_guard: bool = False
     in_loop: bool = False  # inside a loop's header or body
     loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
-    # a call whose text was cut at TEXT_LIMIT: its keyword names ("**" for ``**kw``), in order,
-    # and its positional count (-1 with a ``*args``); () and 0 when the text is whole
+    # a call whose text was cut at TEXT_LIMIT (or holds a comment, which its one-line text runs
+    # on): its keyword names ("**" for ``**kw``), in order, and its positional count (-1 with a
+    # ``*args``); () and 0 when the text is whole
     keywords: tuple[str, ...] = ()
     positional: int = 0
     # inside the body of an ``if`` that holds only with persistent workers on
@@ -77,9 +78,10 @@ class CallSite(NamedTuple):
     periodic: str = ""
     # the ``for`` clauses of the comprehensions around it, outermost first
     comprehended: tuple[Comprehended, ...] = ()
-    # a call whose text was cut: per argument (positional ones, then ``keywords``'s), the
-    # dotted names it reads, space-separated (summary/calls.py), so that what a long call
-    # passes where is still known
+    # a call whose text does not read back whole (cut at TEXT_LIMIT, or a comment inside it):
+    # per argument (positional ones, then ``keywords``'s), the dotted names it reads,
+    # space-separated (summary/calls.py), so that what a call passes where is still known,
+    # whatever the length of its text
     reads: tuple[str, ...] = ()
     # the local its value is assigned to, whole (``ds = FileDataset(files)``: ``"ds"``), or empty
     binds: str = ""
@@ -89,6 +91,22 @@ class CallSite(NamedTuple):
         """K of the every-K-steps test the call runs under (``step % K == 0``: "K"), or empty
         (read from ``periodic``: lintloader/cost.py's every_k)."""
         return (every_k(self.periodic) or "") if self.periodic else ""
+
+    @property
+    def whole(self) -> bool:
+        """Its text reads back as the call: not cut at TEXT_LIMIT, no comment run on."""
+        return reads_back_whole(self.site.text)
+
+    @property
+    def names_read(self) -> frozenset[str]:
+        """Every dotted name its arguments read (of a call whose text is not whole)."""
+        return frozenset(name for argument in self.reads for name in argument.split())
+
+
+def reads_back_whole(text: str) -> bool:
+    """Whether a site's one-line text is all of it: not cut at TEXT_LIMIT (``...``), and no
+    comment inside it (``#``: collapsed on one line, a comment would run on to the end)."""
+    return not text.endswith("...") and "#" not in text
 
 
 class SinkSite(NamedTuple):
@@ -123,6 +141,8 @@ class FunctionSummary:
     # parameters that default to None and locals bound to None, sorted: an argument that is
     # one of them may pass nothing (summary/none_guards.py)
     none_names: tuple[str, ...] = ()
+    # parameters that default to a literal 0 and are never bound again in the body, sorted
+    zero_names: tuple[str, ...] = ()
     # the parameters ``params`` leaves out: keyword-only ones, ``*args`` and ``**kwargs`` ("": none)
     keyword_only: list[str] = field(default_factory=list)
     star_args: str = ""

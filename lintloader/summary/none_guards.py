@@ -105,6 +105,28 @@ def may_be_none(value: ast.expr, falsy: bool = True) -> bool:
 def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
     """The parameters of ``function`` that default to None, sorted (the summary adds the locals
     bound to None as it walks the body)."""
+    pairs = _defaults(function)
+    return tuple(sorted(p.arg for p, default in pairs if may_be_none(default, falsy=False)))
+
+
+def zero_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The parameters of ``function`` that default to a literal 0 and that its body never binds
+    again, sorted: left out by a call, such a parameter is 0 wherever the body passes it on."""
+    bound = {
+        node.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    }
+    zero = (
+        p.arg
+        for p, default in _defaults(function)
+        if isinstance(default, ast.Constant) and type(default.value) is int and default.value == 0
+    )
+    return tuple(sorted(name for name in zero if name not in bound))
+
+
+def _defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
+    """Each parameter of ``function`` that has a default, with it."""
     arguments = function.args
     positional = (*arguments.posonlyargs, *arguments.args)
     pairs = list(
@@ -113,7 +135,7 @@ def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
         )
     )
     pairs += [(p, d) for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
-    return tuple(sorted(p.arg for p, default in pairs if may_be_none(default, falsy=False)))
+    return pairs
 
 
 def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
