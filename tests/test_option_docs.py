@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from lintloader.cli.option_docs import SCRIPT, TABLE, command, table, with_tables
+from lintloader.dev.option_docs import SCRIPT, TABLE, command, table, with_tables
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -154,7 +154,7 @@ def test_cache_never_reads_or_writes_through_a_planted_link(tmp_path: Path) -> N
     root.mkdir()
     (root / "fetch.py").write_text(FETCHER)
     cache = tmp_path / "cache"
-    first = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
+    first = run_cli("check", "-v", ".", "--cache-dir", str(cache), cwd=root)
     assert "(1 parsed, 0 from cache" in first.stderr
     stash = tmp_path / "stash"
     stash.mkdir()
@@ -165,7 +165,7 @@ def test_cache_never_reads_or_writes_through_a_planted_link(tmp_path: Path) -> N
         entry.symlink_to(copy)  # a valid entry, but behind a link: must not be read
         stashed[copy] = copy.read_bytes()
     assert stashed
-    second = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
+    second = run_cli("check", "-v", ".", "--cache-dir", str(cache), cwd=root)
     assert second.stdout == first.stdout
     assert "(1 parsed, 0 from cache" in second.stderr, second.stderr
     assert all(copy.read_bytes() == data for copy, data in stashed.items())  # not written

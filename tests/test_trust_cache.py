@@ -145,7 +145,7 @@ def install_copy(where: Path) -> Path:
 
 def check_with(copy: Path, root: Path, cache: Path) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "lintloader", "check", ".", "--cache-dir", str(cache)],
+        [sys.executable, "-m", "lintloader", "check", "-v", ".", "--cache-dir", str(cache)],
         cwd=root,
         capture_output=True,
         text=True,
