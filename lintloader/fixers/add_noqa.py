@@ -10,16 +10,13 @@ The edit is made with libcst, so nothing else in the file changes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from lintloader.fixers.edit.parsing import parse_module
-from lintloader.summary.noqa import noqa_lines
-
-_NOQA_CODES = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+from lintloader.summary.noqa import lex, noqa_lines
 
 
 def add_noqa(source: bytes, codes_by_line: Mapping[int, set[str]]) -> tuple[bytes, int]:
@@ -93,15 +90,14 @@ class _Commenter(cst.CSTTransformer):
 
 
 def _with_codes(comment: str, codes: set[str]) -> str:
-    match = _NOQA_CODES.search(comment)
-    if match is None:
-        noqa = f"# noqa: {', '.join(sorted(codes))}"
-        return f"{comment}  {noqa}" if comment else noqa
-    if match.group("codes") is None:
+    noqa = lex(comment)
+    if noqa is None or noqa.file_level:
+        added = f"# noqa: {', '.join(sorted(codes))}"
+        return f"{comment}  {added}" if comment else added
+    if noqa.codes is None:
         return comment  # a bare `# noqa` suppresses everything already
-    present = {c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c}
-    merged = f"# noqa: {', '.join(sorted(present | codes))}"
-    return comment[: match.start()] + merged + comment[match.end() :]
+    merged = f"# noqa: {', '.join(sorted({*noqa.codes, *codes}))}"
+    return comment[: noqa.start] + merged + comment[noqa.end :]
 
 
 def still_suppressed(source: bytes, codes_by_line: Mapping[int, set[str]]) -> bool:
