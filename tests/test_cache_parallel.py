@@ -92,7 +92,7 @@ def test_findings_identical_with_and_without_cache_and_processes(tmp_path: Path)
     assert cold == reference
     assert "0 from cache" in cold_err
     age(root)
-    warm, warm_err = check_json(root, "--cache-dir", str(cache), "-j", "1")
+    warm, warm_err = check_json(root, "-v", "--cache-dir", str(cache), "-j", "1")
     assert warm == reference
     assert "(0 parsed," in warm_err, warm_err
 
