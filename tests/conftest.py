@@ -10,6 +10,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from harness import lintloader_command, run_cli
+
+__all__ = ["lintloader_command", "run_cli"]  # the CLI runner is tests/harness.py's
 
 # A shell starts a background job (`.ci/run &`, nohup) with SIGINT ignored, and an ignored signal
 # stays ignored in every child: the Ctrl-C tests would then interrupt nothing. A handler (unlike
@@ -22,27 +25,6 @@ FIXTURES = REPO / "fixtures"
 WHEEL_CACHE = Path(
     os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests")
 )
-
-
-def lintloader_command() -> list[str]:
-    script = Path(sys.executable).parent / "lintloader"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader"]
-
-
-def run_cli(
-    *args: str, cwd: Path | str = REPO, env: dict[str, str] | None = None, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    """Run ``lintloader ARGS`` in a subprocess, as a user would."""
-    merged = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [*lintloader_command(), *args],
-        cwd=str(cwd),
-        env=merged,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "fix" / "relocate_fetcher.in.py"
-CLI = [sys.executable, "-m", "lintloader"]
 
 ITERATE = """
 import json, sys
@@ -54,13 +54,7 @@ def iterate(folder: Path) -> dict:
 
 
 def fix(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "fix", str(folder), "--no-cache", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli("fix", str(folder), "--no-cache", *args, timeout=120)
 
 
 def project(tmp_path: Path, name: str, source: str) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from harness import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "pre-commit.md"
@@ -253,22 +254,7 @@ def test_fix_hook_fixes_and_fails_then_the_fixed_file_commits(
 
 # -- `check --project-root`, the option the hook relies on (no pre-commit needed) -------------
 def run_check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lintloader",
-            "check",
-            "--no-cache",
-            "--output-format",
-            "concise",
-            *args,
-        ],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_cli("check", "--no-cache", "--output-format", "concise", *args, cwd=cwd)
 
 
 @pytest.fixture

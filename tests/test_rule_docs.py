@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import run_python
 
 from lintloader.dev.rule_docs import COMMAND, INDEX, rule_pages, stale_pages
 from lintloader.fixers.registry import fix_safety
@@ -43,8 +43,7 @@ def test_every_rule_has_a_page_with_its_docs_and_examples() -> None:
 
 
 def regenerate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "lintloader.dev", "regenerate", "--root", str(root), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    return run_python("-m", "lintloader.dev", "regenerate", "--root", str(root), *args)
 
 
 def test_regenerate_writes_the_committed_files_and_removes_stale_pages(tmp_path: Path) -> None:

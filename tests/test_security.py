@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import lintloader_command, run_cli
+from conftest import run_cli
 
 FETCHER = """\
 class Fetcher:
@@ -115,15 +115,7 @@ def test_site_packages_scan_and_fix_run_no_code_of_that_interpreter(tmp_path: Pa
 
 
 def run_with_umask(umask: int, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    command = " ".join(f"'{a}'" for a in [*lintloader_command(), *args])
-    return subprocess.run(
-        ["sh", "-c", f"umask {umask:03o}; exec {command}"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_cli(*args, cwd=cwd, timeout=300, umask=umask)
 
 
 def modes(directory: Path) -> set[int]:

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from harness import run_cli, run_python
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
@@ -28,17 +29,6 @@ FIXTURES = REPO / "fixtures" / "rules"
 CODES = tuple(rules_by_code())
 FIXED_CODES = tuple(code for code, rule in rules_by_code().items() if rule.fixes)
 EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warning|info)")
-
-
-def run_cli(*args: str, cwd: Path = REPO, timeout: int = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lintloader", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 # the command fixtures/rules/README.md gives (test_the_fixtures_readme_gives_the_command)
@@ -241,13 +231,10 @@ def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None
     fixtures.mkdir()
     (fixtures / "positive.py").write_text(f"throwaway_reset(loader)  # expect: {code} warning\n")
     (fixtures / "negative.py").write_text("throwaway_other(loader)\n")
-    env = {**os.environ, "PYTHONPATH": str(copy)}
+    env = {"PYTHONPATH": str(copy)}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True,
-            timeout=900, check=False,
-        )  # fmt: skip
+        return run_python(*args, cwd=copy, env=env, timeout=900)
 
     regenerated = run("-m", "lintloader.dev", "regenerate")
     assert regenerated.returncode == 0, regenerated.stderr

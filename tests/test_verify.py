@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import run_cli
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -25,15 +26,7 @@ PIPES: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
 def run_verify(
     *args: str, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_cli("verify", *args, env=env, timeout=timeout)
 
 
 def fixture(name: str) -> str:
