@@ -108,7 +108,7 @@ def test_one_finding_in_one_file_is_singular(tmp_path: Path) -> None:
 
 def test_install_hints_name_a_source_that_exists_and_constraints_for_torch() -> None:
     from lintloader import extra_hint
-    from lintloader.runtime.errors import INSTALL_HINT
+    from lintloader.runtime.verify.errors import INSTALL_HINT
 
     assert 'pip install -c constraints.txt -e ".[runtime]"' in INSTALL_HINT
     assert "@ git+https://github.com/lintloader/lintloader@<commit-sha>" in INSTALL_HINT

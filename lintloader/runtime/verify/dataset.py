@@ -10,9 +10,9 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from lintloader.runtime.batches import INDEX_KEY, WORKER_PID_KEY
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.worker_log import WorkerInitLog
+from lintloader.runtime.verify.batches import INDEX_KEY, WORKER_PID_KEY
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.worker_log import WorkerInitLog
 
 FEATURES = 4
 
