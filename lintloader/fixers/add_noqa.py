@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from lintloader.fixers.edit.parsing import parse_module
 from lintloader.summary.noqa import lex, noqa_lines
@@ -32,7 +32,7 @@ def add_noqa(source: bytes, codes_by_line: Mapping[int, set[str]]) -> tuple[byte
 
 def _targets(
     module: cst.Module,
-    positions: Mapping[cst.CSTNode, object],
+    positions: Mapping[cst.CSTNode, CodeRange],
     codes_by_line: Mapping[int, set[str]],
 ) -> dict[cst.TrailingWhitespace, set[str]]:
     """The trailing whitespace (where a comment goes) of the innermost statement around each
@@ -41,7 +41,7 @@ def _targets(
     for node, position in positions.items():
         trailing = _trailing(node)
         if trailing is not None:
-            start, end = position.start.line, position.end.line  # type: ignore[attr-defined]
+            start, end = position.start.line, position.end.line
             if isinstance(node, cst.BaseCompoundStatement):
                 end = _header_end(node, positions, start)
             spans.append((start, end, trailing))
@@ -54,11 +54,11 @@ def _targets(
     return targets
 
 
-def _header_end(node: cst.CSTNode, positions: Mapping[cst.CSTNode, object], start: int) -> int:
+def _header_end(node: cst.CSTNode, positions: Mapping[cst.CSTNode, CodeRange], start: int) -> int:
     """The last line of a compound statement's header: the line before its first statement."""
     statements = getattr(getattr(node, "body", None), "body", ())
     if statements and statements[0] in positions:
-        first = positions[statements[0]].start.line  # type: ignore[attr-defined]
+        first = positions[statements[0]].start.line
         return max(start, first - 1)
     return start
 

@@ -17,6 +17,7 @@ import errno
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from lintloader import extra_hint
@@ -52,7 +53,7 @@ class Location:
     line: int  # 1-based line in the cell
 
 
-def _nbformat():  # type: ignore[no-untyped-def]
+def _nbformat() -> ModuleType:
     try:
         import nbformat
     except ImportError:

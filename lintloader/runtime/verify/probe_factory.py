@@ -73,7 +73,7 @@ def load_factory(spec: str) -> Callable[[], Any]:
             f"--dataloader {spec!r}: expected MODULE:FACTORY or path/to/file.py:FACTORY"
         )
     module = _import_target(module_part)
-    factory: Any = module
+    factory: object = module
     for part in attr.split("."):
         if not hasattr(factory, part):
             raise ProbeUnavailable(f"--dataloader {spec!r}: {module.__name__} has no {attr!r}")
