@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REPO
 
 from lintloader.rules.registry import all_rules
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
-REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 CI_RUN = REPO / ".ci" / "run"
 DOC_FILES = sorted([README, REPO / "CONTRIBUTING.md", *(REPO / "docs").rglob("*.md")])
