@@ -175,14 +175,8 @@ from lintloader.rules.base import Rule
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
     for info, call in ctx.program.calls_named(("throwaway_reset",)):
-        yield Finding(
-            code=RULE.code,
-            severity=RULE.severity,
-            path=ctx.display(info.file.path),
-            line=call.site.line,
-            column=call.site.column,
-            message="`throwaway_reset()` called",
-        )
+        where = (ctx.display(info.file.path), call.site.line, call.site.column)
+        yield Finding(RULE.code, RULE.severity, *where, "`throwaway_reset()` called")
 
 
 RULE = Rule(
