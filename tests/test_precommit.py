@@ -186,14 +186,7 @@ def test_no_python_file_staged_skips(project: Path, env: dict[str, str]) -> None
 
 def test_hook_with_zero_files_exits_zero(project: Path, env: dict[str, str]) -> None:
     """What the hook entry does if pre-commit ever calls it without files (always_run)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "lintloader", "check", "--project-root=auto"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli("check", "--project-root=auto", cwd=project, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
 

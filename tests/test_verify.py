@@ -164,14 +164,7 @@ def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
     copy = tmp_path / "buggy_fetcher.py"
     shutil.copy(FIXTURES / "buggy_fetcher.py", copy)
     before = copy.read_text()
-    fix = subprocess.run(
-        [sys.executable, "-m", "lintloader", "fix", "--no-cache", str(copy)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    fix = run_cli("fix", "--no-cache", str(copy), timeout=60)
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert copy.read_text() != before, fix.stdout + fix.stderr
     code, result = run_json("--dataloader", f"{copy}:make_loader")
