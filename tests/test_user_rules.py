@@ -196,8 +196,8 @@ RULE = Rule(
 # contract, the did-you-mean of selectors, --show-settings, and the console transcripts that a
 # rule which parses more files, or is one typo from a selector they show, would change.
 NEW_RULE_CHECKS = (
-    ("tests/test_rule_docs.py", "tests/test_docs.py", "tests/test_option_docs.py"),
-    ("tests/test_rule_examples.py", "tests/test_rule_contract.py"),
+    ("tests/test_rule_docs.py", "tests/unit/test_docs.py", "tests/unit/test_option_docs.py"),
+    ("tests/unit/test_rule_examples.py", "tests/test_rule_contract.py"),
     ("tests/test_user_rules.py", "-k", "fixture and not a_new_rule"),
     ("tests/test_cli_conventions.py", "tests/test_ci_formats.py", "-k", "selector or ignore"),
     ("tests/test_ruff_habits.py", "-k", "show_settings"),

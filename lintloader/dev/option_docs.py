@@ -3,7 +3,7 @@ an option or say something its ``--help`` does not.
 
 A table sits between ``<!-- options-table: COMMAND ... -->`` and ``<!-- /options-table -->``;
 ``python -m lintloader.dev regenerate`` rewrites every such table in docs/*.md and
-``tests/test_option_docs.py`` fails when a committed one differs from what this makes.
+``tests/unit/test_option_docs.py`` fails when a committed one differs from what this makes.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ name, severity, and the fix safety derived from its declared strategies) and the
 ``VALID``/``INVALID`` examples the test-suite runs.
 ``docs/rules/README.md`` is the index, and the README holds a table of the rules.
 ``python -m lintloader.dev regenerate`` writes them (:mod:`lintloader.dev.regenerate`);
-``tests/test_rule_docs.py`` and ``tests/test_docs.py`` fail when the committed files differ.
+``tests/test_rule_docs.py`` and ``tests/unit/test_docs.py`` fail when the committed files differ.
 """
 
 from __future__ import annotations
