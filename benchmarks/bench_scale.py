@@ -253,8 +253,16 @@ def _call_before(data: bytes, marker: bytes, call: str) -> bytes:
 
 
 def _hook(tool: Path, cache: Path, relative: str) -> list[str]:
-    return [str(tool), "check", "--project-root=auto", "--cache-dir", str(cache),
-            "--exit-zero", relative]  # fmt: skip
+    return [
+        str(tool),
+        "check",
+        "-v",
+        "--project-root=auto",
+        "--cache-dir",
+        str(cache),
+        "--exit-zero",
+        relative,
+    ]  # fmt: skip (-v: the summary line's parse counts)
 
 
 def _precommit_case(relative: str, runs: dict[str, list[Run]]) -> dict[str, object]:

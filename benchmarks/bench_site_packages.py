@@ -175,6 +175,7 @@ def lintloader(tool: Path, python: Path, cache: Path) -> list[str]:
     return [
         str(tool),
         "check",
+        "-v",  # the summary line's parse counts
         "--site-packages",
         "--python",
         str(python),

@@ -1,6 +1,6 @@
 """A long fuzzing run of the robustness properties (issue 8), beyond what CI affords.
 
-CI runs ``tests/test_fuzz.py`` with 30 examples per property. This script runs the same
+CI runs ``tests/unit/test_fuzz.py`` with 30 examples per property. This script runs the same
 properties with many more (hypothesis + hypothesmith), and optionally the interrupt test with more
 seeds, and prints what it ran and how long it took::
 
@@ -51,7 +51,8 @@ def main() -> int:
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     seed = ["--hypothesis-seed", str(args.seed)] if args.seed is not None else []
     code, took = run(
-        [*pytest, *seed, "tests/test_fuzz.py"], {"LINTLOADER_FUZZ_EXAMPLES": str(args.examples)}
+        [*pytest, *seed, "tests/unit/test_fuzz.py"],
+        {"LINTLOADER_FUZZ_EXAMPLES": str(args.examples)},
     )
     print(f"fuzz: {args.examples} examples per property: exit {code} in {took:.0f} s")
     failed = code != 0

@@ -125,12 +125,27 @@ def _selects(selector: str, known: Collection[str]) -> bool:
 
 
 def unknown_selector(where: str, selector: str, known: Collection[str]) -> str:
-    """``where: 'LLX' matches no rule; did you mean ...?``: a selector error or warning."""
-    import difflib  # only for a selector that is not known
-
-    close = difflib.get_close_matches(selector, sorted(known), n=3, cutoff=0.5)
+    """``where: 'LLX' matches no rule; did you mean ...?``: a selector error or warning. The
+    codes suggested are the ones a typo away (:func:`one_typo_apart`), so that a new rule
+    changes the hint only for a selector one typo from its own code."""
+    close = [code for code in sorted(known) if one_typo_apart(selector, code)]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return f"{where}: {selector!r} matches no rule{hint} (`lintloader rule --all` lists them)"
+
+
+def one_typo_apart(typed: str, code: str) -> bool:
+    """Whether ``typed`` is ``code`` with one character added, dropped or replaced, or two
+    neighbours swapped."""
+    if len(typed) == len(code):
+        wrong = [i for i, (a, b) in enumerate(zip(typed, code, strict=True)) if a != b]
+        if len(wrong) != 2:
+            return len(wrong) <= 1
+        first, second = wrong
+        return second == first + 1 and (typed[first], typed[second]) == (code[second], code[first])
+    short, long = sorted((typed, code), key=len)
+    return len(long) - len(short) == 1 and any(
+        long[:i] + long[i + 1 :] == short for i in range(len(long))
+    )
 
 
 def _matches(code: str, prefixes: Iterable[str]) -> bool:

@@ -26,6 +26,10 @@ from lintloader.workers.progress import ParseStats, Progress
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.select.trail import Round
 
+# what the CLI, the integrations and the fixers import from here: the entry points, and what a
+# check is asked and answers (defined in checking.py, read through scan/reading.py)
+__all__ = ["CheckOptions", "CheckResult", "analyze", "read_source", "run_check"]
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:

@@ -22,6 +22,9 @@ from child_processes import (  # noqa: F401 (the fixtures and hooks every test s
     pytest_testnodedown,
     run_once,
 )
+from harness import lintloader_command, run_cli
+
+__all__ = ["lintloader_command", "run_cli"]  # the CLI runner is tests/harness.py's
 
 # A shell starts a background job (`.ci/run &`, nohup) with SIGINT ignored, and an ignored signal
 # stays ignored in every child: the Ctrl-C tests would then interrupt nothing. A handler (unlike
@@ -36,11 +39,6 @@ WHEEL_CACHE = Path(
 )
 
 
-def lintloader_command() -> list[str]:
-    script = Path(sys.executable).parent / "lintloader"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader"]
-
-
 def load_benchmark(name: str) -> ModuleType:
     """Import ``benchmarks/<name>.py`` (a script, not a package) as the module ``name``."""
     spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
@@ -49,15 +47,6 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
-
-
-def run_cli(
-    *args: str, cwd: Path | str = REPO, env: dict[str, str] | None = None, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    """Run ``lintloader ARGS`` in a subprocess, as a user would: in a process group of its own,
-    killed with whatever it started once it ends, times out or is interrupted."""
-    merged = {**os.environ, **(env or {})}
-    return run_once([*lintloader_command(), *args], cwd=str(cwd), env=merged, timeout=timeout)
 
 
 @pytest.fixture

@@ -88,11 +88,11 @@ def test_findings_identical_with_and_without_cache_and_processes(tmp_path: Path)
     reference, _ = check_json(root, "--no-cache", "-j", "1")
     assert reference.count('"code": "LL101"') >= 7  # 6 fetchers + lightning150
     assert check_json(root, "--no-cache", "-j", "2")[0] == reference
-    cold, cold_err = check_json(root, "--cache-dir", str(cache), "-j", "2")
+    cold, cold_err = check_json(root, "-v", "--cache-dir", str(cache), "-j", "2")
     assert cold == reference
     assert "0 from cache" in cold_err
     age(root)
-    warm, warm_err = check_json(root, "--cache-dir", str(cache), "-j", "1")
+    warm, warm_err = check_json(root, "-v", "--cache-dir", str(cache), "-j", "1")
     assert warm == reference
     assert "(0 parsed," in warm_err, warm_err
 

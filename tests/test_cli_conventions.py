@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from conftest import run_cli
+from harness import run_python
 
 BUG = """\
 class Fetcher:
@@ -195,8 +196,5 @@ def test_colour_into_a_pipe_only_when_asked(tmp_path: Path) -> None:
 
 def test_python_dash_m_lintloader(tmp_path: Path) -> None:
     project(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "lintloader", "check", "--no-cache", "fetch.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_python("-m", "lintloader", "check", "--no-cache", "fetch.py", cwd=tmp_path)
     assert done.returncode == 1 and "LL101" in done.stdout

@@ -5,7 +5,7 @@ test through the real CLI. Where each one is checked:
   line), docs/trace.md's ``--max-passes 2`` runs, docs/check.md's ``--project-root=auto`` run
   inside a project (docs/pre-commit.md): console blocks that tests/test_docs_console.py runs;
 - docs/check.md's option table (``--fix``, ``--diff``, ``--unsafe-fixes``, ``--show-fixes``,
-  ``--exit-non-zero-on-fix``): generated, tests/test_option_docs.py;
+  ``--exit-non-zero-on-fix``): generated, tests/unit/test_option_docs.py;
 - untouched notebook outputs and metadata: tests/test_notebooks.py;
 - relative paths in selector and configuration errors: tests/test_ci_formats.py,
   tests/test_trust_inputs.py, and the configuration console blocks;

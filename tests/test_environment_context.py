@@ -51,10 +51,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def check(python: Path, cwd: Path, *paths: str) -> list[dict]:
-    result = subprocess.run(
-        [str(python), "-m", "lintloader", "check", "--output-format", "json", "--no-cache",
-         "--min-severity", "info", *paths],
-        cwd=cwd, capture_output=True, text=True, check=False,
+    result = run_cli(
+        "check", "--output-format", "json", "--no-cache", "--min-severity", "info", *paths,
+        cwd=cwd, python=python,
     )  # fmt: skip
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)

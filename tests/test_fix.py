@@ -13,18 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "fixtures" / "fix"
 LIGHTNING150 = REPO / "fixtures" / "check" / "lightning150"
-CLI = [sys.executable, "-m", "lintloader"]
 PAIRS = sorted(p.name[: -len(".in.py")] for p in FIX.glob("*.in.py"))
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+    return run_cli(*args, "--no-cache", cwd=cwd, timeout=120)
 
 
 def ll101(path: Path) -> list[dict]:

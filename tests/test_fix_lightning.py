@@ -17,8 +17,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from conftest import download_wheel
+from harness import run_cli
 
-CLI = [sys.executable, "-m", "lintloader"]
 FETCHING = "pytorch_lightning/utilities/fetching.py"
 CACHE = Path(os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests"))
 
@@ -38,9 +38,7 @@ def snapshot(site: Path) -> dict[str, bytes]:
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
-    )
+    return run_cli(*args, cwd=cwd, timeout=600)
 
 
 class Env:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 from lintloader.fixers.registry import all_strategies
 
@@ -37,14 +38,7 @@ REPORTED = re.compile(r": (?P<code>LL\d{3}) (?P<status>fixed|changed) by (?P<str
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lintloader", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_cli(*args, cwd=cwd, timeout=180)
 
 
 FIX_ARGS = ("fix", "--no-cache", "--unsafe-fixes", "--min-severity", "info")
@@ -286,7 +280,7 @@ FACTORY = """
 from torch.utils.data import DataLoader
 
 import mod
-from lintloader.runtime.dataset import ProbeDataset
+from lintloader.runtime.verify.dataset import ProbeDataset
 
 
 class EpochHook:

@@ -14,21 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "fixtures" / "fix"
-CLI = [sys.executable, "-m", "lintloader"]
 PACKAGE_FILE = "fakefetch/fetching.py"
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args, "--no-cache"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_cli(*args, "--no-cache", cwd=cwd, timeout=120)
 
 
 def make_env(root: Path) -> tuple[Path, Path]:

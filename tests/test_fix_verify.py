@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from child_processes import run_once
+from harness import run_cli
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "fix" / "relocate_fetcher.in.py"
-CLI = [sys.executable, "-m", "lintloader"]
 
 ITERATE = """
 import json, sys
@@ -49,7 +49,7 @@ def iterate(folder: Path) -> dict:
 
 
 def fix(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_once([*CLI, "fix", str(folder), "--no-cache", *args], timeout=120)
+    return run_cli("fix", str(folder), "--no-cache", *args, timeout=120)
 
 
 def project(tmp_path: Path, name: str, source: str) -> Path:

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 from lintloader.rules.registry import all_rules
 
@@ -48,14 +49,7 @@ def flake8_findings(*args: str, cwd: Path, stdin: str | None = None) -> set[tupl
 
 
 def check_json(*args: str, cwd: Path) -> list[dict]:
-    done = subprocess.run(
-        [sys.executable, "-m", "lintloader", "check", "--output-format", "json", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_cli("check", "--output-format", "json", *args, cwd=cwd, timeout=300)
     assert done.returncode in (0, 1), done.stderr
     return json.loads(done.stdout)
 

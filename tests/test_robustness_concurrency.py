@@ -75,7 +75,9 @@ def test_two_concurrent_runs_share_a_cache_safely(tmp_path: Path) -> None:
         assert isinstance(stored, FileSummary)
     assert not list(cache.rglob(".tmp-*"))
 
-    warm = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    warm = run_cli(
+        "check", "-v", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root
+    )
     assert warm.stdout == reference.stdout
     assert f"(0 parsed, {len(entries)} from cache" in warm.stderr, warm.stderr
 
@@ -84,15 +86,21 @@ def test_corrupt_cache_entries_are_misses_and_get_repaired(tmp_path: Path) -> No
     root = tmp_path / "proj"
     make_tree(root)
     cache = tmp_path / "cache"
-    first = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    first = run_cli(
+        "check", "-v", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root
+    )
     parsed = int(re.search(r"\((\d+) parsed, 0 from cache", first.stderr).group(1))
     files = sorted(p for p in cache.rglob("*") if p.is_file())
     for index, entry in enumerate(files):  # whatever the layout: every file spoiled
         spoiled = (entry.read_bytes()[:20], b"not a pickle at all", pickle.dumps({"a": "dict"}))
         entry.write_bytes(spoiled[index % 3])
-    again = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    again = run_cli(
+        "check", "-v", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root
+    )
     assert again.stdout == first.stdout
     assert f"({parsed} parsed, 0 from cache" in again.stderr, again.stderr
-    warm = run_cli("check", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root)
+    warm = run_cli(
+        "check", "-v", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root
+    )
     assert warm.stdout == first.stdout
     assert f"(0 parsed, {parsed} from cache" in warm.stderr, warm.stderr

@@ -159,7 +159,7 @@ def write_big(path: Path, megabytes: int, head: bytes = b"") -> None:
 def test_50mb_file_without_sink_tokens_is_never_parsed(tmp_path: Path) -> None:
     root = project(tmp_path, "good_twin.py", GOOD.replace(b"Good", b"Twin"))
     write_big(root / "generated.py", 50)
-    result, findings = check_json(root)
+    result, findings = check_json(root, "-v")
     assert {f["path"] for f in findings} == {"good.py", "good_twin.py"}
     # three files found, only the two with sink tokens parsed
     assert "in 3 files (2 parsed" in result.stderr, result.stderr

@@ -1,16 +1,17 @@
 """docs/rules/ is generated from the rule modules: the committed pages must be exactly what
-``lintloader rule --write-docs docs/rules`` writes today, with no page left for a removed rule."""
+``python -m lintloader.dev regenerate`` writes today, with no page left for a removed rule."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import run_python
 
+from lintloader.dev.rule_docs import COMMAND, INDEX, rule_pages, stale_pages
 from lintloader.fixers.registry import fix_safety
-from lintloader.rules.docs import COMMAND, INDEX, rule_pages, stale_pages
 from lintloader.rules.registry import all_rules
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,27 +42,33 @@ def test_every_rule_has_a_page_with_its_docs_and_examples() -> None:
         assert f"[{rule.code}]({rule.code}.md)" in PAGES[INDEX]
 
 
-def test_the_cli_writes_the_committed_pages_and_removes_stale_ones(tmp_path: Path) -> None:
-    out = tmp_path / "rules"
-    out.mkdir()
-    (out / "LL999.md").write_text("a page for a rule that no longer exists\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "lintloader", "rule", "--write-docs", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def regenerate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_python("-m", "lintloader.dev", "regenerate", "--root", str(root), *args)
+
+
+def test_regenerate_writes_the_committed_files_and_removes_stale_pages(tmp_path: Path) -> None:
+    """In a copy of the checkout's docs: a stale page and a stale option table are found by
+    ``--check`` (exit 1, nothing written), then rewritten; a second run has nothing to do."""
+    shutil.copytree(REPO / "docs", tmp_path / "docs")
+    shutil.copy(REPO / "README.md", tmp_path / "README.md")
+    (tmp_path / "docs" / "rules" / "LL999.md").write_text("a page for a rule that is gone\n")
+    check_md = tmp_path / "docs" / "check.md"
+    check_md.write_text(check_md.read_text().replace("| `--no-cache` |", "| `--no-cash` |"))
+    checked = regenerate(tmp_path, "--check")
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stdout == "out of date: docs/rules/LL999.md\nout of date: docs/check.md\n"
+    assert (tmp_path / "docs" / "rules" / "LL999.md").exists()
+    done = regenerate(tmp_path)
     assert done.returncode == 0, done.stderr
-    written = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
+    assert done.stdout == "removed: docs/rules/LL999.md\nupdated: docs/check.md\n"
+    written = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "docs/rules").iterdir()}
     assert written == PAGES
-    committed = {p.name: p.read_text(encoding="utf-8") for p in RULE_DOCS.glob("*.md")}
-    assert written == committed, STALE
-    again = subprocess.run(
-        [sys.executable, "-m", "lintloader", "rule", "--write-docs", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    assert check_md.read_bytes() == (REPO / "docs" / "check.md").read_bytes()
+    again = regenerate(tmp_path, "--check")
     assert again.returncode == 0 and again.stdout == "", again.stdout + again.stderr
+
+
+def test_regenerate_refuses_a_folder_that_is_not_a_checkout(tmp_path: Path) -> None:
+    done = regenerate(tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"lintloader.dev: error: {tmp_path} is not a lintloader checkout\n"

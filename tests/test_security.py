@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import lintloader_command, run_cli
+from conftest import run_cli
 
 FETCHER = """\
 class Fetcher:
@@ -115,15 +115,7 @@ def test_site_packages_scan_and_fix_run_no_code_of_that_interpreter(tmp_path: Pa
 
 
 def run_with_umask(umask: int, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    command = " ".join(f"'{a}'" for a in [*lintloader_command(), *args])
-    return subprocess.run(
-        ["sh", "-c", f"umask {umask:03o}; exec {command}"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_cli(*args, cwd=cwd, timeout=300, umask=umask)
 
 
 def modes(directory: Path) -> set[int]:
@@ -154,7 +146,7 @@ def test_cache_never_reads_or_writes_through_a_planted_link(tmp_path: Path) -> N
     root.mkdir()
     (root / "fetch.py").write_text(FETCHER)
     cache = tmp_path / "cache"
-    first = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
+    first = run_cli("check", "-v", ".", "--cache-dir", str(cache), cwd=root)
     assert "(1 parsed, 0 from cache" in first.stderr
     stash = tmp_path / "stash"
     stash.mkdir()
@@ -165,7 +157,7 @@ def test_cache_never_reads_or_writes_through_a_planted_link(tmp_path: Path) -> N
         entry.symlink_to(copy)  # a valid entry, but behind a link: must not be read
         stashed[copy] = copy.read_bytes()
     assert stashed
-    second = run_cli("check", ".", "--cache-dir", str(cache), cwd=root)
+    second = run_cli("check", "-v", ".", "--cache-dir", str(cache), cwd=root)
     assert second.stdout == first.stdout
     assert "(1 parsed, 0 from cache" in second.stderr, second.stderr
     assert all(copy.read_bytes() == data for copy, data in stashed.items())  # not written

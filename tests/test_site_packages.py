@@ -74,6 +74,7 @@ def test_whole_site_packages_same_findings_in_forked_shards_and_one_process(
         runs[jobs] = result.stdout
     warm = run_cli(
         "check",
+        "-v",
         "--site-packages",
         "--output-format",
         "json",

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from conftest import FIXTURES
+from harness import run_cli
 
 BUGGY = """\
 class Fetcher:
@@ -21,10 +21,7 @@ CLEAN = "class Fetcher:\n    def __iter__(self):\n        return iter(self.loade
 
 
 def run(args: list[str], data: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lintloader", *args],
-        input=data, cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_cli(*args, input=data, cwd=cwd, timeout=120)
 
 
 def test_check_reads_the_source_from_stdin_not_from_disk(tmp_path: Path) -> None:

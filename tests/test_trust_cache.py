@@ -13,20 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 from trust_support import CLI, ORIGINAL, fill, tmpfs
 
 WARNING = "lintloader: warning: cache directory "
 
 
 def run_check(root: Path, cache: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "check", ".", *extra],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "LINTLOADER_CACHE_DIR": cache},
-    )
+    return run_cli("check", ".", *extra, cwd=root, timeout=120, env={"LINTLOADER_CACHE_DIR": cache})
 
 
 def assert_findings_and_one_warning(result: subprocess.CompletedProcess[str]) -> None:
@@ -145,7 +139,7 @@ def install_copy(where: Path) -> Path:
 
 def check_with(copy: Path, root: Path, cache: Path) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "lintloader", "check", ".", "--cache-dir", str(cache)],
+        [sys.executable, "-m", "lintloader", "check", "-v", ".", "--cache-dir", str(cache)],
         cwd=root,
         capture_output=True,
         text=True,

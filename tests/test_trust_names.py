@@ -40,7 +40,7 @@ def test_check_reports_both_files_escaped_cold_and_cached(tmp_path: Path) -> Non
     for attempt in ("cold", "summaries", "replay"):
         if attempt == "summaries":
             (project / "other.py").write_text("y = 2\n")  # no whole-run replay this time
-        result = run("check", ".", "--cache-dir", cache, cwd=project)
+        result = run("check", "-v", ".", "--cache-dir", cache, cwd=project)
         assert result.returncode == 1, result.stderr
         lines = result.stdout.decode("utf-8").splitlines()
         headline = [line for line in lines if not line.startswith(" ")]

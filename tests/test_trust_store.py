@@ -44,7 +44,7 @@ def run_check(root: Path, cache: Path | None, umask: int | None = None) -> tuple
     """(stdout, stderr) of ``lintloader check .`` (``cache`` None: ``--no-cache``)."""
     extra = ["--no-cache"] if cache is None else ["--cache-dir", str(cache)]
     result = subprocess.run(
-        [*CLI, "check", ".", "--output-format", "json", *extra],
+        [*CLI, "check", "-v", ".", "--output-format", "json", *extra],
         cwd=root,
         capture_output=True,
         text=True,

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from harness import run_cli, run_python
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
@@ -30,22 +31,15 @@ FIXED_CODES = tuple(code for code, rule in rules_by_code().items() if rule.fixes
 EXPECT = re.compile(r"#\s*expect:\s*(?P<code>LL\d{3})\s+(?P<severity>error|warning|info)")
 
 
-def run_cli(*args: str, cwd: Path = REPO, timeout: int = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lintloader", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+# the command fixtures/rules/README.md gives (test_the_fixtures_readme_gives_the_command)
+FIXTURE_CHECK = (
+    "check", "--no-cache", "-j", "1", "--min-severity", "info", "--output-format", "json",
+    "--project-root", "none",
+)  # fmt: skip
 
 
 def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
-    done = run_cli(
-        "check", "--no-cache", "-j", "1", "--min-severity", "info", "--output-format", "json",
-        "--project-root", "none", *paths, cwd=cwd,
-    )  # fmt: skip
+    done = run_cli(*FIXTURE_CHECK, *paths, cwd=cwd)
     assert done.returncode in (0, 1), done.stderr
     return json.loads(done.stdout)
 
@@ -78,6 +72,11 @@ def test_fixture_findings_match_markers(path: Path) -> None:
     assert got == expected_markers(path)
     if path.name == "positive.py":
         assert any(code == path.parent.name for _, code, _ in got)
+
+
+def test_the_fixtures_readme_gives_the_command_the_tests_run() -> None:
+    command = f"lintloader {' '.join(FIXTURE_CHECK)} fixtures/rules/LLNNN/positive.py"
+    assert f"```bash\n{command}\n```" in (FIXTURES / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -147,74 +146,106 @@ def test_findings_name_only_declared_fixes(code: str) -> None:
 
 # -- a new rule is one module plus one fixtures folder ---------------------------------------------
 NEW_RULE = '''"""
-## demo-rule (LL999)
+## throwaway-reset ({code})
 
 ### What it does
-Flags `demo_reset()` calls.
+Finds a call of `throwaway_reset()`, a reset no library has.
 
 ### Why is this bad?
-A test rule.
+It stands for a new rule: the test-suite adds it to show that a rule is one module plus one
+fixtures folder.
 
 ### Example
-`demo_reset()`
+```python
+throwaway_reset(loader)
+```
 
 ### Fix safety
 No fix.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lintloader.analysis.context import AnalysisContext
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import Rule
 
 
-def check(ctx):
-    for info in ctx.program.functions.values():
-        for call in info.function.calls:
-            if call.target == ("demo_reset",):
-                yield Finding("LL999", Severity.WARNING, ctx.display(info.file.path),
-                              call.site.line, call.site.column, "demo_reset() called")
+def check(ctx: AnalysisContext) -> Iterator[Finding]:
+    for info, call in ctx.program.calls_named(("throwaway_reset",)):
+        where = (ctx.display(info.file.path), call.site.line, call.site.column)
+        yield Finding(RULE.code, RULE.severity, *where, "`throwaway_reset()` called")
 
 
 RULE = Rule(
-    code="LL999",
-    name="demo-rule",
+    code="{code}",
+    name="throwaway-reset",
     severity=Severity.WARNING,
-    summary="demo",
+    summary="a call of throwaway_reset()",
     doc=__doc__,
     check=check,
-    seed_tokens=((b"demo_reset",),),
-    valid=("x = 1\\n",),
-    invalid=("demo_reset()\\n",),
+    # a token most files that matter hold: the rule makes a scan parse more files
+    seed_tokens=((b"DataLoader",), (b"throwaway_reset",)),
+    valid=("throwaway_other(loader)\\n",),
+    invalid=("throwaway_reset(loader)\\n",),
 )
 '''
+# What a new rule touches: its docs and the README's table, its examples and fixtures, the rule
+# contract, the did-you-mean of selectors, --show-settings, and the console transcripts that a
+# rule which parses more files, or is one typo from a selector they show, would change.
+NEW_RULE_CHECKS = (
+    ("tests/test_rule_docs.py", "tests/unit/test_docs.py", "tests/unit/test_option_docs.py"),
+    ("tests/unit/test_rule_examples.py", "tests/test_rule_contract.py"),
+    ("tests/test_user_rules.py", "-k", "fixture and not a_new_rule"),
+    ("tests/test_cli_conventions.py", "tests/test_ci_formats.py", "-k", "selector or ignore"),
+    ("tests/test_ruff_habits.py", "-k", "show_settings"),
+    ("tests/test_docs_console.py", "-k", "README.md or configuration.md"),
+)
+COPIED = shutil.ignore_patterns(
+    ".venv", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"
+)
+
+
+def free_code() -> str:
+    return next(f"LL{n}" for n in range(106, 200) if f"LL{n}" not in rules_by_code())
 
 
 def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None:
-    """Copy the project, add `rules/ll999_demo.py` and `fixtures/rules/LL999/`, and run this
-    test module there: the registry finds the rule and its fixtures run, with no list edited."""
+    """In a copy of the checkout, add `rules/llNNN_throwaway_reset.py` and `fixtures/rules/
+    LLNNN/`, run `python -m lintloader.dev regenerate`, and run the tests a new rule touches
+    there: they pass with nothing else edited (docs/architecture.md, "Adding a rule")."""
     copy = tmp_path / "project"
-    for part in ("lintloader", "tests", "fixtures"):
-        shutil.copytree(REPO / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
-    (copy / "lintloader" / "rules" / "ll999_demo.py").write_text(NEW_RULE)
-    fixtures = copy / "fixtures" / "rules" / "LL999"
+    shutil.copytree(REPO, copy, ignore=COPIED, symlinks=True)
+    code = free_code()
+    module = copy / "lintloader" / "rules" / f"ll{code[2:]}_throwaway_reset.py"
+    module.write_text(NEW_RULE.replace("{code}", code))
+    fixtures = copy / "fixtures" / "rules" / code
     fixtures.mkdir()
-    (fixtures / "positive.py").write_text("demo_reset()  # expect: LL999 warning\n")
-    (fixtures / "negative.py").write_text("demo_other()\n")
-    env = {**os.environ, "PYTHONPATH": str(copy)}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "LL999",
-         "tests/test_user_rules.py", "tests/test_rule_examples.py"],
-        cwd=copy, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:]
-    passed = re.search(r"(\d+) passed", done.stdout)
-    # inline examples, fixtures present, both fixture files, ruff doc sections, 2 Fixit cases...
-    assert passed and int(passed.group(1)) >= 6, done.stdout[-3000:]
-    rule_doc = subprocess.run(
-        [sys.executable, "-m", "lintloader", "rule", "LL999"],
-        cwd=copy, env=env, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    assert "demo-rule (LL999)" in rule_doc.stdout and "Fix: no fix." in rule_doc.stdout
+    (fixtures / "positive.py").write_text(f"throwaway_reset(loader)  # expect: {code} warning\n")
+    (fixtures / "negative.py").write_text("throwaway_other(loader)\n")
+    env = {"PYTHONPATH": str(copy)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_python(*args, cwd=copy, env=env, timeout=900)
+
+    regenerated = run("-m", "lintloader.dev", "regenerate")
+    assert regenerated.returncode == 0, regenerated.stderr
+    assert regenerated.stdout.splitlines() == [
+        f"updated: docs/rules/{code}.md",
+        "updated: docs/rules/README.md",
+        "updated: README.md",
+    ]
+    for checks in NEW_RULE_CHECKS:
+        done = run("-m", "pytest", "-q", "-p", "no:cacheprovider", *checks)
+        assert done.returncode == 0, done.stdout[-4000:]
+    rule_doc = run("-m", "lintloader", "rule", code)
+    assert f"throwaway-reset ({code})" in rule_doc.stdout and "Fix: no fix." in rule_doc.stdout
+    found = run(
+        "-m", "lintloader", "check", "--no-cache", "--select", code, f"fixtures/rules/{code}"
+    )
+    assert found.stdout.startswith(f"fixtures/rules/{code}/positive.py:1:1: {code} [warning]")
 
 
 # -- resolution, call graph and demand -------------------------------------------------------------

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from child_processes import Processes, run_once
+from child_processes import Processes
+from harness import run_cli
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -26,7 +27,7 @@ PIPES: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
 def run_verify(
     *args: str, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    return run_once([*CLI, *args], cwd=REPO, env=env, timeout=timeout)
+    return run_cli("verify", *args, env=env, timeout=timeout)
 
 
 def fixture(name: str) -> str:
@@ -164,9 +165,7 @@ def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
     copy = tmp_path / "buggy_fetcher.py"
     shutil.copy(FIXTURES / "buggy_fetcher.py", copy)
     before = copy.read_text()
-    fix = run_once(
-        [sys.executable, "-m", "lintloader", "fix", "--no-cache", str(copy)], cwd=REPO, timeout=60
-    )
+    fix = run_cli("fix", "--no-cache", str(copy), timeout=60)
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert copy.read_text() != before, fix.stdout + fix.stderr
     code, result = run_json("--dataloader", f"{copy}:make_loader")

@@ -7,15 +7,15 @@ import multiprocessing
 
 import pytest
 
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.records import (
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.records import (
     DeviceInfo,
     EpochRecord,
     LoaderReport,
     ProbeResult,
     judge_loader,
 )
-from lintloader.runtime.render import render_json, render_table
+from lintloader.runtime.verify.render import render_json, render_table
 
 
 def epoch(
@@ -102,7 +102,7 @@ def tensor_loader(persistent: bool, drop_last: bool = False) -> torch.utils.data
 
 
 def test_plain_user_loader_is_measured_through_the_collate_log() -> None:
-    from lintloader.runtime.probe_factory import probe_factory
+    from lintloader.runtime.verify.probe_factory import probe_factory
 
     result = probe_factory(lambda: tensor_loader(True), ProbeConfig(epochs=3), "test")
     assert result.verdict == "PASS", result.problems
@@ -116,7 +116,7 @@ def test_plain_user_loader_is_measured_through_the_collate_log() -> None:
 
 
 def test_drop_last_sets_the_expected_sample_count() -> None:
-    from lintloader.runtime.probe_factory import probe_factory
+    from lintloader.runtime.verify.probe_factory import probe_factory
 
     result = probe_factory(lambda: tensor_loader(True, True), ProbeConfig(epochs=2), "test")
     assert result.verdict == "PASS", result.problems
@@ -124,7 +124,7 @@ def test_drop_last_sets_the_expected_sample_count() -> None:
 
 
 def test_non_persistent_user_loader_fails_with_a_note() -> None:
-    from lintloader.runtime.probe_factory import probe_factory
+    from lintloader.runtime.verify.probe_factory import probe_factory
 
     result = probe_factory(lambda: tensor_loader(False), ProbeConfig(epochs=2), "test")
     assert result.verdict == "FAIL"
@@ -134,7 +134,7 @@ def test_non_persistent_user_loader_fails_with_a_note() -> None:
 
 
 def test_worker_init_delay_shows_in_first_batch_latency_of_a_respawn() -> None:
-    from lintloader.runtime.probe_torch import run_torch_probe
+    from lintloader.runtime.verify.probe_torch import run_torch_probe
 
     config = ProbeConfig(epochs=2, samples=16, worker_init_delay=0.4, persistent_workers=False)
     result = run_torch_probe(config)

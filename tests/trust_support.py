@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from harness import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 FIX = REPO / "fixtures" / "fix"
@@ -54,9 +55,7 @@ class Env:
 
 
 def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
+    return run_cli(*args, "--no-cache", cwd=cwd, timeout=timeout)
 
 
 def make_env(root: Path) -> Env:

@@ -44,7 +44,7 @@ def holder_classes(program: Program, info: FunctionInfo, path: tuple[str, ...]) 
         if None in classes:
             return set()
         held = {found for found in classes if found is not None}
-    return held  # type: ignore[return-value]
+    return held
 
 
 def _attribute_classes(program: Program, class_key: str, attribute: str) -> set[str | None]:

@@ -14,12 +14,13 @@ to be guessed; such edges can never make an error-severity finding anyway.
 from __future__ import annotations
 
 from lintloader.analysis.context import Demand, TokenGroup
-from lintloader.analysis.reachability import EPOCH_HOOKS, is_iter_root, is_real_sink
+from lintloader.analysis.reachability import is_iter_root, is_real_sink
 from lintloader.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.link.program import Program
 from lintloader.link.receiver_names import is_distinctive
 from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
+from lintloader.torch_api import EPOCH_HOOKS
 
 
 def reset_demand(program: Program) -> Demand:

@@ -75,7 +75,9 @@ def code_digest(cache_dir: Path | None) -> str:
         return package_digest()
     stamp = code_stamp()
     path = Path(cache_dir) / f"{CODE_DIR_PREFIX}{__version__}" / f"{stamp}.digest"
-    stored = read_entry(Path(cache_dir), path, "code digest", tuple[str, str])
+    stored: tuple[str, str] | None = read_entry(
+        Path(cache_dir), path, "code digest", tuple[str, str]
+    )
     if stored is not None and stored[0] == stamp and len(stored[1]) == 64:
         return stored[1]
     digest = package_digest()

@@ -82,7 +82,7 @@ class SummaryCache:
     def get(self, key: str) -> FileSummary | None:
         from lintloader.summary.model import FileSummary
 
-        value = read_entry(self.root, self._path(key), self.kind, FileSummary)
+        value: FileSummary | None = read_entry(self.root, self._path(key), self.kind, FileSummary)
         if value is None:  # missing, a link, or not a summary this version writes
             return None
         self.used.add(key)

@@ -232,7 +232,9 @@ def check(
 
             for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
                 click.echo(line, err=True)
-        click.echo(summary_line(result, config.min_severity, baselined.count), err=True)
+        click.echo(
+            summary_line(result, config.min_severity, baselined.count, scan.verbose), err=True
+        )
         if alone is not None:
             click.echo(alone, err=True)
     if fixed is not None and fixed.failed:
@@ -434,16 +436,23 @@ def _fix_mark(row: dict[str, object]) -> str:
 
 
 def summary_line(
-    result: CheckResult, threshold: Severity = Severity.WARNING, baselined: int = 0
+    result: CheckResult,
+    threshold: Severity = Severity.WARNING,
+    baselined: int = 0,
+    verbose: bool = False,
 ) -> str:
+    """ruff's "Found N findings" line. How many files were parsed and how many summaries came
+    from the cache (what the selection did) only with ``--verbose``: a new rule's seed tokens
+    change those counts, never what a user is told."""
     by_severity = Counter(f.severity.label for f in result.findings)
     parts = ", ".join(f"{by_severity[s]} {s}" for s in reversed(SEVERITIES) if by_severity[s])
     found = f"Found {len(result.findings)} finding{'s' * (len(result.findings) != 1)}"
     details = f" ({parts})" if parts else ""
     stats = result.stats
+    counts = f"{stats.parsed} parsed, {stats.cached} from cache, " if verbose else ""
     return (
         f"{found}{details} in {_files_checked(result)} "
-        f"({stats.parsed} parsed, {stats.cached} from cache, {result.suppressed} suppressed"
+        f"({counts}{result.suppressed} suppressed"
         + (f", {baselined} baselined" if baselined else "")
         + ")."
         + stubs_note(result.stub_hooks, result.findings)

@@ -206,7 +206,13 @@ def scan_options(command: F) -> F:
             default=None,
             help="Worker processes for parsing (default: CPU count, at most 8).",
         ),
-        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors."),
+        click.option(
+            "-v",
+            "--verbose",
+            is_flag=True,
+            help="Show tracebacks for internal errors; check's summary line also says how many "
+            "files were parsed and how many came from the cache.",
+        ),
     ]
 
     @functools.wraps(command)

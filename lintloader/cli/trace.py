@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from lintloader.runtime.records import EXIT_CANNOT_RUN
+from lintloader.runtime.exits import EXIT_CANNOT_RUN
 from lintloader.safe_file import write_atomic
 
 _HELP = """Run a training command and report, per place that creates DataLoaders, how

@@ -10,9 +10,10 @@ from pathlib import Path
 import click
 
 from lintloader.cli.options import OutputError, emit, silence_stdout
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.errors import ProbeUnavailable
-from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, ProbeResult
+from lintloader.runtime.exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.errors import ProbeUnavailable
+from lintloader.runtime.verify.records import ProbeResult
 from lintloader.scan.interpreter import is_running_interpreter
 
 _DEFAULTS = ProbeConfig()
@@ -224,7 +225,7 @@ def run_verify(
         return _cannot_run(f"the probed code called sys.exit({exc.code!r})", as_json)
     except Exception as exc:
         return _cannot_run(f"the probe crashed: {type(exc).__name__}: {exc}", as_json)
-    from lintloader.runtime.render import render_json, render_table
+    from lintloader.runtime.verify.render import render_json, render_table
 
     code = _print(render_json(result) if as_json else render_table(result), result.exit_code)
     if plot_path is not None and code != EXIT_CANNOT_RUN:
@@ -259,14 +260,14 @@ def _plot(result: ProbeResult, target: Path, title: str) -> int:
 
 def _probe(engine: str, factory: str | None, config: ProbeConfig) -> ProbeResult:
     if factory is not None:
-        from lintloader.runtime.probe_factory import run_factory_probe
+        from lintloader.runtime.verify.probe_factory import run_factory_probe
 
         return run_factory_probe(factory, config)
     if engine == "torch":
-        from lintloader.runtime.probe_torch import run_torch_probe
+        from lintloader.runtime.verify.probe_torch import run_torch_probe
 
         return run_torch_probe(config)
-    from lintloader.runtime.probe_lightning import run_lightning_probe
+    from lintloader.runtime.verify.probe_lightning import run_lightning_probe
 
     return run_lightning_probe(config)
 
@@ -274,7 +275,7 @@ def _probe(engine: str, factory: str | None, config: ProbeConfig) -> ProbeResult
 def _cannot_run(message: str, as_json: bool) -> int:
     click.echo(f"lintloader verify: cannot run: {message}", err=True)
     if as_json:
-        from lintloader.runtime.render import render_error_json
+        from lintloader.runtime.verify.render import render_error_json
 
         return _print(render_error_json(message, EXIT_CANNOT_RUN), EXIT_CANNOT_RUN)
     return EXIT_CANNOT_RUN

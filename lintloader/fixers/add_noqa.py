@@ -10,17 +10,14 @@ The edit is made with libcst, so nothing else in the file changes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from lintloader.fixers.base import FixError
 from lintloader.fixers.edit.parsing import parse_module
-from lintloader.summary.noqa import noqa_lines
-
-_NOQA_CODES = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+from lintloader.summary.noqa import lex, noqa_lines
 
 
 def add_noqa(source: bytes, codes_by_line: Mapping[int, set[str]]) -> tuple[bytes, int]:
@@ -36,7 +33,7 @@ def add_noqa(source: bytes, codes_by_line: Mapping[int, set[str]]) -> tuple[byte
 
 def _targets(
     module: cst.Module,
-    positions: Mapping[cst.CSTNode, object],
+    positions: Mapping[cst.CSTNode, CodeRange],
     codes_by_line: Mapping[int, set[str]],
 ) -> dict[cst.TrailingWhitespace, set[str]]:
     """The trailing whitespace (where a comment goes) of the innermost statement around each
@@ -45,7 +42,7 @@ def _targets(
     for node, position in positions.items():
         trailing = _trailing(node)
         if trailing is not None:
-            start, end = position.start.line, position.end.line  # type: ignore[attr-defined]
+            start, end = position.start.line, position.end.line
             if isinstance(node, cst.BaseCompoundStatement):
                 end = _header_end(node, positions, start)
             spans.append((start, end, trailing))
@@ -58,11 +55,11 @@ def _targets(
     return targets
 
 
-def _header_end(node: cst.CSTNode, positions: Mapping[cst.CSTNode, object], start: int) -> int:
+def _header_end(node: cst.CSTNode, positions: Mapping[cst.CSTNode, CodeRange], start: int) -> int:
     """The last line of a compound statement's header: the line before its first statement."""
     statements = getattr(getattr(node, "body", None), "body", ())
     if statements and statements[0] in positions:
-        first = positions[statements[0]].start.line  # type: ignore[attr-defined]
+        first = positions[statements[0]].start.line
         return max(start, first - 1)
     return start
 
@@ -94,15 +91,14 @@ class _Commenter(cst.CSTTransformer):
 
 
 def _with_codes(comment: str, codes: set[str]) -> str:
-    match = _NOQA_CODES.search(comment)
-    if match is None:
-        noqa = f"# noqa: {', '.join(sorted(codes))}"
-        return f"{comment}  {noqa}" if comment else noqa
-    if match.group("codes") is None:
+    noqa = lex(comment)
+    if noqa is None or noqa.file_level:
+        added = f"# noqa: {', '.join(sorted(codes))}"
+        return f"{comment}  {added}" if comment else added
+    if noqa.codes is None:
         return comment  # a bare `# noqa` suppresses everything already
-    present = {c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c}
-    merged = f"# noqa: {', '.join(sorted(present | codes))}"
-    return comment[: match.start()] + merged + comment[match.end() :]
+    merged = f"# noqa: {', '.join(sorted({*noqa.codes, *codes}))}"
+    return comment[: noqa.start] + merged + comment[noqa.end :]
 
 
 def still_suppressed(source: bytes, codes_by_line: Mapping[int, set[str]]) -> bool:

@@ -15,10 +15,14 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lintloader.scan import site_query
 from lintloader.scan.interpreter_memo import remember_answer, remembered_answer
 from lintloader.scan.model import DiscoveryError
+
+if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
+    from lintloader.scan.site_query import Answer
 
 
 def normalize_name(name: str) -> str:
@@ -27,7 +31,7 @@ def normalize_name(name: str) -> str:
 
 def query_interpreter(
     python: str | None, dists: Iterable[str], cache_dir: Path | None = None
-) -> dict:
+) -> Answer:
     """The site directories of ``python`` (default: this interpreter) and the files of the
     distributions ``dists``, as :mod:`lintloader.scan.site_query` answers them. With ``cache_dir``,
     what another interpreter answered about its site directories (no distributions asked) is
@@ -108,7 +112,7 @@ def _stat_stamp(
     return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
-def _ask_interpreter(executable: str, wanted: list[str]) -> dict:
+def _ask_interpreter(executable: str, wanted: list[str]) -> Answer:
     """Run :mod:`lintloader.scan.site_query` in ``executable`` (``-I -S``: no site hooks)."""
     import json
     import subprocess
@@ -126,6 +130,7 @@ def _ask_interpreter(executable: str, wanted: list[str]) -> dict:
             f"--python {executable}: did not answer within {timeout:g} s; stopped it and "
             "its child processes"
         ) from None
+    answer: object
     try:
         answer = json.loads(result.stdout)
     except ValueError:

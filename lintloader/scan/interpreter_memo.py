@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lintloader import __version__
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.scan import site_query
+
+if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
+    from lintloader.scan.site_query import Answer
 
 
 def answer_file(cache_dir: Path, stamp: tuple[object, ...]) -> Path:
@@ -21,7 +25,7 @@ Stored = tuple[tuple[str | tuple[int, int, int, int] | None, ...], object]
 KIND = "interpreter answer"
 
 
-def remembered_answer(cache_dir: Path, stamp: tuple[object, ...]) -> dict | None:
+def remembered_answer(cache_dir: Path, stamp: tuple[object, ...]) -> Answer | None:
     stored = read_entry(Path(cache_dir), answer_file(cache_dir, stamp), KIND, Stored)
     if stored is None or stored[0] != stamp:
         return None
@@ -31,5 +35,5 @@ def remembered_answer(cache_dir: Path, stamp: tuple[object, ...]) -> dict | None
     return {**answer, "sites": site_query.existing_sites(answer["candidates"])}
 
 
-def remember_answer(cache_dir: Path, stamp: tuple[object, ...], answer: dict) -> None:
+def remember_answer(cache_dir: Path, stamp: tuple[object, ...], answer: Answer) -> None:
     write_entry(Path(cache_dir), answer_file(cache_dir, stamp), KIND, Stored, (stamp, answer))

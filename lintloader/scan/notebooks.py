@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
@@ -59,7 +60,7 @@ class Notebook:
     cells: list[dict[str, Any]]
 
 
-def _nbformat():  # type: ignore[no-untyped-def]
+def _nbformat() -> ModuleType | None:
     """The nbformat module, None without the ``notebooks`` extra."""
     try:
         import nbformat

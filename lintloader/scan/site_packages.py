@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lintloader.scan.directories import link_problem, list_directory
 from lintloader.scan.display import display_path, inside
@@ -14,6 +15,9 @@ from lintloader.scan.excludes import name_matcher
 from lintloader.scan.interpreter import normalize_name, query_interpreter
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
 from lintloader.scan.module_names import module_name_in_site
+
+if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
+    from lintloader.scan.site_query import Answer
 from lintloader.scan.walk.listings import ListingCache
 
 
@@ -110,7 +114,7 @@ def _stem(name: str) -> str:
     return name[:-3] if not name.startswith(".") else os.path.splitext(name)[0]
 
 
-def _files_of(wanted: list[str], answer: dict) -> list[str]:
+def _files_of(wanted: list[str], answer: Answer) -> list[str]:
     known = {normalize_name(n): n for n in answer["names"]}
     files: list[str] = []
     for name in wanted:

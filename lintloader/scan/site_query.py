@@ -4,7 +4,8 @@
 This file runs in two ways. For another interpreter, its text is given to that interpreter as
 ``python -I -S -c <this file> <json list of distribution names>``, so that no ``.pth`` file or
 ``sitecustomize`` of the scanned interpreter executes; it must therefore stay plain Python that
-any Python 3 runs (no annotations, no f-strings, only the standard library), and it prints its
+any Python 3 runs (no annotations, only type comments; no f-strings; only the standard
+library), and it prints its
 answer as JSON. For the interpreter lintloader itself runs in, ``discover`` imports it and calls
 :func:`answer` directly, which gives the same answer without starting a process.
 """
@@ -15,12 +16,29 @@ import site
 import sys
 import sysconfig
 
+MYPY = False  # true for mypy only: the names its type comments use
+if MYPY:
+    from importlib.metadata import Distribution  # noqa: F401 (in type comments)
+    from typing import TypedDict, TypeGuard  # noqa: F401 (in type comments)
+
+    Files = dict[str, list[str]]
+
+    class Answer(TypedDict):
+        sites: list[str]
+        candidates: list[str]
+        dists: Files
+        names: list[str]
+        broken: list[str]
+        python: str
+
 
 def norm(name):
+    # type: (str) -> str
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def site_candidates(executable, user_site_enabled, version=None):
+    # type: (str, bool | None, str | None) -> list[str]
     """Where ``executable``'s site directories would be: the purelib and platlib directories of
     its scheme (and the user site when ``user_site_enabled``, the value of
     ``site.ENABLE_USER_SITE`` under ``-S``: never), whether they exist or not. ``version``
@@ -28,7 +46,7 @@ def site_candidates(executable, user_site_enabled, version=None):
     # Without the site module a virtual environment goes undetected, so find its pyvenv.cfg as
     # site.venv does.
     bindir = os.path.dirname(os.path.abspath(executable))
-    prefix = {}
+    prefix = {}  # type: dict[str, str]
     folders = (bindir, os.path.dirname(bindir))
     if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in folders):
         prefix = {"base": os.path.dirname(bindir), "platbase": os.path.dirname(bindir)}
@@ -50,8 +68,9 @@ def site_candidates(executable, user_site_enabled, version=None):
 
 
 def existing_sites(candidates):
+    # type: (list[str]) -> list[str]
     """The candidates that are directories, each once, in order."""
-    sites = []
+    sites = []  # type: list[str]
     for path in candidates:
         if os.path.isdir(path) and path not in sites:
             sites.append(path)
@@ -59,15 +78,18 @@ def existing_sites(candidates):
 
 
 def distribution_files(sites, wanted):
+    # type: (list[str], list[str]) -> tuple[Files, list[str], list[str]]
     """(files by normalized name of each wanted distribution, every installed name, problems).
     Reads only metadata, so it is skipped when no distribution is wanted."""
+    dists = {}  # type: Files
+    names = []  # type: list[str]
+    broken = []  # type: list[str]
     try:
         from importlib import metadata
-    except ImportError:
-        metadata = None
-    dists, names, broken = {}, [], []
+    except ImportError:  # before Python 3.8: no distribution is known
+        return dists, names, broken
     wanted_keys = [norm(w) for w in wanted]
-    for dist in metadata.distributions(path=sites) if metadata else []:
+    for dist in metadata.distributions(path=sites):
         try:
             name = dist.metadata["Name"]
         except Exception:
@@ -77,7 +99,7 @@ def distribution_files(sites, wanted):
         names.append(name)
         if norm(name) not in wanted_keys:
             continue
-        files = []
+        files = []  # type: list[str]
         try:
             for entry in dist.files or []:
                 if str(entry).endswith(".py"):
@@ -93,8 +115,9 @@ def distribution_files(sites, wanted):
 
 
 def top_level_files(dist):
+    # type: (Distribution) -> list[str]
     """The ``.py`` files below the packages that ``top_level.txt`` names."""
-    files = []
+    files = []  # type: list[str]
     base = os.path.abspath(str(dist.locate_file("")))
     try:
         tops = (dist.read_text("top_level.txt") or "").split()
@@ -110,11 +133,13 @@ def top_level_files(dist):
 
 
 def answer(wanted, executable, user_site_enabled, version=None):
+    # type: (list[str], str, bool | None, str | None) -> Answer
     """The whole answer: site directories (and the candidates they were chosen from), then the
     files of each wanted distribution (``version``: see :func:`site_candidates`)."""
     candidates = site_candidates(executable, user_site_enabled, version)
     sites = existing_sites(candidates)
-    dists, names, broken = distribution_files(sites, wanted) if wanted else ({}, [], [])
+    nothing = ({}, [], [])  # type: tuple[Files, list[str], list[str]]
+    dists, names, broken = distribution_files(sites, wanted) if wanted else nothing
     python = version or sys.version.split()[0]
     return {
         "sites": sites,
@@ -126,7 +151,8 @@ def answer(wanted, executable, user_site_enabled, version=None):
     }
 
 
-def is_answer(answer: object) -> bool:
+def is_answer(answer):
+    # type: (object) -> TypeGuard[Answer]
     """The shape the query prints; anything else came from a program that is not a Python."""
     return (
         isinstance(answer, dict)

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from lintloader.analysis.context import TokenGroup
+from lintloader.analysis.context import Demand, TokenGroup
 from lintloader.link.folder_modules import FolderFiles
 from lintloader.link.program import Program
-from lintloader.rules.base import Demand, Rule
+from lintloader.rules.base import Rule
 from lintloader.scan.model import SourceFile
 from lintloader.scan.sources import SourceSet
 from lintloader.select.query import GroupQuery

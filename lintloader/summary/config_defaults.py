@@ -161,7 +161,9 @@ def _defaults_of(node: ast.ClassDef) -> dict[str, Literal]:
     return {**defaults, **dict.fromkeys(rewritten, REWRITTEN)}
 
 
-def _stored_params(method: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict, set[str]]:
+def _stored_params(
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> tuple[dict[str, Literal], set[str]]:
     """``self.x = x`` at the top of ``method`` for a parameter ``x`` with a literal default,
     and every other ``self.<attr>`` the method sets."""
     self_name = method.args.args[0].arg

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import NamedTuple
 
 Codes = frozenset[str] | None  # None: every code
 FILE_LEVEL = 0  # the key of a file-wide suppression
@@ -19,6 +20,36 @@ FILE_LEVEL = 0  # the key of a file-wide suppression
 _CODES = r"(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
 _NOQA = re.compile(r"#\s*noqa" + _CODES, re.I)
 _FILE_NOQA = re.compile(r"^\s*#\s*lintloader:\s*noqa" + _CODES + r"\s*$", re.I)
+_SEPARATOR = re.compile(r"[\s,]+")
+
+
+class NoqaComment(NamedTuple):
+    """One ``# noqa`` comment of a line, as :func:`lex` reads it: the one grammar of the
+    suppressions, the LL001 judge, ``--add-noqa`` and the editor's noqa action."""
+
+    start: int  # column of its ``#``
+    end: int  # column after its last code (after ``noqa`` when it names none)
+    written: tuple[str, ...] | None  # its codes as written; None: none named (every code)
+    file_level: bool  # ``# lintloader: noqa`` on a line of its own: the whole file
+
+    @property
+    def codes(self) -> tuple[str, ...] | None:
+        """Its codes, upper-cased (None: every code)."""
+        return None if self.written is None else tuple(c.upper() for c in self.written)
+
+
+def lex(line: str) -> NoqaComment | None:
+    """The ``# noqa`` comment of ``line`` (its first), or None."""
+    match = _FILE_NOQA.match(line)
+    file_level = match is not None
+    match = match or _NOQA.search(line)
+    if match is None:
+        return None
+    codes = match.group("codes")
+    written = tuple(c for c in _SEPARATOR.split(codes) if c) if codes else None
+    end = match.end("codes") if codes else match.end()
+    start = line.index("#") if file_level else match.start()
+    return NoqaComment(start, end, written, file_level)
 
 
 def noqa_lines(code: str, tree: ast.AST | None = None) -> dict[int, Codes]:
@@ -28,13 +59,14 @@ def noqa_lines(code: str, tree: ast.AST | None = None) -> dict[int, Codes]:
     if "noqa" not in code.lower():
         return found
     for number, line in enumerate(code.splitlines(), start=1):
-        whole_file = _FILE_NOQA.match(line)
-        if whole_file:
-            found[FILE_LEVEL] = _merge(found.get(FILE_LEVEL, frozenset()), _codes(whole_file))
+        comment = lex(line)
+        if comment is None:
             continue
-        match = _NOQA.search(line)
-        if match:
-            found[number] = _codes(match)
+        codes = None if comment.codes is None else frozenset(comment.codes)
+        if comment.file_level:
+            found[FILE_LEVEL] = _merge(found.get(FILE_LEVEL, frozenset()), codes)
+        else:
+            found[number] = codes
     if tree is not None and any(line != FILE_LEVEL for line in found):
         _spread_over_statements(found, tree)
     return found
@@ -45,13 +77,6 @@ def suppresses(noqa: dict[int, Codes], line: int, code: str) -> bool:
         if key in noqa and (noqa[key] is None or code in noqa[key]):  # type: ignore[operator]
             return True
     return False
-
-
-def _codes(match: re.Match[str]) -> Codes:
-    codes = match.group("codes")
-    if not codes:
-        return None
-    return frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c)
 
 
 def _merge(first: Codes, second: Codes) -> Codes:

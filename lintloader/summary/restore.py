@@ -59,7 +59,7 @@ def restore(tree: ast.Module, lowered: Lowered, original: Sequence[bytes]) -> as
     """Map ``tree``'s columns to ``original``'s bytes and put the lowered constructs back."""
     _map_columns(tree, split_lines(lowered.text.encode("utf-8", "surrogatepass")), original)
     restorer = _Restorer(lowered, _ByteColumns(original))
-    restored = restorer.visit(tree)
+    restored: ast.Module = restorer.visit(tree)
     restorer.check_done()
     return restored
 
@@ -176,7 +176,7 @@ class _Restorer(ast.NodeTransformer):
             raise RestoreError(f"the type alias at {shape.start} names no plain name")
         name = ast.copy_location(ast.Name(id=target.id, ctx=ast.Store()), target)
         params = self._params(shape.params, iter(elements))
-        alias = TypeAlias(name=name, type_params=params, value=value)
+        alias: ast.stmt = TypeAlias(name=name, type_params=params, value=value)
         alias.lineno, alias.col_offset = self.at(shape.start)
         alias.end_lineno, alias.end_col_offset = value.end_lineno, value.end_col_offset
         return alias
@@ -200,7 +200,7 @@ class _Restorer(ast.NodeTransformer):
         self.generic_visit(node)
         if (node.lineno, node.col_offset) not in self.try_stars:
             return node
-        star = TryStar(
+        star: ast.stmt = TryStar(
             body=node.body, handlers=node.handlers, orelse=node.orelse, finalbody=node.finalbody
         )
         return ast.copy_location(star, node)

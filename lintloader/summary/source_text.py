@@ -75,6 +75,7 @@ class ParsedSource:
         """The exact source text of ``node`` (an expression or a statement)."""
         first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
         start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        raw: bytes
         if first == last:
             raw = self.lines[first][start:end]
         else:

@@ -35,7 +35,7 @@ class Walker(ast.NodeVisitor):
     depth = 0
 
     def visit(self, node: ast.AST) -> None:
-        levels = len(node.values) if type(node) is ast.BoolOp else 1  # type: ignore[attr-defined]
+        levels = len(node.values) if type(node) is ast.BoolOp else 1
         self.depth += levels
         if self.depth > MAX_NESTING:
             raise TooDeep

@@ -15,11 +15,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from lintloader.findings import Finding, Severity
-from lintloader.summary.noqa import FILE_LEVEL, noqa_lines
+from lintloader.summary.noqa import FILE_LEVEL, lex, noqa_lines
 
 CODE = "LL001"
 PREFIX = "LL"
-_DIRECTIVE = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.I)
 
 Reader = Callable[[str], "bytes | None"]
 
@@ -36,10 +35,9 @@ def directives(source: str) -> list[Directive]:
     """Every ``# noqa: CODES`` comment of a file (file-level ones are not judged)."""
     found = []
     for number, line in enumerate(source.splitlines(), start=1):
-        match = _DIRECTIVE.search(line)
-        if match and "lintloader:" not in line[: match.start()].lower():
-            codes = tuple(c.upper() for c in re.split(r"[\s,]+", match["codes"]) if c)
-            found.append(Directive(number, match.start(), match.end(), codes))
+        comment = lex(line)
+        if comment is not None and comment.codes and not comment.file_level:
+            found.append(Directive(number, comment.start, comment.end, comment.codes))
     return found
 
 
@@ -99,14 +97,14 @@ def _finding(display: str, directive: Directive, stale: list[str]) -> Finding:
 def without_unused(line: str, stale: Iterable[str]) -> str:
     """``line`` with the unused codes taken out of its ``# noqa: ...`` (the comment gone when
     none is left)."""
-    match = _DIRECTIVE.search(line)
-    if match is None:
+    comment = lex(line)
+    if comment is None or comment.written is None or comment.file_level:
         return line
     drop = {code.upper() for code in stale}
-    kept = [c for c in re.split(r"[\s,]+", match["codes"]) if c and c.upper() not in drop]
+    kept = [code for code in comment.written if code.upper() not in drop]
     if kept:
-        return f"{line[: match.start()]}# noqa: {', '.join(kept)}{line[match.end() :]}"
-    return (line[: match.start()].rstrip() + line[match.end() :]).rstrip()
+        return f"{line[: comment.start]}# noqa: {', '.join(kept)}{line[comment.end :]}"
+    return (line[: comment.start].rstrip() + line[comment.end :]).rstrip()
 
 
 STALE_CODES = re.compile(r"\(unused: (?P<codes>[^)]*)\)")

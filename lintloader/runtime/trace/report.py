@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lintloader.runtime.records import EXIT_CANNOT_RUN, EXIT_FAIL, EXIT_PASS
+from lintloader.runtime.exits import EXIT_CANNOT_RUN, EXIT_FAIL, EXIT_PASS
 from lintloader.runtime.trace.records import Frame, ProcessTrace, read_run
 from lintloader.runtime.trace.respawns import LoaderSummary, summarize
 from lintloader.runtime.trace.sites import ExtraPool, Site, build_sites

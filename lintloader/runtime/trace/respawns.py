@@ -10,10 +10,10 @@ between later batches.
 
 from __future__ import annotations
 
-import statistics
 import sysconfig
 from dataclasses import dataclass, field
 
+from lintloader.runtime import timing
 from lintloader.runtime.trace.records import Frame, LoaderTrace, PassRecord, PoolStart, Shutdown
 
 CULPRIT_FRAMES = 4  # user or library frames shown per culprit, innermost first
@@ -87,16 +87,14 @@ def _respawning_starts(loader: LoaderTrace) -> list[PoolStart]:
 
 def steady_state(passes: list[PassRecord]) -> float | None:
     warm = [p.first_batch_s for p in passes if not p.pool_start and p.first_batch_s is not None]
-    if warm:
-        return statistics.median(warm)
     between = [p.steady_s for p in passes if p.steady_s is not None]
-    return statistics.median(between) if between else None
+    return timing.steady_first_batch(warm, between)
 
 
 def _respawn(loader: LoaderTrace, start: PoolStart, steady: float | None) -> Respawn:
     opened = pass_of(loader.passes, start)
     first = opened.first_batch_s if opened is not None else None
-    cost = max(0.0, first - (steady or 0.0)) if first is not None else 0.0
+    cost = timing.pool_cost(first, steady)
     shutdown = _previous_shutdown(loader.shutdowns, start)
     if shutdown is not None and not loader.persistent_workers and _ended_pass(shutdown):
         shutdown = None  # the design of a non-persistent loader, not a frame's doing

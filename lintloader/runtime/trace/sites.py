@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lintloader.cost import Kind
+from lintloader.runtime import timing
 from lintloader.runtime.trace.records import Frame, LoaderTrace, PassRecord, PoolStart
 from lintloader.runtime.trace.respawns import LoaderSummary, pass_of, steady_state
 
@@ -177,7 +178,7 @@ def _pool_cost(loader: LoaderSummary, start: PoolStart, steady: float | None) ->
     first = start.ready_s
     if first is None and opened is not None:
         first = opened.first_batch_s
-    cost = max(0.0, first - (steady or 0.0)) if first is not None else 0.0
+    cost = timing.pool_cost(first, steady)
     return PoolCost(loader, start, opened, cost)
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.environment import (
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.environment import (
     Lightning,
     device_of_tensor,
     import_lightning,
@@ -27,8 +27,8 @@ from lintloader.runtime.environment import (
     resolve_device,
     versions,
 )
-from lintloader.runtime.records import DeviceInfo, ProbeResult
-from lintloader.runtime.session import ProbedLoader, ProbeSession
+from lintloader.runtime.verify.records import DeviceInfo, ProbeResult
+from lintloader.runtime.verify.session import ProbedLoader, ProbeSession
 
 _LIGHTNING_LOGGERS = (
     "pytorch_lightning",
@@ -108,9 +108,9 @@ def _module_class(pl: ModuleType, with_val: bool) -> type:
     """A one-linear-layer LightningModule that records every batch it is given."""
     import torch
 
-    from lintloader.runtime.batches import inspect_batch
-    from lintloader.runtime.cleanup import pool_pids
-    from lintloader.runtime.dataset import FEATURES
+    from lintloader.runtime.verify.batches import inspect_batch
+    from lintloader.runtime.verify.cleanup import pool_pids
+    from lintloader.runtime.verify.dataset import FEATURES
 
     class ProbeModule(pl.LightningModule):  # type: ignore[name-defined]  # imported at run time
         def __init__(

@@ -10,14 +10,14 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from lintloader.runtime.batches import INDEX_KEY, WORKER_PID_KEY
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.worker_log import WorkerInitLog
+from lintloader.runtime.verify.batches import INDEX_KEY, WORKER_PID_KEY
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.worker_log import WorkerInitLog
 
 FEATURES = 4
 
 
-class ProbeDataset(Dataset):
+class ProbeDataset(Dataset[dict[str, Any]]):
     """``size`` tiny samples; each carries its own index and the PID of the process that
     loaded it, so the consumer can count unique samples and see which worker made them."""
 
@@ -38,7 +38,7 @@ class ProbeDataset(Dataset):
         }
 
 
-class ProbeDataLoader(DataLoader):
+class ProbeDataLoader(DataLoader[dict[str, Any]]):
     """A DataLoader that calls ``on_iter`` whenever an epoch asks it for an iterator, which is
     where that epoch's clock starts (and where a respawn, if any, happens)."""
 

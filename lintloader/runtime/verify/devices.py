@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lintloader.runtime.records import DeviceInfo
+from lintloader.runtime.verify.records import DeviceInfo
 
 
 def torch_device_name(device: DeviceInfo) -> str:

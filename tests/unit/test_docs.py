@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REPO
 
 from lintloader.rules.registry import all_rules
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
-REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 CI_RUN = REPO / ".ci" / "run"
 DOC_FILES = sorted([README, REPO / "CONTRIBUTING.md", *(REPO / "docs").rglob("*.md")])
@@ -57,12 +57,12 @@ def test_the_readme_stays_a_quickstart() -> None:
 def test_the_readme_rules_table_is_generated_from_the_registry() -> None:
     """The table between the markers is what the generator makes: code, page, name, severity,
     summary and the declared fix strategies with their safety, for every registered rule."""
+    from lintloader.dev.rule_docs import COMMAND, readme_table, with_readme_table
     from lintloader.fixers.registry import all_strategies
-    from lintloader.rules.docs import README_COMMAND, readme_table, with_readme_table
 
     safe = {strategy.name: strategy.safe for strategy in all_strategies()}
     table = readme_table(all_rules(), lambda name: safe[name])
-    assert with_readme_table(readme(), table) == readme(), f"run `{README_COMMAND}`"
+    assert with_readme_table(readme(), table) == readme(), f"run `{COMMAND}`"
     for rule in all_rules():
         assert f"| [{rule.code}](docs/rules/{rule.code}.md) | {rule.name} |" in table
 

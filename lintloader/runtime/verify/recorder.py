@@ -6,9 +6,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lintloader.runtime.batches import BatchStats
-from lintloader.runtime.records import EpochRecord
-from lintloader.runtime.worker_log import BATCH_KIND, INIT_KIND, WorkerEvent, read_events
+from lintloader.runtime.verify.batches import BatchStats
+from lintloader.runtime.verify.records import EpochRecord
+from lintloader.runtime.verify.worker_log import BATCH_KIND, INIT_KIND, WorkerEvent, read_events
 
 
 @dataclass

@@ -3,13 +3,12 @@ and ``fix`` is in its table with its ``--help`` text, and the committed tables a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
+from conftest import REPO
 
-from lintloader.cli.option_docs import SCRIPT, TABLE, command, table, with_tables
+from lintloader.dev.option_docs import SCRIPT, TABLE, command, table, with_tables
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = REPO / "docs"
 
 
 def test_committed_tables_are_what_the_generator_makes() -> None:

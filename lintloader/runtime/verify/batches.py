@@ -25,7 +25,7 @@ class BatchStats:
 def inspect_batch(batch: Any, collated: bool = True) -> BatchStats:
     """Count the samples in ``batch``.
 
-    A batch from :class:`~lintloader.runtime.dataset.ProbeDataset` (found anywhere inside a
+    A batch from :class:`~lintloader.runtime.verify.dataset.ProbeDataset` (found anywhere inside a
     tuple/list/dict wrapper, e.g. a fetcher's ``(batch, is_last)``) gives exact indices and PIDs.
     Otherwise a collated batch counts the leading dimension of its first tensor (or its length),
     and an uncollated one (``batch_size=None``) counts as one sample.

@@ -8,13 +8,12 @@ some module of the package, or a file of the tests and fixtures the doc's rule s
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
-REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "architecture.md"
 _MODULE = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*/)*[A-Za-z_]\w*\.py)\b")
 _FOLDER = re.compile(r"(?<![\w./-])((?:[a-z_]+/)+)(?=[\s`),.:;]|$)")

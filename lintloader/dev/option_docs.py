@@ -2,22 +2,20 @@
 an option or say something its ``--help`` does not.
 
 A table sits between ``<!-- options-table: COMMAND ... -->`` and ``<!-- /options-table -->``;
-``python -m lintloader.cli.option_docs`` rewrites every such table in docs/*.md and
-``tests/test_option_docs.py`` fails when a committed one differs from what this makes.
+``python -m lintloader.dev regenerate`` rewrites every such table in docs/*.md and
+``tests/unit/test_option_docs.py`` fails when a committed one differs from what this makes.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-import sys
-from pathlib import Path
 
 import click
 
 from lintloader.cli.main import LAZY_COMMANDS
 
-SCRIPT = "python -m lintloader.cli.option_docs"
+SCRIPT = "python -m lintloader.dev regenerate"
 BEGIN = "<!-- options-table: {name} (generated from `lintloader {name} --help` by `{script}`) -->"
 END = "<!-- /options-table -->"
 TABLE = re.compile(r"<!-- options-table: (?P<name>[\w-]+) .*?-->\n.*?<!-- /options-table -->", re.S)
@@ -61,18 +59,3 @@ def table(name: str) -> str:
 def with_tables(text: str) -> str:
     """``text`` with every options table regenerated."""
     return TABLE.sub(lambda match: table(match["name"]), text)
-
-
-def main(argv: list[str]) -> int:
-    docs = Path(argv[0]) if argv else Path("docs")
-    for path in sorted(docs.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        new = with_tables(text)
-        if new != text:
-            path.write_text(new, encoding="utf-8", newline="\n")
-            print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))

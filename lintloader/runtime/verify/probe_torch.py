@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.devices import to_device, torch_device_name
-from lintloader.runtime.environment import require_torch, resolve_device, versions
-from lintloader.runtime.records import ProbeResult
-from lintloader.runtime.session import ProbedLoader, ProbeSession, consume_epoch
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.devices import to_device, torch_device_name
+from lintloader.runtime.verify.environment import require_torch, resolve_device, versions
+from lintloader.runtime.verify.records import ProbeResult
+from lintloader.runtime.verify.session import ProbedLoader, ProbeSession, consume_epoch
 
 
 def run_torch_probe(config: ProbeConfig) -> ProbeResult:
@@ -34,7 +34,7 @@ def run_torch_probe(config: ProbeConfig) -> ProbeResult:
 def _steps(device: str) -> tuple[Callable[[Any], None], Callable[[Any], None]]:
     import torch
 
-    from lintloader.runtime.dataset import FEATURES
+    from lintloader.runtime.verify.dataset import FEATURES
 
     model = torch.nn.Linear(FEATURES, 1).to(device)
 

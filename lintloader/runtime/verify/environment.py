@@ -8,8 +8,8 @@ import sys
 from dataclasses import dataclass
 from types import ModuleType
 
-from lintloader.runtime.errors import ProbeUnavailable
-from lintloader.runtime.records import DeviceInfo
+from lintloader.runtime.verify.errors import ProbeUnavailable
+from lintloader.runtime.verify.records import DeviceInfo
 
 # Tried in this order; the first importable one is probed.
 LIGHTNING_PACKAGES = (

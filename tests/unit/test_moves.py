@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from lintloader.incremental import moves
 from lintloader.incremental.moves import SHIFTED, line_moves, moved_only
@@ -140,7 +141,7 @@ def test_the_placeholder_lines_of_a_file_do_not_stop_a_shift() -> None:
     assert line_moves(*broken) == SHIFTED  # where the error is: a place, and it moved
 
 
-FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "rules").rglob("*.py"))
+FIXTURES = sorted((REPO / "fixtures" / "rules").rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lintloader.runtime.records import (
+from lintloader.runtime.verify.records import (
     EpochRecord,
     LoaderReport,
     ProbeResult,

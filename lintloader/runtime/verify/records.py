@@ -6,17 +6,14 @@ tested (and the JSON read back) without the runtime extra.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lintloader.runtime import timing
+from lintloader.runtime.exits import EXIT_FAIL, EXIT_PASS
+
 PASS = "PASS"
 FAIL = "FAIL"
-
-EXIT_PASS = 0
-EXIT_FAIL = 1
-EXIT_CANNOT_RUN = 2
-EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -221,21 +218,17 @@ def steady_first_batch(loader: LoaderReport) -> float | None:
         for e in loader.epochs[1:]
         if not e.workers_started and e.first_batch_s is not None
     ]
-    if warm:
-        return statistics.median(warm)
     between = [
         (e.duration_s - e.first_batch_s) / (e.batches - 1)
         for e in loader.epochs
         if e.first_batch_s is not None and e.batches > 1
     ]
-    return statistics.median(between) if between else None
+    return timing.steady_first_batch(warm, between)
 
 
 def stall(epoch: EpochRecord, steady: float | None) -> float | None:
     """How long the epoch's first batch waited beyond the steady first batch."""
-    if epoch.first_batch_s is None or steady is None:
-        return None
-    return max(0.0, epoch.first_batch_s - steady)
+    return timing.stall(epoch.first_batch_s, steady)
 
 
 def epoch_stalls(loader: LoaderReport) -> list[float]:
@@ -247,8 +240,7 @@ def epoch_stalls(loader: LoaderReport) -> list[float]:
 def median_stall(loader: LoaderReport) -> float | None:
     """The median stall over every epoch: near 0 when only epoch 1 starts a pool, the cost
     of a pool start when every epoch starts one (None without a measured epoch)."""
-    stalls = epoch_stalls(loader)
-    return statistics.median(stalls) if stalls else None
+    return timing.median(epoch_stalls(loader))
 
 
 def _rounded(value: float | None) -> float | None:

@@ -11,11 +11,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from lintloader.runtime.batches import inspect_batch
-from lintloader.runtime.cleanup import leftover_children, pool_pids, shutdown_workers
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.recorder import EpochRecorder
-from lintloader.runtime.records import DeviceInfo, LoaderReport, ProbeResult
+from lintloader.runtime.verify.batches import inspect_batch
+from lintloader.runtime.verify.cleanup import leftover_children, pool_pids, shutdown_workers
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.recorder import EpochRecorder
+from lintloader.runtime.verify.records import DeviceInfo, LoaderReport, ProbeResult
 
 
 @dataclass
@@ -81,7 +81,7 @@ class ProbeSession:
 
     def probe_loader(self, name: str, pin_memory: bool, size: int | None = None) -> ProbedLoader:
         """The probe's own loader, its ``iter()`` wired to start the recorder's epoch."""
-        from lintloader.runtime.dataset import make_probe_loader
+        from lintloader.runtime.verify.dataset import make_probe_loader
 
         log_dir = self.log_dir(name)
         loader = make_probe_loader(self.config, str(log_dir), pin_memory, size)

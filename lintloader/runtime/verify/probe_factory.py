@@ -24,14 +24,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from lintloader.runtime.config import ProbeConfig
-from lintloader.runtime.devices import to_device, torch_device_name
-from lintloader.runtime.environment import require_torch, resolve_device, versions
-from lintloader.runtime.errors import ProbeUnavailable
-from lintloader.runtime.recorder import EpochRecorder
-from lintloader.runtime.records import ProbeResult
-from lintloader.runtime.session import ProbedLoader, ProbeSession, consume_epoch
-from lintloader.runtime.worker_log import CollateLog, WorkerInitLog
+from lintloader.runtime.verify.config import ProbeConfig
+from lintloader.runtime.verify.devices import to_device, torch_device_name
+from lintloader.runtime.verify.environment import require_torch, resolve_device, versions
+from lintloader.runtime.verify.errors import ProbeUnavailable
+from lintloader.runtime.verify.recorder import EpochRecorder
+from lintloader.runtime.verify.records import ProbeResult
+from lintloader.runtime.verify.session import ProbedLoader, ProbeSession, consume_epoch
+from lintloader.runtime.verify.worker_log import CollateLog, WorkerInitLog
 
 _SEARCH_DEPTH = 3
 _UNSIZED_BATCH_CAP = 100_000
@@ -73,7 +73,7 @@ def load_factory(spec: str) -> Callable[[], Any]:
             f"--dataloader {spec!r}: expected MODULE:FACTORY or path/to/file.py:FACTORY"
         )
     module = _import_target(module_part)
-    factory: Any = module
+    factory: object = module
     for part in attr.split("."):
         if not hasattr(factory, part):
             raise ProbeUnavailable(f"--dataloader {spec!r}: {module.__name__} has no {attr!r}")
@@ -141,8 +141,8 @@ def _children(obj: Any) -> list[Any]:
 
 def instrument(loader: Any, session: ProbeSession, config: ProbeConfig) -> ProbedLoader:
     """Make the loader's workers log their PIDs; refuse loaders without a worker pool."""
-    from lintloader.runtime.cleanup import shutdown_workers
-    from lintloader.runtime.dataset import ProbeDataset
+    from lintloader.runtime.verify.cleanup import shutdown_workers
+    from lintloader.runtime.verify.dataset import ProbeDataset
 
     if loader.num_workers == 0:
         raise ProbeUnavailable(

@@ -1,0 +1,79 @@
+"""One way for a test to run lintloader (as ruff's ``CliTest``): the real console script in a
+subprocess, as a user runs it, with one set of flags and one environment, giving back stdout,
+stderr and the exit status (``returncode``) of a ``subprocess.CompletedProcess``.
+
+Every test that runs the CLI goes through :func:`run_cli` (or :func:`run_python` for ``python
+-m ...`` in another checkout or interpreter); a module adds its own defaults (``--no-cache``, a
+format) in a helper that calls it, never its own ``subprocess.run``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from child_processes import run_once
+
+REPO = Path(__file__).resolve().parent.parent
+# what a developer's shell may set that would change what the CLI prints (colours)
+_UNSET = ("FORCE_COLOR", "NO_COLOR", "CLICOLOR_FORCE")
+
+
+def lintloader_command(python: Path | None = None) -> list[str]:
+    """The console script of the running environment (else ``python -m lintloader``); with
+    ``python``, that interpreter's ``-m lintloader``."""
+    if python is not None:
+        return [str(python), "-m", "lintloader"]
+    script = Path(sys.executable).parent / "lintloader"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lintloader"]
+
+
+def environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The test process's environment without the colour switches, plus ``env``."""
+    merged = {key: value for key, value in os.environ.items() if key not in _UNSET}
+    merged.update(env or {})
+    return merged
+
+
+def run_cli(
+    *args: str,
+    cwd: Path | str = REPO,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+    input: str | None = None,
+    python: Path | None = None,
+    umask: int = -1,
+) -> subprocess.CompletedProcess[str]:
+    """``lintloader ARGS`` in ``cwd``: ``env`` is added to the environment, ``input`` is
+    stdin, ``python`` runs another interpreter's lintloader, ``umask`` the child's umask."""
+    return _run([*lintloader_command(python), *args], cwd, env, timeout, input, umask)
+
+
+def run_python(
+    *args: str,
+    cwd: Path | str = REPO,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+    python: Path | str = sys.executable,
+) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` (``-m lintloader.dev regenerate``, ``-m pytest`` in a copy of the
+    checkout, a fixture script) with the same environment as :func:`run_cli`."""
+    return _run([str(python), *args], cwd, env, timeout, None, -1)
+
+
+def _run(
+    command: list[str],
+    cwd: Path | str,
+    env: Mapping[str, str] | None,
+    timeout: float,
+    input: str | None,
+    umask: int,
+) -> subprocess.CompletedProcess[str]:
+    # in a process group of its own, killed with whatever it started once it ends, times out
+    # or is interrupted (tests/child_processes.py)
+    return run_once(
+        command, cwd=str(cwd), env=environment(env), input=input, timeout=timeout, umask=umask
+    )
