@@ -225,8 +225,10 @@ def test_rdjson_diagnostics(reports: dict[str, str]) -> None:
     assert first["severity"] == "ERROR"
     assert first["code"]["value"] == "LL101"
     assert first["code"]["url"].endswith("/docs/rules/LL101.md")
-    assert first["fixes"][0] == {"fix": "relocate", "applicability": "safe"}
-    assert first["fixes"][1]["applicability"] == "unsafe" and first["fixes"][1]["why"]
+    # only the fixes that apply, tried in memory (issue 43): relocate ends it, safely
+    assert first["fixes"] == [{"fix": "relocate", "applicability": "safe"}]
+    unsafe = diagnostics[1]["fixes"]  # LL202: the hoist, unsafe, with why
+    assert unsafe[0]["applicability"] == "unsafe" and unsafe[0]["why"]
     assert all("suggestions" not in d for d in diagnostics[1:])  # LL202: no safe fix
 
 
@@ -276,13 +278,17 @@ def test_junit_without_findings_is_one_passing_case(tmp_path: Path) -> None:
 
 
 def test_fix_safety_in_json_and_sarif(reports: dict[str, str]) -> None:
-    first = json.loads(reports["json"])[0]
-    assert first["fix_safety"][0] == {"fix": "relocate", "applicability": "safe"}
-    unsafe = first["fix_safety"][1]
-    assert unsafe["fix"] == "remove-call" and unsafe["applicability"] == "unsafe"
-    assert "stale state" in unsafe["why"]
-    result = json.loads(reports["sarif"])["runs"][0]["results"][0]
-    assert result["properties"]["fixSafety"] == first["fix_safety"]
+    found = json.loads(reports["json"])
+    first = found[0]
+    assert first["fix_safety"] == [{"fix": "relocate", "applicability": "safe"}]
+    [unsafe] = found[1]["fix_safety"]  # LL202's hoist: applies, unsafe
+    assert unsafe["fix"] == "hoist-dataloader" and unsafe["applicability"] == "unsafe"
+    assert "set_epoch" in unsafe["why"]
+    results = json.loads(reports["sarif"])["runs"][0]["results"]
+    assert [r["properties"]["fixSafety"] for r in results[:2]] == [
+        first["fix_safety"],
+        found[1]["fix_safety"],
+    ]
 
 
 def test_statistics_marks_unsafe_only_fixes(project: Path) -> None:

@@ -74,7 +74,9 @@ def test_concise_and_json_formats(tmp_path: Path) -> None:
     assert data[0]["code"] == "LL101"
     assert (data[0]["line"], data[0]["column"]) == (3, 9)
     assert [hop["line"] for hop in data[0]["chain"]] == [3, 8]
-    assert data[0]["fixes"] == ["relocate", "remove-call"]
+    # what a fix would apply, tried in memory (issue 43): `Fetcher` has no teardown to
+    # relocate into, and its reset helper does more than the reset
+    assert data[0]["fixes"] == ["remove-call"]
 
 
 @pytest.mark.parametrize("comment", ["  # noqa", "  # noqa: LL101", "  # NOQA:LL101,LL102"])
@@ -100,7 +102,8 @@ def test_select_ignore_and_min_severity(tmp_path: Path) -> None:
 def test_statistics(tmp_path: Path) -> None:
     write_bug(tmp_path)
     result = run_cli("check", str(tmp_path), "--no-cache", "--statistics")
-    assert result.stdout.split() == ["1", "LL101", "[*]", "iter-resets-dataloader-iterator"]
+    # [-]: only an unsafe fix applies (no teardown to relocate into)
+    assert result.stdout.split() == ["1", "LL101", "[-]", "iter-resets-dataloader-iterator"]
 
 
 def test_pyproject_configuration_is_found_and_applied(tmp_path: Path) -> None:

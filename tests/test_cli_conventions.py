@@ -104,7 +104,10 @@ def test_quiet_and_output_file(tmp_path: Path) -> None:
     written = check(tmp_path, "-o", str(out), "--output-format", "json")
     assert written.returncode == 1 and written.stdout == ""
     assert [f["code"] for f in json.loads(out.read_text())] == ["LL101"]
-    unwritable = check(tmp_path, "-o", str(tmp_path / "missing" / "r.txt"))
+    made = check(tmp_path, "-o", str(tmp_path / "missing" / "r.txt"))  # as ruff: folders made
+    assert made.returncode == 1 and "LL101" in (tmp_path / "missing" / "r.txt").read_text()
+    (tmp_path / "a_file").write_text("")
+    unwritable = check(tmp_path, "-o", str(tmp_path / "a_file" / "r.txt"))
     assert unwritable.returncode == 2 and "cannot write output" in unwritable.stderr
 
 

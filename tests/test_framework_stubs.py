@@ -156,7 +156,7 @@ def test_an_installed_framework_is_read_not_stubbed(tmp_path: Path) -> None:
         "        return DataLoader(self.dataset, num_workers=4, persistent_workers=True)\n"
     )
     (project / "model.py").write_text(LIGHTNING_PROJECT + hooks)
-    done = run_cli("check", "--no-cache", "--min-severity", "info", "model.py", cwd=project)
+    done = run_cli("check", "-v", "--no-cache", "--min-severity", "info", "model.py", cwd=project)
     assert done.returncode in (0, 1), done.stderr
     assert NOTE not in done.stderr
     assert "parsed" in done.stderr and "(1 parsed" not in done.stderr  # Lightning's files too

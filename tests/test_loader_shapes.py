@@ -57,12 +57,13 @@ def test_iter_roots_start_pools_whatever_persistent_workers_says() -> None:
     assert all("whatever `persistent_workers` says" in f["message"] for f in findings)
 
 
-def test_keywords_through_a_dict_offer_no_keyword_fix() -> None:
+def test_keywords_through_a_dict_are_guarded_at_the_entry() -> None:
     findings = [
         f for f in check_json("fixtures/rules/LL201/keyword_flow.py") if f["code"] == "LL201"
     ]
     assert len(findings) == 4
-    assert all(f["fixes"] == [] for f in findings)
+    # the guard rewrites the dict entry's value P as `P and <workers> > 0` (issue 43)
+    assert all(f["fixes"] == ["persistent-workers-guard"] for f in findings)
     assert "(in `**cfg`)" in findings[2]["message"]
     assert "a parameter that defaults to True" in findings[0]["message"]
 

@@ -134,7 +134,10 @@ def test_fix_leaves_an_older_file_alone_and_says_why(tmp_path: Path) -> None:
     target = tmp_path / "train.py"
     shutil.copy(OLDER[0], target)
     before = target.read_bytes()
-    done = run_cli("fix", "--unsafe-fixes", "--no-cache", "train.py", cwd=tmp_path)
+    # its loader per epoch is an info finding (avoidable): fixes are tried at that threshold
+    done = run_cli(
+        "fix", "--unsafe-fixes", "--no-cache", "--min-severity", "info", "train.py", cwd=tmp_path
+    )
     assert done.returncode in (0, 1), done.stderr
     assert target.read_bytes() == before
     assert "written for Python 3.6 or older (`async` used as a name at 9:35)" in done.stderr
