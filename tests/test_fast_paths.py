@@ -169,6 +169,11 @@ def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
     assert 0 < matched < len(files)
 
 
+@pytest.mark.xfail(
+    reason="check tries the fixes in memory to say what is fixable (issue 43); a replayed run "
+    "does not store that yet, so it imports the fixers and libcst (issue 45's warm path)",
+    strict=True,
+)
 def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()
