@@ -19,15 +19,15 @@ from lintloader.checking import CheckOptions, CheckResult, active_rules, conclud
 from lintloader.incremental.replay import load_replay, replay_keys
 from lintloader.incremental.reuse import Run, reused, store_analyzed
 from lintloader.scan.model import Discovery, Environment, FileProblem, SourceFile
-from lintloader.scan.reading import read_source
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.reading import read_source
+from lintloader.scan.read.sources import SourceSet
 from lintloader.workers.progress import ParseStats, Progress
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.select.trail import Round
 
 # what the CLI, the integrations and the fixers import from here: the entry points, and what a
-# check is asked and answers (defined in checking.py, read through scan/reading.py)
+# check is asked and answers (defined in checking.py, read through scan/read/reading.py)
 __all__ = ["CheckOptions", "CheckResult", "analyze", "read_source", "run_check"]
 
 
@@ -117,14 +117,15 @@ def analyze(
     environment: Environment | None = None,
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules.
-    ``context_dirs``: where modules the files build on are looked up (scan/locate.py), and
+    ``context_dirs``: where modules the files build on are looked up
+    (scan/environment/locate.py), and
     ``environment``: an interpreter whose site directories are looked in too
-    (scan/environment.py); ``rounds`` receives the selection's trail (select/trail.py)."""
+    (scan/environment/project.py); ``rounds`` receives the selection's trail (select/trail.py)."""
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.incremental.recording import RecordingProgram
-    from lintloader.scan.environment import EnvironmentLocator
-    from lintloader.scan.locate import ModuleLocator
+    from lintloader.scan.environment.locate import ModuleLocator
+    from lintloader.scan.environment.project import EnvironmentLocator
     from lintloader.select.parse import default_jobs
     from lintloader.select.policy import select
     from lintloader.select.rounds import RoundTaker

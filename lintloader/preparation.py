@@ -16,9 +16,9 @@ from pathlib import Path
 
 from lintloader.cache.files import cache_problem
 from lintloader.config import Config, ForeignConfig, find_pyproject, load_config
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
+from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.model import Discovery, Environment
-from lintloader.scan.paths import discover_paths
 
 Warn = Callable[[str], None]  # shows one warning line
 
@@ -59,9 +59,9 @@ def discover_trees(
     context: bool = True,
     on_found: Callable[[int], None] | None = None,
 ) -> Discovery:
-    """The files to scan below ``paths`` (``scan/paths.py``) and, with ``context``, the
+    """The files to scan below ``paths`` (``scan/discover/paths.py``) and, with ``context``, the
     environment whose site directories hold the frameworks their classes build on, read as
-    context (``scan/environment.py``): the running interpreter's, or ``python``'s."""
+    context (``scan/environment/project.py``): the running interpreter's, or ``python``'s."""
     found = discover_paths(paths, excludes, on_found=on_found, cache_dir=cache)
     if context:
         found.environment = project_environment(python, cache)
@@ -73,7 +73,7 @@ def project_environment(python: str | None, cache: Path | None) -> Environment:
     needed), or ``python``, asked now so that a bad one stops the run (``DiscoveryError``)."""
     if python is None:
         return Environment(None, cache)
-    from lintloader.scan.interpreter import query_interpreter
+    from lintloader.scan.environment.interpreter import query_interpreter
 
     answer = query_interpreter(python, [], cache)
     return Environment(python, cache, tuple(str(site) for site in answer.get("sites", [])))

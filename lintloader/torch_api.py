@@ -15,7 +15,7 @@ DATALOADER_PATHS = frozenset(
     {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 )
 # Packages whose classes the analysis knows by the names above: a project scan never reads
-# them from the environment as context (scan/environment.py).
+# them from the environment as context (scan/environment/project.py).
 KNOWN_PACKAGES = frozenset({"torch"})
 # Modules whose ``from ... import *`` brings ``DataLoader`` in.
 DATALOADER_STAR_SOURCES = frozenset({"torch.utils.data", "torch.utils.data.dataloader"})

@@ -13,9 +13,9 @@ from conftest import FIXTURES, run_cli
 
 from lintloader.cache.summaries import SummaryCache, content_digest, summary_key
 from lintloader.engine import CheckOptions, read_source, run_check
-from lintloader.scan.paths import discover_paths
-from lintloader.scan.sources import SourceSet
-from lintloader.scan.statindex import RACY_NS
+from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.sources import SourceSet
+from lintloader.scan.read.statindex import RACY_NS
 from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
 from lintloader.workers.progress import ParseStats
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import run_cli
 
-from lintloader.scan.paths import discover_paths
+from lintloader.scan.discover.paths import discover_paths
 
 SCRIPT = """\
 from torch.utils.data import DataLoader

@@ -19,17 +19,18 @@ import pytest
 from conftest import FIXTURES
 
 from lintloader.engine import read_source
-from lintloader.scan import interpreter, site_packages, sources
-from lintloader.scan.directories import link_problem
-from lintloader.scan.display import display_path
-from lintloader.scan.excludes import is_excluded
-from lintloader.scan.interpreter import query_interpreter
+from lintloader.scan.discover.directories import link_problem
+from lintloader.scan.discover.display import display_path
+from lintloader.scan.discover.excludes import is_excluded
+from lintloader.scan.discover.module_names import module_name_in_site
+from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.environment import interpreter, site_packages
+from lintloader.scan.environment.interpreter import query_interpreter
+from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import FileProblem, SourceFile
-from lintloader.scan.module_names import module_name_in_site
-from lintloader.scan.paths import discover_paths
-from lintloader.scan.site_packages import discover_site_packages
-from lintloader.scan.sources import SourceSet
-from lintloader.scan.tokens import whole_word, whole_word_in
+from lintloader.scan.read import sources
+from lintloader.scan.read.sources import SourceSet
+from lintloader.scan.read.tokens import whole_word, whole_word_in
 from lintloader.select.query import GroupQuery
 
 SEED_TOKENS = (

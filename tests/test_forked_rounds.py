@@ -16,8 +16,8 @@ from conftest import FIXTURES
 from lintloader.cache.summaries import SummaryCache
 from lintloader.engine import read_source
 from lintloader.rules.registry import all_rules
-from lintloader.scan.paths import discover_paths
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.rounds import RoundTaker
 from lintloader.summary.summarize import summarize_source

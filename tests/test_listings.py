@@ -12,16 +12,16 @@ import pytest
 from test_fast_paths import odd_site, reference_site_files
 
 from lintloader.cache.files import read_entry, write_entry
-from lintloader.scan import site_packages
+from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.discover.walk.listings import KIND as LISTINGS_KIND
+from lintloader.scan.discover.walk.listings import StoredListing
+from lintloader.scan.discover.walk.tree_memo import KIND as MEMO_KIND
+from lintloader.scan.discover.walk.tree_memo import MemoDirectory, TreeMemo
+from lintloader.scan.discover.walk.tree_memo import Stored as MemoStored
+from lintloader.scan.environment import site_packages
+from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import Discovery
-from lintloader.scan.paths import discover_paths
-from lintloader.scan.site_packages import discover_site_packages
-from lintloader.scan.statindex import RACY_NS
-from lintloader.scan.walk.listings import KIND as LISTINGS_KIND
-from lintloader.scan.walk.listings import StoredListing
-from lintloader.scan.walk.tree_memo import KIND as MEMO_KIND
-from lintloader.scan.walk.tree_memo import MemoDirectory, TreeMemo
-from lintloader.scan.walk.tree_memo import Stored as MemoStored
+from lintloader.scan.read.statindex import RACY_NS
 
 
 def age(root: Path) -> None:
@@ -137,7 +137,8 @@ def assert_walks_agree(root: Path, cache: Path, path: Path | None = None) -> Dis
 
 
 def stored_memo(cache: Path) -> tuple[Path, str, TreeMemo]:
-    """The one entry a tree's walk remembers (scan/walk/tree_memo.py): path, scope, memo."""
+    """The one entry a tree's walk remembers (scan/discover/walk/tree_memo.py): path, scope,
+    memo."""
     (entry,) = cache.glob("listings-*/*.walk")
     scope, memo = read_entry(cache, entry, MEMO_KIND, MemoStored)
     return entry, scope, memo
@@ -226,7 +227,7 @@ def test_an_unreadable_tree_directory_is_not_remembered_as_empty(
     assert "pkg/sub/b.py" in {f.display for f in found.files}
 
 
-# -- what a walk made of each directory (scan/walk/named_files.py) --------------------------------
+# -- what a walk made of each directory (scan/discover/walk/named_files.py) ----------------
 def named_entries(cache: Path) -> tuple[Path, str, TreeMemo, dict[str, MemoDirectory]]:
     """The tree's memo, and its directories that have their files remembered."""
     entry, scope, memo = stored_memo(cache)
@@ -332,7 +333,7 @@ def test_a_crafted_named_entry_is_ignored(tree: Path, tmp_path: Path, crafted: s
 def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_path: Path) -> None:
     """Every file tracked: the slow answer (untracked files, ignore rules) is never read, and
     the walk agrees with one that reads it."""
-    from lintloader.scan.git_files import GitFiles
+    from lintloader.scan.discover.git_files import GitFiles
 
     inner = tracked_dir(tree)
     with GitFiles(str(inner)) as git_files:
@@ -348,7 +349,7 @@ def test_git_is_waited_for_only_when_a_walked_file_is_untracked(tree: Path, tmp_
         assert not answer.keeps(str(sub / "also_ignored.py"))
 
 
-# -- a whole walk remembered (scan/walk/tree_memo.py) ----------------------------------------
+# -- a whole walk remembered (scan/discover/walk/tree_memo.py) ------------------------------
 @pytest.fixture
 def plain_tree(tmp_path: Path) -> Path:
     """A git project without links, every file tracked: a walk of it is remembered whole."""

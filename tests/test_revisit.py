@@ -22,7 +22,7 @@ from lintloader.findings import Finding
 from lintloader.incremental.reads import DemandReads, stored_reads
 from lintloader.incremental.replay import Replay, read_replay, save_replay
 from lintloader.incremental.revisit import MAX_CHANGED
-from lintloader.scan.paths import discover_paths
+from lintloader.scan.discover.paths import discover_paths
 from lintloader.select.trail import as_trail
 
 EPOCH_REBUILD = """

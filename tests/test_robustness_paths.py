@@ -14,7 +14,7 @@ import pytest
 from conftest import run_cli
 
 from lintloader.engine import CheckOptions, run_check
-from lintloader.scan.paths import discover_paths
+from lintloader.scan.discover.paths import discover_paths
 
 GOOD = (
     "class Good:\n    def __iter__(self):\n        self.loader._iterator = None\n"

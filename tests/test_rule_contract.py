@@ -30,7 +30,7 @@ import pytest
 from conftest import FIXTURES, REPO, run_cli
 
 from lintloader.link.program import Edge, Program
-from lintloader.scan.paths import discover_paths
+from lintloader.scan.discover.paths import discover_paths
 from lintloader.summary.summarize import summarize_source
 
 TREES = ("check", "rules")

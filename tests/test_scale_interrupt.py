@@ -103,7 +103,7 @@ def test_interrupt_before_any_worker_exits_130(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     script = (
         "import os, signal, sys\n"
-        "from lintloader.scan import paths\n"
+        "from lintloader.scan.discover import paths\n"
         "walk = paths._walk\n"
         "def interrupted(*args):\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
@@ -122,7 +122,7 @@ def test_interrupt_before_any_worker_exits_130(tmp_path: Path) -> None:
 
 def test_discovery_reports_each_file_found_as_it_walks(tmp_path: Path) -> None:
     """What the progress line of a huge root shows while the tree is walked."""
-    from lintloader.scan.paths import discover_paths
+    from lintloader.scan.discover.paths import discover_paths
 
     for name in ("a.py", "b.py", "sub/c.py", "sub/deeper/d.py", "skip.txt"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from lintloader.scan.git_files import git_argv
+from lintloader.scan.discover.git_files import git_argv
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -173,7 +173,7 @@ def test_every_git_call_of_the_package_goes_through_git_argv() -> None:
         text = path.read_text()
         if '"git"' in text or "'git'" in text:
             callers.append(path.relative_to(package).as_posix())
-    assert callers == ["scan/git_files.py"]
+    assert callers == ["scan/discover/git_files.py"]
     argv = git_argv("ls-files")
     assert argv[0] == "git" and argv[-1] == "ls-files"
     for key in ("core.fsmonitor=", "safe.bareRepository=explicit", "protocol.allow=never"):

@@ -189,7 +189,7 @@ CELL = st.tuples(st.lists(LINE, max_size=4), st.sampled_from(["\n", "\r\n"]), st
 def test_an_edit_of_one_cell_keeps_every_other_byte(cells: list, indent: int) -> None:
     """Notebooks in any layout (indentation, CRLF, a final newline or not): writing back the
     unedited Python changes nothing; an edit of one cell changes only that cell's source."""
-    from lintloader.scan.notebooks import notebook_to_python, python_to_notebook
+    from lintloader.scan.read.notebooks import notebook_to_python, python_to_notebook
 
     sources = [
         newline.join(lines) + (newline if ends and lines else "") for lines, newline, ends in cells

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from lintloader.analysis.context import Demand
 from lintloader.link.program import FOREIGN, FunctionInfo, Program
-from lintloader.scan.tokens import package_scope, whole_word
+from lintloader.scan.read.tokens import package_scope, whole_word
 from lintloader.summary.config_defaults import REWRITTEN
 
 

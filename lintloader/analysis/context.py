@@ -1,7 +1,7 @@
 """What every rule's check and demand hook is given, and what a demand hook answers.
 
 A token group is the byte tokens a file must all contain to be worth parsing (a cheap byte
-search, ``scan/tokens.py``); a :class:`Demand` names the groups and modules to parse next; the
+search, ``scan/read/tokens.py``); a :class:`Demand` names the groups and modules to parse next; the
 :class:`AnalysisContext` is the linked program plus the analyses rules share. Nothing here
 imports the linker at run time, so the selection's query engine can name a token group
 without loading it.

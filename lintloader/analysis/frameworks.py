@@ -2,7 +2,7 @@
 (``lintloader/data/frameworks.toml``), for a framework whose code is not read.
 
 In a project scan the framework a class subclasses is read from the environment as context
-(``scan/environment.py``): its loops then reach the user's overrides through the call graph.
+(``scan/environment/project.py``): its loops then reach the user's overrides through the call graph.
 Run from a venv of its own (pipx, pre-commit), lintloader finds no framework there, and the
 overrides are reached from nothing. Then the stubs say which methods of such a subclass the
 framework calls on every step, evaluation or epoch: each is a root, as a declared root is

@@ -18,7 +18,7 @@ from lintloader.analysis.torch_classes import is_dataloader_class
 from lintloader.findings import Confidence, Hop
 from lintloader.link.arguments import Binding, bind_loader_call
 from lintloader.link.program import FunctionInfo, Program
-from lintloader.scan.tokens import function_groups, method_group
+from lintloader.scan.read.tokens import function_groups, method_group
 from lintloader.summary.dataloaders import RETURNED
 from lintloader.summary.model import (
     Argument,

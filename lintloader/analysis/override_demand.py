@@ -6,7 +6,7 @@ the unparsed bases of every class with a method that builds a DataLoader with wo
 A's ``self.get_eval_dataloader()`` dispatches to B's override (class-hierarchy analysis), and
 the loop in A reaches the construction in B. (The reset chase asks the same for classes whose
 methods reach a reset, in :mod:`lintloader.analysis.reset_demand`.) With ``--site-packages B``
-such modules are looked up outside the scanned files (:mod:`lintloader.scan.locate`).
+such modules are looked up outside the scanned files (:mod:`lintloader.scan.environment.locate`).
 """
 
 from __future__ import annotations

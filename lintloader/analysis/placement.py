@@ -8,9 +8,9 @@ distribution (B) built on another's (A):
   through a call A's code wrote to B: the defect is B's, so the finding moves to the chain's
   last hop in B, the construction or reset that B's code does (the chain still starts in A's
   loop);
-- context files (:mod:`lintloader.scan.locate`): with ``--site-packages B``, A's modules are
-  parsed only because B builds on them. A finding located in one moves to the last hop of its
-  chain in a scanned file; one with no such hop is dropped.
+- context files (:mod:`lintloader.scan.environment.locate`): with ``--site-packages B``, A's
+  modules are parsed only because B builds on them. A finding located in one moves to the last
+  hop of its chain in a scanned file; one with no such hop is dropped.
 
 A moved finding offers no fix: the fixers edit the function its chain starts in.
 """
@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from lintloader.findings import Finding, Hop
 from lintloader.link.program import Program, symbol_key
-from lintloader.scan.tokens import top_package
+from lintloader.scan.read.tokens import top_package
 
 
 def moved_to(finding: Finding, hop: Hop) -> Finding:

@@ -19,7 +19,7 @@ from lintloader.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.link.program import Program
 from lintloader.link.receiver_names import is_distinctive
-from lintloader.scan.tokens import function_groups, method_group, package_scope, whole_word
+from lintloader.scan.read.tokens import function_groups, method_group, package_scope, whole_word
 from lintloader.torch_api import EPOCH_HOOKS
 
 

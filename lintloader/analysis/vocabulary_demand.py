@@ -6,7 +6,7 @@ from __future__ import annotations
 from lintloader.analysis.context import Demand, TokenGroup
 from lintloader.analysis.vocabulary import Vocabulary, function_keys
 from lintloader.link.program import Program
-from lintloader.scan.tokens import function_groups, method_group
+from lintloader.scan.read.tokens import function_groups, method_group
 
 
 def vocabulary_demand(program: Program, vocabulary: Vocabulary) -> Demand:

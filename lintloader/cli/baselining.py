@@ -14,7 +14,7 @@ import click
 
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
     from lintloader.suppress.baseline import Entry

@@ -250,7 +250,7 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
 
     from lintloader.fixers.add_noqa import CannotComment, file_with_noqa
     from lintloader.fixers.writer import Roots, WriteError, rewrite_scanned
-    from lintloader.scan.escape import printable
+    from lintloader.scan.discover.escape import printable
 
     paths = {file.display: file.path for file in result.files}
     by_file: dict[str, dict[int, set[str]]] = {}
@@ -385,7 +385,7 @@ def located_in_cells(result: CheckResult) -> CheckResult:
     if not any(f.path.endswith(NOTEBOOK_SUFFIX) for f in result.findings):
         return result
     from lintloader.engine import read_source
-    from lintloader.scan.notebooks import in_cells
+    from lintloader.scan.read.notebooks import in_cells
 
     return replace(result, findings=in_cells(result.findings, result.files, read_source))
 

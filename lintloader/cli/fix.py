@@ -55,11 +55,11 @@ from lintloader.fixers.writer import (
     unified_diff,
     why_not_writable,
 )
-from lintloader.scan.escape import for_terminal, printable
-from lintloader.scan.interpreter import query_interpreter
+from lintloader.scan.discover.escape import for_terminal, printable
+from lintloader.scan.environment.interpreter import query_interpreter
+from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import Discovery
-from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
-from lintloader.scan.site_packages import discover_site_packages
+from lintloader.scan.read.notebooks import is_notebook, notebook_to_python, python_to_notebook
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
@@ -322,7 +322,7 @@ def write_all(outcome: FixOutcome, displays: dict[str, str], site: Discovery | N
 
 def write_notebook(path: str, analysed: bytes, python: bytes) -> None:
     """A fixed notebook: the edited Python must parse; each cell gets its new source back,
-    outputs untouched; the notebook must validate (see lintloader.scan.notebooks). Written
+    outputs untouched; the notebook must validate (see lintloader.scan.read.notebooks). Written
     only if its code cells are still the Python that was analysed (``analysed``)."""
     problem = reparse_ok(python, path)
     if problem:

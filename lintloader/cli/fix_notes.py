@@ -40,7 +40,7 @@ def unfixed_notes(
     ``--unsafe-fixes``), or else why nothing was tried: its file was not written (``failed``:
     displays), or no fixer handles its shape. ``refusal_place`` places the refusals (default:
     ``place``)."""
-    from lintloader.scan.escape import printable
+    from lintloader.scan.discover.escape import printable
     from lintloader.suppress.baseline import key_parts
 
     refused: dict[tuple[str, ...], dict[str, str]] = {}

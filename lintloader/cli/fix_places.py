@@ -20,7 +20,7 @@ class FixPlaces:
         path = self._paths.get(display, display)
         if not path.endswith(NOTEBOOK_SUFFIX) or path not in self._originals:
             return f"{display}:{line}"
-        from lintloader.scan.notebooks import location
+        from lintloader.scan.read.notebooks import location
 
         if path not in self._lines:
             self._lines[path] = self._originals[path].decode("utf-8", "replace").splitlines()

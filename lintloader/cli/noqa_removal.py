@@ -43,7 +43,7 @@ def _removed(path: str, data: bytes, edits: list[tuple[int, list[str]]]) -> tupl
     """``data`` with the unused ``codes`` taken out of the ``# noqa`` on each edit's line, and
     how many comments were edited. A notebook's lines are those of its cells as Python (the
     cell mapping ``fix`` and ``--add-noqa`` use), and only the edited cells change."""
-    from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
+    from lintloader.scan.read.notebooks import is_notebook, notebook_to_python, python_to_notebook
 
     if is_notebook(path):
         python, count = _removed_in_python(notebook_to_python(data), edits)

@@ -32,7 +32,7 @@ from lintloader.preparation import (
     nearest_config,
     usable_cache,
 )
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import Discovery, DiscoveryError
 from lintloader.workers.progress import Progress
 
@@ -240,7 +240,7 @@ def discover(
         raise Failure("nothing to check: give PATHS or --site-packages")
     with collector_paused():  # thousands of small records, no cycles (see engine.py)
         if site_packages:  # imported when used: a project's check never asks an interpreter
-            from lintloader.scan.site_packages import discover_site_packages
+            from lintloader.scan.environment.site_packages import discover_site_packages
 
             return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
@@ -443,8 +443,8 @@ def stdin_scan(
     """Index the project around the stdin file (or its folder alone), report only that file;
     the returned function adds the file to a discovery when it is not on disk."""
     from lintloader.integrations.project import NONE, ReportScope, find_project_root
+    from lintloader.scan.discover.module_names import module_name_for
     from lintloader.scan.model import SourceFile
-    from lintloader.scan.module_names import module_name_for
 
     folder = os.path.dirname(stdin.path)
     root = project_root if project_root not in (None, NONE) else None

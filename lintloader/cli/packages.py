@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lintloader.findings import Advisory, Finding
-from lintloader.scan.distributions import Distribution, owners
+from lintloader.scan.environment.distributions import Distribution, owners
 from lintloader.scan.model import SourceFile
 
 UNOWNED = Distribution("(no distribution)", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lintloader.config import Config
 from lintloader.rules.registry import all_rules
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import Discovery
 
 

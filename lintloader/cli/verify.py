@@ -14,7 +14,7 @@ from lintloader.runtime.exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED
 from lintloader.runtime.verify.config import ProbeConfig
 from lintloader.runtime.verify.errors import ProbeUnavailable
 from lintloader.runtime.verify.records import ProbeResult
-from lintloader.scan.interpreter import is_running_interpreter
+from lintloader.scan.environment.interpreter import is_running_interpreter
 
 _DEFAULTS = ProbeConfig()
 _OWN_LOADER_OPTIONS = ("workers", "batch_size", "samples", "val", "no_persistent_workers")

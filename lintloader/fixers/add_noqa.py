@@ -121,7 +121,7 @@ def file_with_noqa(
     A notebook gets the comments in its cells' sources (the cell mapping ``fix`` uses), and
     the written notebook must read back with every finding suppressed. Raises
     :class:`CannotComment` with the reason, never anything else the file's bytes can cause."""
-    from lintloader.scan.notebooks import is_notebook, notebook_to_python, python_to_notebook
+    from lintloader.scan.read.notebooks import is_notebook, notebook_to_python, python_to_notebook
 
     try:
         if not is_notebook(path):

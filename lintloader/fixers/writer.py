@@ -86,7 +86,7 @@ def unified_diff(display: str, old: bytes, new: bytes) -> str:
 def notebook_diff(display: str, old: bytes, new: bytes) -> str:
     """A fixed notebook's diff, cell by cell as ruff shows one (``a/train.ipynb:cell 3``),
     from the two Python forms the fixers worked on."""
-    from lintloader.scan.notebooks import changed_cells
+    from lintloader.scan.read.notebooks import changed_cells
 
     parts = []
     for number, before, after in changed_cells(old, new):

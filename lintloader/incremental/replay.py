@@ -33,7 +33,7 @@ from lintloader.config import Config
 from lintloader.findings import Finding
 from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 
 KIND = "replay 3"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp

@@ -14,7 +14,7 @@ from lintloader.checking import CheckOptions, CheckResult, conclude
 from lintloader.incremental.reads import recorded
 from lintloader.incremental.replay import Replay, StoredRound, content_key, save_replay
 from lintloader.scan.model import FileProblem, SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.workers.progress import ParseStats
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)

@@ -46,7 +46,7 @@ from lintloader.incremental.reads import DemandReads, stored_reads, unread_view
 from lintloader.incremental.replay import Replay
 from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.select.trail import as_trail, first_taking_round
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
 from lintloader.preparation import discover_trees, nearest_config, usable_cache
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import DiscoveryError
 
 SCOPES = ("project", "file")

@@ -2,7 +2,8 @@
 ``models/`` has no ``__init__.py`` (a folder of scripts run from the repository root, a
 namespace package, a namespace folder inside a package).
 
-A file's module name comes from the ``__init__.py`` files above it (``scan/module_names.py``):
+A file's module name comes from the ``__init__.py`` files above it
+(``scan/discover/module_names.py``):
 ``models/net.py`` is ``net``. Python imports it as ``models.net`` too, from any directory on
 ``sys.path`` that holds ``models/``: the script's own directory or one above it (run from the
 repository root). A dotted name matches a file here when it is the file's module name behind

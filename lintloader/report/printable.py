@@ -1,7 +1,7 @@
 """Findings made safe for a terminal: every text that comes from scanned code (a message, a
 hop's function and quoted source, an advisory) with its control characters escaped, as display
-paths already are (:func:`lintloader.scan.escape.printable`). A string literal holding ESC or
-BEL can then neither set the window title nor overwrite a line of the report.
+paths already are (:func:`lintloader.scan.discover.escape.printable`). A string literal
+holding ESC or BEL can then neither set the window title nor overwrite a line of the report.
 
 The data formats (``json``, ``sarif``) keep the text as it is: JSON escapes control characters
 itself, so no raw ESC reaches a terminal that shows them.
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from lintloader.findings import Finding, Hop
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
 
 DATA_FORMATS = frozenset({"json", "sarif"})
 

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are scanned (scan/notebooks.py)
+NOTEBOOK_SUFFIX = (
+    ".ipynb"  # a Jupyter notebook: its code cells are scanned (scan/read/notebooks.py)
+)
 
 
 class DiscoveryError(Exception):
@@ -36,7 +38,7 @@ class FileProblem:
 @dataclass(frozen=True)
 class Environment:
     """Which interpreter's site directories a project scan reads context from
-    (scan/environment.py)."""
+    (scan/environment/project.py)."""
 
     python: str | None = None  # None: the running interpreter
     cache_dir: Path | None = None
@@ -49,10 +51,11 @@ class Discovery:
     problems: list[FileProblem] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)  # where a project config is looked up
     # where modules the files build on, but that are not scanned, may be looked up by name
-    # (the site directories when only some distributions are scanned); see scan/locate.py
+    # (the site directories when only some distributions are scanned); see
+    # scan/environment/locate.py
     context: list[str] = field(default_factory=list)
     # a project scan: also look such modules up in the environment's site directories
-    # (scan/environment.py), without blocking a replay; None: do not
+    # (scan/environment/project.py), without blocking a replay; None: do not
     environment: Environment | None = None
 
     def extend(self, other: Discovery) -> None:

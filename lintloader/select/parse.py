@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from lintloader.cache.summaries import SummaryCache
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.progress import ParseStats

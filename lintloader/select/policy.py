@@ -26,7 +26,7 @@ from lintloader.link.folder_modules import FolderFiles
 from lintloader.link.program import Program
 from lintloader.rules.base import Rule
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.select.query import GroupQuery
 from lintloader.select.trail import Round
 from lintloader.summary.model import FileSummary
@@ -34,7 +34,7 @@ from lintloader.summary.model import FileSummary
 MAX_ROUNDS = 12
 # Summarize the candidates that a round's query (None: none) or module names choose.
 Take = Callable[[list[SourceFile], "GroupQuery | None", frozenset[str]], dict[str, FileSummary]]
-# A module that is not among the files, found by dotted path (scan/locate.py), or None.
+# A module that is not among the files, found by dotted path (scan/environment/locate.py), or None.
 Locate = Callable[[str], "SourceFile | None"]
 
 

@@ -2,7 +2,7 @@
 
 A group of byte tokens matches a file when the file contains every token of the group (a scope
 token: when the file is inside that package or names it). Searching is a byte search on the
-file's bytes, remembered by :class:`~lintloader.scan.sources.SourceSet` and the stat index.
+file's bytes, remembered by :class:`~lintloader.scan.read.sources.SourceSet` and the stat index.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
-from lintloader.scan.tokens import (
+from lintloader.scan.read.sources import SourceSet
+from lintloader.scan.read.tokens import (
     index_token,
     prerequisites,
     scope_package,

@@ -23,7 +23,7 @@ from lintloader.cache import codec
 from lintloader.cache.summaries import SummaryCache
 from lintloader.limits import size_problem
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.select.parse import at_path, summarize_files
 from lintloader.select.query import GroupQuery, chosen_by
 from lintloader.summary.model import FileSummary

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.select.query import GroupQuery, chosen_by
 
 

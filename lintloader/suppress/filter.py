@@ -55,7 +55,7 @@ def unused_noqa(
     path_by_display: dict[str, str],
 ) -> list[Finding]:
     """LL001 (opt-in) for the files whose ``# noqa`` comments suppress less than they name."""
-    from lintloader.scan.reading import read_source
+    from lintloader.scan.read.reading import read_source
     from lintloader.suppress.unused_noqa import unused
 
     paths = {

@@ -1,8 +1,9 @@
 """docs/architecture.md matches the code: every module and folder it names exists.
 
-A path with a folder (``link/program.py``, ``scan/walk/``) must exist under ``lintloader/`` or
-the repository root; a bare module name (``reachability.py``, listed under its folder) must be
-some module of the package, or a file of the tests and fixtures the doc's rule steps name.
+A path with a folder (``link/program.py``, ``scan/discover/walk/``) must exist under
+``lintloader/`` or the repository root; a bare module name (``reachability.py``, listed under
+its folder) must be some module of the package, or a file of the tests and fixtures the doc's
+rule steps name.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def test_every_module_the_architecture_names_exists() -> None:
 
 def test_every_folder_the_architecture_names_exists() -> None:
     folders = named_folders(DOC.read_text(encoding="utf-8"))
-    assert {"incremental/", "workers/", "scan/walk/", "link/"} <= folders
+    assert {"incremental/", "workers/", "scan/discover/walk/", "scan/read/", "link/"} <= folders
     assert [folder for folder in sorted(folders) if not _exists(folder)] == []
 
 
@@ -58,4 +59,7 @@ def test_the_check_sees_a_moved_module() -> None:
     text = "link        program.py  and select/revisit.py, the walk's memos in cache/listings.py"
     assert named_modules(text) == {"program.py", "select/revisit.py", "cache/listings.py"}
     assert not _exists("select/revisit.py") and not _exists("cache/listings.py")
-    assert named_folders("parts: `scan/walk/` and cli/ (commands)") == {"scan/walk/", "cli/"}
+    assert named_folders("parts: `scan/discover/walk/` and cli/ (commands)") == {
+        "scan/discover/walk/",
+        "cli/",
+    }

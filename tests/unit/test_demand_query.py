@@ -17,10 +17,10 @@ from lintloader.config import Config
 from lintloader.engine import CheckOptions, read_source, run_check
 from lintloader.findings import Confidence
 from lintloader.link.program import Program
-from lintloader.scan.paths import discover_paths
-from lintloader.scan.sources import SourceSet
-from lintloader.scan.statindex import RACY_NS
-from lintloader.scan.tokens import package_scope, whole_word
+from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.sources import SourceSet
+from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.tokens import package_scope, whole_word
 from lintloader.select.query import GroupQuery
 from lintloader.summary.summarize import summarize_source
 

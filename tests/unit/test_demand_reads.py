@@ -9,7 +9,7 @@ import pytest
 from lintloader.engine import CheckOptions, analyze
 from lintloader.incremental.reads import DemandReads, recorded, unread_view
 from lintloader.scan.model import SourceFile
-from lintloader.scan.sources import SourceSet
+from lintloader.scan.read.sources import SourceSet
 from lintloader.summary.model import FileSummary
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.progress import ParseStats

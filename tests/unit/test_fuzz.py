@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from lintloader.engine import CheckOptions, run_check
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import fix_in_memory
-from lintloader.scan.paths import discover_paths
+from lintloader.scan.discover.paths import discover_paths
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 

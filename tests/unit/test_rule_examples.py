@@ -11,7 +11,7 @@ from lintloader.config import Config
 from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import Severity
 from lintloader.rules.registry import all_rules
-from lintloader.scan.paths import discover_paths
+from lintloader.scan.discover.paths import discover_paths
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 

@@ -24,7 +24,7 @@ from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.incremental.replay import replay_path
 from lintloader.preparation import discover_trees, nearest_config, usable_cache
 from lintloader.scan.model import Discovery
-from lintloader.scan.statindex import index_path
+from lintloader.scan.read.statindex import index_path
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,13 @@ its code is shown.
 
 A client that syncs notebooks (``notebookDocument/didOpen`` ...; VS Code does) sends a notebook
 as its cells, each a text document of its own. The analysis reads a notebook file
-(``scan/notebooks.py`` turns its code cells into one Python source, a marker line before each),
+(``scan/read/notebooks.py`` turns its code cells into one Python source, a marker line before each),
 so the open notebook goes in as the file it would be saved as: its cells' kinds and texts in
-order. A finding's line in that Python source is a line of a cell (``scan/notebooks.py``'s
+order. A finding's line in that Python source is a line of a cell (``scan/read/notebooks.py``'s
 ``location``), shown in that cell's document. A notebook that is not open as cells (closed, or
 opened as a plain text document, its JSON) shows the finding in that JSON text, on the line of
-the cell's ``source`` that holds it (``scan/notebook_json.py`` finds where each cell's source is).
+the cell's ``source`` that holds it
+(``scan/read/notebook_json.py`` finds where each cell's source is).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 from lsprotocol import types
 
-from lintloader.scan.notebook_json import Span, source_spans
-from lintloader.scan.notebooks import NotebookError, location, notebook_to_python
+from lintloader.scan.read.notebook_json import Span, source_spans
+from lintloader.scan.read.notebooks import NotebookError, location, notebook_to_python
 
 SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[
@@ -50,7 +51,7 @@ def notebook_json(notebook: types.NotebookDocument, text_of: TextOf) -> bytes:
 
 
 def notebook_code(data: bytes) -> bytes | None:
-    """A notebook's code cells as the analysis reads them (``scan/notebooks.py``): what goes
+    """A notebook's code cells as the analysis reads them (``scan/read/notebooks.py``): what goes
     to the engine for an open notebook; None when ``data`` is not a readable notebook."""
     try:
         return notebook_to_python(data)

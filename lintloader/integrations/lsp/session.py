@@ -41,8 +41,8 @@ from lintloader.integrations.lsp.workspace import (
     on_disk,
 )
 from lintloader.scan.model import DiscoveryError
-from lintloader.scan.notebooks import is_notebook
-from lintloader.scan.reading import read_source
+from lintloader.scan.read.notebooks import is_notebook
+from lintloader.scan.read.reading import read_source
 from lintloader.workers.prefork import Helper
 
 T = TypeVar("T")

@@ -19,7 +19,7 @@ from lintloader.integrations.lsp.analysis import Analysis
 from lintloader.integrations.lsp.notebooks import notebook_code
 from lintloader.integrations.project import find_project_root
 from lintloader.scan.model import NOTEBOOK_SUFFIX
-from lintloader.scan.reading import read_file, read_source
+from lintloader.scan.read.reading import read_file, read_source
 
 Shown = dict[str, tuple[Finding, ...]]  # path -> the findings last shown for it
 EDITED = (".py", NOTEBOOK_SUFFIX)  # the files whose open buffers the analysis reads

@@ -2,7 +2,7 @@
 
 Files and directories given on the command line, minus default excludes, user excludes and
 (inside a git work tree) whatever ``.gitignore`` ignores. Installed packages are found by
-:mod:`lintloader.scan.site_packages`.
+:mod:`lintloader.scan.environment.site_packages`.
 """
 
 from __future__ import annotations
@@ -13,21 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from lintloader.scan.directories import link_problem, list_directory
-from lintloader.scan.display import display_path, inside
-from lintloader.scan.escape import printable
-from lintloader.scan.excludes import DEFAULT_EXCLUDES, Excluder
-from lintloader.scan.git_files import GitAnswer, GitFiles
-from lintloader.scan.model import (
-    NOTEBOOK_SUFFIX,
-    Discovery,
-    DiscoveryError,
-    FileProblem,
-    SourceFile,
-)
-from lintloader.scan.module_names import ModuleNamer, distinct_scripts
-from lintloader.scan.walk.listings import Listing, ListingCache
-from lintloader.scan.walk.tree_memo import (
+from lintloader.scan.discover.directories import link_problem, list_directory
+from lintloader.scan.discover.display import display_path, inside
+from lintloader.scan.discover.escape import printable
+from lintloader.scan.discover.excludes import DEFAULT_EXCLUDES, Excluder
+from lintloader.scan.discover.git_files import GitAnswer, GitFiles
+from lintloader.scan.discover.module_names import ModuleNamer, distinct_scripts
+from lintloader.scan.discover.walk.listings import Listing, ListingCache
+from lintloader.scan.discover.walk.tree_memo import (
     MemoDirectory,
     NamedFiles,
     TreeMemo,
@@ -36,6 +29,13 @@ from lintloader.scan.walk.tree_memo import (
     memo_directory,
     save_memo,
     walk_key,
+)
+from lintloader.scan.model import (
+    NOTEBOOK_SUFFIX,
+    Discovery,
+    DiscoveryError,
+    FileProblem,
+    SourceFile,
 )
 
 # -- source trees ------------------------------------------------------------------------------
@@ -56,7 +56,7 @@ class _Scan:
     found: Discovery
 
     def walk_key(self, root: str, answer: GitAnswer | None) -> str:
-        """The key of what a walk of ``root`` keeps (``scan/walk/tree_memo.py``)."""
+        """The key of what a walk of ``root`` keeps (``scan/discover/walk/tree_memo.py``)."""
         return walk_key(root, self.patterns, self.cwd, answer.tracked_output if answer else None)
 
 
@@ -111,7 +111,7 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
     directory's files sorted, then its subdirectories, sorted, each in turn). One ``scandir``
     per directory: the file type comes with the listing, so a regular file costs no ``stat``
     here; a directory unchanged since an earlier walk is not listed again, nor are its files
-    named again, and an unchanged walk is taken whole (``scan/walk/tree_memo.py``)."""
+    named again, and an unchanged walk is taken whole (``scan/discover/walk/tree_memo.py``)."""
     if os.path.islink(path) and not os.path.exists(path):
         scan.found.problems.append(FileProblem(display_path(path, scan.cwd), link_problem(path)))
         return
@@ -119,7 +119,7 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
     if not os.path.isdir(path):  # an explicitly named file is scanned whatever its suffix
         yield _named(os.path.dirname(root), [(os.path.basename(root), root)], scan.namer, scan.cwd)
         return
-    with GitFiles(path) as git:  # runs while the walk goes on (scan/git_files.py)
+    with GitFiles(path) as git:  # runs while the walk goes on (scan/discover/git_files.py)
         memo = load_memo(scan.cache_dir, _tree(root), root)
         remembered = _remembered_walk(scan, root, git, memo)
         if remembered is not None:
@@ -311,7 +311,7 @@ def _memorable(
     directory: str, listing: Listing, listings: ListingCache, answer: GitAnswer | None
 ) -> bool:
     """Whether what a walk made of ``directory`` can be remembered: its listing is (see
-    ``scan/walk/listings.py``), and git tracks every file in it (whether git ignores an
+    ``scan/discover/walk/listings.py``), and git tracks every file in it (whether git ignores an
     untracked file is not in the key)."""
     remembered = listings.fresh.get(directory) is listing
     return remembered and (answer is None or all(answer.tracks(p) for _, p in listing.files))

@@ -5,8 +5,8 @@ it. The two halves cost very differently: the tracked files come from the index 
 ls-files --cached``, about 8 ms in a 5,400-file project), the untracked ones that are not
 ignored from a walk of the whole tree with every ignore rule (``--others --exclude-standard``,
 about 35 ms). So the first is asked at once; the second when a walk begins (a walk remembered
-whole, ``scan/walk/tree_memo.py``, needs only the first), and the walk waits for it only when it
-meets a file git does not track (most trees have none: a commit stages its new files);
+whole, ``scan/discover/walk/tree_memo.py``, needs only the first), and the walk waits for it
+only when it meets a file git does not track (most trees have none: a commit stages its new files);
 otherwise it is killed unread.
 
 Each answer's output is drained by a thread (it can be larger than a pipe holds). Each git runs

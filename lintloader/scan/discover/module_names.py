@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lintloader.scan.display import inside
+from lintloader.scan.discover.display import inside
 from lintloader.scan.model import SourceFile
 
 

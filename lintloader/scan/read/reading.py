@@ -14,10 +14,10 @@ from lintloader.scan.model import NOTEBOOK_SUFFIX
 
 def read_source(path: str) -> bytes | None:
     """A regular file's bytes (a notebook's: its code cells as Python, see
-    :mod:`lintloader.scan.notebooks`); None for a directory. Never blocks on a FIFO or a
+    :mod:`lintloader.scan.read.notebooks`); None for a directory. Never blocks on a FIFO or a
     device."""
     if path.endswith(NOTEBOOK_SUFFIX):
-        from lintloader.scan.notebooks import notebook_to_python
+        from lintloader.scan.read.notebooks import notebook_to_python
 
         data = read_file(path)
         return None if data is None else notebook_to_python(data)

@@ -1,13 +1,14 @@
 """One directory listed for a walk: its subdirectories and the files a walk wants, with the
 file types that come with the listing (only links cost a ``stat``), given to the memo of
-listings (``scan/walk/listings.py``); and why a link that does not resolve cannot be read."""
+listings (``scan/discover/walk/listings.py``); and
+why a link that does not resolve cannot be read."""
 
 from __future__ import annotations
 
 import errno
 import os
 
-from lintloader.scan.walk.listings import Listing, ListingCache
+from lintloader.scan.discover.walk.listings import Listing, ListingCache
 
 
 def list_directory(

@@ -4,17 +4,17 @@ it listed (its listing, and the files it kept there, named) and whether that is 
 Three things spare a warm walk its work, all kept here:
 
 * **listings**: a directory whose mtime is what it was when it was listed still holds the same
-  entries (``scan/walk/listings.py`` says why, and when a listing is not remembered);
+  entries (``scan/discover/walk/listings.py`` says why, and when a listing is not remembered);
 * **named files**: what the walk made of a directory (its files, named: module, package flag,
   display path) depends only on its listing, its package path and the walk's key, made of the
   root, the exclude patterns, the working directory and which files git tracks
   (:func:`walk_key`); a directory holding a file git does not track has none remembered
-  (whether git ignores it is not in the key, see ``scan/git_files.py``);
+  (whether git ignores it is not in the key, see ``scan/discover/git_files.py``);
 * **the whole walk**: when every directory of a walk had its files remembered (no link, nothing
   modified within the racy window, nothing unreadable, every file tracked), the entry is the
   walk itself, in its order (``whole``): a warm run stats each directory and takes the files
   as they are. A commit, a checkout or an editor that saves by renaming changes the mtime of
-  the directories it writes in: ``scan/paths.py`` lists those again (at most
+  the directories it writes in: ``scan/discover/paths.py`` lists those again (at most
   :data:`MAX_CHANGED`) when they keep their subdirectories and package path, else walks.
 
 What is read back is checked, all or nothing (anything else is a miss: walk again): every
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lintloader.cache.files import read_entry, write_entry
+from lintloader.scan.discover.walk.listings import Listing, walk_file
 from lintloader.scan.model import NOTEBOOK_SUFFIX, SourceFile
-from lintloader.scan.walk.listings import Listing, walk_file
 
 KIND = "tree walk 1"
 MAX_CHANGED = 16  # changed directories patched into a whole walk; more: walk the tree

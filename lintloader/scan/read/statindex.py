@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lintloader import __version__
 from lintloader.cache.files import read_entry, write_entry
-from lintloader.scan.tokens import absence_implies
+from lintloader.scan.read.tokens import absence_implies
 
 RACY_NS = 2_000_000_000
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)

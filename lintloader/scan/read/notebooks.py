@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
-from lintloader.scan.notebook_json import source_json, source_spans
+from lintloader.scan.read.notebook_json import source_json, source_spans
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding, Hop

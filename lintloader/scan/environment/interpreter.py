@@ -1,11 +1,12 @@
 """Asking an interpreter what its site directories and installed distributions are.
 
-Another interpreter is asked through a subprocess running :mod:`lintloader.scan.site_query`
-(``-I -S``), so that scanned code is never imported; the running one is asked in-process. A
-virtual environment's interpreter is never run: its ``pyvenv.cfg`` names the standard library
-it starts with (``home``), which ``-I -S`` does not keep from running (``encodings``, ``os``),
-so the running interpreter works out its site directories from its prefix and the version its
-``pyvenv.cfg`` records (docs/guarantees.md, "What --python runs").
+Another interpreter is asked through a subprocess running
+:mod:`lintloader.scan.environment.site_query` (``-I -S``), so that scanned code is never
+imported; the running one is asked in-process. A virtual environment's interpreter is never
+run: its ``pyvenv.cfg`` names the standard library it starts with (``home``), which ``-I -S``
+does not keep from running (``encodings``, ``os``), so the running interpreter works out its
+site directories from its prefix and the version its ``pyvenv.cfg`` records
+(docs/guarantees.md, "What --python runs").
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintloader.scan import site_query
-from lintloader.scan.interpreter_memo import remember_answer, remembered_answer
+from lintloader.scan.environment import site_query
+from lintloader.scan.environment.interpreter_memo import remember_answer, remembered_answer
 from lintloader.scan.model import DiscoveryError
 
 if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
-    from lintloader.scan.site_query import Answer
+    from lintloader.scan.environment.site_query import Answer
 
 
 def normalize_name(name: str) -> str:
@@ -33,7 +34,8 @@ def query_interpreter(
     python: str | None, dists: Iterable[str], cache_dir: Path | None = None
 ) -> Answer:
     """The site directories of ``python`` (default: this interpreter) and the files of the
-    distributions ``dists``, as :mod:`lintloader.scan.site_query` answers them. With ``cache_dir``,
+    distributions ``dists``, as :mod:`lintloader.scan.environment.site_query` answers them.
+    With ``cache_dir``,
     what another interpreter answered about its site directories (no distributions asked) is
     remembered there, keyed by the interpreter's stat; which of its candidate directories exist
     is checked again on every use."""
@@ -113,7 +115,8 @@ def _stat_stamp(
 
 
 def _ask_interpreter(executable: str, wanted: list[str]) -> Answer:
-    """Run :mod:`lintloader.scan.site_query` in ``executable`` (``-I -S``: no site hooks)."""
+    """Run :mod:`lintloader.scan.environment.site_query` in ``executable`` (``-I -S``: no site
+    hooks)."""
     import json
     import subprocess
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lintloader.scan.locate import ModuleLocator
+from lintloader.scan.environment.locate import ModuleLocator
 from lintloader.scan.model import Environment, SourceFile
 from lintloader.torch_api import KNOWN_PACKAGES
 
@@ -37,7 +37,7 @@ class EnvironmentLocator(ModuleLocator):
 def environment_sites(environment: Environment | None) -> list[str]:
     """The site directories of the environment's interpreter; none when it cannot say (the
     scan then goes on without context)."""
-    from lintloader.scan.interpreter import query_interpreter
+    from lintloader.scan.environment.interpreter import query_interpreter
     from lintloader.scan.model import DiscoveryError
 
     environment = environment or Environment()

@@ -8,17 +8,17 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintloader.scan.directories import link_problem, list_directory
-from lintloader.scan.display import display_path, inside
-from lintloader.scan.escape import printable
-from lintloader.scan.excludes import name_matcher
-from lintloader.scan.interpreter import normalize_name, query_interpreter
+from lintloader.scan.discover.directories import link_problem, list_directory
+from lintloader.scan.discover.display import display_path, inside
+from lintloader.scan.discover.escape import printable
+from lintloader.scan.discover.excludes import name_matcher
+from lintloader.scan.discover.module_names import module_name_in_site
+from lintloader.scan.environment.interpreter import normalize_name, query_interpreter
 from lintloader.scan.model import Discovery, DiscoveryError, FileProblem, SourceFile
-from lintloader.scan.module_names import module_name_in_site
 
 if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
-    from lintloader.scan.site_query import Answer
-from lintloader.scan.walk.listings import ListingCache
+    from lintloader.scan.environment.site_query import Answer
+from lintloader.scan.discover.walk.listings import ListingCache
 
 
 def discover_site_packages(
@@ -41,7 +41,8 @@ def discover_site_packages(
         found.problems.append(FileProblem("<site-packages>", problem))
     seen: set[str] = set()
     if wanted:
-        found.context = list(sites)  # the distributions they build on (see scan/locate.py)
+        # the distributions they build on (see scan/environment/locate.py)
+        found.context = list(sites)
         for path in _files_of(wanted, answer):
             if path not in seen and os.path.isfile(path):
                 seen.add(path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from lintloader.scan.display import display_path
+from lintloader.scan.discover.display import display_path
 from lintloader.scan.model import SourceFile
 
 

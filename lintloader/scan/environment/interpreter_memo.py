@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from lintloader import __version__
 from lintloader.cache.files import read_entry, write_entry
-from lintloader.scan import site_query
+from lintloader.scan.environment import site_query
 
 if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
-    from lintloader.scan.site_query import Answer
+    from lintloader.scan.environment.site_query import Answer
 
 
 def answer_file(cache_dir: Path, stamp: tuple[object, ...]) -> Path:

@@ -1,11 +1,11 @@
 """How a scanned path is shown: relative to the working directory when inside it, else to a
-site directory, escaped so that it prints on one line (:mod:`lintloader.scan.escape`)."""
+site directory, escaped so that it prints on one line (:mod:`lintloader.scan.discover.escape`)."""
 
 from __future__ import annotations
 
 import os
 
-from lintloader.scan.escape import printable
+from lintloader.scan.discover.escape import printable
 
 
 def inside(absolute: str, anchor: str) -> str | None:
@@ -20,7 +20,8 @@ def inside(absolute: str, anchor: str) -> str | None:
 
 def display_path(path: str, cwd: str, base: str | None = None) -> str:
     """Relative to the working directory when inside it, else to ``base`` (a site dir);
-    undecodable bytes and control characters escaped (see :mod:`lintloader.scan.escape`)."""
+    undecodable bytes and control characters escaped (see
+    :mod:`lintloader.scan.discover.escape`)."""
     absolute = os.path.abspath(path)
     for anchor in (cwd, base):
         relative = inside(absolute, anchor) if anchor else None

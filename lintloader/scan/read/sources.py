@@ -27,8 +27,8 @@ from pathlib import Path
 from lintloader.cache.summaries import content_digest
 from lintloader.limits import size_problem
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
-from lintloader.scan.statindex import StatIndex, index_path, is_racy, load_index, save_index
-from lintloader.scan.tokens import found_in
+from lintloader.scan.read.statindex import StatIndex, index_path, is_racy, load_index, save_index
+from lintloader.scan.read.tokens import found_in
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
 # A file larger on disk than this many times ``max-file-size`` is too large, never read (a
