@@ -106,6 +106,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``pytest -n 2`` hands out whole modules (``--dist loadscope``) unless ``--dist`` says
+    otherwise: xdist's ``load`` gives a module's tests to both workers, and each then runs the
+    module's shared fixture (test_trace.py's 20 traced runs, the verify probes) again."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "loadscope"
+
+
 @pytest.fixture
 def mate() -> Iterator[tuple[int, int]]:
     """(uid, gid) of a second user, created for the test and removed after it."""

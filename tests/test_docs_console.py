@@ -148,6 +148,18 @@ def without_lsp(into: Path) -> None:
     script.chmod(0o755)
 
 
+def unused_noqa(into: Path) -> None:
+    """docs/configuration.md's LL001 example: a project whose ``train.py`` holds a ``# noqa``
+    for a finding it has (LL101), one for a finding it lost, and another tool's code."""
+    (into / "pyproject.toml").write_text("[project]\nname = 'train'\nversion = '0'\n")
+    (into / "train.py").write_text(
+        "class Fetcher:\n"
+        "    def __iter__(self):\n"
+        "        self.loader._iterator = None  # noqa: LL101\n"
+        "        return iter(self.loader)  # noqa: LL101, E501\n"
+    )
+
+
 SCENES: dict[str, Callable[[Path], None]] = {
     "pl150-wheel": lightning150_wheel,
     "torchio121-wheel": torchio121_wheel,
@@ -157,6 +169,7 @@ SCENES: dict[str, Callable[[Path], None]] = {
     "benchmarks": benchmarks,
     "patched-fakewheel": patched_fakewheel,
     "without-lsp": without_lsp,
+    "unused-noqa": unused_noqa,
 }
 
 

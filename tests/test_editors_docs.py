@@ -1,7 +1,9 @@
 """docs/editors.md as a user follows it: the configuration blocks marked
 ``<!-- editor-config: NAME -->`` are taken from the page as they are and run in real editors
 from Debian 12 (Neovim 0.7.2, Emacs 28.2 with elpa-eglot 1.9), headless, on a buggy project.
-A user puts the block in their init file: here it is the editor's only configuration."""
+A user puts the block in their init file: here it is the editor's only configuration. The
+editors that do not run headless here (VS Code, Helix, Sublime Text) get their block parsed
+and the server it names started and asked to ``initialize``."""
 
 from __future__ import annotations
 
@@ -9,13 +11,20 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO
 from lsp_support import FETCHING, SUPPORTERS, buggy_project
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 pytest.importorskip("pygls", reason="the [lsp] extra is not installed")
 EDITORS_DOC = REPO / "docs" / "editors.md"
@@ -127,3 +136,65 @@ def test_emacs_block_from_the_docs(tmp_path: Path, cli) -> None:
     assert results["cleared"] is True, done.stderr[-3000:]
     for relative in (FETCHING, SUPPORTERS):
         assert (root / relative).read_text("utf-8") == (expected / relative).read_text("utf-8")
+
+
+def server_command(editor: str) -> tuple[list[str], set[str]]:
+    """The command line an editor's block starts, and the code-action kinds it asks for."""
+    block = config_block(editor)
+    if editor == "helix":
+        table = tomllib.loads(block)
+        (python,) = [entry for entry in table["language"] if entry["name"] == "python"]
+        assert "lintloader" in python["language-servers"]
+        server = table["language-server"]["lintloader"]
+        return [server["command"], *server["args"]], set()
+    settings = json.loads(block)
+    if editor == "vscode":
+        assert settings["glspc.server.languageId"] == ["python"]
+        command = [settings["glspc.server.command"], *settings["glspc.server.commandArguments"]]
+        return command, set(settings["editor.codeActionsOnSave"])
+    client = settings["clients"]["lintloader"]
+    assert client["enabled"] is True and client["selector"] == "source.python"
+    return client["command"], set()
+
+
+def test_the_server_the_other_blocks_name_answers_initialize(tmp_path: Path) -> None:
+    """Each block parses, and the command it names (found on the user's PATH, as the editor
+    finds it) is a language server that answers ``initialize`` as lintloader, with the
+    code-action kinds the block asks for on save. One start for each distinct command."""
+    wanted: dict[tuple[str, ...], set[str]] = {}
+    for editor in ("vscode", "helix", "sublime"):
+        command, kinds = server_command(editor)
+        wanted.setdefault(tuple(command), set()).update(kinds)
+    for command, kinds in wanted.items():
+        answer = initialize_answer(list(command), tmp_path)
+        assert answer["result"]["serverInfo"]["name"] == "lintloader"
+        offered = answer["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"]
+        assert kinds <= set(offered), (kinds, offered)
+
+
+def initialize_answer(command: list[str], tmp_path: Path) -> dict[str, Any]:
+    """The answer to ``initialize`` of the server ``command`` starts; it then shuts down."""
+    from test_lsp_handshake import frame, read_message
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]  # fmt: skip
+    server = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd=tmp_path, env=user_environment(tmp_path), start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(b"".join(frame(m) for m in messages))
+        server.stdin.flush()
+        answer = read_message(server.stdout)
+        assert read_message(server.stdout)["id"] == 2
+        assert server.wait(60) == 0
+        return answer
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,15 @@ def test_a_factory_plot_is_titled_with_the_command_given(tmp_path: Path) -> None
     done = run_cli("verify", "--dataloader", spec, "--epochs", "2", "--plot", str(target),
                    cwd=tmp_path)  # fmt: skip
     assert done.returncode in (0, 1), done.stderr[-2000:]
-    text = ElementTree.tostring(ElementTree.parse(target).getroot(), encoding="unicode")
-    assert f"verify --dataloader {spec}: first batch per epoch" in text
-    assert "--engine factory" not in text  # no such option: the title says what was run
+    texts = svg_texts(target)
+    start = next(n for n, t in enumerate(texts) if t.startswith("verify --dataloader"))
+    end = next(n for n, t in enumerate(texts) if t.startswith("(PASS") or t.startswith("(FAIL"))
+    title = texts[start:end]  # wrapped to the panel's width: the long path is not cut off
+    assert len(title) > 1 and max(map(len, title)) <= 5.5 * 11, title
+    whole = f"verify --dataloader {spec}: first batch per epoch"
+    assert "".join(title).replace(" ", "") == whole.replace(" ", "")
+    assert not any("--engine factory" in t for t in texts)  # the title says what was run
+    assert texts[end + 1] == "train"  # the legend: the loader's own name, no folder
 
 
 @needs_matplotlib
@@ -142,6 +149,39 @@ def test_trace_plot_marks_every_respawn(tmp_path: Path) -> None:
     text = ElementTree.tostring(ElementTree.parse(target).getroot(), encoding="unicode")
     assert "trace fetcher_loop.py: first batch per pass" in text
     assert "(FAIL: 2 extra pool(s)," in text
-    assert "runtime/buggy_fetcher.py:60 via main" in text
+    assert "buggy_fetcher.py:60 via main" in svg_texts(target)  # not the folder it ran in
     again = run_cli("plot", str(report), "-o", str(tmp_path / "again.svg"), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
+
+
+@needs_matplotlib
+def test_a_series_has_one_colour_in_every_panel(results: tuple[Path, Path]) -> None:
+    """verify's bug and fixed results side by side: ``train`` is one colour in both panels
+    (the matplotlib lines drawn), whatever else a panel holds."""
+    from matplotlib.figure import Figure
+
+    from lintloader.runtime.plot import drawn, load_panel
+
+    bug, fixed = (load_panel(path) for path in results)
+    lonely = replace(fixed, series=(replace(fixed.series[0], loader="val"), *fixed.series))
+    for panels in ((bug, fixed), (lonely, bug)):
+        figure = drawn(Figure(figsize=(11, 4.6)), panels)
+        colours = [{line.get_label(): line.get_color() for line in a.lines} for a in figure.axes]
+        assert all(c["train"] == colours[0]["train"] for c in colours), colours
+        assert len({c for panel in colours for c in panel.values()}) == len(panels[0].series)
+
+
+def test_trace_labels_name_the_file_not_its_folder() -> None:
+    """A site is labelled by its file's name, with as many folders as tell two files of the
+    same name apart (``p3/train.py``, ``p4/train.py``), never the folder alone."""
+    from lintloader.runtime.plot import labels, panel_of
+
+    def trace(*paths: str) -> dict[str, object]:
+        sites = [{"created_at": {"path": p, "line": 5}, "pools": [], "pass_latencies": []}
+                 for p in paths]  # fmt: skip
+        return {"sites": sites, "verdict": "OK"}
+
+    one = panel_of(trace("/tmp/p3/train.py"), "one")
+    two = panel_of(trace("/tmp/p3/train.py", "/tmp/p4/train.py", "/tmp/p4/data.py"), "two")
+    assert list(labels([one]).values()) == ["train.py:5"]
+    assert list(labels([two]).values()) == ["p3/train.py:5", "p4/train.py:5", "data.py:5"]

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from child_processes import Processes
 
+from lintloader.runtime.trace.session import GRACE_S
+
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -450,23 +452,46 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
+# A loader rebuilt for each of two epochs (two pools started), then "ready" and a wait with
+# the last pool alive: the signal comes while the command waits, never while a replaced
+# loader's ``__del__`` shuts its pool down (a KeyboardInterrupt raised there is swallowed, and
+# the loop ran on until trace's grace period killed it: 10 s and more under load).
+WAITING_PROBE = """\
+import sys, time
+from torch.utils.data import DataLoader
+
+data = list(range(16))
+for epoch in (1, 2):  # the same data, a new loader and pool each epoch: one too many
+    loader = DataLoader(data, batch_size=8, num_workers=2, persistent_workers=True)
+    print(f"epoch {epoch}: {sum(len(batch) for batch in loader)} samples", flush=True)
+print("ready", flush=True)
+time.sleep(300)
+sys.exit("not interrupted")
+"""
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_sigterm_is_passed_on_and_the_report_so_far_printed(
     signum: signal.Signals, tmp_path: Path, processes: Processes
 ) -> None:
-    """Sent to ``trace`` alone (not from a terminal): passed on to the command."""
+    """Sent to ``trace`` alone (not from a terminal): passed on to the command, which ends at
+    once (no grace period spent), and the report holds the two pools started so far."""
     out = tmp_path / "term.json"
-    command = script("rebuild_loop", "--epochs", "1000", "--init-sleep", "0.05")
+    probe = tmp_path / "waiting_probe.py"
+    probe.write_text(WAITING_PROBE)
     proc = processes.start(
-        [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
+        [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", PYTHON, str(probe)],
         cwd=REPO, env=trace_env(tmp_path / "cache"), text=True, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith("epoch 1:")
     assert proc.stdout.readline().startswith("epoch 2:")
+    assert proc.stdout.readline() == "ready\n"
+    signalled = time.monotonic()
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
+    assert time.monotonic() - signalled < GRACE_S, stderr  # ended by the signal, not killed
     assert proc.returncode == 1, stderr  # the rebuilds seen so far fail the run
     assert f"note: {signum.name} received: passed on to the command; the run so far" in stderr
     report = json.loads(out.read_text())

@@ -1,4 +1,4 @@
-"""``check --fix`` with LL001 selected: take the unused codes out of their ``# noqa`` comments,
+"""``check --fix`` (LL001 on, the default): take the unused codes out of their ``# noqa`` comments,
 as ruff's ``--fix`` does for RUF100 (atomically; a file that cannot be written is an error)."""
 
 from __future__ import annotations

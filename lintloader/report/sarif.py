@@ -49,8 +49,8 @@ UNUSED_NOQA_RULE = {
     "name": "unused-noqa",
     "shortDescription": {"text": "a `# noqa: LLxxx` that suppresses nothing"},
     "fullDescription": {
-        "text": "A `# noqa` code that suppresses no finding on its line or statement (opt-in, "
-        "as ruff's RUF100)."
+        "text": "A `# noqa` code that suppresses no finding on its line or statement (on by "
+        "default, as flake8-noqa's NQA102; ruff's RUF100)."
     },
     "help": {"text": "Remove the code from the comment; `lintloader check --fix` does."},
     "defaultConfiguration": {"level": "warning"},

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from lintloader import extra_hint
 
 EXTRA_HINT = extra_hint("plot")
 MAX_POINTS = 100_000  # passes per picture: more is not a result we wrote
+TITLE_CHARACTERS = 11  # per inch of a panel's width, at the title's font size
 _BAD_DATA = (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
 
 
@@ -28,12 +30,15 @@ class PlotError(Exception):
 
 @dataclass(frozen=True)
 class Series:
-    """One site's (or loader's) passes: first-batch latency (s), and whether a pool started."""
+    """One site's (or loader's) passes: first-batch latency (s), and whether a pool started.
+    A trace site's ``path`` is the file that created it: its label starts with as much of that
+    path as tells the sites of the picture apart (see :func:`labels`)."""
 
     loader: str
     epochs: tuple[int, ...]
     first_batch_s: tuple[float, ...]
     pool_started: tuple[bool, ...]
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,10 @@ def _site_series(site: Any, number: int) -> Series:
     if not isinstance(site, Mapping):
         raise PlotError(f"site {number}: not an object")
     created = site.get("created_at")
-    name = f"site {number + 1}"
+    name, path = f"site {number + 1}", ""
     if isinstance(created, Mapping):
-        path = "/".join(str(created.get("path", "?")).split("/")[-2:])
-        name = f"{path}:{created.get('line', '?')}"
+        path = str(created.get("path", "?"))
+        name = f":{created.get('line', '?')}"
         callers = site.get("created_by")
         if isinstance(callers, list) and len(callers) > 1 and isinstance(callers[1], Mapping):
             name += f" via {callers[1].get('function', '?')}"
@@ -105,7 +110,7 @@ def _site_series(site: Any, number: int) -> Series:
     passes = site.get("pass_latencies")
     if not isinstance(passes, list):
         raise PlotError(f"site {number}: no 'pass_latencies' list")
-    return _series(name, passes, number)
+    return replace(_series(name, passes, number), path=path)
 
 
 def _loader_series(loader: Any, number: int) -> Series:
@@ -151,15 +156,9 @@ def write_plot(panels: Sequence[Panel], target: Path) -> None:
         from matplotlib import pyplot
     except ImportError:
         raise PlotError(f"plotting needs matplotlib: {EXTRA_HINT}") from None
-    figure, axes = pyplot.subplots(
-        1, len(panels), figsize=(5.5 * len(panels), 4.6), sharey=True, squeeze=False
-    )
+    figure = pyplot.figure(figsize=(5.5 * len(panels), 4.6))
     try:
-        for axis, panel in zip(axes[0], panels, strict=True):
-            _draw(axis, panel)
-        axes[0][0].set_ylabel("first-batch latency (s)")
-        axes[0][0].set_ylim(0, _top(panels))  # shared: every panel from 0 to the highest point
-        figure.tight_layout()
+        drawn(figure, panels)
         figure.savefig(target)
     except (OSError, ValueError, OverflowError) as exc:
         raise PlotError(f"cannot write {target}: {exc}") from None
@@ -167,17 +166,54 @@ def write_plot(panels: Sequence[Panel], target: Path) -> None:
         pyplot.close(figure)
 
 
+def drawn(figure: Any, panels: Sequence[Panel]) -> Any:
+    """``figure`` (a matplotlib Figure) with one axis per panel, side by side, one y scale."""
+    axes = figure.subplots(1, len(panels), sharey=True, squeeze=False)
+    named = labels(panels)
+    colours = {label: f"C{n % 10}" for n, label in enumerate(dict.fromkeys(named.values()))}
+    for axis, panel in zip(axes[0], panels, strict=True):
+        _draw(axis, panel, named, colours)
+    axes[0][0].set_ylabel("first-batch latency (s)")
+    axes[0][0].set_ylim(0, _top(panels))  # shared: every panel from 0 to the highest point
+    figure.tight_layout()
+    return figure
+
+
 def _top(panels: Sequence[Panel]) -> float:
     values = [v for p in panels for s in p.series for v in s.first_batch_s if math.isfinite(v)]
     return max(values, default=0.0) * 1.12 or 1.0
 
 
-def _draw(axis: Any, panel: Panel) -> None:
+def labels(panels: Sequence[Panel]) -> dict[Series, str]:
+    """Each series' legend label: a loader's name, or a trace site's file and line, its file
+    named by the fewest trailing path parts that tell the picture's files apart (``train.py``,
+    not the folder it ran in)."""
+    paths = {s.path for panel in panels for s in panel.series if s.path}
+    return {
+        s: f"{_shortest(s.path, paths)}{s.loader}" if s.path else s.loader
+        for panel in panels
+        for s in panel.series
+    }
+
+
+def _shortest(path: str, paths: set[str]) -> str:
+    parts = path.replace("\\", "/").split("/")
+    for count in range(1, len(parts) + 1):
+        tail = parts[-count:]
+        if sum(other.replace("\\", "/").split("/")[-count:] == tail for other in paths) == 1:
+            return "/".join(tail)
+    return path
+
+
+def _draw(axis: Any, panel: Panel, named: Mapping[Series, str], colours: Mapping[str, str]) -> None:
+    """One panel; a series has the same colour in every panel (``colours``, by label)."""
     from matplotlib.ticker import MaxNLocator
 
     marked = False
     for series in panel.series:
-        (line,) = axis.plot(series.epochs, series.first_batch_s, marker="o", label=series.loader)
+        label = named[series]
+        (line,) = axis.plot(series.epochs, series.first_batch_s, marker="o", label=label,
+                            color=colours[label])  # fmt: skip
         starts = [(e, s) for e, s, p in zip(*_columns(series), strict=True) if p]
         if starts:
             axis.scatter(
@@ -189,11 +225,21 @@ def _draw(axis: Any, panel: Panel) -> None:
         axis.scatter([], [], marker="^", s=120, facecolors="none", edgecolors="black",
                      label="a worker pool started (the first batch waited on it)")  # fmt: skip
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axis.set_title(panel.title, fontsize=10)
+    axis.set_title(_wrapped(panel.title, axis.figure.get_figwidth() / len(axis.figure.axes)),
+                   fontsize=10)  # fmt: skip
     axis.set_xlabel(panel.xlabel)
     axis.grid(alpha=0.3)
     if panel.series:  # below the axes: a legend there covers no data
         axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
+
+
+def _wrapped(title: str, inches: float) -> str:
+    """``title`` with each line broken to fit a panel ``inches`` wide (a long path too)."""
+    width = max(20, int(inches * TITLE_CHARACTERS))
+    return "\n".join(
+        "\n".join(textwrap.wrap(line, width, break_on_hyphens=False)) or line
+        for line in title.splitlines()
+    )
 
 
 def _columns(series: Series) -> tuple[tuple[int, ...], tuple[float, ...], tuple[bool, ...]]:

@@ -10,6 +10,7 @@ from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.summary.model import FileSummary
 from lintloader.summary.noqa import Codes, suppresses
 from lintloader.suppress.unused_noqa import CODE as UNUSED_NOQA
+from lintloader.suppress.unused_noqa import SEVERITY as UNUSED_NOQA_SEVERITY
 
 
 def filter_findings(
@@ -29,20 +30,22 @@ def filter_findings(
     for finding in findings:
         if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
             continue
+        noqa = noqa_by_display.get(finding.path, {})
+        by_directive = suppresses(noqa, finding.line, finding.code)
+        if by_directive:
+            by_noqa.append(finding)  # uses its directive, even when hidden or ignored below
         if config.hides(finding.code, finding.severity):
             hidden += 1
             continue
         absolute = path_by_display.get(finding.path, finding.path)
-        noqa = noqa_by_display.get(finding.path, {})
         if config.ignored_in(finding.code, absolute):
             suppressed += 1
             continue
-        if suppresses(noqa, finding.line, finding.code):
+        if by_directive:
             suppressed += 1
-            by_noqa.append(finding)
             continue
         kept.setdefault(finding.sort_key, finding)
-    if UNUSED_NOQA in config.select and config.enabled(UNUSED_NOQA):
+    if config.enabled(UNUSED_NOQA) and not config.hides(UNUSED_NOQA, UNUSED_NOQA_SEVERITY):
         for finding in unused_noqa(by_noqa, config, noqa_by_display, path_by_display):
             kept.setdefault(finding.sort_key, finding)
     return sorted(kept.values(), key=lambda f: f.sort_key), suppressed, hidden
@@ -54,7 +57,8 @@ def unused_noqa(
     noqa_by_display: dict[str, dict[int, Codes]],
     path_by_display: dict[str, str],
 ) -> list[Finding]:
-    """LL001 (opt-in) for the files whose ``# noqa`` comments suppress less than they name."""
+    """LL001 (on by default) for the files whose ``# noqa`` comments suppress less than they
+    name. Only the codes of rules that ran are judged: a disabled rule found nothing to use."""
     from lintloader.scan.read.reading import read_source
     from lintloader.suppress.unused_noqa import unused
 
@@ -63,5 +67,5 @@ def unused_noqa(
         for display, noqa in noqa_by_display.items()
         if noqa
     }
-    found = unused(by_noqa, paths, read_source)
+    found = unused(by_noqa, paths, read_source, config.enabled)
     return [f for f in found if not config.ignored_in(f.code, paths.get(f.path, f.path))]

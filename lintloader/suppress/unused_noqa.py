@@ -1,10 +1,11 @@
 """LL001: a ``# noqa: LLxxx`` that suppresses nothing, as ruff's RUF100.
 
-Opt-in, as in ruff: reported only when LL001 is selected by its code (``--extend-select
-LL001``). A directive is unused for a code when no finding of that code, on a line the
-directive covers (its line, or the lines of the statement it sits in), was suppressed by it.
-Only ``LL`` codes are judged: a bare ``# noqa`` and other tools' codes (``E501``) may be for
-another linter. ``check --fix`` removes the unused codes (the whole comment when none is left).
+On by default, as flake8-noqa's NQA102 (ruff's RUF100 is opt-in): a warning, shown at the
+default threshold, for the ``LL`` codes of the rules that ran. A directive is unused for a code
+when no finding of that code, on a line the directive covers (its line, or the lines of the
+statement it sits in), was suppressed by it. Only ``LL`` codes are judged: a bare ``# noqa`` and
+other tools' codes (``E501``) may be for another linter. ``check --fix`` removes the unused
+codes (the whole comment when none is left).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lintloader.findings import Finding, Severity
 from lintloader.summary.noqa import FILE_LEVEL, lex, noqa_lines
 
 CODE = "LL001"
+SEVERITY = Severity.WARNING
 PREFIX = "LL"
 
 Reader = Callable[[str], "bytes | None"]
@@ -51,8 +53,14 @@ def covered_lines(directive: Directive, source: str, tree: ast.AST | None) -> se
     return {line for line in lines if line != FILE_LEVEL}
 
 
-def unused(suppressed: Iterable[Finding], paths: dict[str, str], read: Reader) -> list[Finding]:
-    """LL001 findings for the files in ``paths`` (display -> path) holding a directive."""
+def unused(
+    suppressed: Iterable[Finding],
+    paths: dict[str, str],
+    read: Reader,
+    judged: Callable[[str], bool],
+) -> list[Finding]:
+    """LL001 findings for the files in ``paths`` (display -> path) holding a directive, for
+    the ``LL`` codes ``judged`` accepts (the enabled rules)."""
     by_file: dict[str, set[tuple[int, str]]] = {}
     for finding in suppressed:
         by_file.setdefault(finding.path, set()).add((finding.line, finding.code))
@@ -74,7 +82,9 @@ def unused(suppressed: Iterable[Finding], paths: dict[str, str], read: Reader) -
             stale = [
                 code
                 for code in directive.codes
-                if code.startswith(PREFIX) and not any((ln, code) in seen for ln in lines)
+                if code.startswith(PREFIX)
+                and judged(code)
+                and not any((ln, code) in seen for ln in lines)
             ]
             if stale:
                 found.append(_finding(display, directive, stale))
@@ -84,7 +94,7 @@ def unused(suppressed: Iterable[Finding], paths: dict[str, str], read: Reader) -
 def _finding(display: str, directive: Directive, stale: list[str]) -> Finding:
     return Finding(
         code=CODE,
-        severity=Severity.WARNING,
+        severity=SEVERITY,
         path=display,
         line=directive.line,
         column=directive.start + 1,

@@ -62,12 +62,24 @@ def apply(request: FixRequest) -> Edits | None:
         f"    {iterator} = iter({source})\n"
         f"    {assigned} = next({iterator})\n"
     )
-    retry = retry.with_changes(leading_lines=statement.leading_lines)
+    retry = _kept_comments(retry, statement)
     new_loop = loop.deep_replace(statement, retry)
     new_block = insert_before(block, loop, [create]).deep_replace(loop, new_loop)
     if not isinstance(block, cst.Module):
         new_block = module.deep_replace(block, new_block)
     return {**edits, **target.result(new_block)}  # type: ignore[arg-type]
+
+
+def _kept_comments(retry: cst.BaseStatement, statement: cst.BaseStatement) -> cst.BaseStatement:
+    """``retry`` with the comments of the ``statement`` it replaces: those on the lines above
+    it, and its trailing comment on the assignment the ``try`` block makes first."""
+    retry = retry.with_changes(leading_lines=statement.leading_lines)
+    trailing = getattr(statement, "trailing_whitespace", None)
+    if not isinstance(retry, cst.Try) or trailing is None or trailing.comment is None:
+        return retry
+    first = retry.body.body[0]
+    first = first.with_changes(trailing_whitespace=trailing)
+    return retry.with_changes(body=retry.body.with_changes(body=(first, *retry.body.body[1:])))
 
 
 def persistent_loader(request: FixRequest) -> Edits:
