@@ -23,7 +23,7 @@ from lintloader.cost import every_k
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 37  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 38  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
