@@ -83,7 +83,6 @@ from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
-from lintloader.summary.periodic import never_holds
 
 FIX = "reuse-iterator"
 
@@ -162,7 +161,7 @@ def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
 def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
     depth = loop_depth(facts, call.context.loop)
     stop = any(c.stop_iteration and c.loop_depth >= depth for c in call.context.conditions)
-    dead = any(not c.negated and never_holds(c.text) for c in call.context.conditions)
+    dead = any(not c.negated and c.dead for c in call.context.conditions)
     return stop or dead or built_once.guarded(facts, call.context)
 
 

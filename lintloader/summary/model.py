@@ -204,7 +204,8 @@ class Condition(NamedTuple):
 
     ``negated``: the call is in the ``else`` branch. ``once``: the test looks like a one-shot
     check (``x is None``, ``not x``, ``hasattr``, a bare flag). ``loop_depth``: how many loops of
-    the function enclose the ``if`` itself.
+    the function enclose the ``if`` itself. ``dead``: a remainder test no value passes
+    (``n % 30 == 220``, summary/periodic.py), so its branch never runs.
     """
 
     text: str
@@ -213,6 +214,7 @@ class Condition(NamedTuple):
     persistent: bool
     stop_iteration: bool
     loop_depth: int
+    dead: bool = False
 
 
 class LoopInfo(NamedTuple):

@@ -52,6 +52,7 @@ from lintloader.summary.model import (
     Site,
     TrainerCall,
 )
+from lintloader.summary.periodic import never_holds
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
@@ -306,6 +307,7 @@ class _LoaderVisitor(Walker):
             persistent="persistent_workers" in text,
             stop_iteration=False,
             loop_depth=pending.depth,
+            dead=never_holds(node),
         )
 
     def _push(self, kind: str, node: ast.expr | None, negated: bool, once: bool = False) -> None:
