@@ -378,6 +378,7 @@ RULE = Rule(
     summary="a DataLoader with workers is constructed in a loop or once per epoch",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS),
     fixes=(FIX,),
     valid=VALID,

@@ -354,6 +354,7 @@ RULE = Rule(
     summary="`next(iter(loader))` or `iter(loader)` evaluated once per step",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.WARNING,  # info: a persistent loader, its pool survives each iter()
     seed_tokens=((b"DataLoader", b"iter("),),
     fixes=(FIX,),
     valid=VALID,
