@@ -193,6 +193,8 @@ def _place(
     site = edge.call.site
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
+        # built once and kept by the caller (a call under a persistent_workers branch as well
+        # is left to the persistent-branch note)
         if built_once.in_kept_block(facts, site.line, index) and (
             index >= 0
             or not edge.call.persistent_guard
