@@ -13,6 +13,7 @@ from conftest import FIXTURES, run_cli
 CASES = sorted(p.name for p in (FIXTURES / "check").iterdir() if p.is_dir())
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("name", CASES)
 def test_fixture_output_matches_expected(name: str, request: pytest.FixtureRequest) -> None:
     expected = FIXTURES / "check" / name / "expected.txt"

@@ -184,6 +184,7 @@ def test_python_of_a_project_scan_must_be_an_interpreter() -> None:
     assert ok.returncode in (0, 1), ok.stderr
 
 
+@pytest.mark.enumerates_rules
 def test_unknown_distribution_lists_close_matches() -> None:
     result = run_cli("check", "--site-packages", "pytorch-lightnin", "--no-cache")
     assert result.returncode == 2

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
 from harness import run_python
 
@@ -38,6 +39,7 @@ def check(tmp_path: Path, *args: str, env: dict[str, str] | None = None):
     return run_cli("check", "--no-cache", *args, "fetch.py", cwd=tmp_path, env=env)
 
 
+@pytest.mark.enumerates_rules
 def test_a_selector_that_matches_no_rule_stops_the_run(tmp_path: Path) -> None:
     project(tmp_path)
     for selector in ("LL9", "ZZ", "E501,LL101"):

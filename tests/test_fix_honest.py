@@ -59,6 +59,7 @@ def applied(tree: Path, copy: Path, *flags: str) -> Counter[str]:
     return Counter(match["path"] for match in APPLIED.finditer(done.stderr))
 
 
+@pytest.mark.enumerates_rules
 def test_check_promises_what_fix_applies_on_every_rule_fixture(tree: Path, tmp_path: Path) -> None:
     safe, any_fix = promised(tree)
     assert sum(safe.values()) and sum(any_fix.values()) > sum(safe.values())

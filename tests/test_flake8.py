@@ -78,12 +78,14 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.enumerates_rules
 def test_flake8_reports_what_check_reports(project: Path) -> None:
     expected = keys(check_json("src", cwd=project))
     assert ("src/minilight/utilities/fetching.py", 16, 9, "LL101") in expected  # cross-file
     assert flake8_findings("src", cwd=project) == expected
 
 
+@pytest.mark.enumerates_rules
 def test_flake8_file_scope_sees_single_file_chains_only(project: Path) -> None:
     """--lintloader-scope=file analyzes each file alone, as `lintloader check --project-root
     none FILE` does: every chain that stays in one file is still found, the cross-file one is
@@ -98,6 +100,7 @@ def test_flake8_file_scope_sees_single_file_chains_only(project: Path) -> None:
     assert ("src/minilight/utilities/fetching.py", 16, 9, "LL101") not in got
 
 
+@pytest.mark.enumerates_rules
 def test_flake8_in_parallel_workers(project: Path) -> None:
     """flake8 -j2 runs the plugin in daemon worker processes (which cannot fork a pool)."""
     expected = keys(check_json("src", cwd=project))
@@ -118,6 +121,7 @@ def test_flake8_columns_are_one_based_like_check(tmp_path: Path) -> None:
     assert got == keys(check_json("deep.py", cwd=tmp_path))
 
 
+@pytest.mark.enumerates_rules
 def test_noqa_through_flake8(project: Path) -> None:
     fetching = project / "src" / "minilight" / "utilities" / "fetching.py"
     lines = fetching.read_text().splitlines(keepends=True)
@@ -134,6 +138,7 @@ def test_noqa_through_flake8(project: Path) -> None:
     assert got == keys(check_json("src", cwd=project))
 
 
+@pytest.mark.enumerates_rules
 def test_flake8_stdin(project: Path) -> None:
     source = (project / "src" / "examples" / "ll101_0.py").read_text()
     expected = {

@@ -101,6 +101,7 @@ def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, Pars
     return summaries, answers, stats, cache.used
 
 
+@pytest.mark.enumerates_rules
 @needs_fork
 def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
     tmp_path: Path,
@@ -120,6 +121,7 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
     assert len(list((tmp_path / "b").rglob("summaries-*/*/*.json"))) == len(serial_used)
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
 def test_copies_of_a_package_are_parsed_once_and_summarized_as_each_alone(
     tmp_path: Path, jobs: int

@@ -97,6 +97,7 @@ def test_sarif_validates_against_the_official_schema(sarif: dict) -> None:
         jsonschema.Draft4Validator(schema).validate({**sarif, "version": "2.0.0"})
 
 
+@pytest.mark.enumerates_rules
 def test_sarif_rules_carry_metadata(sarif: dict) -> None:
     from lintloader.rules.registry import all_rules
 

@@ -7,6 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
 
 from lintloader.rules.codes import rule_codes
@@ -23,6 +24,7 @@ def project(tmp_path: Path, table: str = "") -> Path:
     return root
 
 
+@pytest.mark.enumerates_rules
 def test_extend_reads_a_shared_configuration(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.lintloader]\nignore = ["LL101"]\nbaseline = "base.json"\n'
@@ -77,6 +79,7 @@ def test_a_named_file_that_is_checked_gets_no_note(tmp_path: Path) -> None:
         assert not [line for line in done.stderr.splitlines() if line.startswith("note:")]
 
 
+@pytest.mark.enumerates_rules
 def test_show_settings_and_files(tmp_path: Path) -> None:
     root = project(tmp_path, 'select = ["LL1"]\nmin-severity = "info"\n')
     done = run_cli("check", "--show-settings", ".", cwd=root)

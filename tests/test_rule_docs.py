@@ -20,6 +20,7 @@ PAGES = rule_pages(all_rules(), fix_safety)
 STALE = f"docs/rules is out of date with the rule modules: run `{COMMAND}` and commit the result"
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_committed_page_is_what_the_generator_writes(name: str) -> None:
     committed = RULE_DOCS / name
@@ -27,10 +28,12 @@ def test_committed_page_is_what_the_generator_writes(name: str) -> None:
     assert committed.read_text(encoding="utf-8") == PAGES[name], f"docs/rules/{name}: {STALE}"
 
 
+@pytest.mark.enumerates_rules
 def test_no_page_for_a_rule_that_does_not_exist() -> None:
     assert stale_pages(RULE_DOCS, PAGES) == [], STALE
 
 
+@pytest.mark.enumerates_rules
 def test_every_rule_has_a_page_with_its_docs_and_examples() -> None:
     for rule in all_rules():
         page = PAGES[f"{rule.code}.md"]
@@ -46,6 +49,7 @@ def regenerate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return run_python("-m", "lintloader.dev", "regenerate", "--root", str(root), *args)
 
 
+@pytest.mark.enumerates_rules
 def test_regenerate_writes_the_committed_files_and_removes_stale_pages(tmp_path: Path) -> None:
     """In a copy of the checkout's docs: a stale page and a stale option table are found by
     ``--check`` (exit 1, nothing written), then rewritten; a second run has nothing to do."""
@@ -68,6 +72,7 @@ def test_regenerate_writes_the_committed_files_and_removes_stale_pages(tmp_path:
     assert again.returncode == 0 and again.stdout == "", again.stdout + again.stderr
 
 
+@pytest.mark.enumerates_rules
 def test_regenerate_refuses_a_folder_that_is_not_a_checkout(tmp_path: Path) -> None:
     done = regenerate(tmp_path)
     assert done.returncode == 2

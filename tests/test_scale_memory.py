@@ -87,6 +87,7 @@ def findings_of(root: Path, jobs: int, cache: Path | None) -> list:
     return run_check(discovery, CheckOptions(jobs=jobs, cache_dir=cache)).findings
 
 
+@pytest.mark.enumerates_rules
 def test_released_files_are_read_again_and_the_findings_do_not_change(tmp_path: Path) -> None:
     root = chain_project(tmp_path / "proj")
     # just written: every file is "racy", read when loaded and held to the end, as before
@@ -107,6 +108,7 @@ def test_released_files_are_read_again_and_the_findings_do_not_change(tmp_path: 
         assert findings_of(root, jobs, cache) == held_all
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
 def test_sharded_rounds_release_and_reread_like_one_process(tmp_path: Path) -> None:
     root = chain_project(tmp_path / "proj")

@@ -341,6 +341,7 @@ def test_an_extend_cycle_is_one_line(project: Path) -> None:
 ESC = "\x1b]0;owned\x07"
 
 
+@pytest.mark.enumerates_rules
 def test_show_settings_escapes_the_configurations_values(project: Path) -> None:
     escaped = ESC.replace("\x1b", "\\u001b").replace("\x07", "\\u0007")  # as TOML spells them
     (project / "pyproject.toml").write_text(

@@ -64,6 +64,7 @@ def expected_markers(path: Path) -> set[tuple[int, str, str]]:
     return found
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_fixture_findings_match_markers(path: Path) -> None:
     relative = str(path.relative_to(REPO))
@@ -74,11 +75,13 @@ def test_fixture_findings_match_markers(path: Path) -> None:
         assert any(code == path.parent.name for _, code, _ in got)
 
 
+@pytest.mark.enumerates_rules
 def test_the_fixtures_readme_gives_the_command_the_tests_run() -> None:
     command = f"lintloader {' '.join(FIXTURE_CHECK)} fixtures/rules/LLNNN/positive.py"
     assert f"```bash\n{command}\n```" in (FIXTURES / "README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", CODES)
 def test_every_rule_has_fixtures_and_known_fixes(code: str) -> None:
     folder = FIXTURES / code
@@ -91,12 +94,14 @@ def test_every_rule_has_fixtures_and_known_fixes(code: str) -> None:
         assert {"fix_before.py", "fix_after.py"} <= names, code
 
 
+@pytest.mark.enumerates_rules
 def test_every_fixtures_folder_belongs_to_a_rule() -> None:
     folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
     assert folders <= set(CODES), f"fixtures for unknown rules: {sorted(folders - set(CODES))}"
 
 
 # -- fix pairs through the real `lintloader fix` ---------------------------------------------------
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", FIXED_CODES)
 def test_fix_pair(code: str, tmp_path: Path) -> None:
     target = tmp_path / "script.py"
@@ -111,6 +116,7 @@ def test_fix_pair(code: str, tmp_path: Path) -> None:
     assert [f for f in again if f["code"] == code] == []
 
 
+@pytest.mark.enumerates_rules
 def test_safe_fix_alone_applies_only_ll201(tmp_path: Path) -> None:
     for code in ("LL201", "LL203"):
         shutil.copy(FIXTURES / code / "fix_before.py", tmp_path / f"{code}.py")
@@ -135,6 +141,7 @@ def test_findings_name_their_fixers() -> None:
     }
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", FIXED_CODES)
 def test_findings_name_only_declared_fixes(code: str) -> None:
     declared = set(rules_by_code()[code].fixes)
@@ -195,14 +202,20 @@ RULE = Rule(
 # What a new rule touches: its docs and the README's table, its examples and fixtures, the rule
 # contract, the did-you-mean of selectors, --show-settings, and the console transcripts that a
 # rule which parses more files, or is one typo from a selector they show, would change.
-NEW_RULE_CHECKS = (
-    ("tests/test_rule_docs.py", "tests/unit/test_docs.py", "tests/unit/test_option_docs.py"),
-    ("tests/unit/test_rule_examples.py", "tests/test_rule_contract.py"),
-    ("tests/test_user_rules.py", "-k", "fixture and not a_new_rule"),
-    ("tests/test_cli_conventions.py", "tests/test_ci_formats.py", "-k", "selector or ignore"),
-    ("tests/test_ruff_habits.py", "-k", "show_settings"),
-    ("tests/test_docs_console.py", "-k", "README.md or configuration.md"),
-)
+# every test that reads the set of rules carries this mark (tests/unit/test_rule_set_marker.py
+# finds them by a rule): the tests a new rule may change, run again in the copy
+MARKER = "enumerates_rules"
+
+
+def marked_modules(root: Path) -> list[str]:
+    """The test modules under ``root`` that carry :data:`MARKER`, as ``tests/...`` paths."""
+    return [
+        path.relative_to(root).as_posix()
+        for path in sorted((root / "tests").rglob("test_*.py"))
+        if f"mark.{MARKER}" in path.read_text(encoding="utf-8")
+    ]
+
+
 COPIED = shutil.ignore_patterns(
     ".venv", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"
 )
@@ -212,10 +225,12 @@ def free_code() -> str:
     return next(f"LL{n}" for n in range(106, 200) if f"LL{n}" not in rules_by_code())
 
 
+@pytest.mark.enumerates_rules
 def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None:
     """In a copy of the checkout, add `rules/llNNN_throwaway_reset.py` and `fixtures/rules/
-    LLNNN/`, run `python -m lintloader.dev regenerate`, and run the tests a new rule touches
-    there: they pass with nothing else edited (docs/architecture.md, "Adding a rule")."""
+    LLNNN/`, run `python -m lintloader.dev regenerate`, and run every test that reads the set
+    of rules there (marked `enumerates_rules`): they pass with nothing else edited
+    (docs/architecture.md, "Adding a rule")."""
     copy = tmp_path / "project"
     shutil.copytree(REPO, copy, ignore=COPIED, symlinks=True)
     code = free_code()
@@ -237,9 +252,16 @@ def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None
         "updated: docs/rules/README.md",
         "updated: README.md",
     ]
-    for checks in NEW_RULE_CHECKS:
-        done = run("-m", "pytest", "-q", "-p", "no:cacheprovider", *checks)
-        assert done.returncode == 0, done.stdout[-4000:]
+    itself = (
+        f"tests/test_user_rules.py::{test_a_new_rule_is_one_module_plus_a_fixtures_folder.__name__}"
+    )
+    modules = marked_modules(copy)
+    assert len(modules) >= 10 and "tests/test_docs_console.py" in modules
+    done = run(
+        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", MARKER),
+        *("--deselect", itself, *modules),
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
     rule_doc = run("-m", "lintloader", "rule", code)
     assert f"throwaway-reset ({code})" in rule_doc.stdout and "Fix: no fix." in rule_doc.stdout
     found = run(
@@ -305,6 +327,7 @@ def test_dataloader_subclass_in_scanned_code_is_a_dataloader() -> None:
     assert [f.line for f in findings_of(source, "LL202")] == [8]
 
 
+@pytest.mark.enumerates_rules
 def test_summary_facts_survive_pickling() -> None:
     source = (FIXTURES / "LL203" / "positive.py").read_bytes()
     summary = summarize_source(source, "positive.py", "positive")
@@ -328,6 +351,7 @@ def run_script(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.enumerates_rules
 def test_ll201_before_raises_and_after_runs_with_real_workers() -> None:
     before = run_script(FIXTURES / "LL201" / "fix_before.py", "--workers", "2")
     assert before.returncode != 0
@@ -338,6 +362,7 @@ def test_ll201_before_raises_and_after_runs_with_real_workers() -> None:
         assert after.stdout.strip() == "total 112"
 
 
+@pytest.mark.enumerates_rules
 def test_ll203_after_walks_the_data_with_real_workers() -> None:
     before = run_script(FIXTURES / "LL203" / "fix_before.py")
     after = run_script(FIXTURES / "LL203" / "fix_after.py")
@@ -348,6 +373,7 @@ def test_ll203_after_walks_the_data_with_real_workers() -> None:
     assert after.stdout.strip() == "first items [0, 4, 0, 4, 0, 4]"
 
 
+@pytest.mark.enumerates_rules
 def test_ll202_after_runs_with_real_workers() -> None:
     after = run_script(FIXTURES / "LL202" / "fix_after.py")
     assert after.returncode == 0, after.stderr

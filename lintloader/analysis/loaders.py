@@ -315,14 +315,6 @@ def loop_depth(facts: FunctionFacts, index: int) -> int:
     return len(facts.loop_chain(index))
 
 
-def once_guarded(facts: FunctionFacts, context: CallContext) -> bool:
-    """Runs once (a one-shot flag or ``is None`` check inside the loop, a cached function)."""
-    if context.cached:
-        return True
-    depth = loop_depth(facts, context.loop) if context.loop >= 0 else 0
-    return any(c.once and c.loop_depth >= depth for c in context.conditions)
-
-
 def persistent_guarded(facts: FunctionFacts, context: CallContext) -> bool:
     depth = loop_depth(facts, context.loop) if context.loop >= 0 else 0
     return any(c.persistent and c.loop_depth >= depth for c in context.conditions)

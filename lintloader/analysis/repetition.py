@@ -15,6 +15,7 @@ import re
 from collections import deque
 from typing import NamedTuple
 
+from lintloader.analysis import built_once
 from lintloader.analysis.cut_calls import cut_call_targets
 from lintloader.analysis.frameworks import stub_hook_kind
 from lintloader.analysis.loaders import LoaderSite, facts_of
@@ -26,7 +27,7 @@ from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, FunctionFacts, LoopInfo, Site
+from lintloader.summary.model import CallSite, LoopInfo
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -192,7 +193,9 @@ def _place(
     site = edge.call.site
     if facts is not None:
         index = facts.innermost_loop_at(site.line, site.column)
-        if _in_kept_block(facts, site, index) and (
+        # built once and kept by the caller (a call under a persistent_workers branch as well
+        # is left to the persistent-branch note)
+        if built_once.in_kept_block(facts, site.line, index) and (
             index >= 0
             or not edge.call.persistent_guard
             or _root_kind(program, caller, roots) is not None
@@ -209,7 +212,7 @@ def _place(
     root = _root_kind(program, caller, roots)
     if root is not None:
         return Place(caller, chain, loop=None, kind=root, dependent=False), False
-    return None, not (facts is not None and _kept(facts, edge))
+    return None, not built_once.kept_after(facts, edge.call.site.line)
 
 
 def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> str | None:
@@ -223,22 +226,6 @@ def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> s
     if info.key in roots:
         return stub_hook_kind(program, info.key) or "hook"
     return None
-
-
-def _in_kept_block(facts: FunctionFacts, site: Site, loop: int) -> bool:
-    """The call sits in the body of an ``if`` that tests a value and keeps what it builds
-    (``if self._loader is None: self._loader = self._build()``), inside the innermost loop
-    around the call if there is one: it builds once, and the caller keeps the result. (A call
-    under a ``persistent_workers`` branch as well is left to the persistent-branch note.)"""
-    start = facts.loops[loop].body_line if loop >= 0 else 0
-    return any(start <= first <= site.line <= last for first, last in facts.kept_blocks)
-
-
-def _kept(facts: FunctionFacts, edge: Edge) -> bool:
-    """The caller keeps what the call builds: a cached function, or the call comes after an
-    early return of the kept value (``if key in self._cache: return self._cache[key]``)."""
-    after = facts.cached_after
-    return facts.cached or (after > 0 and edge.call.site.line > after)
 
 
 def changed(loop: LoopInfo) -> frozenset[str]:

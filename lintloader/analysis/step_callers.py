@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from lintloader.analysis import built_once
 from lintloader.analysis.loaders import facts_of
 from lintloader.findings import Confidence
 from lintloader.link.program import Edge, FunctionInfo, Program
@@ -58,7 +59,11 @@ def _step_callers(program: Program, key: str) -> Iterator[StepCaller]:
                 if _per_step(caller, loop):
                     yield StepCaller(caller, loop, chain)
                 continue
-            if edge.caller not in seen and len(chain) < STEP_CALL_DEPTH and not _kept(caller):
+            if (
+                edge.caller not in seen
+                and len(chain) < STEP_CALL_DEPTH
+                and not built_once.kept_result(facts_of(caller))
+            ):
                 seen.add(edge.caller)
                 queue.append((edge.caller, chain))
 
@@ -82,9 +87,3 @@ def _per_step(caller: FunctionInfo, loop: LoopInfo) -> bool:
         return False
     index = loops.index(loop)
     return not loop.epoch_like and not any(other.parent == index for other in loops)
-
-
-def _kept(caller: FunctionInfo) -> bool:
-    """A function whose result is kept (cached): what it calls runs once."""
-    facts = facts_of(caller)
-    return facts is not None and facts.cached

@@ -14,26 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintloader.findings import Finding, Severity
+from lintloader.findings import Finding
 from lintloader.fixers.edit.persistence import site_at
 from lintloader.link.program import Program
+from lintloader.rules.registry import rules_by_code
 
 Key = tuple[str, ...]
 
-# Codes whose findings say that a worker pool is shut down and started again (LL203 only above
-# info: its info finding is the persistent loader whose pool survives each ``iter()``).
-REBUILT = frozenset({"LL101", "LL102", "LL104", "LL105", "LL202", "LL203", "LL204", "LL205"})
-# Codes that never do, and why (every rule is in exactly one of the two: a test checks it).
-NOT_REBUILT = {
-    "LL103": "an inventory of resets that no __iter__ or per-epoch path reaches",
-    "LL201": "a ValueError at construction, not a respawn",
-}
-
 
 def says_rebuilt(finding: Finding) -> bool:
-    if finding.code == "LL203":
-        return finding.severity > Severity.INFO
-    return finding.code in REBUILT
+    """The finding says a worker pool is shut down and started again: its rule says from which
+    severity on (``Rule.rebuilds_from``)."""
+    rule = rules_by_code().get(finding.code)
+    threshold = rule.rebuilds_from if rule is not None else None
+    return threshold is not None and finding.severity >= threshold
 
 
 def keys_of(finding: Finding, program: Program, displays: Mapping[str, str]) -> frozenset[Key]:

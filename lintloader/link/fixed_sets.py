@@ -6,24 +6,14 @@ guess."""
 
 from __future__ import annotations
 
-import ast
-
 from lintloader.summary.model import LoopInfo
 
 
 def over_fixed_set(loop: LoopInfo) -> bool:
-    """The loop iterates a tuple, list or set literal (``for ds in (a, b)``): as recorded from
-    the tree (a header over :data:`~lintloader.summary.helpers.TEXT_LIMIT` is cut), else as
-    its header reads."""
-    if loop.kind != "for":
-        return False
-    if loop.fixed:
-        return True
-    try:
-        node = ast.parse(loop.header + ": pass").body[0]
-    except SyntaxError:
-        return False
-    return isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List, ast.Set))
+    """The loop iterates a tuple, list or set display (``for ds in (a, b)``), or a local only
+    ever bound to such displays, as the summary read it from the tree (``LoopInfo.fixed``:
+    summary/fixed_loops.py), whatever the length of its header."""
+    return loop.kind == "for" and loop.fixed
 
 
 def only_fixed_sets(loops: list[LoopInfo]) -> bool:

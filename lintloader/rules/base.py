@@ -28,6 +28,10 @@ class Rule:
     check: Callable[[AnalysisContext], Iterable[Finding]]
     seed_tokens: TokenGroups = ()
     fixes: tuple[str, ...] = ()  # fix strategies its findings may name (fixers/strategies/)
+    # the lowest severity at which its findings say a worker pool is shut down and started
+    # again (None: they never do); a fix that leaves such a finding on the loader or chain it
+    # fixed is incomplete (fixers/residual.py)
+    rebuilds_from: Severity | None = None
     valid: tuple[str, ...] = field(default=(), repr=False)
     invalid: tuple[str, ...] = field(default=(), repr=False)
     # What to parse next, given what is linked so far (select.policy asks every round; rules

@@ -147,6 +147,7 @@ RULE = Rule(
     summary="`__iter__` reaches a DataLoader iterator reset (workers respawn every epoch)",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=SINK_TOKENS,
     fixes=("relocate", "remove-reset-call", "remove-call", "remove-sink"),
     valid=VALID,

@@ -95,6 +95,7 @@ RULE = Rule(
     summary="a per-epoch hook reaches a DataLoader iterator reset",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=SINK_TOKENS,
     fixes=("relocate", "remove-reset-call", "remove-call", "remove-sink"),
     valid=VALID,

@@ -94,6 +94,7 @@ RULE = Rule(
     summary="`__iter__` calls a reset-like method that cannot be resolved",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     # An __iter__ calling a reset in a file that never mentions a loader is none of our business;
     # "oader" covers DataLoader, loader, Loader.
     seed_tokens=((b"def __iter__", b".reset", b"oader"), (b"def __iter__", b"._reset", b"oader")),

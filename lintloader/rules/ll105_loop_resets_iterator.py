@@ -118,6 +118,7 @@ RULE = Rule(
     summary="an epoch or step loop reaches a DataLoader iterator reset",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=SINK_TOKENS,
     fixes=("move-reset-after-loop",),
     valid=VALID,

@@ -108,6 +108,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from lintloader.analysis import built_once
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
 from lintloader.analysis.frameworks import root_keys
@@ -118,7 +119,6 @@ from lintloader.analysis.loaders import (
     hop,
     loader_demand,
     loader_sites,
-    once_guarded,
     persistent_guarded,
     pool_sites,
 )
@@ -147,7 +147,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
             yield _per_item_again(ctx, site) or _in_loop(ctx, site)
-        elif not once_guarded(site.facts, site.call.context):
+        elif not built_once.guarded(site.facts, site.call.context):
             finding = _repeated(ctx, site)
             if finding is not None:
                 yield finding
@@ -168,7 +168,7 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     assert loop is not None  # a construction's own loop
     note = _note(site, place)
     hoistable = (
-        not (place.dependent or once_guarded(site.facts, call.context) or site.pool)
+        not (place.dependent or built_once.guarded(site.facts, call.context) or site.pool)
         and call.bound_to is not None
         and len(call.bound_to) == 1
     )
@@ -195,7 +195,7 @@ def _per_item_again(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     facts, call = site.facts, site.call
     index = call.context.loop
     own = own_loop(ctx.program, site)
-    if not (own.dependent or own.fixed) or once_guarded(facts, call.context) or own.setup:
+    if not (own.dependent or own.fixed) or built_once.guarded(facts, call.context) or own.setup:
         return None
     if persistent_guarded(facts, call.context):
         return None
@@ -217,7 +217,7 @@ def _note(site: LoaderSite, place: Place) -> str:
     context = site.call.context
     if persistent_guarded(site.facts, context) or place.persistent_guard:
         return PERSISTENT_NOTE
-    if once_guarded(site.facts, context):
+    if built_once.guarded(site.facts, context):
         return ONCE_NOTE
     if place.dependent:
         return DEPENDENT_NOTE
@@ -378,6 +378,7 @@ RULE = Rule(
     summary="a DataLoader with workers is constructed in a loop or once per epoch",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS),
     fixes=(FIX,),
     valid=VALID,

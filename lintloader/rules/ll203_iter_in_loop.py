@@ -64,6 +64,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from lintloader.analysis import built_once
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import (
     LoaderSite,
@@ -74,7 +75,6 @@ from lintloader.analysis.loaders import (
     loader_bound_to,
     loader_sites,
     loop_depth,
-    once_guarded,
 )
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
@@ -83,7 +83,6 @@ from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
-from lintloader.summary.periodic import never_holds
 
 FIX = "reuse-iterator"
 
@@ -136,7 +135,7 @@ def _in_helper(
 ) -> Iterator[Finding]:
     """``next(iter(loader))`` outside any loop of a function that a step loop calls
     (issue 42): one fresh iterator, and pool, per call of the helper."""
-    if not call.in_next or call.argument is None or facts.cached:
+    if not call.in_next or call.argument is None or built_once.kept_result(facts):
         return
     resolved = _resolve(ctx.program, sites, info, call.argument)
     if resolved is None:
@@ -162,8 +161,8 @@ def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
 def _guarded(facts: FunctionFacts, call: IterCall) -> bool:
     depth = loop_depth(facts, call.context.loop)
     stop = any(c.stop_iteration and c.loop_depth >= depth for c in call.context.conditions)
-    dead = any(not c.negated and never_holds(c.text) for c in call.context.conditions)
-    return stop or dead or once_guarded(facts, call.context)
+    dead = any(not c.negated and c.dead for c in call.context.conditions)
+    return stop or dead or built_once.guarded(facts, call.context)
 
 
 def _built_in_same_pass(facts: FunctionFacts, call: IterCall, loader: LoaderSite) -> bool:
@@ -355,6 +354,7 @@ RULE = Rule(
     summary="`next(iter(loader))` or `iter(loader)` evaluated once per step",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.WARNING,  # info: a persistent loader, its pool survives each iter()
     seed_tokens=((b"DataLoader", b"iter("),),
     fixes=(FIX,),
     valid=VALID,

@@ -190,6 +190,7 @@ RULE = Rule(
     summary="a DataLoader with workers is used every epoch without `persistent_workers=True`",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=((b"DataLoader", b"num_workers"),),
     fixes=(SAFE_FIX, FIX),
     valid=VALID,

@@ -123,6 +123,7 @@ RULE = Rule(
     summary="Lightning reloads DataLoaders every N epochs, discarding persistent workers",
     doc=__doc__ or "",
     check=check,
+    rebuilds_from=Severity.INFO,
     seed_tokens=((b"reload_dataloaders_every_n_epochs",), (b"persistent_workers", b"DataLoader")),
     valid=VALID,
     invalid=INVALID,

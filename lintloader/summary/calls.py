@@ -7,7 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
-from lintloader.summary.guards import keeps, requires_persistent, tested
+from lintloader.summary.guards import built_once, requires_persistent
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
     MODULE_SCOPE,
@@ -187,7 +187,7 @@ class Summarizer(Walker):
         self.statements.append(node.lineno)
         self.visit(node.test)
         saved_bodies = self.persistent_bodies
-        if keeps(node.body, tested(node.test)):
+        if built_once(node.test, node.body).anywhere:
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1

@@ -5,6 +5,10 @@ self._cache[key] = ...``, ``if not hasattr(self, "_loader"): self._loader = ...`
 branch sets (``if not self._built: ...; self._built = True``) build once. An ordinary branch
 (``if self.collate_fn is None: DataLoader(...) else: DataLoader(...)``, ``if self.curriculum:``)
 builds a pool on either side, every time the function runs.
+
+The one home of "built once": :func:`built_once` is the test every summarizer asks (the loader
+facts' ``Condition.once`` and ``kept_blocks``, the call summary's ``persistent_only``), and
+``analysis/built_once.py`` is where every analysis reads what it recorded.
 """
 
 from __future__ import annotations
@@ -68,11 +72,6 @@ def kept(body: list[ast.stmt], subjects: frozenset[str]) -> Kept:
     return Kept(bool(covered), any(into or "." in target for target, into in covered))
 
 
-def keeps(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
-    """:func:`kept` anywhere: the test is false the next time it runs in this call."""
-    return kept(body, subjects).anywhere
-
-
 def _covers(target: str, subjects: frozenset[str]) -> bool:
     return any(target == s or s.startswith(target + ".") for s in subjects)
 
@@ -123,6 +122,35 @@ def _call_stores(node: ast.Call) -> set[str]:
     if len(func) > 1 and func[-1] in _KEEPERS:
         return {".".join(func[:-1])}
     return set()
+
+
+def once_like(test: ast.expr) -> bool:
+    """``x is None``, ``x is not None``, ``not x``, ``hasattr(...)``, a bare flag, a cache
+    lookup (``key not in self._cache``); ``a and b`` when one side is one of these."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return once_like(test.operand)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(once_like(value) for value in test.values)
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(test, ast.Call):
+        return dotted(test.func) in (("hasattr",), ("getattr",))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            return True
+        right = test.comparators[0]
+        none = isinstance(right, ast.Constant) and right.value is None
+        return none and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+    return False
+
+
+def built_once(test: ast.expr, body: list[ast.stmt]) -> Kept:
+    """The one test of a built-once guard, for a branch ``body`` under ``test``: a one-shot
+    test (:func:`once_like`) of a value the branch keeps (:func:`kept`). Any other branch runs
+    every time its function does (``Kept(False, False)``)."""
+    if not once_like(test):
+        return Kept(False, False)
+    return kept(body, tested(test))
 
 
 def requires_persistent(test: ast.expr) -> bool:

@@ -23,7 +23,7 @@ from lintloader.cost import every_k
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 37  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 38  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -204,7 +204,8 @@ class Condition(NamedTuple):
 
     ``negated``: the call is in the ``else`` branch. ``once``: the test looks like a one-shot
     check (``x is None``, ``not x``, ``hasattr``, a bare flag). ``loop_depth``: how many loops of
-    the function enclose the ``if`` itself.
+    the function enclose the ``if`` itself. ``dead``: a remainder test no value passes
+    (``n % 30 == 220``, summary/periodic.py), so its branch never runs.
     """
 
     text: str
@@ -213,6 +214,7 @@ class Condition(NamedTuple):
     persistent: bool
     stop_iteration: bool
     loop_depth: int
+    dead: bool = False
 
 
 class LoopInfo(NamedTuple):

@@ -54,6 +54,7 @@ def test_the_readme_stays_a_quickstart() -> None:
         assert command in readme()
 
 
+@pytest.mark.enumerates_rules
 def test_the_readme_rules_table_is_generated_from_the_registry() -> None:
     """The table between the markers is what the generator makes: code, page, name, severity,
     summary and the declared fix strategies with their safety, for every registered rule."""

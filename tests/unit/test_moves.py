@@ -144,6 +144,7 @@ def test_the_placeholder_lines_of_a_file_do_not_stop_a_shift() -> None:
 FIXTURES = sorted((REPO / "fixtures" / "rules").rglob("*.py"))
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_line_a_fixture_records_is_declared(path: Path) -> None:
     """Lines added above a whole file only shift it: a summary field that holds a line number

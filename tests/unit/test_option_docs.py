@@ -4,6 +4,7 @@ and ``fix`` is in its table with its ``--help`` text, and the committed tables a
 from __future__ import annotations
 
 import click
+import pytest
 from conftest import REPO
 
 from lintloader.dev.option_docs import SCRIPT, TABLE, command, table, with_tables
@@ -11,6 +12,7 @@ from lintloader.dev.option_docs import SCRIPT, TABLE, command, table, with_table
 DOCS = REPO / "docs"
 
 
+@pytest.mark.enumerates_rules
 def test_committed_tables_are_what_the_generator_makes() -> None:
     stale = [
         path.name
@@ -20,6 +22,7 @@ def test_committed_tables_are_what_the_generator_makes() -> None:
     assert not stale, f"run `{SCRIPT}` to regenerate the option tables of {stale}"
 
 
+@pytest.mark.enumerates_rules
 def test_check_and_fix_have_a_table_that_lists_every_option() -> None:
     named = {m["name"]: m[0] for p in DOCS.glob("*.md") for m in TABLE.finditer(p.read_text())}
     assert {"check", "fix"} <= set(named)
@@ -31,6 +34,7 @@ def test_check_and_fix_have_a_table_that_lists_every_option() -> None:
         assert f"| `{flag}` |" in named["check"]
 
 
+@pytest.mark.enumerates_rules
 def test_the_table_says_what_help_says() -> None:
     help_text = " ".join(command("check").get_help(click.Context(command("check"))).split())
     assert "Where summaries are cached" in help_text

@@ -57,6 +57,7 @@ def _ask(program: Program) -> list[object]:
     return answers
 
 
+@pytest.mark.enumerates_rules
 def test_the_linker_answers_the_same_with_or_without_recording() -> None:
     plain, recording = Program(summaries()), RecordingProgram(summaries())
     assert _ask(plain) == _ask(recording)
@@ -67,6 +68,7 @@ def test_the_linker_answers_the_same_with_or_without_recording() -> None:
     assert {"shutdown", "halt"} <= recording.looked_up_names()
 
 
+@pytest.mark.enumerates_rules
 def test_a_query_of_the_plain_linker_leaves_it_as_it_was() -> None:
     """Queries add no attribute but what is worked out once from the files (cached)."""
     program = Program(summaries())

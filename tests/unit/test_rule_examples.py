@@ -30,6 +30,7 @@ def codes_for(source: str, tmp_path: Path) -> list[str]:
     return [f.code for f in result.findings]
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize(
     ("code", "kind", "index", "source"), CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES]
 )
@@ -41,6 +42,7 @@ def test_rule_example(code: str, kind: str, index: int, source: str, tmp_path: P
         assert code in found
 
 
+@pytest.mark.enumerates_rules
 @pytest.mark.parametrize("rule", all_rules(), ids=[r.code for r in all_rules()])
 def test_rule_is_documented_in_ruff_style(rule) -> None:
     for section in ("### What it does", "### Why is this bad?", "### Example", "### Fix safety"):

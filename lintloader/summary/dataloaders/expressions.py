@@ -1,5 +1,6 @@
 """What the loader visitor reads off expressions and signatures: the names an expression
-reads or a target binds, what a loop iterates, one-shot tests, kept values, defaults."""
+reads or a target binds, what a loop iterates, kept values, defaults (built-once guards:
+``summary/guards.py``)."""
 
 from __future__ import annotations
 
@@ -48,26 +49,6 @@ def iterated(node: ast.expr) -> Dotted | None:
         if func and func[-1] in _WRAPPERS:
             return iterated(node.args[0])
     return None
-
-
-def once_like(test: ast.expr) -> bool:
-    """``x is None``, ``x is not None``, ``not x``, ``hasattr(...)``, a bare flag, a cache
-    lookup (``key not in self._cache``); ``a and b`` when one side is one of these."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return once_like(test.operand)
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(once_like(value) for value in test.values)
-    if isinstance(test, (ast.Name, ast.Attribute)):
-        return True
-    if isinstance(test, ast.Call):
-        return dotted(test.func) in (("hasattr",), ("getattr",))
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        if isinstance(test.ops[0], (ast.In, ast.NotIn)):
-            return True
-        right = test.comparators[0]
-        none = isinstance(right, ast.Constant) and right.value is None
-        return none and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
-    return False
 
 
 def returns_only(body: list[ast.stmt], subjects: frozenset[str]) -> bool:

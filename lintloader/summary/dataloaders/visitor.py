@@ -19,7 +19,6 @@ from lintloader.summary.dataloaders.expressions import (
     iterated,
     literal_defaults,
     names,
-    once_like,
     rebound_names,
     returns_only,
 )
@@ -31,7 +30,7 @@ from lintloader.summary.dataloaders.loader_classes import (
     picked,
 )
 from lintloader.summary.exhaustion import catches_exhaustion
-from lintloader.summary.guards import Kept, kept, tested
+from lintloader.summary.guards import Kept, built_once, once_like, tested
 from lintloader.summary.helpers import (
     Scope,
     call_arguments,
@@ -53,6 +52,7 @@ from lintloader.summary.model import (
     Site,
     TrainerCall,
 )
+from lintloader.summary.periodic import never_holds
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
 from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
@@ -303,10 +303,11 @@ class _LoaderVisitor(Walker):
         return Condition(
             text=one_line(text),
             negated=pending.negated,
-            once=pending.once and once_like(node),
+            once=pending.once,
             persistent="persistent_workers" in text,
             stop_iteration=False,
             loop_depth=pending.depth,
+            dead=never_holds(node),
         )
 
     def _push(self, kind: str, node: ast.expr | None, negated: bool, once: bool = False) -> None:
@@ -320,15 +321,15 @@ class _LoaderVisitor(Walker):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        body = kept(node.body, subjects)
-        if body.beyond_the_call and once_like(node.test):
+        body = built_once(node.test, node.body)
+        if body.beyond_the_call:
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
             state.facts.kept_blocks.append((node.body[0].lineno, last))
         self._push("if", node.test, False, self._one_shot(body))
         self.visit_all(node.body)
         self._pop_condition()
         if node.orelse:
-            self._push("if", node.test, True, self._one_shot(kept(node.orelse, subjects)))
+            self._push("if", node.test, True, self._one_shot(built_once(node.test, node.orelse)))
             self.visit_all(node.orelse)
             self._pop_condition()
         state.bounds.zero_mapped(node, conditional=bool(state.conditions))

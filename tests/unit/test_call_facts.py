@@ -1,0 +1,76 @@
+"""What the rules need of a call and the code around it comes from the summary, read from the
+tree once: a dead remainder test (``Condition.dead``) and a loop over a fixed set of items
+(``LoopInfo.fixed``), whatever the length of the text the summary keeps. The analyses parse no
+source text again, but for the places listed in :data:`STILL_PARSED` (issue 40: "call text is
+re-parsed in five places"; the rest is left to do)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lintloader.link.fixed_sets import over_fixed_set
+from lintloader.summary.model import FileSummary
+from lintloader.summary.summarize import summarize_source
+
+pytestmark = pytest.mark.fast
+
+PACKAGE = Path(__file__).resolve().parents[2] / "lintloader"
+# module -> why it still parses text after summarizing
+STILL_PARSED = {
+    "link/arguments.py": "a call's text, once per call (bind), for the argument nodes",
+    "analysis/repetition.py": "a loop header's target and iterable (_for_clause)",
+}
+_PARSES = re.compile(r"\bast\.parse\(")
+
+
+def summarize(source: str) -> FileSummary:
+    summary = summarize_source(textwrap.dedent(source).encode(), "example.py", "example")
+    assert summary.ok, summary.error
+    return summary
+
+
+def test_a_dead_remainder_test_is_read_from_the_tree_whatever_its_length() -> None:
+    long_name = "s" * 130  # the condition's text is cut at the summary's text limit
+    summary = summarize(f"""
+        from torch.utils.data import DataLoader
+
+        def train(ds, {long_name}, step):
+            for _ in range(9):
+                if {long_name} % 30 == 220:
+                    next(iter(DataLoader(ds, num_workers=2)))
+                if step % 30 == 0:
+                    next(iter(DataLoader(ds, num_workers=2)))
+    """)
+    assert summary.loaders is not None
+    calls = summary.loaders.functions["train"].iter_calls
+    dead = [call.context.conditions[-1] for call in calls]
+    assert dead[0].text.endswith("...") and dead[0].dead
+    assert not dead[1].dead
+
+
+def test_a_fixed_set_loop_is_known_from_the_tree_with_a_cut_header() -> None:
+    items = ", ".join(f"split_{n}" for n in range(30))
+    summary = summarize(f"""
+        def build(ds):
+            for split in ({items}):
+                pass
+            for split in splits(ds):
+                pass
+    """)
+    fixed, computed = summary.functions["build"].loops
+    assert fixed.header.endswith("...") and over_fixed_set(fixed)
+    assert not over_fixed_set(computed)
+
+
+def test_no_analysis_parses_source_text_but_the_known_places() -> None:
+    parsing = {
+        path.relative_to(PACKAGE).as_posix()
+        for folder in ("analysis", "link", "rules", "incremental", "select")
+        for path in (PACKAGE / folder).rglob("*.py")
+        if _PARSES.search(path.read_text(encoding="utf-8"))
+    }
+    assert parsing == set(STILL_PARSED)
