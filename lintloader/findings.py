@@ -10,11 +10,17 @@ from lintloader import DOCS_URL
 
 PARSE_ERROR_CODE = "LL000"  # a file that cannot be read or parsed (not a rule: always on)
 PARSE_ERROR_PAGE = f"{DOCS_URL}/guarantees.md#a-bad-file-never-stops-a-run"
+UNUSED_NOQA_CODE = "LL001"  # an unused noqa code (not a rule: no page under rules/)
+PAGES = {
+    PARSE_ERROR_CODE: PARSE_ERROR_PAGE,
+    UNUSED_NOQA_CODE: f"{DOCS_URL}/configuration.md#noqa",
+}
 
 
 def documentation_url(code: str) -> str:
-    """Where a finding's code is explained: its rule's page (LL000: the guarantee it keeps)."""
-    return PARSE_ERROR_PAGE if code == PARSE_ERROR_CODE else f"{DOCS_URL}/rules/{code}.md"
+    """Where a finding's code is explained: its rule's page (LL000: the guarantee it keeps;
+    LL001: the ``# noqa`` section of the configuration page)."""
+    return PAGES.get(code, f"{DOCS_URL}/rules/{code}.md")
 
 
 class Severity(enum.IntEnum):

@@ -23,6 +23,10 @@ from child_processes import (  # noqa: F401 (the fixtures and hooks every test s
     run_once,
 )
 from harness import lintloader_command, run_cli
+from worker_groups import (  # noqa: F401 (how pytest -n N hands tests to its workers)
+    pytest_cmdline_main,
+    pytest_xdist_make_scheduler,
+)
 
 __all__ = ["lintloader_command", "run_cli"]  # the CLI runner is tests/harness.py's
 
@@ -104,15 +108,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="write fixtures/check/*/expected.txt from this run (then review the diff)",
     )
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """``pytest -n 2`` hands out whole modules (``--dist loadscope``) unless ``--dist`` says
-    otherwise: xdist's ``load`` gives a module's tests to both workers, and each then runs the
-    module's shared fixture (test_trace.py's 20 traced runs, the verify probes) again."""
-    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
-        config.option.dist = "loadscope"
 
 
 @pytest.fixture

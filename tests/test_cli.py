@@ -81,10 +81,17 @@ def test_concise_and_json_formats(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("comment", ["  # noqa", "  # noqa: LL101", "  # NOQA:LL101,LL102"])
 def test_noqa_suppresses(tmp_path: Path, comment: str) -> None:
+    """LL101 is suppressed; LL102, which the file does not have, is an unused code (LL001,
+    on by default)."""
     write_bug(tmp_path, comment)
-    result = run_cli("check", str(tmp_path), "--no-cache")
-    assert result.returncode == 0, result.stdout
+    result = run_cli("check", str(tmp_path), "--no-cache", "--output-format", "concise")
     assert "1 suppressed" in result.stderr
+    if "LL102" not in comment:
+        assert result.returncode == 0 and result.stdout == "", result.stdout
+        return
+    assert result.returncode == 1
+    (line,) = result.stdout.splitlines()
+    assert line.endswith(": LL001 [warning] unused `noqa` directive (unused: LL102)"), line
 
 
 def test_noqa_for_another_code_does_not_suppress(tmp_path: Path) -> None:

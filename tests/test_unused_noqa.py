@@ -78,6 +78,21 @@ def test_a_directive_for_a_finding_below_the_threshold_is_used(tmp_path: Path) -
     assert "(1 suppressed)" in shown.stderr
 
 
+def test_json_links_ll001_to_the_noqa_docs(tmp_path: Path) -> None:
+    """LL001 has no rule page: its ``url`` (JSON, and the editor's link) is the ``# noqa``
+    section of docs/configuration.md, a heading that exists."""
+    import json
+
+    write(tmp_path)
+    done = run_cli("check", "--no-cache", "--output-format", "json", "fetcher.py", cwd=tmp_path)
+    urls = {finding["url"] for finding in json.loads(done.stdout)}
+    (url,) = urls
+    page, anchor = url.rsplit("/", 1)[1].split("#")
+    assert (page, anchor) == ("configuration.md", "noqa")
+    docs = Path(__file__).resolve().parents[1] / "docs" / page
+    assert "\n## `# noqa`\n" in docs.read_text()  # GitHub's anchor of this heading: noqa
+
+
 def test_fix_removes_the_unused_codes(tmp_path: Path) -> None:
     path = write(tmp_path)
     done = run_cli("check", "--no-cache", "--fix", "fetcher.py", cwd=tmp_path)

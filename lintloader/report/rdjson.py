@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from lintloader import DOCS_URL
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity, documentation_url
 from lintloader.fix_safety import safety_of
 from lintloader.report.context import Replacement, ReportContext
 from lintloader.report.locations import relative_to
@@ -59,13 +59,13 @@ def _line_reader(root: str) -> LineReader:
 def diagnostic(
     finding: Finding, path: str, context: ReportContext, lines: LineReader | None = None
 ) -> dict[str, Any]:
-    page = "README" if finding.code == PARSE_ERROR_CODE else finding.code
+    url = f"{DOCS_URL}/rules/README.md" if finding.code == PARSE_ERROR_CODE else None
     data: dict[str, Any] = {
         "message": message(finding, context),
         "location": {"path": path, "range": _range(finding, lines)},
         "severity": SEVERITIES[finding.severity],
         "source": SOURCE,
-        "code": {"value": finding.code, "url": f"{DOCS_URL}/rules/{page}.md"},
+        "code": {"value": finding.code, "url": url or documentation_url(finding.code)},
     }
     fixes = [entry.to_json() for entry in safety_of(finding.fixes)]
     if fixes:

@@ -15,10 +15,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lintloader.findings import Finding, Severity
+from lintloader.findings import UNUSED_NOQA_CODE, Finding, Severity
 from lintloader.summary.noqa import FILE_LEVEL, lex, noqa_lines
 
-CODE = "LL001"
+CODE = UNUSED_NOQA_CODE
 SEVERITY = Severity.WARNING
 PREFIX = "LL"
 

@@ -62,24 +62,29 @@ def apply(request: FixRequest) -> Edits | None:
         f"    {iterator} = iter({source})\n"
         f"    {assigned} = next({iterator})\n"
     )
-    retry = _kept_comments(retry, statement)
-    new_loop = loop.deep_replace(statement, retry)
+    assert isinstance(retry, cst.Try)
+    new_loop = loop.deep_replace(statement, _kept_comments(retry, statement))
     new_block = insert_before(block, loop, [create]).deep_replace(loop, new_loop)
     if not isinstance(block, cst.Module):
         new_block = module.deep_replace(block, new_block)
     return {**edits, **target.result(new_block)}  # type: ignore[arg-type]
 
 
-def _kept_comments(retry: cst.BaseStatement, statement: cst.BaseStatement) -> cst.BaseStatement:
+def _kept_comments(
+    retry: cst.Try, statement: cst.SimpleStatementLine | cst.BaseCompoundStatement
+) -> cst.Try:
     """``retry`` with the comments of the ``statement`` it replaces: those on the lines above
     it, and its trailing comment on the assignment the ``try`` block makes first."""
     retry = retry.with_changes(leading_lines=statement.leading_lines)
-    trailing = getattr(statement, "trailing_whitespace", None)
-    if not isinstance(retry, cst.Try) or trailing is None or trailing.comment is None:
+    first, *rest = retry.body.body
+    if not (
+        isinstance(statement, cst.SimpleStatementLine)
+        and statement.trailing_whitespace.comment is not None
+        and isinstance(first, cst.SimpleStatementLine)
+    ):
         return retry
-    first = retry.body.body[0]
-    first = first.with_changes(trailing_whitespace=trailing)
-    return retry.with_changes(body=retry.body.with_changes(body=(first, *retry.body.body[1:])))
+    first = first.with_changes(trailing_whitespace=statement.trailing_whitespace)
+    return retry.with_changes(body=retry.body.with_changes(body=(first, *rest)))
 
 
 def persistent_loader(request: FixRequest) -> Edits:
