@@ -128,6 +128,7 @@ class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module."""
 
     def __init__(self, summary: FileSummary, parsed: ParsedSource) -> None:
+        super().__init__()
         self.summary = summary
         self.parsed = parsed
         module_scope = FunctionSummary(MODULE_SCOPE, MODULE_SCOPE, None, "module", 1, 1, 1)
@@ -187,7 +188,7 @@ class Summarizer(Walker):
         self.statements.append(node.lineno)
         self.visit(node.test)
         saved_bodies = self.persistent_bodies
-        if keeps(node.body, tested(node.test)):
+        if keeps(node.body, tested(node.test), self.parsed.stores):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
@@ -289,6 +290,7 @@ class Summarizer(Walker):
                 self.parsed,
                 node,
                 header,
+                self.scope_node,
                 parent=self.open_loops[-1] if self.open_loops else -1,
                 header_end=(last.end_lineno or node.lineno, self.parsed.end_column(last)),
             )
@@ -332,7 +334,7 @@ class Summarizer(Walker):
         klass = ClassSummary(qualname, node.name, node.lineno, bases)
         self.summary.classes[qualname] = klass
         self.scopes.append(klass)
-        self.visit_all(node.body)
+        self.visit_body(node)
         self.scopes.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -375,7 +377,7 @@ class Summarizer(Walker):
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
         saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
-        self.visit_all(node.body)
+        self.visit_body(node)
         self.none_guards.settle(function, node)
         self.scopes.pop()
         self.guards.pop()

@@ -57,35 +57,45 @@ class Kept(NamedTuple):
     beyond_the_call: bool  # into one that outlives the call (an attribute, an object's item)
 
 
-def kept(body: list[ast.stmt], subjects: frozenset[str]) -> Kept:
+Stores = frozenset[tuple[str, bool]]  # (dotted name, into an object): what a statement stores
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def kept(body: list[ast.stmt], subjects: frozenset[str], memo: dict[int, Stores]) -> Kept:
     """Whether a branch stores into one of the tested values (an assignment, an item, a
     ``setattr``, ``cache.setdefault``/``update``), and whether into one that outlives the call
     (``self._loader = ...``, ``self._cache[key] = ...``, ``_CACHE[key] = ...``); a local name
-    (``dataloader = make()`` under ``if dataloader is None:``) is None again on the next call."""
+    (``dataloader = make()`` under ``if dataloader is None:``) is None again on the next call.
+    ``memo``: what each statement of the file stores, read once (the parsed file's)."""
     if not subjects:
         return Kept(False, False)
-    covered = [(target, into) for target, into in _stored(body) if _covers(target, subjects)]
+    stored = set().union(*(_statement_stores(statement, memo) for statement in body))
+    covered = [(target, into) for target, into in stored if _covers(target, subjects)]
     return Kept(bool(covered), any(into or "." in target for target, into in covered))
 
 
-def keeps(body: list[ast.stmt], subjects: frozenset[str]) -> bool:
+def keeps(body: list[ast.stmt], subjects: frozenset[str], memo: dict[int, Stores]) -> bool:
     """:func:`kept` anywhere: the test is false the next time it runs in this call."""
-    return kept(body, subjects).anywhere
+    return kept(body, subjects, memo).anywhere
 
 
 def _covers(target: str, subjects: frozenset[str]) -> bool:
     return any(target == s or s.startswith(target + ".") for s in subjects)
 
 
-def _stored(body: list[ast.stmt]) -> set[tuple[str, bool]]:
-    """The names a branch stores into, each with whether the store went into an object (an
-    item, a ``setattr``, a ``setdefault``/``update``) rather than rebinding the name."""
+def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
+    """The names a statement stores into (defs, classes and lambdas in it aside), each with
+    whether the store went into an object (an item, a ``setattr``, a ``setdefault``/``update``)
+    rather than rebinding the name; the statements inside it are read once per file."""
+    if isinstance(statement, _SCOPES):
+        return frozenset()
+    known = memo.get(id(statement))
+    if known is not None:
+        return known
     found: set[tuple[str, bool]] = set()
-    pending: list[ast.AST] = list(body)
+    pending: list[ast.AST] = [statement]
     while pending:
         node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
@@ -96,8 +106,13 @@ def _stored(body: list[ast.stmt]) -> set[tuple[str, bool]]:
         for target in targets:
             into_object = isinstance(target, ast.Subscript)
             found |= {(name, into_object) for name in _target_names(target)}
-        pending.extend(ast.iter_child_nodes(node))
-    return found
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                found |= _statement_stores(child, memo)
+            elif not isinstance(child, _SCOPES):
+                pending.append(child)
+    stores = memo[id(statement)] = frozenset(found)
+    return stores
 
 
 def _target_names(target: ast.expr) -> set[str]:

@@ -32,7 +32,20 @@ class TooDeep(Exception):
 class Walker(ast.NodeVisitor):
     """Dispatches ``visit_<Class>`` like ``ast.NodeVisitor``; children in field order."""
 
-    depth = 0
+    def __init__(self) -> None:
+        self.depth = 0
+        self.scope_nodes: list[ast.AST] = []  # the defs and classes around the node visited
+
+    @property
+    def scope_node(self) -> ast.AST | None:
+        """The innermost def or class around the node visited (None: the module)."""
+        return self.scope_nodes[-1] if self.scope_nodes else None
+
+    def visit_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """Visit a def's or a class's body, with ``node`` the innermost scope."""
+        self.scope_nodes.append(node)
+        self.visit_all(node.body)
+        self.scope_nodes.pop()
 
     def visit(self, node: ast.AST) -> None:
         levels = len(node.values) if type(node) is ast.BoolOp else 1

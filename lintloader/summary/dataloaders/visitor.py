@@ -105,6 +105,7 @@ class _FunctionState:
 
 class _LoaderVisitor(Walker):
     def __init__(self, facts: LoaderFacts, parsed: ParsedSource) -> None:
+        super().__init__()
         self.facts = facts
         self.parsed = parsed
         self.scopes: list[Scope] = []  # enclosing classes and functions
@@ -190,7 +191,7 @@ class _LoaderVisitor(Walker):
         self.visit_all((*node.decorator_list, *node.bases, *node.keywords))
         self.scopes.append(("class", self._qualname(node.name)))
         self.class_constructors.append(class_constructors(node, self.aliases))
-        self.visit_all(node.body)
+        self.visit_body(node)
         self.class_constructors.pop()
         self.scopes.pop()
 
@@ -210,7 +211,7 @@ class _LoaderVisitor(Walker):
         self.states.append(state)
         self.self_names.append(node.args.args[0].arg if in_class and node.args.args else None)
         first = len(state.facts.loader_calls), len(state.facts.trainer_calls)
-        self.visit_all(node.body)
+        self.visit_body(node)
         self._forget_rebound(node, state.facts, first)
         self.self_names.pop()
         self.scopes.pop()
@@ -269,6 +270,7 @@ class _LoaderVisitor(Walker):
             self.parsed,
             node,
             header,
+            self.scope_node,
             targets=targets,
             iterable=iterable,
             parent=state.open_loops[-1] if state.open_loops else -1,
@@ -320,7 +322,7 @@ class _LoaderVisitor(Walker):
             state.cached = True  # `if self._loader is not None: return self._loader`
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
         self.visit(node.test)
-        body = kept(node.body, subjects)
+        body = kept(node.body, subjects, self.parsed.stores)
         if body.beyond_the_call and once_like(node.test):
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
             state.facts.kept_blocks.append((node.body[0].lineno, last))
@@ -328,7 +330,12 @@ class _LoaderVisitor(Walker):
         self.visit_all(node.body)
         self._pop_condition()
         if node.orelse:
-            self._push("if", node.test, True, self._one_shot(kept(node.orelse, subjects)))
+            self._push(
+                "if",
+                node.test,
+                True,
+                self._one_shot(kept(node.orelse, subjects, self.parsed.stores)),
+            )
             self.visit_all(node.orelse)
             self._pop_condition()
         state.bounds.zero_mapped(node, conditional=bool(state.conditions))
