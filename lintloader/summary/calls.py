@@ -183,7 +183,8 @@ class Summarizer(Walker):
 
     # -- statements that carry context --------------------------------------------------------
     def visit_If(self, node: ast.If) -> None:
-        mentions = "persistent_workers" in self.parsed.segment(node.test)
+        test = self.parsed.segment(node.test)
+        mentions = "persistent_workers" in test
         self.guards.append(mentions)
         self.statements.append(node.lineno)
         self.visit(node.test)
@@ -192,7 +193,7 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        periodic = self.parsed.segment(node.test) if is_periodic_test(node.test) else ""
+        periodic = test if "%" in test and is_periodic_test(node.test) else ""
         self.periodic.append((periodic, self.loops))
         self._branch(node.body, node.test, True)
         self.periodic.pop()

@@ -106,11 +106,13 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
         for target in targets:
             into_object = isinstance(target, ast.Subscript)
             found |= {(name, into_object) for name in _target_names(target)}
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt):
-                found |= _statement_stores(child, memo)
-            elif not isinstance(child, _SCOPES):
-                pending.append(child)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            for child in value if isinstance(value, list) else (value,):
+                if isinstance(child, ast.stmt):
+                    found |= _statement_stores(child, memo)
+                elif isinstance(child, ast.AST) and not isinstance(child, _SCOPES):
+                    pending.append(child)
     stores = memo[id(statement)] = frozenset(found)
     return stores
 

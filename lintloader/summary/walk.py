@@ -10,7 +10,8 @@ never handed to the fixers' libcst, which could crash on it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lintloader.limits import MAX_NESTING
 
@@ -25,6 +26,14 @@ _LEAVES = (
 )
 
 
+# Fields that never hold a node the walk visits: names, flags, and the leaves' fields
+# (operators, contexts); looked past without a getattr.
+_SCALARS = frozenset(
+    {"ctx", "op", "name", "id", "attr", "arg", "asname", "module", "level", "type_comment"}
+    | {"kind", "conversion", "is_async", "simple"}
+)
+
+
 class TooDeep(Exception):
     """The tree nests deeper than MAX_NESTING."""
 
@@ -35,6 +44,8 @@ class Walker(ast.NodeVisitor):
     def __init__(self) -> None:
         self.depth = 0
         self.scope_nodes: list[ast.AST] = []  # the defs and classes around the node visited
+        self._methods: dict[type, Callable[[Any], None]] = {}  # per node class: its visit_
+        self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
 
     @property
     def scope_node(self) -> ast.AST | None:
@@ -48,19 +59,24 @@ class Walker(ast.NodeVisitor):
         self.scope_nodes.pop()
 
     def visit(self, node: ast.AST) -> None:
-        levels = len(node.values) if type(node) is ast.BoolOp else 1
+        kind = type(node)
+        levels = len(node.values) if kind is ast.BoolOp else 1  # type: ignore[attr-defined]
         self.depth += levels
         if self.depth > MAX_NESTING:
             raise TooDeep
-        method = getattr(self, "visit_" + node.__class__.__name__, None)
+        method = self._methods.get(kind)
         if method is None:
-            self.generic_visit(node)
-        else:
-            method(node)
+            method = getattr(self, "visit_" + kind.__name__, self.generic_visit)
+            self._methods[kind] = method
+        method(node)
         self.depth -= levels
 
     def generic_visit(self, node: ast.AST) -> None:
-        for field in node._fields:
+        kind = type(node)
+        fields = self._fields.get(kind)
+        if fields is None:
+            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
+        for field in fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 for item in value:
