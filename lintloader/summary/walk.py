@@ -1,4 +1,10 @@
-"""The walk both summarizers share: ``ast.NodeVisitor`` without the leaves, with a depth guard.
+"""The one walk of a file: ``ast.NodeVisitor`` without the leaves, with a depth guard, that
+feeds the concerns riding on it.
+
+The summarizer (``summary/calls.py``) is the walk; another concern (the loader facts,
+``summary/dataloaders/visitor.py``) is a :class:`Rider`: it keeps its own state and is told,
+by node class, before and after the walk visits a node, and around each def's, class's and
+loop's body and each branch of an ``if``, so a file is walked once for all of them.
 
 Names, constants, load/store contexts and operators hold nothing a summary records, and they
 are most of a tree's nodes, so they are never dispatched. Depth is counted as libcst counts it
@@ -34,6 +40,33 @@ _SCALARS = frozenset(
 )
 
 
+Body = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.For | ast.AsyncFor | ast.While
+Hook = Callable[[Any], None]
+Hooks = tuple[dict[type, Hook], dict[type, Hook]]  # by node class: before, after its visit
+
+
+class Rider:
+    """A concern the walk feeds (no-ops here): :meth:`hooks` by node class, and the bodies
+    and branches, entered after what runs before them (a signature, a loop's header, the
+    test) was visited."""
+
+    def hooks(self) -> Hooks:
+        return {}, {}
+
+    def body_enter(self, node: Body, scope: ast.AST | None) -> None:
+        """A def's, class's or loop's body is next; ``scope``: the innermost def or class
+        around that body (None: the module)."""
+
+    def body_leave(self, node: Body) -> None:
+        """That body was visited (a loop's ``else`` is not in it)."""
+
+    def branch_enter(self, node: ast.If, holds: bool) -> None:
+        """``node.body`` (``holds``) or its non-empty ``node.orelse`` is next."""
+
+    def branch_leave(self, node: ast.If) -> None:
+        """That branch was visited."""
+
+
 class TooDeep(Exception):
     """The tree nests deeper than MAX_NESTING."""
 
@@ -41,10 +74,12 @@ class TooDeep(Exception):
 class Walker(ast.NodeVisitor):
     """Dispatches ``visit_<Class>`` like ``ast.NodeVisitor``; children in field order."""
 
-    def __init__(self) -> None:
+    def __init__(self, rider: Rider | None = None) -> None:
+        self.rider = rider or Rider()
+        self._before, self._after = self.rider.hooks()
         self.depth = 0
         self.scope_nodes: list[ast.AST] = []  # the defs and classes around the node visited
-        self._methods: dict[type, Callable[[Any], None]] = {}  # per node class: its visit_
+        self._methods: dict[type, Hook] = {}  # per node class: its visit_
         self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
 
     @property
@@ -52,11 +87,26 @@ class Walker(ast.NodeVisitor):
         """The innermost def or class around the node visited (None: the module)."""
         return self.scope_nodes[-1] if self.scope_nodes else None
 
-    def visit_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
-        """Visit a def's or a class's body, with ``node`` the innermost scope."""
-        self.scope_nodes.append(node)
-        self.visit_all(node.body)
-        self.scope_nodes.pop()
+    def visit_body(self, node: Body) -> None:
+        """Visit a def's, class's or loop's body (a def or class: the innermost scope in it)."""
+        scope = not isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        if scope:
+            self.scope_nodes.append(node)
+        self.rider.body_enter(node, self.scope_node)
+        for child in node.body:  # not visit_all: no frame more per level than before
+            self.visit(child)
+        self.rider.body_leave(node)
+        if scope:
+            self.scope_nodes.pop()
+
+    def visit_branch(self, node: ast.If, holds: bool) -> None:
+        """Visit ``node.body`` (``holds``) or ``node.orelse`` (when it is not empty)."""
+        branch = node.body if holds else node.orelse
+        if branch:
+            self.rider.branch_enter(node, holds)
+            for child in branch:
+                self.visit(child)
+            self.rider.branch_leave(node)
 
     def visit(self, node: ast.AST) -> None:
         kind = type(node)
@@ -64,12 +114,20 @@ class Walker(ast.NodeVisitor):
         self.depth += levels
         if self.depth > MAX_NESTING:
             raise TooDeep
-        method = self._methods.get(kind)
-        if method is None:
-            method = getattr(self, "visit_" + kind.__name__, self.generic_visit)
-            self._methods[kind] = method
+        method = self._methods.get(kind) or self._method(kind)
+        before = self._before.get(kind)
+        if before is not None:
+            before(node)
         method(node)
+        after = self._after.get(kind)
+        if after is not None:
+            after(node)
         self.depth -= levels
+
+    def _method(self, kind: type) -> Hook:
+        method: Hook = getattr(self, "visit_" + kind.__name__, self.generic_visit)
+        self._methods[kind] = method
+        return method
 
     def generic_visit(self, node: ast.AST) -> None:
         kind = type(node)
