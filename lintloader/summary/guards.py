@@ -13,6 +13,7 @@ import ast
 from typing import NamedTuple
 
 from lintloader.summary.helpers import dotted
+from lintloader.summary.walk import LEAVES
 
 _LOOKUPS = frozenset({"hasattr", "getattr"})
 _KEEPERS = frozenset({"setdefault", "update", "__setitem__"})
@@ -59,6 +60,7 @@ class Kept(NamedTuple):
 
 Stores = frozenset[tuple[str, bool]]  # (dotted name, into an object): what a statement stores
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_PAST = (*_SCOPES, *LEAVES)  # stores nothing, and holds nothing that does
 
 
 def kept(body: list[ast.stmt], subjects: frozenset[str], memo: dict[int, Stores]) -> Kept:
@@ -111,7 +113,7 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
             for child in value if isinstance(value, list) else (value,):
                 if isinstance(child, ast.stmt):
                     found |= _statement_stores(child, memo)
-                elif isinstance(child, ast.AST) and not isinstance(child, _SCOPES):
+                elif isinstance(child, ast.AST) and not isinstance(child, _PAST):
                     pending.append(child)
     stores = memo[id(statement)] = frozenset(found)
     return stores

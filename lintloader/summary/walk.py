@@ -21,7 +21,7 @@ from typing import Any
 
 from lintloader.limits import MAX_NESTING
 
-_LEAVES = (
+LEAVES = (
     ast.Name,
     ast.Constant,
     ast.expr_context,
@@ -138,9 +138,9 @@ class Walker(ast.NodeVisitor):
             value = getattr(node, field, None)
             if isinstance(value, list):
                 for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                    if isinstance(item, ast.AST) and not isinstance(item, LEAVES):
                         self.visit(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            elif isinstance(value, ast.AST) and not isinstance(value, LEAVES):
                 self.visit(value)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:
