@@ -45,9 +45,11 @@ class ParsedSource:
     tree: ast.Module
     lines: list[bytes]
     # per scope (id of its node): the names only ever bound to displays, read on demand
-    _fixed_names: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
+    _fixed_names: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     # per statement (id of its node): what it stores into (summary/guards.py), read on demand
-    stores: dict[int, frozenset[tuple[str, bool]]] = field(default_factory=dict, repr=False)
+    stores: dict[int, frozenset[tuple[str, bool]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def parse(cls, source: bytes) -> ParsedSource:
