@@ -31,7 +31,7 @@ from lintloader.summary.none_guards import (
 )
 from lintloader.summary.periodic import is_periodic_test
 from lintloader.summary.source_text import ParsedSource
-from lintloader.summary.walk import Walker
+from lintloader.summary.walk import Rider, Walker
 from lintloader.torch_api import (
     DEFERRED_REGISTRATIONS,
     INSPECTING_BUILTINS,
@@ -125,9 +125,13 @@ _Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
 
 
 class Summarizer(Walker):
-    """Fills a :class:`FileSummary` in one pass over the module."""
+    """Fills a :class:`FileSummary` in one pass over the module: the file's one walk, which
+    ``rider`` (the loader facts) rides on."""
 
-    def __init__(self, summary: FileSummary, parsed: ParsedSource) -> None:
+    def __init__(
+        self, summary: FileSummary, parsed: ParsedSource, rider: Rider | None = None
+    ) -> None:
+        super().__init__(rider)
         self.summary = summary
         self.parsed = parsed
         module_scope = FunctionSummary(MODULE_SCOPE, MODULE_SCOPE, None, "module", 1, 1, 1)
@@ -182,30 +186,32 @@ class Summarizer(Walker):
 
     # -- statements that carry context --------------------------------------------------------
     def visit_If(self, node: ast.If) -> None:
-        mentions = "persistent_workers" in self.parsed.segment(node.test)
+        test = self.parsed.segment(node.test)
+        mentions = "persistent_workers" in test
         self.guards.append(mentions)
         self.statements.append(node.lineno)
         self.visit(node.test)
         saved_bodies = self.persistent_bodies
-        if built_once(node.test, node.body).anywhere:
+        if built_once(node.test, node.body, self.parsed.stores).anywhere:
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        periodic = self.parsed.segment(node.test) if is_periodic_test(node.test) else ""
+        periodic = test if "%" in test and is_periodic_test(node.test) else ""
         self.periodic.append((periodic, self.loops))
-        self._branch(node.body, node.test, True)
+        self._branch(node, True)
         self.periodic.pop()
         self.persistent_bodies = saved_bodies
-        self._branch(node.orelse, node.test, False)
+        self._branch(node, False)
         self.guards.pop()
         self.statements.pop()
 
-    def _branch(self, nodes: Sequence[ast.stmt], test: ast.expr, holds: bool) -> None:
-        """Visit ``nodes``, which run only when ``test`` is ``holds``."""
+    def _branch(self, node: ast.If, holds: bool) -> None:
+        """Visit the branch of ``node`` that runs only when its test is ``holds``."""
+        nodes = node.body if holds else node.orelse
         if not nodes:
             return
-        self.none_guards.enter(test, holds, nodes)
-        self.visit_all(nodes)
+        self.none_guards.enter(node.test, holds, nodes)
+        self.visit_branch(node, holds)
         self.none_guards.leave()
 
     def _side(self, node: ast.expr, test: ast.expr, holds: bool) -> None:
@@ -289,12 +295,13 @@ class Summarizer(Walker):
                 self.parsed,
                 node,
                 header,
+                self.scope_node,
                 parent=self.open_loops[-1] if self.open_loops else -1,
                 header_end=(last.end_lineno or node.lineno, self.parsed.end_column(last)),
             )
         )
         self.open_loops.append(len(loops) - 1)
-        self.visit_all(node.body)
+        self.visit_body(node)
         self.open_loops.pop()
 
     @property
@@ -332,7 +339,7 @@ class Summarizer(Walker):
         klass = ClassSummary(qualname, node.name, node.lineno, bases)
         self.summary.classes[qualname] = klass
         self.scopes.append(klass)
-        self.visit_all(node.body)
+        self.visit_body(node)
         self.scopes.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -375,7 +382,7 @@ class Summarizer(Walker):
         saved_open, self.open_loops = self.open_loops, []
         saved_bodies, self.persistent_bodies = self.persistent_bodies, 0
         saved_guards, self.none_guards = self.none_guards, GuardState(guardable(node))
-        self.visit_all(node.body)
+        self.visit_body(node)
         self.none_guards.settle(function, node)
         self.scopes.pop()
         self.guards.pop()

@@ -17,27 +17,24 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "pop", "clear"})
 
 
-def fixed_loop_positions(tree: ast.Module) -> frozenset[tuple[int, int]]:
-    """``(line, column offset)`` of every ``for`` loop over a fixed set, in every scope."""
-    found: set[tuple[int, int]] = set()
-    for scope in _scopes(tree):
-        nodes = list(_own_nodes(scope))
-        fixed = _fixed_names(nodes)
-        for node in nodes:
-            if isinstance(node, (ast.For, ast.AsyncFor)) and _fixed_iterable(node.iter, fixed):
-                found.add((node.lineno, node.col_offset))
-    return frozenset(found)
-
-
-def _fixed_iterable(node: ast.expr, fixed: frozenset[str]) -> bool:
-    return isinstance(node, _DISPLAYS) or (isinstance(node, ast.Name) and node.id in fixed)
-
-
-def _scopes(tree: ast.Module) -> Iterator[ast.AST]:
-    yield tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node
+def fixed_loop(
+    node: ast.For | ast.AsyncFor | ast.While, scope: ast.AST, memo: dict[int, frozenset[str]]
+) -> bool:
+    """Whether ``node`` is a ``for`` loop over a fixed set; ``scope``: the innermost function or
+    class around it, or the module (a loop in a class body never counts). A display in the
+    header needs nothing more; a name needs the scope's bindings, read once per scope and kept
+    in ``memo`` (the parsed file's), so a file's other scopes are never walked."""
+    if not isinstance(node, (ast.For, ast.AsyncFor)) or isinstance(scope, ast.ClassDef):
+        return False
+    iterable = node.iter
+    if isinstance(iterable, _DISPLAYS):
+        return True
+    if not isinstance(iterable, ast.Name):
+        return False
+    fixed = memo.get(id(scope))
+    if fixed is None:
+        fixed = memo[id(scope)] = _fixed_names(list(_own_nodes(scope)))
+    return iterable.id in fixed
 
 
 def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:

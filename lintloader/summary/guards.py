@@ -17,6 +17,7 @@ import ast
 from typing import NamedTuple
 
 from lintloader.summary.helpers import dotted
+from lintloader.summary.walk import LEAVES
 
 _LOOKUPS = frozenset({"hasattr", "getattr"})
 _KEEPERS = frozenset({"setdefault", "update", "__setitem__"})
@@ -61,14 +62,21 @@ class Kept(NamedTuple):
     beyond_the_call: bool  # into one that outlives the call (an attribute, an object's item)
 
 
-def kept(body: list[ast.stmt], subjects: frozenset[str]) -> Kept:
+Stores = frozenset[tuple[str, bool]]  # (dotted name, into an object): what a statement stores
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_PAST = (*_SCOPES, *LEAVES)  # stores nothing, and holds nothing that does
+
+
+def kept(body: list[ast.stmt], subjects: frozenset[str], memo: dict[int, Stores]) -> Kept:
     """Whether a branch stores into one of the tested values (an assignment, an item, a
     ``setattr``, ``cache.setdefault``/``update``), and whether into one that outlives the call
     (``self._loader = ...``, ``self._cache[key] = ...``, ``_CACHE[key] = ...``); a local name
-    (``dataloader = make()`` under ``if dataloader is None:``) is None again on the next call."""
+    (``dataloader = make()`` under ``if dataloader is None:``) is None again on the next call.
+    ``memo``: what each statement of the file stores, read once (the parsed file's)."""
     if not subjects:
         return Kept(False, False)
-    covered = [(target, into) for target, into in _stored(body) if _covers(target, subjects)]
+    stored = set().union(*(_statement_stores(statement, memo) for statement in body))
+    covered = [(target, into) for target, into in stored if _covers(target, subjects)]
     return Kept(bool(covered), any(into or "." in target for target, into in covered))
 
 
@@ -76,15 +84,19 @@ def _covers(target: str, subjects: frozenset[str]) -> bool:
     return any(target == s or s.startswith(target + ".") for s in subjects)
 
 
-def _stored(body: list[ast.stmt]) -> set[tuple[str, bool]]:
-    """The names a branch stores into, each with whether the store went into an object (an
-    item, a ``setattr``, a ``setdefault``/``update``) rather than rebinding the name."""
+def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
+    """The names a statement stores into (defs, classes and lambdas in it aside), each with
+    whether the store went into an object (an item, a ``setattr``, a ``setdefault``/``update``)
+    rather than rebinding the name; the statements inside it are read once per file."""
+    if isinstance(statement, _SCOPES):
+        return frozenset()
+    known = memo.get(id(statement))
+    if known is not None:
+        return known
     found: set[tuple[str, bool]] = set()
-    pending: list[ast.AST] = list(body)
+    pending: list[ast.AST] = [statement]
     while pending:
         node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
@@ -95,8 +107,15 @@ def _stored(body: list[ast.stmt]) -> set[tuple[str, bool]]:
         for target in targets:
             into_object = isinstance(target, ast.Subscript)
             found |= {(name, into_object) for name in _target_names(target)}
-        pending.extend(ast.iter_child_nodes(node))
-    return found
+        for field in node._fields:
+            value = getattr(node, field, None)
+            for child in value if isinstance(value, list) else (value,):
+                if isinstance(child, ast.stmt):
+                    found |= _statement_stores(child, memo)
+                elif isinstance(child, ast.AST) and not isinstance(child, _PAST):
+                    pending.append(child)
+    stores = memo[id(statement)] = frozenset(found)
+    return stores
 
 
 def _target_names(target: ast.expr) -> set[str]:
@@ -144,13 +163,13 @@ def once_like(test: ast.expr) -> bool:
     return False
 
 
-def built_once(test: ast.expr, body: list[ast.stmt]) -> Kept:
+def built_once(test: ast.expr, body: list[ast.stmt], memo: dict[int, Stores]) -> Kept:
     """The one test of a built-once guard, for a branch ``body`` under ``test``: a one-shot
     test (:func:`once_like`) of a value the branch keeps (:func:`kept`). Any other branch runs
-    every time its function does (``Kept(False, False)``)."""
+    every time its function does (``Kept(False, False)``). ``memo``: as :func:`kept`'s."""
     if not once_like(test):
         return Kept(False, False)
-    return kept(body, tested(test))
+    return kept(body, tested(test), memo)
 
 
 def requires_persistent(test: ast.expr) -> bool:

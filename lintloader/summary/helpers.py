@@ -60,10 +60,15 @@ def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
 
 
 def loop_info(
-    parsed: ParsedSource, node: ast.For | ast.AsyncFor | ast.While, header: str, **facts: Any
+    parsed: ParsedSource,
+    node: ast.For | ast.AsyncFor | ast.While,
+    header: str,
+    scope: ast.AST | None,
+    **facts: Any,
 ) -> LoopInfo:
     """A loop's kind, position, body start and header, as both summary visitors record it;
-    ``facts``: the rest of what the caller knows (targets, enclosing loop, ...)."""
+    ``scope``: the innermost def or class around it (None: the module); ``facts``: the rest
+    of what the caller knows (targets, enclosing loop, ...)."""
     first = node.body[0]
     return LoopInfo(
         "while" if isinstance(node, ast.While) else "for",
@@ -73,6 +78,6 @@ def loop_info(
         first.lineno,
         parsed.column(first),
         one_line(header),
-        fixed=(node.lineno, node.col_offset) in parsed.fixed_loops,
+        fixed=parsed.fixed_loop(node, scope),
         **facts,
     )

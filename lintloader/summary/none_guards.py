@@ -112,16 +112,18 @@ def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
 def zero_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
     """The parameters of ``function`` that default to a literal 0 and that its body never binds
     again, sorted: left out by a call, such a parameter is 0 wherever the body passes it on."""
+    zero = [
+        p.arg
+        for p, default in _defaults(function)
+        if isinstance(default, ast.Constant) and type(default.value) is int and default.value == 0
+    ]
+    if not zero:  # most functions: no walk of the body
+        return ()
     bound = {
         node.id
         for node in ast.walk(function)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     }
-    zero = (
-        p.arg
-        for p, default in _defaults(function)
-        if isinstance(default, ast.Constant) and type(default.value) is int and default.value == 0
-    )
     return tuple(sorted(name for name in zero if name not in bound))
 
 

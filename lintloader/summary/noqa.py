@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
+from collections.abc import Iterator
 from typing import NamedTuple
 
 Codes = frozenset[str] | None  # None: every code
@@ -99,9 +101,7 @@ def _statement_spans(tree: ast.AST) -> list[tuple[int, int]]:
     """(first, last) line of every statement over several lines; a compound statement's span
     is its header (up to the line before its body)."""
     spans = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt):
-            continue
+    for node in _statements(tree):
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
@@ -111,3 +111,20 @@ def _statement_spans(tree: ast.AST) -> list[tuple[int, int]]:
         if last > first:
             spans.append((first, last))
     return spans
+
+
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)  # what a statement may sit in
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """The statements of ``tree`` in ``ast.walk``'s order, without a visit of the expressions
+    (statements sit only in statement lists, of statements, handlers and cases)."""
+    pending = deque([tree])
+    while pending:
+        node = pending.popleft()
+        if isinstance(node, ast.stmt):
+            yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, _HOLDERS))

@@ -13,8 +13,7 @@ import io
 import re
 import tokenize
 import warnings
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 # The line breaks of Python's tokenizer (str.splitlines also breaks at \f, \v, \x1c...).
 _LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -45,6 +44,12 @@ class ParsedSource:
     text: str
     tree: ast.Module
     lines: list[bytes]
+    # per scope (id of its node): the names only ever bound to displays, read on demand
+    _fixed_names: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    # per statement (id of its node): what it stores into (summary/guards.py), read on demand
+    stores: dict[int, frozenset[tuple[str, bool]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def parse(cls, source: bytes) -> ParsedSource:
@@ -64,12 +69,12 @@ class ParsedSource:
         """``text`` with ``tree``, a tree whose columns are UTF-8 byte offsets into ``text``."""
         return cls(text, tree, split_lines(text.encode("utf-8", "surrogatepass")))
 
-    @cached_property
-    def fixed_loops(self) -> frozenset[tuple[int, int]]:
-        """Where the ``for`` loops over a fixed set of items start (``summary/fixed_loops.py``)."""
-        from lintloader.summary.fixed_loops import fixed_loop_positions
+    def fixed_loop(self, node: ast.For | ast.AsyncFor | ast.While, scope: ast.AST | None) -> bool:
+        """Whether ``node`` loops over a fixed set of items (``summary/fixed_loops.py``);
+        ``scope``: the innermost function or class around it (None: the module)."""
+        from lintloader.summary.fixed_loops import fixed_loop
 
-        return fixed_loop_positions(self.tree)
+        return fixed_loop(node, scope or self.tree, self._fixed_names)
 
     def segment(self, node: ast.AST) -> str:
         """The exact source text of ``node`` (an expression or a statement)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
 from lintloader.summary.calls import Summarizer
-from lintloader.summary.dataloaders import summarize_loaders
+from lintloader.summary.dataloaders import loader_rider
 from lintloader.summary.grammar import Unreadable
 from lintloader.summary.helpers import one_line
 from lintloader.summary.model import FileSummary
@@ -55,8 +55,9 @@ def summarize_parsed(
     summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
         summary.noqa = noqa_lines(parsed.text, parsed.tree)
-        Summarizer(summary, parsed).visit(parsed.tree)
-        summary.loaders = summarize_loaders(parsed, source)
+        loaders = loader_rider(parsed, source)
+        Summarizer(summary, parsed, loaders).visit(parsed.tree)
+        summary.loaders = loaders.finish(parsed.tree) if loaders else None
     except TooDeep:
         summary.error = too_deep(f"more than {MAX_NESTING} levels")
     except RecursionError:

@@ -1,4 +1,10 @@
-"""The walk both summarizers share: ``ast.NodeVisitor`` without the leaves, with a depth guard.
+"""The one walk of a file: ``ast.NodeVisitor`` without the leaves, with a depth guard, that
+feeds the concerns riding on it.
+
+The summarizer (``summary/calls.py``) is the walk; another concern (the loader facts,
+``summary/dataloaders/visitor.py``) is a :class:`Rider`: it keeps its own state and is told,
+by node class, before and after the walk visits a node, and around each def's, class's and
+loop's body and each branch of an ``if``, so a file is walked once for all of them.
 
 Names, constants, load/store contexts and operators hold nothing a summary records, and they
 are most of a tree's nodes, so they are never dispatched. Depth is counted as libcst counts it
@@ -10,11 +16,12 @@ never handed to the fixers' libcst, which could crash on it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lintloader.limits import MAX_NESTING
 
-_LEAVES = (
+LEAVES = (
     ast.Name,
     ast.Constant,
     ast.expr_context,
@@ -25,6 +32,41 @@ _LEAVES = (
 )
 
 
+# Fields that never hold a node the walk visits: names, flags, and the leaves' fields
+# (operators, contexts); looked past without a getattr.
+_SCALARS = frozenset(
+    {"ctx", "op", "name", "id", "attr", "arg", "asname", "module", "level", "type_comment"}
+    | {"kind", "conversion", "is_async", "simple"}
+)
+
+
+Body = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.For | ast.AsyncFor | ast.While
+Hook = Callable[[Any], None]
+Hooks = tuple[dict[type, Hook], dict[type, Hook]]  # by node class: before, after its visit
+
+
+class Rider:
+    """A concern the walk feeds (no-ops here): :meth:`hooks` by node class, and the bodies
+    and branches, entered after what runs before them (a signature, a loop's header, the
+    test) was visited."""
+
+    def hooks(self) -> Hooks:
+        return {}, {}
+
+    def body_enter(self, node: Body, scope: ast.AST | None) -> None:
+        """A def's, class's or loop's body is next; ``scope``: the innermost def or class
+        around that body (None: the module)."""
+
+    def body_leave(self, node: Body) -> None:
+        """That body was visited (a loop's ``else`` is not in it)."""
+
+    def branch_enter(self, node: ast.If, holds: bool) -> None:
+        """``node.body`` (``holds``) or its non-empty ``node.orelse`` is next."""
+
+    def branch_leave(self, node: ast.If) -> None:
+        """That branch was visited."""
+
+
 class TooDeep(Exception):
     """The tree nests deeper than MAX_NESTING."""
 
@@ -32,28 +74,73 @@ class TooDeep(Exception):
 class Walker(ast.NodeVisitor):
     """Dispatches ``visit_<Class>`` like ``ast.NodeVisitor``; children in field order."""
 
-    depth = 0
+    def __init__(self, rider: Rider | None = None) -> None:
+        self.rider = rider or Rider()
+        self._before, self._after = self.rider.hooks()
+        self.depth = 0
+        self.scope_nodes: list[ast.AST] = []  # the defs and classes around the node visited
+        self._methods: dict[type, Hook] = {}  # per node class: its visit_
+        self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
+
+    @property
+    def scope_node(self) -> ast.AST | None:
+        """The innermost def or class around the node visited (None: the module)."""
+        return self.scope_nodes[-1] if self.scope_nodes else None
+
+    def visit_body(self, node: Body) -> None:
+        """Visit a def's, class's or loop's body (a def or class: the innermost scope in it)."""
+        scope = not isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        if scope:
+            self.scope_nodes.append(node)
+        self.rider.body_enter(node, self.scope_node)
+        for child in node.body:  # not visit_all: no frame more per level than before
+            self.visit(child)
+        self.rider.body_leave(node)
+        if scope:
+            self.scope_nodes.pop()
+
+    def visit_branch(self, node: ast.If, holds: bool) -> None:
+        """Visit ``node.body`` (``holds``) or ``node.orelse`` (when it is not empty)."""
+        branch = node.body if holds else node.orelse
+        if branch:
+            self.rider.branch_enter(node, holds)
+            for child in branch:
+                self.visit(child)
+            self.rider.branch_leave(node)
 
     def visit(self, node: ast.AST) -> None:
-        levels = len(node.values) if type(node) is ast.BoolOp else 1
+        kind = type(node)
+        levels = len(node.values) if kind is ast.BoolOp else 1  # type: ignore[attr-defined]
         self.depth += levels
         if self.depth > MAX_NESTING:
             raise TooDeep
-        method = getattr(self, "visit_" + node.__class__.__name__, None)
-        if method is None:
-            self.generic_visit(node)
-        else:
-            method(node)
+        method = self._methods.get(kind) or self._method(kind)
+        before = self._before.get(kind)
+        if before is not None:
+            before(node)
+        method(node)
+        after = self._after.get(kind)
+        if after is not None:
+            after(node)
         self.depth -= levels
 
+    def _method(self, kind: type) -> Hook:
+        method: Hook = getattr(self, "visit_" + kind.__name__, self.generic_visit)
+        self._methods[kind] = method
+        return method
+
     def generic_visit(self, node: ast.AST) -> None:
-        for field in node._fields:
+        kind = type(node)
+        fields = self._fields.get(kind)
+        if fields is None:
+            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
+        for field in fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                    if isinstance(item, ast.AST) and not isinstance(item, LEAVES):
                         self.visit(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            elif isinstance(value, ast.AST) and not isinstance(value, LEAVES):
                 self.visit(value)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:

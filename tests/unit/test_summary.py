@@ -202,3 +202,90 @@ def test_statement_line_is_the_statement_not_the_call() -> None:
     )
     (call,) = [c for c in summary.functions["epoch"].calls if c.target == ("self", "reset")]
     assert (call.site.line, call.site.statement_line) == (4, 3)
+
+
+def test_fixed_loops_are_read_per_scope() -> None:
+    summary = summarize(
+        """
+        from torch.utils.data import DataLoader
+
+        SPLITS = ["train", "val"]
+        for split in SPLITS:
+            pass
+
+        class Config:
+            for name in ("a", "b"):
+                pass
+
+        def train(data, xla):
+            options = [False] if xla else [True, False]
+            for option in options:
+                def inner(options):
+                    for option in options:
+                        DataLoader(data)
+                    for kind in ("a",):
+                        DataLoader(data)
+            for split in SPLITS:
+                DataLoader(data)
+            later = [1, 2]
+            for item in later:
+                DataLoader(data)
+            later = load()
+
+        def grown(data):
+            names = ["a"]
+            names.append("b")
+            for name in names:
+                DataLoader(data)
+        """
+    )
+
+    def fixed(qualname: str) -> list[tuple[str, bool]]:
+        return [(loop.header, loop.fixed) for loop in summary.functions[qualname].loops]
+
+    assert fixed("<module>") == [
+        ("for split in SPLITS", True),
+        ('for name in ("a", "b")', False),  # in a class body: the module's, never fixed
+    ]
+    assert fixed("train") == [
+        ("for option in options", True),
+        ("for split in SPLITS", False),  # a module name: not bound in this function
+        ("for item in later", False),  # bound to a call after the loop
+    ]
+    assert fixed("train.<locals>.inner") == [
+        ("for option in options", False),
+        ('for kind in ("a",)', True),
+    ]
+    assert fixed("grown") == [("for name in names", False)]  # changed in place
+    assert summary.loaders is not None
+    loader_loops = summary.loaders.functions["train"].loops
+    assert [loop.fixed for loop in loader_loops] == [True, False, False]
+
+
+def test_a_guard_sees_a_store_nested_deep_in_its_branch() -> None:
+    summary = summarize(
+        """
+        from torch.utils.data import DataLoader
+
+        class Data:
+            def loader(self, flag):
+                if self._loader is None:
+                    with lock:
+                        try:
+                            if flag:
+                                self._loader = DataLoader(self.ds, num_workers=2)
+                        finally:
+                            pass
+                elif flag:
+                    pass
+                elif self._other is None:
+                    def later():
+                        self._other = 1
+                return self._loader
+        """
+    )
+    assert summary.loaders is not None
+    facts = summary.loaders.functions["Data.loader"]
+    assert facts.kept_blocks == [(7, 12)]
+    (call,) = facts.loader_calls
+    assert [c.once for c in call.context.conditions] == [True, False]

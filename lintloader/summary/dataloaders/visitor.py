@@ -1,13 +1,15 @@
-"""The loader visitor: one walk of a parsed file that fills :class:`LoaderFacts` per function
-(its loops, the calls that may construct a DataLoader or a Trainer with their arguments and
-context, ``iter()`` calls, returns). What it reads off expressions, bounds, dicts and loader
-classes lives in the modules beside it."""
+"""The loader facts: a rider of the summary's one walk (``summary/walk.py``) that fills
+:class:`LoaderFacts` per function (its loops, the calls that may construct a DataLoader or a
+Trainer with their arguments and context, ``iter()`` calls, returns) from the hooks the walk
+calls as it passes. What it reads off expressions, bounds, dicts and loader classes lives in
+the modules beside it."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lintloader.summary.config_defaults import class_defaults, class_stores
 from lintloader.summary.dataloaders.bounds import Bounds, literal, positive_test, zero_test
@@ -54,7 +56,7 @@ from lintloader.summary.model import (
 )
 from lintloader.summary.periodic import never_holds
 from lintloader.summary.source_text import ParsedSource
-from lintloader.summary.walk import Walker
+from lintloader.summary.walk import Body, Hooks, Rider
 from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
 from lintloader.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
 from lintloader.torch_api import POOL_FACTORIES as _POOL_FACTORIES
@@ -65,17 +67,12 @@ UNPACKED: Dotted = ("<unpack>",)  # assigned to a tuple or list of targets: ``x,
 _CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
 
 
-def summarize_loaders(parsed: ParsedSource, source: bytes) -> LoaderFacts | None:
-    """Walk ``parsed`` once more; None, without a walk, for a file that mentions nothing these
-    facts are about (a loader, ``iter(``, a Trainer)."""
+def loader_rider(parsed: ParsedSource, source: bytes) -> LoaderRider | None:
+    """The rider that gathers ``parsed``'s loader facts on the summary's walk; None for a file
+    that mentions nothing these facts are about (a loader, ``iter(``, a Trainer)."""
     if not any(token in source for token in _RELEVANT):
         return None
-    facts = LoaderFacts()
-    _LoaderVisitor(facts, parsed).visit(parsed.tree)
-    if isinstance(parsed.tree, ast.Module):
-        facts.class_defaults = class_defaults(parsed.tree)
-        facts.class_stores = class_stores(parsed.tree)
-    return facts
+    return LoaderRider(LoaderFacts(), parsed)
 
 
 class _Pending(NamedTuple):
@@ -101,9 +98,12 @@ class _FunctionState:
     constructors: dict[str, Dotted] = field(default_factory=dict)  # local name -> class
     dicts: DictFlows = field(default_factory=DictFlows)
     bounds: Bounds = field(default_factory=Bounds)
+    first: tuple[int, int] = (0, 0)  # loader and trainer calls recorded before its body
 
 
-class _LoaderVisitor(Walker):
+class LoaderRider(Rider):
+    """What the walk tells it, by node class (:meth:`hooks`) and around bodies and branches."""
+
     def __init__(self, facts: LoaderFacts, parsed: ParsedSource) -> None:
         self.facts = facts
         self.parsed = parsed
@@ -118,6 +118,53 @@ class _LoaderVisitor(Walker):
         self.self_names: list[str | None] = []  # per open function: its instance parameter
         # name -> the classes a tuple, list or dict of classes holds (``LOADERS[kind](...)``)
         self.containers: dict[str, tuple[Dotted, ...]] = {}
+
+    def hooks(self) -> Hooks:
+        before: dict[type, Callable[[Any], None]] = {
+            ast.ImportFrom: self.visit_ImportFrom,
+            ast.If: self.enter_if,
+            ast.Try: self.visit_Try,
+            ast.ExceptHandler: self.enter_handler,
+            ast.Assign: self.visit_Assign,
+            ast.Delete: self.visit_Delete,
+            ast.AnnAssign: self.visit_AnnAssign,
+            ast.AugAssign: self.visit_AugAssign,
+            ast.Return: self.visit_Return,
+            ast.Call: self.visit_Call,
+        }
+        after: dict[type, Callable[[Any], None]] = {
+            ast.If: self.leave_if,
+            ast.ExceptHandler: self.leave_handler,
+        }
+        return before, after
+
+    def finish(self, tree: ast.Module) -> LoaderFacts:
+        """The facts, once the walk is over."""
+        if isinstance(tree, ast.Module):
+            self.facts.class_defaults = class_defaults(tree)
+            self.facts.class_stores = class_stores(tree)
+        return self.facts
+
+    def body_enter(self, node: Body, scope: ast.AST | None) -> None:
+        if isinstance(node, ast.ClassDef):
+            self.enter_class(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.enter_function(node)
+        elif isinstance(node, ast.While):
+            self._open_loop(node, f"while {self.parsed.segment(node.test)}", (), None, scope)
+        else:
+            header = f"for {self.parsed.segment(node.target)} in {self.parsed.segment(node.iter)}"
+            targets, iterable = tuple(bound_names(node.target)), iterated(node.iter)
+            self._open_loop(node, header, targets, iterable, scope)
+
+    def body_leave(self, node: Body) -> None:
+        if isinstance(node, ast.ClassDef):
+            self.class_constructors.pop()
+            self.scopes.pop()
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.leave_function(node)
+        else:
+            self._close_loop()
 
     # -- scaffolding ---------------------------------------------------------------------------
     def _state(self, qualname: str, cached: bool) -> _FunctionState:
@@ -186,16 +233,13 @@ class _LoaderVisitor(Walker):
                 self.aliases.add(alias.asname or alias.name)
         self.facts.loader_aliases = frozenset(self.aliases)
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.visit_all((*node.decorator_list, *node.bases, *node.keywords))
+    def enter_class(self, node: ast.ClassDef) -> None:
+        """Its body is next (its decorators, bases and keywords were visited outside it)."""
         self.scopes.append(("class", self._qualname(node.name)))
         self.class_constructors.append(class_constructors(node, self.aliases))
-        self.visit_all(node.body)
-        self.class_constructors.pop()
-        self.scopes.pop()
 
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.visit_signature(node)
+    def enter_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """Its body is next (its signature was visited outside it)."""
         in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
         qualname = self._qualname(node.name)
         self.scopes.append(("function", qualname))
@@ -209,14 +253,13 @@ class _LoaderVisitor(Walker):
                 state.constructors[f"{self_name}.{attribute}"] = name
         self.states.append(state)
         self.self_names.append(node.args.args[0].arg if in_class and node.args.args else None)
-        first = len(state.facts.loader_calls), len(state.facts.trainer_calls)
-        self.visit_all(node.body)
-        self._forget_rebound(node, state.facts, first)
+        state.first = len(state.facts.loader_calls), len(state.facts.trainer_calls)
+
+    def leave_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._forget_rebound(node, self.state.facts, self.state.first)
         self.self_names.pop()
         self.scopes.pop()
         self.states.pop()
-
-    visit_AsyncFunctionDef = visit_FunctionDef
 
     def _forget_rebound(
         self,
@@ -239,36 +282,21 @@ class _LoaderVisitor(Walker):
             c._replace(arguments=forget_defaults(c.arguments, rebound)) for c in trainers
         ]
 
-    # -- loops ---------------------------------------------------------------------------------
-    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
-        self.visit_all((node.target, node.iter))
-        header = f"for {self.parsed.segment(node.target)} in {self.parsed.segment(node.iter)}"
-        self._open_loop(node, header, tuple(bound_names(node.target)), iterated(node.iter))
-        self.visit_all(node.body)
-        self._close_loop()
-        self.visit_all(node.orelse)
-
-    visit_AsyncFor = visit_For
-
-    def visit_While(self, node: ast.While) -> None:
-        self.visit(node.test)
-        self._open_loop(node, f"while {self.parsed.segment(node.test)}", (), None)
-        self.visit_all(node.body)
-        self._close_loop()
-        self.visit_all(node.orelse)
-
+    # -- loops (opened by body_enter once the header was visited) ------------------------------
     def _open_loop(
         self,
         node: ast.For | ast.AsyncFor | ast.While,
         header: str,
         targets: tuple[str, ...],
         iterable: Dotted | None,
+        scope: ast.AST | None,
     ) -> None:
         state = self.state
         loop = loop_info(
             self.parsed,
             node,
             header,
+            scope,
             targets=targets,
             iterable=iterable,
             parent=state.open_loops[-1] if state.open_loops else -1,
@@ -314,24 +342,27 @@ class _LoaderVisitor(Walker):
         depth = len(self.state.open_loops)
         self.state.conditions.append(_Pending(kind, node, negated=negated, depth=depth, once=once))
 
-    def visit_If(self, node: ast.If) -> None:
+    def enter_if(self, node: ast.If) -> None:
+        """Before its test: `if self._loader is not None: return self._loader` caches."""
         state = self.state
         subjects = tested(node.test)
         if not state.open_loops and once_like(node.test) and returns_only(node.body, subjects):
-            state.cached = True  # `if self._loader is not None: return self._loader`
+            state.cached = True
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
-        self.visit(node.test)
-        body = built_once(node.test, node.body)
-        if body.beyond_the_call:
+
+    def branch_enter(self, node: ast.If, holds: bool) -> None:
+        branch = node.body if holds else node.orelse
+        kept_here = built_once(node.test, branch, self.parsed.stores)
+        if holds and kept_here.beyond_the_call:
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
-            state.facts.kept_blocks.append((node.body[0].lineno, last))
-        self._push("if", node.test, False, self._one_shot(body))
-        self.visit_all(node.body)
+            self.state.facts.kept_blocks.append((node.body[0].lineno, last))
+        self._push("if", node.test, not holds, self._one_shot(kept_here))
+
+    def branch_leave(self, node: ast.If) -> None:
         self._pop_condition()
-        if node.orelse:
-            self._push("if", node.test, True, self._one_shot(built_once(node.test, node.orelse)))
-            self.visit_all(node.orelse)
-            self._pop_condition()
+
+    def leave_if(self, node: ast.If) -> None:
+        state = self.state
         state.bounds.zero_mapped(node, conditional=bool(state.conditions))
 
     def _one_shot(self, branch: Kept) -> bool:
@@ -342,12 +373,12 @@ class _LoaderVisitor(Walker):
 
     def visit_Try(self, node: ast.Try) -> None:
         self.exhaustion.update(id(h) for h in node.handlers if catches_exhaustion(node.body, h))
-        self.generic_visit(node)
 
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+    def enter_handler(self, node: ast.ExceptHandler) -> None:
         kind = "exhaustion" if id(node) in self.exhaustion else "except"
         self._push(kind, node.type, False)
-        self.generic_visit(node)
+
+    def leave_handler(self, node: ast.ExceptHandler) -> None:
         self._pop_condition()
 
     def _pop_condition(self) -> None:
@@ -376,7 +407,6 @@ class _LoaderVisitor(Walker):
                 self._track_container(bound, node.value)
             elif isinstance(target, ast.Subscript):
                 self.state.dicts.item_set(target, self._guarded_true(node.value))
-        self.generic_visit(node)
 
     def _track_value(self, bound: Dotted, value: ast.expr) -> None:
         """Follow dicts (for ``**name``) and classes (``loader_cls = DataLoader``) by name."""
@@ -438,18 +468,15 @@ class _LoaderVisitor(Walker):
         for target in node.targets:
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 self._drop_key(target.value.id, target.slice)
-        self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_assigned(node.target)
         bound = dotted(node.target)
         if node.value is not None and bound:
             self._bind(node.value, bound)
-        self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._note_assigned(node.target)
-        self.generic_visit(node)
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
@@ -457,7 +484,6 @@ class _LoaderVisitor(Walker):
             if name:
                 self.state.facts.returns.append(name)
             self._bind(node.value, RETURNED)
-        self.generic_visit(node)
 
     def _bind(self, value: ast.expr, target: Dotted) -> None:
         if isinstance(value, ast.Call):
@@ -476,7 +502,6 @@ class _LoaderVisitor(Walker):
         name = dotted(node.func) or picked(node.func, self.containers, self.aliases)
         if name is not None:
             self._record_call(node, name)
-        self.generic_visit(node)
 
     def _record_call(self, node: ast.Call, name: Dotted) -> None:
         if name[-1] == "setdefault" and len(node.args) == 2 and isinstance(node.args[1], ast.Call):
