@@ -110,7 +110,7 @@ from dataclasses import replace
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
-from lintloader.analysis.frameworks import root_keys
+from lintloader.analysis.frameworks import builder_tokens, framework_built, root_keys
 from lintloader.analysis.loader_cost import SiteCost, loop_cost, place_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
@@ -144,6 +144,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     sites = [s for s in loader_sites(program) if s.workers is not Workers.ZERO]
     sites += declared_loader_sites(program, ctx.vocabulary.loaders)
+    sites += framework_built(program).sites
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
             yield _per_item_again(ctx, site) or _in_loop(ctx, site)
@@ -378,7 +379,7 @@ RULE = Rule(
     summary="a DataLoader with workers is constructed in a loop or once per epoch",
     doc=__doc__ or "",
     check=check,
-    seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS),
+    seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
     fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
