@@ -7,8 +7,10 @@ project folder given is then scanned by the real CLI from each copy, in the venv
 script (``python -m lintloader check --no-cache -j 1 --min-severity info --output-format json
 .``, the copy first on ``PYTHONPATH``), the two alternating in ABBA order so that drift of a
 shared machine hits both alike. It prints, per project, the median wall time of each, the
-median of the paired ratios with/without, how many findings each printed (the stubs may add
-some: that is what they are for), and the load average before and after.
+median of the paired ratios with/without, how many findings each printed and how many files
+each parsed (the stubs may make a file worth reading that nothing else seeds: a call of a
+framework's loader-building method; that work is what finds its waste), and the load average
+before and after.
 
 Usage (from the repository root)::
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -38,12 +41,14 @@ PACKAGE = REPO / "lintloader"
 STUBS = Path("data") / "frameworks.toml"
 EMPTY_STUBS = "# No framework known: stubs turned off for a timing comparison.\nframework = []\n"
 BAR = 1.2
+PARSED = re.compile(r"\((\d+) parsed")
 
 
 @dataclass(frozen=True)
 class Timing:
     seconds: float
     findings: int
+    parsed: int  # files the scan parsed (``-v``): the stubs may make more of them worth reading
 
 
 @dataclass(frozen=True)
@@ -64,9 +69,9 @@ class Pair:
         return [
             f"{self.project}: {len(self.with_stubs)} pairs",
             f"  with stubs:    median {median(self.with_stubs):.3f} s, "
-            f"{self.with_stubs[0].findings} findings",
+            f"{self.with_stubs[0].findings} findings, {self.with_stubs[0].parsed} files parsed",
             f"  without stubs: median {median(self.without):.3f} s, "
-            f"{self.without[0].findings} findings",
+            f"{self.without[0].findings} findings, {self.without[0].parsed} files parsed",
             f"  paired ratio with/without: median {self.ratio:.3f} (bar {BAR})",
         ]
 
@@ -81,7 +86,7 @@ def copies(scratch: Path) -> tuple[Path, Path]:
 
 
 def scan(path_entry: Path, project: Path) -> Timing:
-    command = [sys.executable, "-m", "lintloader", "check", "--no-cache", "-j", "1"]
+    command = [sys.executable, "-m", "lintloader", "check", "--no-cache", "-j", "1", "-v"]
     command += ["--min-severity", "info", "--output-format", "json", "."]
     env = {**os.environ, "PYTHONPATH": str(path_entry)}
     start = time.perf_counter()
@@ -91,7 +96,8 @@ def scan(path_entry: Path, project: Path) -> Timing:
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise RuntimeError(f"{project}: lintloader exited {done.returncode}: {done.stderr[-300:]}")
-    return Timing(seconds, len(json.loads(done.stdout or "[]")))
+    parsed = PARSED.search(done.stderr)
+    return Timing(seconds, len(json.loads(done.stdout or "[]")), int(parsed[1]) if parsed else -1)
 
 
 def measure(project: Path, with_stubs: Path, without: Path, rounds: int) -> Pair:
