@@ -37,6 +37,7 @@ import time
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -86,6 +87,9 @@ class Row:
     path: str
     line: int
     message: str
+    # every path:line the finding names besides its own: its chain's hops and the places it is
+    # also reached from (what a reader of the finding is shown)
+    places: tuple[tuple[str, int], ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -204,9 +208,15 @@ def check(package: Package, root: Path, tops: list[str]) -> list[Row]:
             item["path"],
             item["line"],
             item["message"],
+            _places(item),
         )
         for item in json.loads(done.stdout or "[]")
     ]
+
+
+def _places(item: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    hops = [*item.get("chain", []), *item.get("also_reaches", [])]
+    return tuple((str(hop["path"]), int(hop["line"])) for hop in hops)
 
 
 def scan_package(package: Package, cache: Path = CACHE) -> list[Row]:

@@ -31,7 +31,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +50,11 @@ REPO = BENCHMARKS.parent
 LABELS = REPO / "tests" / "corpus" / "first_contact.toml"
 TREES_ENV = "LINTLOADER_FIRST_CONTACT_TREES"
 NOT_READ = "LL000"
+# The severity a waste site's class calls for (issue 41's cost model): a defeated pool or a raise
+# is a warning or above; an avoidable one (a non-persistent loader, one pool per pass) is advice,
+# found at any severity.
+CLASSES = ("defeated", "raise", "avoidable")
+WARNING_DUE = frozenset({"defeated", "raise"})
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,11 @@ class Site:
 
     def where(self) -> str:
         return f"{self.path}:{self.line}"
+
+    @property
+    def warning_due(self) -> bool:
+        """Whether its class calls for a warning or above (else any severity finds it)."""
+        return self.kind in WARNING_DUE
 
 
 @dataclass(frozen=True)
@@ -116,9 +126,11 @@ class Score:
     findings: list[Row] = field(default_factory=list)
     error: str = ""
 
-    def _lands(self, site: Site, strict: bool) -> bool:
+    def _lands(self, site: Site, strict: bool, shown: bool = True) -> bool:
+        """A finding (at warning+ when ``strict``) names one of the site's anchors: at its own
+        place, or (``shown``) at a hop of its chain or a place it is also reached from."""
         return any(
-            (f.path, f.line) in site.anchors
+            not site.anchors.isdisjoint({(f.path, f.line), *(f.places if shown else ())})
             for f in self.findings
             if f.code != NOT_READ and (warning_plus(f) or not strict)
         )
@@ -130,6 +142,16 @@ class Score:
     @property
     def found_any(self) -> list[Site]:
         return [site for site in self.repo.waste if self._lands(site, False)]
+
+    @property
+    def found_any_at_own_place(self) -> list[Site]:
+        """Found at any severity by the round-5 rule: a finding at one of the site's anchors."""
+        return [site for site in self.repo.waste if self._lands(site, False, shown=False)]
+
+    @property
+    def found_due(self) -> list[Site]:
+        """Found at the severity its class calls for (:attr:`Site.warning_due`)."""
+        return [site for site in self.repo.waste if self._lands(site, site.warning_due)]
 
     @property
     def missed(self) -> list[Site]:
@@ -221,6 +243,20 @@ def scan(repo: Repo, tree: Path) -> list[Row]:
     return check(Package(repo.repo, repo.commit, "first contact"), tree, ["."])
 
 
+def rescore(repos: Iterable[Repo], saved: Path) -> list[Score]:
+    """Scores from the findings an earlier run wrote with ``--rows`` (no scan): the same run
+    scored again, e.g. by the severity each class calls for."""
+    found: dict[str, list[Row]] = {}
+    for item in json.loads(saved.read_text(encoding="utf-8")):
+        row = Row(
+            str(item["repo"]), "", str(item["code"]), str(item["severity"]),
+            str(item["path"]), int(item["line"]), str(item["message"]),
+            tuple((str(path), int(line)) for path, line in item.get("places", [])),
+        )  # fmt: skip
+        found.setdefault(row.distribution, []).append(row)
+    return [Score(repo, found.get(repo.repo, [])) for repo in repos]
+
+
 def score_all(repos: Iterable[Repo], trees: Path) -> tuple[list[Score], list[str]]:
     scores: list[Score] = []
     absent: list[str] = []
@@ -245,6 +281,8 @@ class Totals:
     sites: int
     found_warning: int
     found_any: int
+    found_any_at_own_place: int
+    found_due: int
     warnings: int
     true_warnings: int
     labelled_true_warnings: int
@@ -259,6 +297,8 @@ class Totals:
             sites=sum(len(s.repo.waste) for s in scores),
             found_warning=sum(len(s.found_warning) for s in scores),
             found_any=sum(len(s.found_any) for s in scores),
+            found_any_at_own_place=sum(len(s.found_any_at_own_place) for s in scores),
+            found_due=sum(len(s.found_due) for s in scores),
             warnings=sum(len(s.warnings) for s in scores),
             true_warnings=sum(len(s.true_warnings) for s in scores),
             labelled_true_warnings=sum(len(s.labelled_true_warnings) for s in scores),
@@ -277,6 +317,38 @@ class Totals:
     @property
     def precision(self) -> float:
         return self.true_warnings / self.warnings if self.warnings else 1.0
+
+
+@dataclass(frozen=True)
+class ClassTotals:
+    """The waste sites of one class (defeated, raise, avoidable), and how many were found."""
+
+    kind: str
+    sites: int
+    found_warning: int
+    found_any: int
+    found_due: int
+
+    @staticmethod
+    def of(scores: Sequence[Score], kind: str) -> ClassTotals:
+        def count(found: Callable[[Score], list[Site]]) -> int:
+            return sum(1 for s in scores for site in found(s) if site.kind == kind)
+
+        return ClassTotals(
+            kind,
+            count(lambda s: list(s.repo.waste)),
+            count(lambda s: s.found_warning),
+            count(lambda s: s.found_any),
+            count(lambda s: s.found_due),
+        )
+
+    @property
+    def due(self) -> str:
+        return "warning+" if self.kind in WARNING_DUE else "any"
+
+
+def by_class(scores: Sequence[Score]) -> list[ClassTotals]:
+    return [ClassTotals.of(scores, kind) for kind in CLASSES]
 
 
 def _percent(part: int, whole: int) -> str:
@@ -306,6 +378,8 @@ def details(scores: Sequence[Score]) -> list[str]:
     for s in scores:
         for site in s.missed:
             seen = "at info" if site in s.found_any else "not reported"
+            if site in s.found_any and not site.warning_due:
+                seen += ", as its class calls for"
             lines.append(f"MISSED {s.repo.repo} {site.where()} [{site.kind}] ({seen})")
         for f in s.false_warnings:
             lines.append(f"FALSE  {s.repo.repo} {f.code} {f.severity} {where(f)}: {f.message}")
@@ -316,11 +390,36 @@ def details(scores: Sequence[Score]) -> list[str]:
     return lines
 
 
-def summary(totals: Totals) -> list[str]:
+def class_table(scores: Sequence[Score]) -> list[str]:
+    """Per class: sites, found at warning+, at any severity, at the severity it calls for."""
+    lines = [
+        "| Class | Severity it calls for | Sites | Found (warning+) | Found (any) "
+        "| Found at its severity |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in by_class(scores):
+        lines.append(
+            f"| {row.kind} | {row.due} | {row.sites} | "
+            f"{_percent(row.found_warning, row.sites)} | {_percent(row.found_any, row.sites)} | "
+            f"{_percent(row.found_due, row.sites)} |"
+        )
+    return lines
+
+
+def summary(totals: Totals, classes: Sequence[ClassTotals] = ()) -> list[str]:
+    per_class = [
+        f"  {row.kind} ({row.due}): {_percent(row.found_due, row.sites)}"
+        for row in classes
+        if row.sites
+    ]
     return [
         f"repositories scanned: {totals.repos} ({totals.waste_repos} with waste)",
         f"recall, warning+:     {_percent(totals.found_warning, totals.sites)}",
         f"recall, any severity: {_percent(totals.found_any, totals.sites)}",
+        f"  by the finding's own place alone: "
+        f"{_percent(totals.found_any_at_own_place, totals.sites)}",
+        f"recall, at the severity its class calls for: {_percent(totals.found_due, totals.sites)}",
+        *per_class,
         f"precision, warning+:  {_percent(totals.true_warnings, totals.warnings)}",
         f"  by the pre-run labels alone: "
         f"{_percent(totals.labelled_true_warnings, totals.warnings)}",
@@ -339,6 +438,7 @@ def rows(scores: Sequence[Score]) -> list[dict[str, object]]:
             "line": f.line,
             "true": s.is_true(f),
             "message": f.message,
+            "places": [list(place) for place in f.places],
         }
         for s in scores
         for f in s.findings
@@ -352,21 +452,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated owner/name to scan")
     parser.add_argument("--markdown", action="store_true", help="print the docs table")
     parser.add_argument("--rows", type=Path, help="write every finding as JSON here")
+    parser.add_argument(
+        "--from-rows", type=Path, help="score the findings an earlier --rows wrote (no scan)"
+    )
     args = parser.parse_args(argv)
-    trees = Path(args.trees) if args.trees else None
-    if trees is None or not trees.is_dir():
-        print(f"error: no trees folder (argument or ${TREES_ENV})", file=sys.stderr)
-        return 2
     repos = load_labels(args.labels)
     only = {name for name in args.only.split(",") if name}
-    scores, absent = score_all([r for r in repos if not only or r.repo in only], trees)
+    chosen = [r for r in repos if not only or r.repo in only]
+    if args.from_rows:
+        scores, absent = rescore(chosen, args.from_rows), []
+    else:
+        trees = Path(args.trees) if args.trees else None
+        if trees is None or not trees.is_dir():
+            print(f"error: no trees folder (argument or ${TREES_ENV})", file=sys.stderr)
+            return 2
+        scores, absent = score_all(chosen, trees)
     if not scores:
         print(f"error: none of the labelled trees is under {trees}", file=sys.stderr)
         return 2
-    for line in markdown(scores) if args.markdown else details(scores):
+    shown = [*markdown(scores), "", *class_table(scores)] if args.markdown else details(scores)
+    for line in shown:
         print(line)
     print()
-    for line in summary(Totals.of(scores)):
+    for line in summary(Totals.of(scores), by_class(scores)):
         print(line)
     if absent:
         print(f"absent ({len(absent)}): {', '.join(absent)}")

@@ -90,6 +90,8 @@ def test_stubbed_classes_and_methods_exist_in_the_installed_framework(name: str)
         for kind in KINDS:
             for method in stub.methods[kind]:
                 assert all(hasattr(cls, method) for cls in classes), (name, kind, method)
+        for method in stub.builds:
+            assert all(hasattr(cls, method) for cls in classes), (name, "builds", method)
 
 
 def test_lightning_calls_every_repeated_hook_by_name_from_its_loops() -> None:

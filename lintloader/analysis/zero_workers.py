@@ -20,6 +20,7 @@ from lintloader.analysis.config_defaults import config_default
 from lintloader.analysis.loaders import LoaderSite
 from lintloader.link.arguments import Binding, binding
 from lintloader.link.program import Edge, Program
+from lintloader.summary.model import FunctionSummary
 
 WORKERS = "num_workers"  # the keyword of torch's DataLoader that a ``**kwargs`` may carry
 
@@ -42,7 +43,7 @@ def zero_along(program: Program, site: LoaderSite, chain: Sequence[Edge]) -> boo
         if carrier is None:
             return False
         bound = binding(program, edge)
-        if bound.reference:
+        if bound.reference or not _binds_as_written(bound, program.functions[edge.callee].function):
             return False
         if _left_out(bound, carrier):
             return True
@@ -64,6 +65,14 @@ def _carrier(site: LoaderSite) -> Carrier | None:
     if len(stars) == 1 and stars[0].star == "**" and stars[0].text == function.star_kwargs:
         return Carrier(function.star_kwargs, True)
     return None
+
+
+def _binds_as_written(bound: Binding, callee: FunctionSummary) -> bool:
+    """Whether the call can bind to the callee's signature as written: more positional
+    arguments than it has positional parameters (and no ``*args``) say a decorator maps the
+    call onto another signature (a config-mapping builder called with ``(cfg, name)``), whose
+    defaults are not the ones written."""
+    return callee.star_args != "" or bound.positional <= len(bound.params)
 
 
 def _left_out(bound: Binding, carrier: Carrier) -> bool:

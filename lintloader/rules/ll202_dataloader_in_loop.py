@@ -111,7 +111,7 @@ from dataclasses import replace
 from lintloader.analysis import built_once
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
-from lintloader.analysis.frameworks import root_keys
+from lintloader.analysis.frameworks import builder_tokens, framework_built, root_keys
 from lintloader.analysis.loader_cost import SiteCost, loop_cost, place_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
@@ -144,6 +144,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     program = ctx.program
     sites = [s for s in loader_sites(program) if s.workers is not Workers.ZERO]
     sites += declared_loader_sites(program, ctx.vocabulary.loaders)
+    sites += framework_built(program).sites
     for site in (*sites, *pool_sites(program)):
         if site.call.context.loop >= 0:
             yield _per_item_again(ctx, site) or _in_loop(ctx, site)
@@ -379,7 +380,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     rebuilds_from=Severity.INFO,
-    seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS),
+    seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
     fixes=(FIX,),
     valid=VALID,
     invalid=INVALID,
