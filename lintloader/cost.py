@@ -161,14 +161,22 @@ class PoolCount:
         return self.extra - min(self.defeated, self.extra)
 
 
-def extra_kind(persistent: bool, frequency: Frequency, num_workers_zero: bool = False) -> Kind:
+def extra_kind(
+    persistent: bool,
+    frequency: Frequency,
+    num_workers_zero: bool = False,
+    one_batch: bool = False,
+) -> Kind:
     """The kind of a site's extra pools. ``persistent``: the loader asked for persistent
     workers (its rebuild, reset or reload throws them away). A pool per step is defeated
-    whatever ``persistent_workers`` says; torch's default once per epoch (or per evaluation,
-    per call) is avoidable."""
+    whatever ``persistent_workers`` says, and so is a ``one_batch`` pass (a fresh iterator
+    for one batch) repeated within an epoch, every step or every K steps; torch's default
+    once per epoch (or per evaluation, per call) is avoidable."""
     if persistent and num_workers_zero:
         return Kind.RAISE
     if persistent or frequency is Frequency.STEP:
+        return Kind.DEFEATED
+    if one_batch and frequency > Frequency.EPOCH:
         return Kind.DEFEATED
     return Kind.AVOIDABLE
 
