@@ -183,11 +183,14 @@ def extra_kind(
 
 def severity(kind: Kind, frequency: Frequency, method: StartMethod | None = None) -> str:
     """``info``, ``warning`` or ``error`` for a static finding with this cost: a raise is an
-    error; a defeated pool a warning; an avoidable one info. A costly start method (spawn,
-    forkserver) raises a defeated or avoidable pool one level, unless it is paid only on a
-    retry or once per item."""
+    error; a defeated pool a warning; an avoidable one info; a pool paid only on the retry of
+    a bounded retry loop info (a run whose first attempt works starts it once). A costly start
+    method (spawn, forkserver) raises a defeated or avoidable pool one level, unless it is paid
+    only on a retry or once per item."""
     if kind is Kind.RAISE:
         return "error"
+    if frequency is Frequency.RETRY:  # a run whose first attempt works starts no extra pool
+        return "info"
     levels = ("info", "warning", "error")
     level = 1 if kind is Kind.DEFEATED else 0
     if method is not None and method.costly and frequency > Frequency.RETRY:
@@ -208,7 +211,9 @@ def cost_phrase(
     pool = f"a new pool of {workers} workers" if workers else "a new worker pool"
     when = {
         Frequency.ONCE: "once per item",
-        Frequency.RETRY: "on every retry of a bounded retry loop (only when an attempt fails)",
+        Frequency.RETRY: (
+            "once, and again on every retry of a bounded retry loop (only when an attempt fails)"
+        ),
         Frequency.EPOCH: "once per epoch",
         Frequency.CALL: "on every call",
         Frequency.EVALUATION: "every evaluation",

@@ -66,7 +66,7 @@ def loop_cost(
     every = next((k for c in conditions if not c.negated and (k := every_k(c.text))), None)
     if every is not None:  # an evaluation or a checkpoint every K steps
         frequency = Frequency.EVALUATION
-    elif retry_loop(loop.header):
+    elif loop.retry or retry_loop(loop.header):
         frequency = Frequency.RETRY
     else:
         frequency = _loop_frequency(loop, evaluation)
