@@ -21,7 +21,7 @@ from importlib import resources
 from lintloader.analysis.vocabulary import Vocabulary, function_keys
 from lintloader.findings import Finding
 from lintloader.link.folder_modules import own_name
-from lintloader.link.program import Program
+from lintloader.link.program import FunctionInfo, Program
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,6 +40,9 @@ class StubClass:
 
     bases: frozenset[str]
     methods: Mapping[str, frozenset[str]]
+    # of the ``once`` methods, the set-up hooks the framework calls before the first pass over
+    # any loader (``before_first_pass``): a reset there has no worker pool to shut down yet
+    setup: frozenset[str] = frozenset()
 
     def repeated(self) -> dict[str, str]:
         """The methods the framework calls again and again, each with how often."""
@@ -81,7 +84,8 @@ def _framework(item: Mapping[str, object]) -> Framework:
 
 def _class(entry: Mapping[str, Iterable[object]]) -> StubClass:
     methods = {kind: frozenset(map(str, entry.get(kind, ()))) for kind in KINDS}
-    return StubClass(frozenset(map(str, entry["bases"])), methods)
+    setup = frozenset(map(str, entry.get("before_first_pass", ())))
+    return StubClass(frozenset(map(str, entry["bases"])), methods, setup)
 
 
 def stub_roots(program: Program) -> StubRoots:
@@ -108,6 +112,21 @@ def _stub_roots(program: Program) -> StubRoots:
                     if key is not None and key in program.functions:
                         keys.setdefault(key, (kind, framework.name))
     return StubRoots(keys)
+
+
+def setup_hook(program: Program, info: FunctionInfo) -> str | None:
+    """The framework whose stubs say it calls ``info`` once, before the first pass over any
+    loader (mmengine's ``Hook.before_train``, Lightning's ``setup``), else None. Read from the
+    stubs whether or not the framework is linked: the order is the framework's, not the scan's."""
+    class_key = info.class_key
+    if class_key is None or class_key not in program.classes:
+        return None
+    bases = program.external_bases(class_key)
+    name = info.function.name
+    for framework in known_frameworks():
+        if any(stub.bases & bases and name in stub.setup for stub in framework.classes):
+            return framework.name
+    return None
 
 
 def stub_hook_kind(program: Program, key: str) -> str | None:

@@ -206,10 +206,11 @@ def _place(
         loops = caller.function.loops
         known = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
         return Place(caller, chain, known, kind="loop", dependent=False), True
+    kept = facts is not None and _kept(facts, edge)
     root = _root_kind(program, caller, roots)
-    if root is not None:
+    if root is not None and not kept:  # a hook that returns what it kept builds it once
         return Place(caller, chain, loop=None, kind=root, dependent=False), False
-    return None, not (facts is not None and _kept(facts, edge))
+    return None, not kept
 
 
 def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> str | None:
