@@ -35,6 +35,12 @@ Every new DataLoader starts a new pool of worker processes the first time it is 
 fork or spawn, import the dataset code, re-open files, warm up caches. `persistent_workers=True`
 cannot help, since the loader that owns the pool is thrown away with the loop iteration.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a new pool of `num_workers` processes
+each time the build runs: every step, every evaluation, every K steps or once per epoch, as the
+message says. *Defeated* (a bug) when the loader asks for persistent workers or the build runs
+every step; *avoidable* (torch's default, one pool per pass) otherwise; once plus once per
+failed attempt in a bounded retry loop.
+
 ### Example
 ```python
 for epoch in range(epochs):
