@@ -20,11 +20,11 @@ def finding_kind(link: Mapping[str, Any]) -> str:
     return "avoidable" if "avoidable with" in link["message"] else "defeated"
 
 
-def _names_site(link: Mapping[str, Any], site: Mapping[str, Any]) -> bool:
-    """The finding is reported at one of the site's creating frames (not borrowed from a chain
-    that merely passes through a helper the site shares)."""
+def _names_site(link: Mapping[str, Any], frames: list[Mapping[str, Any]]) -> bool:
+    """The finding is reported at one of ``frames``, the site's creating frames or those of the
+    extra pool (a reset's), not borrowed from a chain that merely passes through a helper the
+    site shares."""
     name = PurePath(str(link["path"])).name
-    frames = site["created_by"]
     return any(PurePath(f["path"]).name == name and f["line"] == link["line"] for f in frames)
 
 
@@ -39,15 +39,22 @@ def disagreements(
     """What does not agree in one run's report: an extra pool whose linked finding is of
     another kind, one with no finding that ``unlinked`` does not explain (keyed by run name and
     the function that calls the loader's construction), and an explanation no longer needed."""
+    said: set[str] = set()
     for site in report["sites"]:
         where = (name, _site(site))
         for extra in site["extra_pools"]:
             link, kind = extra["static"], extra["cost_kind"]
-            if link is not None and not _names_site(link, site):
+            frames = [*site["created_by"], *(extra.get("frames") or ())]
+            if link is not None and not _names_site(link, frames):
                 link = None  # a finding about another caller of the same helper
             if link is None and where not in unlinked:
-                yield f"{where}: trace counts a {kind} pool, check reports nothing there"
+                line = f"{where}: trace counts {kind} pools, check reports nothing there"
             elif link is not None and where in unlinked:
-                yield f"{where}: now linked to {link['code']}: drop its explanation"
+                line = f"{where}: now linked to {link['code']}: drop its explanation"
             elif link is not None and finding_kind(link) != kind:
-                yield f"{where}: trace says {kind}, {link['code']} says {finding_kind(link)}"
+                line = f"{where}: trace says {kind}, {link['code']} says {finding_kind(link)}"
+            else:
+                continue
+            if line not in said:
+                said.add(line)
+                yield line

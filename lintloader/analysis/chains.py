@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.frameworks import setup_hook
 from lintloader.analysis.reachability import (
     Chain,
     LoopRoot,
@@ -12,7 +13,6 @@ from lintloader.analysis.reachability import (
     group_by_start,
     sink_hop,
 )
-from lintloader.analysis.frameworks import setup_hook
 from lintloader.analysis.vocabulary import DECLARED_RESET
 from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo

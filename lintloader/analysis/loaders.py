@@ -230,7 +230,7 @@ def never_initialised(program: Program, info: FunctionInfo, call: LoaderCall) ->
         init_info = program.functions.get(init) if init else None
         if init_info is None or init_info.class_key is None:
             return False  # torch's own, or code that is not read
-        if not any(_chains_up(c.target) for c in init_info.function.calls):
+        if not any(_chains_up(c.target) for c in program.calls_of(init_info.key)):
             return True
         init = program.lookup_method(init_info.class_key, "__init__", skip_self=True)
     return False

@@ -53,8 +53,9 @@ start method is spawn or forkserver (explicit, or the default of the Python the 
 targets). Info when the loader has `persistent_workers=True` (the pool survives, but each
 `iter()` still restarts the epoch and throws away prefetched batches), and info when the call
 only runs every N-th epoch (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one within an epoch) or under a `%` test with no K (`n % 30 == 29`). Not reported inside an `except StopIteration:` handler (or a bare
-`except:` or `except Exception:` whose `try` advances an iterator: the same reuse idiom),
+batch, not one within an epoch) or under a remainder test other than `== 0` (`n % 30 == 29`).
+Not reported inside an `except StopIteration:` handler (or a bare `except:` or
+`except Exception:` whose `try` advances an iterator: the same reuse idiom),
 behind a one-shot check or a remainder test no value passes (`n % 30 == 220`), or when the
 loader itself is built in the same loop body (each pass iterates a new loader: that
 construction is LL202's).
@@ -70,6 +71,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.loader_cost import SiteCost, iterator_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -81,7 +83,6 @@ from lintloader.analysis.loaders import (
     loop_depth,
     once_guarded,
 )
-from lintloader.analysis.loader_cost import SiteCost, iterator_cost
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
 from lintloader.analysis.step_callers import StepCaller, step_caller
@@ -309,7 +310,7 @@ def _every_k_steps(periodic: str) -> str | None:
 def _severity(cost: SiteCost | None, periodic: str, every: str | None) -> Severity:
     """The cost model's severity for a fresh iterator of a non-persistent loader every step or
     every K steps (a defeated pool); info for a persistent loader (no pool starts) and for an
-    occasional one the model cannot count (every N-th epoch, a test with no K)."""
+    occasional one the model cannot count (every N-th epoch, a remainder test not ``== 0``)."""
     if cost is None or (periodic and every is None):
         return Severity.INFO
     return cost.severity

@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from lintloader.cost import every_k
 from lintloader.summary.guards import keeps, requires_persistent, tested
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
@@ -29,7 +30,6 @@ from lintloader.summary.none_guards import (
     none_defaults,
     zero_defaults,
 )
-from lintloader.cost import every_k
 from lintloader.summary.periodic import is_periodic_test, remainder_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Walker
