@@ -161,25 +161,36 @@ class PoolCount:
         return self.extra - min(self.defeated, self.extra)
 
 
-def extra_kind(persistent: bool, frequency: Frequency, num_workers_zero: bool = False) -> Kind:
+def extra_kind(
+    persistent: bool,
+    frequency: Frequency,
+    num_workers_zero: bool = False,
+    one_batch: bool = False,
+) -> Kind:
     """The kind of a site's extra pools. ``persistent``: the loader asked for persistent
     workers (its rebuild, reset or reload throws them away). A pool per step is defeated
-    whatever ``persistent_workers`` says; torch's default once per epoch (or per evaluation,
-    per call) is avoidable."""
+    whatever ``persistent_workers`` says, and so is a ``one_batch`` pass (a fresh iterator
+    for one batch) repeated within an epoch, every step or every K steps; torch's default
+    once per epoch (or per evaluation, per call) is avoidable."""
     if persistent and num_workers_zero:
         return Kind.RAISE
     if persistent or frequency is Frequency.STEP:
+        return Kind.DEFEATED
+    if one_batch and frequency > Frequency.EPOCH:
         return Kind.DEFEATED
     return Kind.AVOIDABLE
 
 
 def severity(kind: Kind, frequency: Frequency, method: StartMethod | None = None) -> str:
     """``info``, ``warning`` or ``error`` for a static finding with this cost: a raise is an
-    error; a defeated pool a warning; an avoidable one info. A costly start method (spawn,
-    forkserver) raises a defeated or avoidable pool one level, unless it is paid only on a
-    retry or once per item."""
+    error; a defeated pool a warning; an avoidable one info; a pool paid only on the retry of
+    a bounded retry loop info (a run whose first attempt works starts it once). A costly start
+    method (spawn, forkserver) raises a defeated or avoidable pool one level, unless it is paid
+    only on a retry or once per item."""
     if kind is Kind.RAISE:
         return "error"
+    if frequency is Frequency.RETRY:  # a run whose first attempt works starts no extra pool
+        return "info"
     levels = ("info", "warning", "error")
     level = 1 if kind is Kind.DEFEATED else 0
     if method is not None and method.costly and frequency > Frequency.RETRY:
@@ -200,7 +211,9 @@ def cost_phrase(
     pool = f"a new pool of {workers} workers" if workers else "a new worker pool"
     when = {
         Frequency.ONCE: "once per item",
-        Frequency.RETRY: "on every retry of a bounded retry loop (only when an attempt fails)",
+        Frequency.RETRY: (
+            "once, and again on every retry of a bounded retry loop (only when an attempt fails)"
+        ),
         Frequency.EPOCH: "once per epoch",
         Frequency.CALL: "on every call",
         Frequency.EVALUATION: "every evaluation",

@@ -92,6 +92,27 @@ def load(ds):
             continue
     return loader
 """
+RETRY_BY_SHAPE = """
+def train_with_retry(ds, fit):
+    for _ in range(3):
+        loader = DataLoader(ds, num_workers=2, persistent_workers=True)
+        try:
+            fit(loader)
+            break
+        except RuntimeError:
+            continue
+"""
+NO_BREAK = RETRY_BY_SHAPE.replace("            break\n", "")
+SAMPLE_EVERY_K = """
+def train(loader, sample_loader, sample_interval):
+    for i, batch in enumerate(loader):
+        if i % sample_interval == 0:
+            sample = next(iter(sample_loader))
+"""
+SAMPLE_PARTS = (
+    "\nloader = DataLoader(range(8), num_workers=2, persistent_workers=True)",
+    "\nsample_loader = DataLoader(range(8), num_workers=2)\n",
+)
 SPAWN_KEPT = """
 def train(ds, epochs):
     loader = DataLoader(ds, num_workers=2, multiprocessing_context="spawn")
@@ -160,8 +181,36 @@ def test_every_k_steps_and_bounded_retries_say_so(tmp_path: Path) -> None:
     assert "a new pool of 4 workers every 500 steps: avoidable with" in helper["message"]
     assert helper["severity"] == "info"
     retry = only(check(tmp_path / "b", RETRY))
-    assert "on every retry of a bounded retry loop" in retry["message"]
+    assert "once, and again on every retry of a bounded retry loop" in retry["message"]
     assert retry["severity"] == "info"
+
+
+def test_a_loop_that_breaks_once_its_attempt_worked_is_a_retry(tmp_path: Path) -> None:
+    """Issue 41: a bounded retry by its shape (`try: ...; break`), whatever the loop's name, is
+    once plus retries: info, and the message says so; without the `break` every pass trains on
+    a new persistent loader, a defeated pool per pass (warning)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    retry = only(check(tmp_path / "a", RETRY_BY_SHAPE))
+    assert retry["severity"] == "info"
+    assert "a new pool of 2 workers once, and again on every retry" in retry["message"]
+    rebuilt = only(check(tmp_path / "b", NO_BREAK))
+    assert rebuilt["severity"] == "warning" and "retry" not in rebuilt["message"]
+
+
+def test_a_sample_batch_every_k_steps_is_a_defeated_pool(tmp_path: Path) -> None:
+    """Issue 41: `next(iter(loader))` of a non-persistent loader every K steps is a one-batch
+    pass repeated within an epoch (defeated: warning, "every K steps"); the same loader made
+    persistent starts no pool (info)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    script = "".join(SAMPLE_PARTS) + SAMPLE_EVERY_K
+    every = only([f for f in check(tmp_path / "a", script) if f["code"] == "LL203"])
+    assert every["severity"] == "warning"
+    assert "a new pool of 2 workers every sample_interval steps" in every["message"]
+    persistent = script.replace("num_workers=2)", "num_workers=2, persistent_workers=True)")
+    kept = only([f for f in check(tmp_path / "b", persistent) if f["code"] == "LL203"])
+    assert kept["severity"] == "info" and "every sample_interval steps" not in kept["message"]
 
 
 @pytest.mark.parametrize(

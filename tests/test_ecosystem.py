@@ -65,25 +65,7 @@ def released(distribution: str, cache: Path) -> Path:
         pytest.skip(f"the package index is not reachable: {exc}")
 
 
-# Round 5's rescan (docs/ecosystem.md) found warnings no label covers yet in these releases;
-# until a person reads them at file:line and labels them, their runs are expected to differ.
-UNLABELLED = {"catalyst", "simpletransformers"}
-
-
-@pytest.mark.parametrize(
-    "distribution",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                reason="a round-5 warning no label covers yet (docs/ecosystem.md)", strict=True
-            ),
-        )
-        if name in UNLABELLED
-        else name
-        for name in PINNED
-    ],
-)
+@pytest.mark.parametrize("distribution", PINNED)
 def test_a_release_reports_exactly_its_labelled_findings(
     distribution: str, cache: Path, tmp_path: Path
 ) -> None:

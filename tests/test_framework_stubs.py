@@ -69,6 +69,7 @@ def test_every_framework_the_issue_names_has_stubs() -> None:
             listed = [name for kind in KINDS for name in stub.methods[kind]]
             assert len(listed) == len(set(listed)), f"{framework.name}: a method in two kinds"
             assert stub.repeated(), framework.name
+            assert stub.setup <= stub.methods["once"], f"{framework.name}: set-up not once"
         assert framework.classes or framework.calls, framework.name
 
 

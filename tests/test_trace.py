@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from child_processes import Processes
+from trace_agreement import disagreements
 
 from lintloader.runtime.trace.session import GRACE_S
 
@@ -651,3 +652,28 @@ def test_another_user_cannot_recreate_the_removed_hook_directory(processes: Proc
         assert not hook_dir.exists()
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+# Where check and trace cannot name the same site (docs/concepts.md): run and the function that
+# calls the loader's construction -> why.
+UNLINKED: dict[tuple[str, str], str] = {
+    ("non_persistent", "<module>"): "persistent_workers=not args.no_persistent: check cannot "
+    "know the argument turns it off (a branch by argument); LL204 reports only a loader that "
+    "is surely not persistent",
+    ("eval", "evaluate"): "make_loader builds both loaders of rebuild_loop.py; check gives the "
+    "construction site one finding, at train's epoch loop (line 58), and lists evaluate's "
+    "caller under 'also reached from': no finding at evaluate's own frames",
+    ("reload_ci", "Tiny.train_dataloader"): "LL205 is reported where the Trainer is built "
+    "(reload_dataloaders_every_n_epochs=args.reload), a line that is no frame of the loader's "
+    "construction, and at info: the reload count is an argument (a branch by argument)",
+}
+
+
+def test_check_and_trace_name_the_same_site_and_kind(runs: dict[str, Run]) -> None:
+    """Issue 41: every extra pool these runs count links to a finding of `check` at one of its
+    creating frames, of the same kind (defeated, avoidable, raise), or the table above says why
+    it cannot."""
+    found = [
+        line for name, run in runs.items() for line in disagreements(name, run.report, UNLINKED)
+    ]
+    assert not found, "\n".join(found)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trace_agreement import disagreements
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -216,3 +217,29 @@ def test_torchrun_reports_the_slowest_ranks_wall_clock_share(runs: dict[str, Run
         run.report["lost_s"] / run.report["wall_s"], abs=1e-3
     )
     assert ", the slowest of 2 ranks)" in run.stderr
+
+
+# Where check and trace cannot name the same site (docs/concepts.md): run and the function that
+# calls the loader's construction -> why.
+HELPER = (
+    "make_loader builds every loader of cost_loop.py; check gives a construction site one "
+    "finding, at its worst caller (step_build's step loop), and lists the other callers under "
+    "'also reached from': no finding of its own at this caller's frames"
+)
+UNLINKED: dict[tuple[str, str], str] = {
+    ("step", "step"): "check resolves no loader returned by a helper "
+    "(`loader = make_loader(...)`) for LL203: a detection gap, not a cost disagreement",
+    ("eval_persistent", "evaluate"): HELPER,
+    ("eval", "evaluate"): HELPER,
+    ("kept", "kept"): "persistent_workers=args.persistent: check cannot know the argument is "
+    "off (a branch by argument), and LL204 reports only a loader that is surely not persistent",
+}
+
+
+def test_check_and_trace_name_the_same_site_and_kind(runs: dict[str, Run]) -> None:
+    """Issue 41: every extra pool these runs count links to a finding of `check` of the same
+    kind, or the table above says why it cannot."""
+    found = [
+        line for name, run in runs.items() for line in disagreements(name, run.report, UNLINKED)
+    ]
+    assert not found, "\n".join(found)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.frameworks import setup_hook
 from lintloader.analysis.reachability import (
     Chain,
     LoopRoot,
@@ -102,6 +103,22 @@ def findings_for_loops(
         action = f"loop `{loop.header}`"
         start = Hop(path, loop.line, loop.column, info.display_name, loop.header, verb="loop")
         hops = (start, *chain_hops(program, best, ctx.display))
+        framework = setup_hook(program, info)
+        if framework is not None:  # nothing iterated yet: the reset has no pool to shut down
+            setup = f"`{info.function.name}`, which {framework} calls once before the first pass"
+            yield Finding(
+                code=code,
+                severity=Severity.INFO,
+                path=path,
+                line=loop.line,
+                column=loop.column,
+                end_line=loop.header_end[0],
+                end_column=loop.header_end[1],
+                message=f"{action} in `{info.display_name}` reaches a DataLoader iterator reset "
+                f"in a set-up hook ({setup} over any loader): no worker pool to shut down yet",
+                chain=hops,
+            )
+            continue
         yield Finding(
             code=code,
             severity=chain_severity(base, best),

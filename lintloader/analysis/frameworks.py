@@ -45,6 +45,9 @@ class StubClass:
     bases: frozenset[str]
     methods: Mapping[str, frozenset[str]]
     builds: frozenset[str] = frozenset()  # its methods that return a new DataLoader each call
+    # of the ``once`` methods, the set-up hooks the framework calls before the first pass over
+    # any loader (``before_first_pass``): a reset there has no worker pool to shut down yet
+    setup: frozenset[str] = frozenset()
 
     def repeated(self) -> dict[str, str]:
         """The methods the framework calls again and again, each with how often."""
@@ -94,7 +97,8 @@ def _framework(item: Mapping[str, object]) -> Framework:
 def _class(entry: Mapping[str, Iterable[object]]) -> StubClass:
     methods = {kind: frozenset(map(str, entry.get(kind, ()))) for kind in KINDS}
     builds = frozenset(map(str, entry.get("builds", ())))
-    return StubClass(frozenset(map(str, entry["bases"])), methods, builds)
+    setup = frozenset(map(str, entry.get("before_first_pass", ())))
+    return StubClass(frozenset(map(str, entry["bases"])), methods, builds, setup)
 
 
 def stub_roots(program: Program) -> StubRoots:
@@ -208,6 +212,21 @@ def _receiver_class(program: Program, info: FunctionInfo, name: str) -> str | No
             return None
         qualname = qualname.rsplit(".<locals>.", 1)[0]
         current = program.functions.get(symbol_key(info.file.module, qualname))
+    return None
+
+
+def setup_hook(program: Program, info: FunctionInfo) -> str | None:
+    """The framework whose stubs say it calls ``info`` once, before the first pass over any
+    loader (mmengine's ``Hook.before_train``, Lightning's ``setup``), else None. Read from the
+    stubs whether or not the framework is linked: the order is the framework's, not the scan's."""
+    class_key = info.class_key
+    if class_key is None or class_key not in program.classes:
+        return None
+    bases = program.external_bases(class_key)
+    name = info.function.name
+    for framework in known_frameworks():
+        if any(stub.bases & bases and name in stub.setup for stub in framework.classes):
+            return framework.name
     return None
 
 

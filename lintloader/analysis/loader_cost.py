@@ -66,7 +66,7 @@ def loop_cost(
     every = next((k for c in conditions if not c.negated and (k := every_k(c.text))), None)
     if every is not None:  # an evaluation or a checkpoint every K steps
         frequency = Frequency.EVALUATION
-    elif retry_loop(loop.header):
+    elif loop.retry or retry_loop(loop.header):
         frequency = Frequency.RETRY
     else:
         frequency = _loop_frequency(loop, evaluation)
@@ -141,3 +141,16 @@ def _cost(
     kind = model_kind(may_be_persistent(site), frequency)
     method = start_method_of(ctx, site)
     return SiteCost(kind, frequency, method, workers_of(site), every, rebuilt=True)
+
+
+def iterator_cost(
+    ctx: AnalysisContext, site: LoaderSite | None, path: str, every: str | None
+) -> SiteCost:
+    """A fresh iterator for one batch of a non-persistent loader (``site``, None when only its
+    type is known), taken in a step loop: a one-batch pass repeated within an epoch, a
+    defeated pool every step, or every K steps under ``if step % K == 0``."""
+    frequency = Frequency.EVALUATION if every else Frequency.STEP
+    kind = model_kind(False, frequency, one_batch=True)
+    if site is None:
+        return SiteCost(kind, frequency, ctx.start_method(path, None), None, every)
+    return SiteCost(kind, frequency, start_method_of(ctx, site), workers_of(site), every)

@@ -210,9 +210,39 @@ def _loader_sites(program: Program) -> Iterator[LoaderSite]:
     for info, facts in functions_with_facts(program):
         for call in facts.loader_calls:
             resolved = resolves_to_dataloader(program, info, call.target)
+            if resolved is None and never_initialised(program, info, call):
+                continue
             if resolved is not False:
                 pinned = resolved is None and pins_no_workers(program, info, call)
                 yield LoaderSite(info, facts, call, subclass=resolved is None, pinned_zero=pinned)
+
+
+def never_initialised(program: Program, info: FunctionInfo, call: LoaderCall) -> bool:
+    """A scanned DataLoader subclass whose ``__init__`` chain stops before torch's: some
+    ``__init__`` on the way calls no parent ``__init__`` (catalyst's ``ILoaderWrapper`` keeps
+    the loader it wraps in ``self.origin``). ``DataLoader.__init__`` never runs, so building
+    one starts no worker pool: it is a wrapper, not a loader."""
+    symbol = program.resolve(info.file.module, call.target)
+    if symbol is None or symbol.kind != "class":
+        return False
+    init = program.lookup_method(symbol.key, "__init__")
+    for _ in range(_INIT_DEPTH):
+        init_info = program.functions.get(init) if init else None
+        if init_info is None or init_info.class_key is None:
+            return False  # torch's own, or code that is not read
+        if not any(_chains_up(c.target) for c in program.calls_of(init_info.key)):
+            return True
+        init = program.lookup_method(init_info.class_key, "__init__", skip_self=True)
+    return False
+
+
+_INIT_DEPTH = 8
+
+
+def _chains_up(target: Dotted) -> bool:
+    """A call that may run a parent's ``__init__``: ``super().__init__``, ``Base.__init__``, or
+    any ``super(...)`` (its attribute is not recorded)."""
+    return target[-1] == "__init__" or target == ("super",)
 
 
 def pins_no_workers(program: Program, info: FunctionInfo, call: LoaderCall) -> bool:

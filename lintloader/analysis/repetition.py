@@ -209,10 +209,11 @@ def _place(
         loops = caller.function.loops
         known = loops[edge.call.loop] if 0 <= edge.call.loop < len(loops) else None
         return Place(caller, chain, known, kind="loop", dependent=False), True
+    kept = built_once.kept_after(facts, edge.call.site.line)
     root = _root_kind(program, caller, roots)
-    if root is not None:
+    if root is not None and not kept:  # a hook that returns what it kept builds it once
         return Place(caller, chain, loop=None, kind=root, dependent=False), False
-    return None, not built_once.kept_after(facts, edge.call.site.line)
+    return None, not kept
 
 
 def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> str | None:

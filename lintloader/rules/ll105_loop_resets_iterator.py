@@ -16,7 +16,8 @@ every worker of a `persistent_workers=True` DataLoader each time, exactly like a
 per-epoch hook (LL102).
 
 **Cost** ([cost model](../concepts.md#the-cost-model)): a *defeated* pool: a new pool of
-`num_workers` processes each time the loop's body runs (every epoch, or every step).
+`num_workers` processes each time the loop's body runs (every epoch, or every step). None in a
+set-up hook before the first pass: there is no pool to shut down yet.
 
 ### Example
 ```python
@@ -44,7 +45,11 @@ in a `finally`, in a teardown) depends on the script: no automatic fix.
 
 ### Severity
 warning; info when a step of the chain was matched by method name among several classes, or
-when the reset only runs if `persistent_workers` is off.
+when the reset only runs if `persistent_workers` is off; info (the message says why) when the
+loop is in a set-up hook that the framework calls once before the first pass over any loader
+(`before_first_pass` in the frameworks' stubs: mmengine's `before_train`, Lightning's `setup`
+or `on_fit_start`, fastai's `before_fit`): no loader has been iterated yet, so the reset has no
+worker pool to shut down.
 """
 
 from __future__ import annotations

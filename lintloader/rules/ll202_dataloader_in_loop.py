@@ -35,6 +35,12 @@ Every new DataLoader starts a new pool of worker processes the first time it is 
 fork or spawn, import the dataset code, re-open files, warm up caches. `persistent_workers=True`
 cannot help, since the loader that owns the pool is thrown away with the loop iteration.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): a new pool of `num_workers` processes
+each time the build runs: every step, every evaluation, every K steps or once per epoch, as the
+message says. *Defeated* (a bug) when the loader asks for persistent workers or the build runs
+every step; *avoidable* (torch's default, one pool per pass) otherwise; once plus once per
+failed attempt in a bounded retry loop.
+
 ### Example
 ```python
 for epoch in range(epochs):
@@ -68,10 +74,12 @@ finding costs ("a new pool of 4 workers every step", "every evaluation", "every 
   expression such as `args.persistent`, `**kwargs`, a factory named in `extend-loaders`, a
   scanned subclass) and is rebuilt, so its workers are thrown away; or a loader rebuilt in a
   step or batch loop (a pool per step, persistent or not);
-- info: an *avoidable* pool: a non-persistent loader rebuilt once per epoch, per evaluation,
-  every K steps (a build, or a call on the way to it, under `if step % K == 0`) or on the
-  retry of a bounded retry loop (`for attempt in range(3)`) starts no more pools than torch's
-  default does for a loader kept (LL204, the same severity);
+- info: an *avoidable* pool: a non-persistent loader rebuilt once per epoch, per evaluation
+  or every K steps (a build, or a call on the way to it, under `if step % K == 0`) starts no
+  more pools than torch's default does for a loader kept (LL204, the same severity);
+- info: a build in a bounded retry loop, named so (`for attempt in range(3)`) or shaped so (a
+  `for` whose body tries the run and leaves with `break` once it worked), persistent or not:
+  it builds once, plus once per failed attempt, and the message says so;
 - one level up (info to warning, warning to error) when each worker starts as a fresh
   interpreter: start method `spawn` or `forkserver`, from `multiprocessing_context` or the
   default of the Python the project targets (the lowest `requires-python` of the nearest

@@ -17,8 +17,10 @@ then takes one batch and the iterator is thrown away. A loop of N steps starts N
 
 **Cost** ([cost model](../concepts.md#the-cost-model)): without `persistent_workers=True`, a
 *defeated* pool per step (a one-batch pass repeated within an epoch): a new pool of
-`num_workers` processes every step. With it, the pool survives (no pool start, `trace` counts
-none) but every step restarts the epoch: info.
+`num_workers` processes every step, or every K steps under `if step % K == 0` (a sample batch
+every K steps is still a one-batch pass repeated within an epoch: defeated, a warning). With
+it, the pool survives (no pool start, `trace` counts none) but every step restarts the epoch:
+info.
 
 ### Example
 ```python
@@ -45,11 +47,15 @@ first batch again each step (different batches: usually what was meant, but a ch
 behaviour).
 
 ### Severity
-warning; info when the loader has `persistent_workers=True` (the pool survives, but each
+warning, also when the call runs every K steps of a step loop
+(`if step % K == 0: next(iter(loader))`: the message says "every K steps"); error when the
+start method is spawn or forkserver (explicit, or the default of the Python the project
+targets). Info when the loader has `persistent_workers=True` (the pool survives, but each
 `iter()` still restarts the epoch and throws away prefetched batches), and info when the call
-only runs every N-th pass (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one per step). Not reported inside an `except StopIteration:` handler (or a bare
-`except:` or `except Exception:` whose `try` advances an iterator: the same reuse idiom),
+only runs every N-th epoch (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
+batch, not one within an epoch) or under a remainder test other than `== 0` (`n % 30 == 29`).
+Not reported inside an `except StopIteration:` handler (or a bare `except:` or
+`except Exception:` whose `try` advances an iterator: the same reuse idiom),
 behind a one-shot check or a remainder test no value passes (`n % 30 == 220`), or when the
 loader itself is built in the same loop body (each pass iterates a new loader: that
 construction is LL202's).
@@ -66,6 +72,7 @@ from dataclasses import replace
 
 from lintloader.analysis import built_once
 from lintloader.analysis.context import AnalysisContext
+from lintloader.analysis.loader_cost import SiteCost, iterator_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
     Workers,
@@ -79,6 +86,7 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
 from lintloader.analysis.step_callers import StepCaller, step_caller
+from lintloader.cost import every_k
 from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
@@ -206,7 +214,11 @@ def _finding(
         if persistent
         else "starts a new worker pool every step"
     )
-    if periodic:
+    every = _every_k_steps(periodic) if not _per_epoch(facts, call.context.loop) else None
+    cost = None if persistent else iterator_cost(ctx, loader, info.file.path, every)
+    if every is not None and cost is not None:
+        effect = f"runs when `{periodic}`: {cost.phrase} (a sample batch from a fresh iterator)"
+    elif periodic:
         effect = (
             f"runs only when `{periodic}`: an occasional fresh iterator (a sample batch), "
             "which starts a worker pool each time it runs"
@@ -218,7 +230,8 @@ def _finding(
         and not _loop_rebinds(facts, call, name)
     )
     message = f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}"
-    finding = _at_call(ctx, info, call, loader, [], message, persistent or bool(periodic))
+    severity = _severity(cost, periodic, every)
+    finding = _at_call(ctx, info, call, loader, [], message, severity)
     return replace(finding, fixes=(FIX,) if fixable else ())
 
 
@@ -229,16 +242,16 @@ def _at_call(
     loader: LoaderSite | None,
     calls: list[Hop],
     message: str,
-    occasional: bool,
+    severity: Severity,
 ) -> Finding:
     """The finding on ``call``: chain from the loader's construction (when known) through
-    ``calls`` to the iterating call; info when ``occasional``."""
+    ``calls`` to the iterating call."""
     chain = [*calls, hop(ctx.display, info, call.site, verb="iterates")]
     if loader is not None:
         chain.insert(0, hop(ctx.display, loader.info, loader.call.site, verb="builds"))
     return Finding(
         code=RULE.code,
-        severity=Severity.INFO if occasional else RULE.severity,
+        severity=severity,
         path=ctx.display(info.file.path),
         line=call.site.line,
         column=call.site.column,
@@ -267,12 +280,15 @@ def _helper_finding(
         if persistent
         else "a new worker pool every step"
     )
-    if periodic:
+    every = _every_k_steps(periodic)
+    cost = None if persistent else iterator_cost(ctx, loader, info.file.path, every)
+    if every is not None and cost is not None:
+        effect = f"{cost.phrase} (a sample batch from a fresh iterator)"
+    elif periodic:
         effect = (
             "an occasional fresh iterator (a sample batch), which starts a worker pool each time"
             + (" (persistent workers survive)" if persistent else "")
         )
-    loop = step.loop
     calls = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
     for edge in step.edges[1:]:
         calls.append(hop(ctx.display, ctx.program.functions[edge.caller], edge.call.site))
@@ -281,7 +297,22 @@ def _helper_finding(
         f"`{call.site.text}` in `{info.display_name}` takes a batch from a fresh iterator, and "
         f"`{loop.header}` at {place} in `{step.caller.display_name}` calls it {how}: {effect}"
     )
-    return _at_call(ctx, info, call, loader, calls, message, persistent or bool(periodic))
+    severity = _severity(cost, periodic, every)
+    return _at_call(ctx, info, call, loader, calls, message, severity)
+
+
+def _every_k_steps(periodic: str) -> str | None:
+    """The K of a test that lets a call in a step loop run every K steps, else None."""
+    return every_k(periodic) if periodic else None
+
+
+def _severity(cost: SiteCost | None, periodic: str, every: str | None) -> Severity:
+    """The cost model's severity for a fresh iterator of a non-persistent loader every step or
+    every K steps (a defeated pool); info for a persistent loader (no pool starts) and for an
+    occasional one the model cannot count (every N-th epoch, a remainder test not ``== 0``)."""
+    if cost is None or (periodic and every is None):
+        return Severity.INFO
+    return cost.severity
 
 
 def _loop_rebinds(facts: FunctionFacts, call: IterCall, name: str) -> bool:

@@ -11,6 +11,11 @@ Without `persistent_workers=True`, each epoch's `iter(loader)` starts a new pool
 processes and the previous one is shut down at the end of the epoch. For datasets with an
 expensive `__init__`, worker initialisation or large file handles this costs seconds per epoch.
 
+**Cost** ([cost model](../concepts.md#the-cost-model)): an *avoidable* pool: a new pool of
+`num_workers` processes once per epoch, which `persistent_workers=True` saves (with its caveats:
+state set per epoch on the dataset never reaches persistent workers; the pool holds its memory
+between passes).
+
 ### Example
 ```python
 loader = DataLoader(dataset, batch_size=64, num_workers=8)    # LL204

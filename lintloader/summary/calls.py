@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from lintloader.cost import every_k
 from lintloader.summary.guards import built_once, requires_persistent
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
@@ -29,7 +30,7 @@ from lintloader.summary.none_guards import (
     none_defaults,
     zero_defaults,
 )
-from lintloader.summary.periodic import is_periodic_test
+from lintloader.summary.periodic import is_periodic_test, remainder_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Rider, Walker
 from lintloader.torch_api import (
@@ -196,7 +197,9 @@ class Summarizer(Walker):
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1
-        periodic = test if "%" in test and is_periodic_test(node.test) else ""
+        periodic = (
+            self._periodic_text(node.test) if "%" in test and is_periodic_test(node.test) else ""
+        )
         self.periodic.append((periodic, self.loops))
         self._branch(node, True)
         self.periodic.pop()
@@ -523,6 +526,16 @@ class Summarizer(Walker):
     def visit_Call(self, node: ast.Call) -> None:
         self._record_call(node)
         self.generic_visit(node)
+
+    def _periodic_text(self, test: ast.expr) -> str:
+        """The text of a periodic test, or of its remainder comparison alone when the whole
+        test's one-line text, cut at TEXT_LIMIT, would lose ``% K == 0``
+        (``args.evaluate and (args.steps > 0 and global_step % args.steps == 0)``)."""
+        text = self.parsed.segment(test)
+        if every_k(one_line(text)) is not None:
+            return text
+        part = remainder_test(test)
+        return self.parsed.segment(part) if part is not None else text
 
     def _periodic(self) -> str:
         """The test of an ``if`` inside the innermost loop that lets a call there run only

@@ -79,5 +79,25 @@ def loop_info(
         parsed.column(first),
         one_line(header),
         fixed=parsed.fixed_loop(node, scope),
+        retry=retry_shaped(node),
         **facts,
     )
+
+
+def retry_shaped(node: ast.For | ast.AsyncFor | ast.While) -> bool:
+    """A bounded retry loop by its shape: a ``for`` whose body tries something and leaves the
+    loop with ``break`` once it worked (``break`` ends the ``try`` body or its ``else``, or
+    follows the ``try`` at the end of the body): it runs once, plus once per failed attempt."""
+    if isinstance(node, ast.While):
+        return False
+    tries = [statement for statement in node.body if isinstance(statement, ast.Try)]
+    if not tries:
+        return False
+    last = node.body[-1]
+    if isinstance(last, ast.Break):
+        return True
+    return any(_ends_in_break(t.body) or _ends_in_break(t.orelse) for t in tries)
+
+
+def _ends_in_break(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Break)

@@ -23,7 +23,7 @@ from lintloader.cost import every_k
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 38  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 39  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -238,6 +238,9 @@ class LoopInfo(NamedTuple):
     # local only ever bound to such a display), read from the tree (summary/fixed_loops.py):
     # a long header is cut, so its text cannot always say
     fixed: bool = False
+    # a ``for`` that tries something and breaks out once it worked (summary/helpers.py's
+    # retry_shaped): a bounded retry loop, whatever its header says
+    retry: bool = False
 
     def contains(self, line: int, column: int) -> bool:
         return (line, column) >= (self.body_line, self.body_column) and line <= self.end_line

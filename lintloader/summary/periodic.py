@@ -18,6 +18,15 @@ def is_periodic_test(test: ast.expr) -> bool:
     )
 
 
+def remainder_test(test: ast.expr) -> ast.expr | None:
+    """The comparison of a remainder inside ``test`` (``global_step % k == 0`` of
+    ``args.evaluate and (k > 0 and global_step % k == 0)``), or None."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and is_periodic_test(node):
+            return node
+    return None
+
+
 def _number_like(node: ast.expr) -> bool:
     """Not a string being formatted (``'%s2%s' % (a, b)``)."""
     if isinstance(node, ast.Constant):
