@@ -86,7 +86,7 @@ def conclude(
     what they find. ``located``: display paths of context files (modules looked up outside
     the scanned files), whose findings are placed in the scanned ones."""
     from lintloader.analysis.context import AnalysisContext
-    from lintloader.analysis.frameworks import stub_hooks
+    from lintloader.analysis.framework_loaders import stub_hooks
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names

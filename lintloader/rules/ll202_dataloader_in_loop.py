@@ -119,7 +119,8 @@ from dataclasses import replace
 from lintloader.analysis import built_once
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.declared_loaders import declared_loader_sites
-from lintloader.analysis.frameworks import builder_tokens, framework_built, root_keys
+from lintloader.analysis.framework_loaders import framework_built
+from lintloader.analysis.frameworks import builder_tokens, root_keys
 from lintloader.analysis.loader_cost import SiteCost, loop_cost, place_cost
 from lintloader.analysis.loaders import (
     LoaderSite,
