@@ -46,8 +46,13 @@ class SourceSet:
         cache_dir: Path | None = None,
         roots: Iterable[str] = (),
         max_mb: float = 0.0,
+        writes: bool = True,
     ) -> None:
         self._reader = reader
+        # False: the run reads the cache but writes nothing to it, neither summaries nor the
+        # index (check's fix trial: its edited bytes are never read again, and the index must
+        # keep the edited files as they are on disk)
+        self.writes = writes
         self._max_mb = max_mb  # larger files are problems, found by stat (0: no limit)
         self._overrides = dict(overrides or {})
         self._cache_dir = cache_dir
@@ -277,7 +282,7 @@ class SourceSet:
 
     def save(self) -> None:
         """Store the index for the next run (only this run's files; no-op without a cache)."""
-        if self._cache_dir is None or self._index_path is None:
+        if self._cache_dir is None or self._index_path is None or not self.writes:
             return
         if not self._changed and not self._overrides and len(self._rows) == len(self.index.paths):
             return  # nothing new to remember (each admitted file has a row: the same paths)
