@@ -203,6 +203,16 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
     runs.append(run())  # a file no round takes changed: replayed after a byte search
     assert runs[2].stderr.splitlines()[-1] == "[]", runs[2].stderr
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout != ""
+    # a summarized file changed (a comment): the findings hold, but the fixes edit that file,
+    # so what is fixable is tried again (the fixers and libcst imported), then stored again
+    with (root / "fetch.py").open("a") as fetch:
+        fetch.write("# a comment\n")
+    runs.append(run())
+    assert "libcst" in runs[3].stderr.splitlines()[-1], runs[3].stderr
+    runs.append(run())
+    assert runs[4].stderr.splitlines()[-1] == "[]", runs[4].stderr
+    assert runs[3].stdout == runs[4].stdout == runs[0].stdout
+    assert runs[4].stderr.splitlines()[-2] == runs[0].stderr.splitlines()[-2]  # N fixable
 
 
 def test_fix_trial_writes_nothing_to_the_cache(tmp_path: Path) -> None:
