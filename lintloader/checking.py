@@ -5,8 +5,8 @@ range.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run ne
     from lintloader.rules.base import Rule
     from lintloader.summary.model import FileSummary
 
+FixNames = tuple[tuple[str, ...], ...]  # per finding, the names of the fixes that apply
+
 
 @dataclass
 class CheckOptions:
@@ -32,6 +34,10 @@ class CheckOptions:
     # a run with ``sources`` replays too (or revisits the stored run: incremental/revisit.py),
     # and is stored for the next one (the language server's unsaved buffers)
     replay_sources: bool = False
+    # False: read the cache, write nothing to it (check's fix trial: its edited bytes would
+    # fill it with summaries nobody reads again, and the stat index must keep the files as
+    # they are on disk)
+    cache_writes: bool = True
 
 
 @dataclass
@@ -52,6 +58,10 @@ class CheckResult:
     # roots known from lintloader's framework stubs, not the frameworks' code, that findings
     # start from or pass: (path as shown, function, framework) (analysis/frameworks.py)
     stub_hooks: tuple[tuple[str, str, str], ...] = ()
+    # per finding, the fixes check's fix trial found to apply, stored with the run it replays
+    # (None: not known, the trial runs); and how to store them with this run (None: not stored)
+    fixable: FixNames | None = None
+    remember_fixable: Callable[[FixNames], None] | None = None
 
     @property
     def files_found(self) -> int:
@@ -65,6 +75,14 @@ class CheckResult:
 
             self.linked = Program(())
         return self.linked
+
+    def with_fixes(self, names: FixNames) -> CheckResult:
+        """This result whose findings that name fixes name ``names`` (one per finding)."""
+        findings = [
+            replace(f, fixes=applied) if f.fixes else f
+            for f, applied in zip(self.findings, names, strict=True)
+        ]
+        return replace(self, findings=findings)
 
 
 def active_rules(config: Config) -> list[Rule]:

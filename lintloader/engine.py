@@ -60,7 +60,14 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     problems = list(discovery.problems)
     progress = Progress.for_stderr() if options.progress else None
     max_mb = options.config.max_file_size
-    sources = SourceSet(read_source, options.sources, options.cache_dir, discovery.roots, max_mb)
+    sources = SourceSet(
+        read_source,
+        options.sources,
+        options.cache_dir,
+        discovery.roots,
+        max_mb,
+        writes=options.cache_writes,
+    )
     files = sources.load(discovery.files, problems)
     cache = SummaryCache(options.cache_dir) if options.cache_dir else None
     stats = ParseStats(progress=progress)
@@ -95,7 +102,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     rounds: list[Round] = []
     result = analyzed(rounds=rounds)
     if not _read_context(result):  # its key covers the scanned files only, not the context
-        store_analyzed(result, rounds, shape, run)
+        result.remember_fixable = store_analyzed(result, rounds, shape, run)
     return result
 
 

@@ -170,11 +170,6 @@ def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
     assert 0 < matched < len(files)
 
 
-@pytest.mark.xfail(
-    reason="check tries the fixes in memory to say what is fixable (issue 43); a replayed run "
-    "does not store that yet, so it imports the fixers and libcst (issue 45's warm path)",
-    strict=True,
-)
 def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()
@@ -208,6 +203,43 @@ def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:
     runs.append(run())  # a file no round takes changed: replayed after a byte search
     assert runs[2].stderr.splitlines()[-1] == "[]", runs[2].stderr
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout != ""
+    # a summarized file changed (a comment): the findings hold, but the fixes edit that file,
+    # so what is fixable is tried again (the fixers and libcst imported), then stored again
+    with (root / "fetch.py").open("a") as fetch:
+        fetch.write("# a comment\n")
+    runs.append(run())
+    assert "libcst" in runs[3].stderr.splitlines()[-1], runs[3].stderr
+    runs.append(run())
+    assert runs[4].stderr.splitlines()[-1] == "[]", runs[4].stderr
+    assert runs[3].stdout == runs[4].stdout == runs[0].stdout
+    assert runs[4].stderr.splitlines()[-2] == runs[0].stderr.splitlines()[-2]  # N fixable
+
+
+def test_fix_trial_writes_nothing_to_the_cache(tmp_path: Path) -> None:
+    """check tries the fixes in memory: the edited bytes are summarized, but their summaries
+    are never read again, so only the files on disk fill the summary cache; and the stat index
+    keeps the edited file as it is on disk, so the next run replays it unchanged."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "fetch.py").write_text(
+        "class Fetcher:\n    def __iter__(self):\n        self.loader._iterator = None\n"
+    )
+    cache = tmp_path / "cache"
+    command = [sys.executable, "-m", "lintloader", "check", ".", "-v", "--cache-dir", str(cache)]
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, cwd=root, capture_output=True, text=True, timeout=120, check=False
+        )
+
+    first = run()
+    assert "fixable with `--fix --unsafe-fixes`" in first.stderr  # the trial ran
+    assert "(1 parsed, 0 from cache" in first.stderr, first.stderr
+    assert len(list(cache.glob("summaries-*/*/*.json"))) == 1  # fetch.py's alone
+    second = run()
+    assert "(0 parsed, 1 from cache" in second.stderr, second.stderr  # replayed, not revisited
+    assert second.stdout == first.stdout
+    assert second.stderr.splitlines()[-1] == first.stderr.splitlines()[-1]  # fixable, stored
 
 
 def test_whole_word_search_agrees_with_the_regular_expression() -> None:

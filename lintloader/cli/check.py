@@ -220,7 +220,7 @@ def check(
         write_baseline_file(write_baseline, result)
         raise CheckDone(EXIT_CLEAN)
     baselined = apply_baseline(result, chosen, show_stale_baseline, given, update_baseline)
-    result, tried = tried_fixes(baselined.result, discovery, options, scope, chosen)
+    result, tried = tried_fixes(baselined.result, discovery, options, scope, chosen, fixed is None)
     if fixed is not None:
         fix_notes(result, fixed, tried, unsafe_fixes)
     result = located_in_cells(result)
@@ -307,17 +307,24 @@ def tried_fixes(
     options: CheckOptions,
     scope: ReportScope | None,
     baseline: str | None,
+    stored: bool = True,
 ) -> tuple[CheckResult, Tried | None]:
     """``result`` whose findings name only the fixes ``fix`` would apply to them (the fix
-    rounds run in memory, on what ``fix`` may act on), and what was tried."""
+    rounds run in memory, on what ``fix`` may act on), and what was tried (None: nothing, or
+    the answer was stored with the run, when ``stored`` allows it: a whole scan, no baseline)."""
     if not any(f.fixes for f in result.findings):
         return result, None
+    stored = stored and scope is None and baseline is None
+    if stored and result.fixable is not None and len(result.fixable) == len(result.findings):
+        return result.with_fixes(result.fixable), None
     from lintloader.cli.fix import not_given
     from lintloader.cli.fix_notes import fix_restrict
     from lintloader.fixers.trial import try_fixes
 
     restrict = fix_restrict(scope, baseline)
     tried = try_fixes(discovery, options, restrict, lambda path: not_given(scope, path))
+    if stored and result.remember_fixable is not None:
+        result.remember_fixable(tuple(tried.applied_to(result.findings)))
     return tried.narrowed(result), tried
 
 

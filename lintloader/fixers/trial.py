@@ -55,12 +55,7 @@ class Tried:
 
     def narrowed(self, result: CheckResult) -> CheckResult:
         """``result`` whose findings name only the fixes that apply to them."""
-        names = self.applied_to(result.findings)
-        findings = [
-            replace(f, fixes=applied) if f.fixes else f
-            for f, applied in zip(result.findings, names, strict=True)
-        ]
-        return replace(result, findings=findings)
+        return result.with_fixes(tuple(self.applied_to(result.findings)))
 
 
 def _names(findings: Sequence[Finding], applied: Sequence[Applied]) -> list[tuple[str, ...]]:
@@ -100,6 +95,8 @@ def try_fixes(
     restrict: Restrict | None = None,
     guard: Guard | None = None,
 ) -> Tried:
-    """The fix rounds in memory: safe strategies, then unsafe ones where they are named."""
+    """The fix rounds in memory: safe strategies, then unsafe ones where they are named. They
+    write nothing to the cache: no run reads the edited bytes again."""
+    options = replace(options, cache_writes=False)
     safe = fix_in_memory(discovery, options, load_registry(), False, guard, restrict)
     return with_unsafe(safe, discovery, options, restrict, guard)

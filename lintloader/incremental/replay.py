@@ -29,13 +29,14 @@ from typing import NamedTuple
 from lintloader.cache.code import code_stamp
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.cache.summaries import SummaryCache
+from lintloader.checking import FixNames
 from lintloader.config import Config
 from lintloader.findings import Finding
 from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.read.sources import SourceSet
 
-KIND = "replay 3"
+KIND = "replay 4"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
 
 
@@ -64,6 +65,7 @@ class Replay:
     # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
     reads: DemandReads | None = None
     stub_hooks: tuple[tuple[str, str, str], ...] = ()  # CheckResult.stub_hooks
+    fixable: FixNames | None = None  # CheckResult.fixable: check's fix trial, once it ran
 
 
 def replay_keys(
@@ -142,6 +144,14 @@ def save_replay(cache_dir: Path, index_file: Path, replay: Replay) -> None:
     flat = [number for item in replay.contents if not isinstance(item, str) for number in item]
     stored = (replace(replay, contents=()), digests, flat)
     write_entry(Path(cache_dir), replay_path(index_file), KIND, _Stored, stored)
+
+
+def remember_fixable(cache_dir: Path, index_file: Path, key: str, fixable: FixNames) -> None:
+    """Store check's fix trial (``fixable``, one entry per finding) with the run stored under
+    ``key``, so that a replay of it need not try the fixes again (nor import the fixers)."""
+    stored = read_replay(cache_dir, replay_path(index_file))
+    if stored is not None and stored.key == key and len(stored.findings) == len(fixable):
+        save_replay(cache_dir, index_file, replace(stored, fixable=fixable))
 
 
 # the run without its contents, the contents' digests and their stamps (see save_replay)

@@ -5,14 +5,21 @@ storing each run for the next one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.checking import CheckOptions, CheckResult, conclude
+from lintloader.checking import CheckOptions, CheckResult, FixNames, conclude
 from lintloader.incremental.reads import recorded
-from lintloader.incremental.replay import Replay, StoredRound, content_key, save_replay
+from lintloader.incremental.replay import (
+    Replay,
+    StoredRound,
+    content_key,
+    remember_fixable,
+    save_replay,
+)
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.workers.progress import ParseStats
@@ -42,8 +49,14 @@ def reused(stored: Replay | None, shape: str, key: str, run: Run) -> CheckResult
     return _replayed(stored, key, run)
 
 
-def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run: Run) -> None:
-    """Store an analyzed run, with its selection's trail and what its analysis read."""
+Remember = Callable[[FixNames], None]  # stores check's fix trial with a stored run
+
+
+def store_analyzed(
+    result: CheckResult, rounds: Sequence[Round], shape: str, run: Run
+) -> Remember | None:
+    """Store an analyzed run, with its selection's trail and what its analysis read; how to
+    store check's fix trial with it (None: not stored)."""
     sources, cache, stats = run.sources, run.cache, run.stats
     taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
     summaries = stats.parsed + stats.cached
@@ -63,7 +76,7 @@ def store_analyzed(result: CheckResult, rounds: Sequence[Round], shape: str, run
         reads=reads,
         stub_hooks=result.stub_hooks,
     )
-    _store(stored, cache.used, run)
+    return _store(stored, cache.used, run)
 
 
 def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
@@ -72,6 +85,7 @@ def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
     after which the run is stored again under its new key). When only the lines of a taken
     file moved, the stored selection still holds and only the rules run again."""
     files, _, sources, cache, stats, options = run
+    remember = _rememberer(key, run)
     if stored.key != key:
         from lintloader.incremental.revisit import revisit
 
@@ -83,9 +97,11 @@ def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
         stats.count(parsed=parsed.parsed)
         if revisited.moved:
             return _relinked(stored, revisited, run)
-        # what the edited files now define can link a later commit's calls: keep it
-        stored = replace(stored, taken=revisited.taken, reads=revisited.reads)
-        _store(stored, revisited.entry_keys, run)
+        # what the edited files now define can link a later commit's calls: keep it. The fix
+        # trial holds while no summarized file changed (the fixes edit those files alone)
+        fixable = stored.fixable if revisited.taken == stored.taken else None
+        stored = replace(stored, taken=revisited.taken, reads=revisited.reads, fixable=fixable)
+        remember = _store(stored, revisited.entry_keys, run)
     sources.save()
     stats.cached = stored.summaries - stats.parsed
     findings = list(stored.findings)
@@ -99,6 +115,8 @@ def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
         stored.hidden,
         route="replayed",
         stub_hooks=stored.stub_hooks,
+        fixable=stored.fixable,
+        remember_fixable=remember,
     )
 
 
@@ -132,8 +150,8 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
         reads=reads,
         stub_hooks=result.stub_hooks,
     )
-    _store(again, revisited.entry_keys, run)
-    return replace(result, route="relinked")
+    remember = _store(again, revisited.entry_keys, run)
+    return replace(result, route="relinked", remember_fixable=remember)
 
 
 def _one_file_summarizer(
@@ -150,15 +168,24 @@ def _one_file_summarizer(
     return summarize
 
 
-def _store(stored: Replay, entry_keys: Iterable[str], run: Run) -> None:
+def _store(stored: Replay, entry_keys: Iterable[str], run: Run) -> Remember | None:
     """Store a run (of ``stored.shape``) for the next one to replay, keyed as the files are
     now: the run worked out digests it needed, which the next run's key will include."""
     files, _, sources, cache, _, options = run
     entries = cache.stamps(entry_keys)
     if entries is None or options.cache_dir is None or sources.index_file is None:
-        return
+        return None
     paths = [file.path for file in files]
     key = content_key(stored.shape, paths, sources)
     contents = tuple(sources.content_ids(paths))
     stored = replace(stored, key=key, entries=entries, contents=contents)
     save_replay(options.cache_dir, sources.index_file, stored)
+    return _rememberer(key, run)
+
+
+def _rememberer(key: str, run: Run) -> Remember | None:
+    """How to store check's fix trial with the run stored under ``key``."""
+    cache_dir, index_file = run.options.cache_dir, run.sources.index_file
+    if cache_dir is None or index_file is None:
+        return None
+    return partial(remember_fixable, cache_dir, index_file, key)

@@ -63,7 +63,7 @@ def summarize_files(
             done[copy.path] = at_path(summary, copy.path)
         stats.count(parsed=len(copies))
         key = copies[0][1]
-        if cache and key:
+        if cache and key and sources.writes:
             cache.put(key, summary)
     return {f.path: done[f.path] for f in files if f.path in done}
 

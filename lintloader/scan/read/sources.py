@@ -46,8 +46,13 @@ class SourceSet:
         cache_dir: Path | None = None,
         roots: Iterable[str] = (),
         max_mb: float = 0.0,
+        writes: bool = True,
     ) -> None:
         self._reader = reader
+        # False: the run reads the cache but writes nothing to it, neither summaries nor the
+        # index (check's fix trial: its edited bytes are never read again, and the index must
+        # keep the edited files as they are on disk)
+        self.writes = writes
         self._max_mb = max_mb  # larger files are problems, found by stat (0: no limit)
         self._overrides = dict(overrides or {})
         self._cache_dir = cache_dir
@@ -210,6 +215,11 @@ class SourceSet:
         rows, digests, stamps = self._rows, self.index.digests, self.index.stamps
         return [digests[row] or stamps[row] for row in map(rows.__getitem__, paths)]
 
+    def disk_size(self, path: str) -> int:
+        """The size of the file as last stat'ed (0 for bytes given instead of a file): what
+        its search will read, known without reading it."""
+        return max(self.index.stamps[self._rows[path]][0], 0)
+
     def size(self, path: str) -> int:
         """The size of the bytes analyzed: a notebook's code cells (read again if need be),
         never the size of its file on disk, so a warm run decides as a cold one."""
@@ -277,7 +287,7 @@ class SourceSet:
 
     def save(self) -> None:
         """Store the index for the next run (only this run's files; no-op without a cache)."""
-        if self._cache_dir is None or self._index_path is None:
+        if self._cache_dir is None or self._index_path is None or not self.writes:
             return
         if not self._changed and not self._overrides and len(self._rows) == len(self.index.paths):
             return  # nothing new to remember (each admitted file has a row: the same paths)
