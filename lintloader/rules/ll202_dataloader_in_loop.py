@@ -132,6 +132,8 @@ from lintloader.summary.model import LoopInfo, Site
 from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 
 FIX = "hoist-dataloader"
+HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads changes per pass
+KEEP = "keep-iter-loader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -167,11 +169,8 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     loop = place.loop
     assert loop is not None  # a construction's own loop
     note = _note(site, place)
-    hoistable = (
-        not (place.dependent or once_guarded(site.facts, call.context) or site.pool)
-        and call.bound_to is not None
-        and len(call.bound_to) == 1
-    )
+    movable = not (place.dependent or once_guarded(site.facts, call.context) or site.pool)
+    hoistable = movable and call.bound_to is not None and len(call.bound_to) == 1
     what = "a worker pool started" if site.pool else "DataLoader with workers built"
     cost = _defeated_by_hand(site, loop_cost(ctx, site, loop, call.context.conditions))
     return Finding(
@@ -183,7 +182,7 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         end_line=call.site.end_line,
         message=f"{what} inside `{loop.header}` (line {loop.line}): {cost.phrase}{note}",
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
-        fixes=(FIX,) if hoistable else (),
+        fixes=(HOIST_CALL, FIX) if hoistable else (HOIST_CALL,) if movable else (),
     )
 
 
@@ -266,7 +265,17 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
         ),
         chain=tuple(hops),
         also=tuple(_also_hop(ctx, place) for place in found[1:]),
+        fixes=_place_fixes(best, note),
     )
+
+
+def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
+    """A loop calls what builds the loader: hoist the call; ``__iter__`` builds it: keep it."""
+    if note or place.passed:
+        return ()
+    if place.kind == "iter":
+        return (KEEP,)
+    return (HOIST_CALL,) if place.kind == "loop" and place.loop is not None else ()
 
 
 def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
@@ -379,7 +388,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS),
-    fixes=(FIX,),
+    fixes=(HOIST_CALL, FIX, KEEP),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

@@ -11,11 +11,13 @@ edit never introduces LL201's ``ValueError``. A call whose ``num_workers`` or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from lintloader.analysis.loaders import LoaderSite, Workers, loader_sites
-from lintloader.fixers.base import FixError
-from lintloader.fixers.edit.loader_calls import keyword_arg
+from lintloader.fixers.base import FixError, FixRequest
+from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.replace import replaced
 from lintloader.link.program import Program
 from lintloader.torch_api import NUM_WORKERS_POSITION
@@ -118,3 +120,41 @@ def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
     if not isinstance(between, cst.Comma):
         between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return [*args[:-1], last.with_changes(comma=between), added.with_changes(comma=last.comma)]
+
+
+@dataclass(frozen=True)
+class Build:
+    """The DataLoader construction at the end of a finding's chain, in the parse of its file
+    that the fix edits (``target`` when it is the same file), with what makes it persistent."""
+
+    target: Target
+    call: cst.Call
+    site: LoaderSite
+
+    def persistent(self, updated: cst.CSTNode) -> cst.CSTNode:
+        """``updated`` (this call as rewritten below it) with ``persistent_workers`` on."""
+        assert isinstance(updated, cst.Call)
+        return made_persistent(updated, self.site)
+
+
+def build_of(request: FixRequest, target: Target) -> Build:
+    """The construction the finding's chain ends at, checked to be one that can be made
+    persistent (FixError with the reason otherwise)."""
+    hop = request.finding.chain[-1]
+    path = request.path_of(hop)
+    site = site_at(request.program, path, hop.line, hop.column)
+    if site is None:
+        raise FixError(f"`{hop.action}` is not a DataLoader construction the analysis knows")
+    if path == target.path:
+        call = target.call_at(hop.line, hop.column)
+        where = target
+    else:
+        where = call_at(request, path, hop.line, hop.column)
+        call = where.call
+    if call is None:
+        raise FixError(f"{hop.path}:{hop.line}: no call there")
+    try:
+        made_persistent(call, site)
+    except FixError as exc:
+        raise FixError(f"the loader kept must be persistent: {exc}") from None
+    return Build(where, call, site)
