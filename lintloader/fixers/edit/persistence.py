@@ -110,15 +110,19 @@ def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
 
 
 def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
-    """``args`` plus ``added`` at the end, laid out like the call: with a trailing comma, the
-    new argument takes the last one's comma (and line break) and the last one takes the comma
-    that separates the others."""
-    if not args or not isinstance(args[-1].comma, cst.Comma):
-        return [*args, added]
+    """``args`` plus ``added`` at the end, laid out like the call: the last one takes the comma
+    that separates the others, and the new argument takes the last one's trailing comma (and
+    line break), or the space before the closing parenthesis when there is none."""
+    if not args:
+        return [added]
     last = args[-1]
     between = args[-2].comma if len(args) > 1 else cst.MaybeSentinel.DEFAULT
     if not isinstance(between, cst.Comma):
         between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if not isinstance(last.comma, cst.Comma):  # the line break before `)` stays before it
+        space = last.whitespace_after_arg
+        last = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+        return [*args[:-1], last, added.with_changes(whitespace_after_arg=space)]
     return [*args[:-1], last.with_changes(comma=between), added.with_changes(comma=last.comma)]
 
 
