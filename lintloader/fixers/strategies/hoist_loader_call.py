@@ -29,7 +29,12 @@ import libcst as cst
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import comment_lines, locate, small_statement_at
+from lintloader.fixers.edit.cst_edit import (
+    comment_lines,
+    locate,
+    small_statement_at,
+    walk_statements,
+)
 from lintloader.fixers.edit.epoch_state import reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
 from lintloader.fixers.edit.names import collect
@@ -131,8 +136,10 @@ def _check_unchanged(
         raise FixError(f"its arguments read `{sorted(changed)[0]}`, which the loop assigns")
     if name is not None and name in others.bound:
         raise FixError(f"the loop assigns `{name}` again")
+    if name is not None and name not in others.used:
+        raise FixError(f"the loop does not use `{name}`: nothing iterates the loader there")
     watched = reads(target.call) | _self_reads(request, target)
-    found = state_set(loop.body, watched, skip=statement if name is not None else None)
+    found = state_set(loop.body, watched, skip=statement if name is not None else target.call)
     if found is not None:
         code = target.module.code_for_node(found).strip()
         raise FixError(
@@ -167,9 +174,18 @@ def _check_returns(request: FixRequest, hop: Hop) -> None:
         return
     if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
         bound = small.targets[0].target.value
-        if function is not None and bound in _returned(function):
+        once = function is not None and _binds(function, bound) == 1
+        if once and function is not None and bound in _returned(function):
             return
-    raise FixError(f"`{hop.function}` does not return the loader it builds (line {hop.line})")
+    raise FixError(f"`{hop.function}` does not return the one loader it builds (line {hop.line})")
+
+
+def _binds(function: cst.FunctionDef, name: str) -> int:
+    """How many statements of ``function`` bind ``name`` (two branches that each build a
+    loader: only one of them is on the chain)."""
+    simple = (s for s in walk_statements(function.body) if isinstance(s, cst.SimpleStatementLine))
+    loops = (s.target for s in walk_statements(function.body) if isinstance(s, cst.For))
+    return sum(name in collect([node]).bound for node in (*simple, *loops))
 
 
 def _returned(function: cst.FunctionDef) -> set[str]:

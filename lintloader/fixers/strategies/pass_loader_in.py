@@ -85,7 +85,8 @@ def _callee(target: Target, build: Build, qualname: str) -> Callee:
     if function is None or function.name.value != qualname:
         raise FixError(f"cannot find `{qualname}` around the construction")
     statement = _around(target, build.call, cst.SimpleStatementLine)
-    assert statement is not None
+    if statement is None:
+        raise FixError(f"the construction in `{qualname}` is not a statement of its own line")
     name = _single_binding(statement)
     small = statement.body[0]
     if name is None or not (isinstance(small, cst.Assign) and small.value is build.call):
