@@ -15,9 +15,10 @@ repositories, ``tests/corpus/first_contact.toml``; TREES holds one ``<owner>+<na
 repository, as ``benchmarks/first_contact.py`` reads them). Each tree is copied (into
 ``--work``, a temporary directory by default: the trees are never written) and scanned as a
 project; its true findings are those the labels call true (a waste site's anchor, or an
-adjudicated finding). They are counted twice: at warning and above (what ``fix`` fixes by
-default) and at every severity (``fix --min-severity info``), since most first-contact waste is
-an avoidable pool per evaluation or epoch, reported as info.
+adjudicated finding), counted at warning and above and at every severity (most first-contact
+waste is an avoidable pool per evaluation or epoch, reported as info). One ``fix --min-severity
+info`` (safe) and one with ``--unsafe-fixes`` run on copies; a true finding is ended when no
+finding with its code, file and chain root is left.
 
 Usage::
 
@@ -43,7 +44,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from ecosystem_scan import Row  # noqa: E402
+from ecosystem_scan import WARNING_PLUS, Row  # noqa: E402
 from first_contact import Repo, Score, load_labels  # noqa: E402
 
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -67,6 +68,7 @@ def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 Key = tuple[str, str, str]  # code, path, chain root
+INFO = ("--min-severity", "info")
 
 
 def findings(directory: Path, *flags: str) -> list[dict[str, Any]]:
@@ -120,55 +122,57 @@ def measure(fixture: Path) -> Coverage:
     )
 
 
-def true_keys(repo: Repo, tree: Path, *flags: str) -> Counter[Key]:
-    """The findings of a first-contact tree that its labels call true."""
+def true_keys(repo: Repo, tree: Path) -> tuple[Counter[Key], Counter[Key]]:
+    """The findings of a first-contact tree that its labels call true: at warning and above,
+    and at every severity."""
     score = Score(repo)
-    found = findings(tree, *flags)
-    return Counter(
-        key(f)
-        for f in found
-        if score.is_true(Row(repo.repo, repo.commit, f["code"], f["severity"], f["path"],
-                             f["line"], f["message"]))
-    )  # fmt: skip
+    warning: Counter[Key] = Counter()
+    every: Counter[Key] = Counter()
+    for f in findings(tree, *INFO):
+        row = Row(repo.repo, repo.commit, f["code"], f["severity"], f["path"], f["line"], "")
+        if score.is_true(row):
+            every[key(f)] += 1
+            warning[key(f)] += f["severity"] in WARNING_PLUS
+    return +warning, every
 
 
-def ended_in_tree(
-    tree: Path, work: Path, before: Counter[Key], severity: tuple[str, ...], *flags: str
-) -> int:
-    """How many of ``before`` a ``fix`` of a copy of ``tree`` ends."""
+def ended_in_tree(tree: Path, work: Path, before: Counter[Key], *flags: str) -> Counter[Key]:
+    """Which of ``before`` a ``fix --min-severity info`` of a copy of ``tree`` ends."""
     copy = work / "fixing"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(tree, copy)
-    lintloader("fix", ".", *severity, *flags, cwd=copy)
-    after = keys(copy, *severity)
+    lintloader("fix", ".", *INFO, *flags, cwd=copy)
+    after = keys(copy, *INFO)
     shutil.rmtree(copy)
-    return sum((before - after).values())
+    return before - after
 
 
 def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
-    """Two rows: the tree's true findings at warning and above, and at every severity."""
+    """Two rows: the tree's true findings at warning and above, and at every severity, and
+    how many of them one safe and one unsafe ``fix --min-severity info`` end."""
     copy = work / "scanned"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(tree, copy)
-    rows = []
-    for flags in ((), ("--min-severity", "info")):
-        before = true_keys(repo, copy, *flags)
-        name = f"{repo.repo}{' (any severity)' if flags else ''}"
-        if not before:
-            rows.append(Coverage(name, 0, 0, 0, 0, 0))
-            continue
-        safe = ended_in_tree(copy, work, before, flags)
-        unsafe = ended_in_tree(copy, work, before, flags, "--unsafe-fixes")
-        rows.append(Coverage(name, sum(before.values()), 0, 0, safe, unsafe))
+    warning, every = true_keys(repo, copy)
+    safe = ended_in_tree(copy, work, every) if every else Counter()
+    unsafe = ended_in_tree(copy, work, every, "--unsafe-fixes") if every else Counter()
     shutil.rmtree(copy)
-    return rows
+    return [
+        Coverage(repo.repo, total(warning), 0, 0, total(safe & warning), total(unsafe & warning)),
+        Coverage(f"{repo.repo} (any severity)", total(every), 0, 0, total(safe), total(unsafe)),
+    ]
+
+
+def total(counts: Counter[Key]) -> int:
+    return sum(counts.values())
 
 
 def contact_rows(trees: Path, work: Path) -> list[Coverage]:
+    """Every labelled repository with waste (or an adjudicated finding) whose tree is there."""
     rows: list[Coverage] = []
     for repo in load_labels():
         tree = trees / repo.folder
-        if tree.is_dir():
+        if tree.is_dir() and (repo.waste or repo.adjudicated):
             rows += measure_contact(repo, tree, work)
     return rows
 
