@@ -140,6 +140,14 @@ class Build:
         assert isinstance(updated, cst.Call)
         return made_persistent(updated, self.site)
 
+    def made_persistent_alone(self) -> dict[str, bytes]:
+        """Its file with only this call made persistent (the construction is in another file
+        than the one the fix rewrites)."""
+        module = self.target.module
+        return self.target.result(
+            replaced(module, self.call, made_persistent(self.call, self.site))
+        )
+
 
 def build_of(request: FixRequest, target: Target) -> Build:
     """The construction the finding's chain ends at, checked to be one that can be made

@@ -38,7 +38,7 @@ from lintloader.fixers.edit.cst_edit import (
 from lintloader.fixers.edit.epoch_state import reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
 from lintloader.fixers.edit.names import collect
-from lintloader.fixers.edit.persistence import Build, build_of
+from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
 
 NAMES = ("loader", "data_loader", "train_loader")
@@ -67,7 +67,7 @@ def apply(request: FixRequest) -> Edits | None:
         edits.update(_bind_before(target, loop, fresh_name(target, loop)))
     result = target.result(rewritten(target.module, edits))
     if build.target is not target:
-        result.update(_persistent_elsewhere(build))
+        result.update(build.made_persistent_alone())
     return result
 
 
@@ -255,12 +255,6 @@ def _move_before(statement: cst.SimpleStatementLine, loop: Loop) -> dict[cst.CST
         return cst.FlattenSentinel([*moved, updated])
 
     return {statement: take, loop: before}
-
-
-def _persistent_elsewhere(build: Build) -> Edits:
-    """The construction, in another file than the loop, made persistent."""
-    where = build.target
-    return where.result(rewritten(where.module, {build.call: build.persistent}))
 
 
 STRATEGY = FixStrategy(

@@ -30,7 +30,6 @@ from lintloader.fixers.edit.loader_calls import Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
-from lintloader.fixers.strategies.hoist_loader_call import _persistent_elsewhere
 
 ITER = "__iter__"
 NAMES = ("_loader", "_kept_loader")
@@ -64,7 +63,7 @@ def apply(request: FixRequest) -> Edits | None:
     edits.update(_start(init, target.module, attribute))
     result = target.result(rewritten(target.module, edits))
     if build.target is not target:
-        result.update(_persistent_elsewhere(build))
+        result.update(build.made_persistent_alone())
     return result
 
 
