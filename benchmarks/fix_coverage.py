@@ -208,10 +208,11 @@ def main() -> int:
     parser.add_argument("--contact", type=Path, default=None, help="first-contact trees")
     parser.add_argument("--work", type=Path, default=None, help="where trees are copied")
     parser.add_argument("--no-fixtures", action="store_true", help="the first-contact set only")
+    parser.add_argument("--rules", default="*", help="the fixtures of these codes (a glob)")
     args = parser.parse_args()
     result: dict[str, object] = {}
     if not args.no_fixtures:
-        result.update(fixture_result())
+        result.update(fixture_result(args.rules))
     if args.contact is not None:
         with tempfile.TemporaryDirectory() as scratch:
             work = args.work or Path(scratch)
@@ -231,8 +232,8 @@ def main() -> int:
     return 0
 
 
-def fixture_result() -> dict[str, object]:
-    rows = [measure(path) for path in sorted(FIXTURES.glob("*/*.py"))]
+def fixture_result(rules: str = "*") -> dict[str, object]:
+    rows = [measure(path) for path in sorted(FIXTURES.glob(f"{rules}/*.py"))]
     rows = [row for row in rows if row.findings]
     show(rows, f"{len(rows)} rule fixtures")
     return {"totals": totals_of(rows), "fixtures": [asdict(r) for r in rows]}
