@@ -10,11 +10,22 @@ Every fixture file under ``fixtures/rules/<CODE>/`` is copied alone into a tempo
 2. ``fix`` then ``check`` on one copy, ``fix --unsafe-fixes`` then ``check`` on another: a finding
    is ended when no finding with its code and its chain's root is left.
 
+With ``--contact TREES`` it also measures the first-contact set (issue 42's labelled training
+repositories, ``tests/corpus/first_contact.toml``; TREES holds one ``<owner>+<name>/`` tree per
+repository, as ``benchmarks/first_contact.py`` reads them). Each tree is copied (into
+``--work``, a temporary directory by default: the trees are never written) and scanned as a
+project; its true findings are those the labels call true (a waste site's anchor, or an
+adjudicated finding), counted at warning and above and at every severity (most first-contact
+waste is an avoidable pool per evaluation or epoch, reported as info). One ``fix --min-severity
+info`` (safe) and one with ``--unsafe-fixes`` run on copies; a true finding is ended when no
+finding with its code, file and chain root is left.
+
 Usage::
 
     python benchmarks/fix_coverage.py [--out benchmarks/results-fix-coverage.json]
+    python benchmarks/fix_coverage.py --contact /tmp/contact_trees --work /tmp/fixes_x
 
-Prints one line per fixture with findings and the totals.
+Prints one line per fixture (and per repository) with findings and the totals.
 """
 
 from __future__ import annotations
@@ -29,8 +40,13 @@ import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from ecosystem_scan import WARNING_PLUS, Row  # noqa: E402
+from first_contact import Repo, Score, load_labels  # noqa: E402
+
 FIXTURES = ROOT / "fixtures" / "rules"
 FIXABLE = re.compile(r"\[\*\] (\d+) fixable with `--fix`(?: \((\d+) more with `--unsafe-fixes`\))?")
 UNSAFE_ONLY = re.compile(r"\[\*\] (\d+) fixable with `--fix --unsafe-fixes`")
@@ -51,11 +67,23 @@ def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def keys(directory: Path) -> Counter[tuple[str, str]]:
-    """(code, chain root) of every finding at warning and above."""
-    done = lintloader("check", ".", "--output-format", "json", cwd=directory)
-    found = json.loads(done.stdout)
-    return Counter((f["code"], f["chain"][0]["function"] if f["chain"] else "") for f in found)
+Key = tuple[str, str, str]  # code, path, chain root
+INFO = ("--min-severity", "info")
+
+
+def findings(directory: Path, *flags: str) -> list[dict[str, Any]]:
+    done = lintloader("check", ".", "--output-format", "json", *flags, cwd=directory)
+    return list(json.loads(done.stdout or "[]"))
+
+
+def key(finding: dict[str, Any]) -> Key:
+    chain = finding["chain"]
+    return (finding["code"], finding["path"], chain[0]["function"] if chain else "")
+
+
+def keys(directory: Path, *flags: str) -> Counter[Key]:
+    """(code, path, chain root) of every finding at warning and above (``flags`` may lower it)."""
+    return Counter(key(f) for f in findings(directory, *flags))
 
 
 def claimed(directory: Path) -> tuple[int, int]:
@@ -69,7 +97,7 @@ def claimed(directory: Path) -> tuple[int, int]:
     return 0, 0
 
 
-def ended(fixture: Path, before: Counter[tuple[str, str]], *flags: str) -> int:
+def ended(fixture: Path, before: Counter[Key], *flags: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(fixture, tmp)
         lintloader("fix", ".", *flags, cwd=Path(tmp))
@@ -94,36 +122,121 @@ def measure(fixture: Path) -> Coverage:
     )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    rows = [measure(path) for path in sorted(FIXTURES.glob("*/*.py"))]
-    rows = [row for row in rows if row.findings]
-    for row in rows:
-        print(
-            f"{row.fixture}: {row.findings} findings; fixable claimed {row.claimed_safe} safe, "
-            f"{row.claimed_any} any; ended {row.ended_safe} safe, {row.ended_any} any"
-        )
-    total = sum(row.findings for row in rows)
-    totals = {
-        "findings": total,
+def true_keys(repo: Repo, tree: Path) -> tuple[Counter[Key], Counter[Key]]:
+    """The findings of a first-contact tree that its labels call true: at warning and above,
+    and at every severity."""
+    score = Score(repo)
+    warning: Counter[Key] = Counter()
+    every: Counter[Key] = Counter()
+    for f in findings(tree, *INFO):
+        row = Row(repo.repo, repo.commit, f["code"], f["severity"], f["path"], f["line"], "")
+        if score.is_true(row):
+            every[key(f)] += 1
+            warning[key(f)] += f["severity"] in WARNING_PLUS
+    return +warning, every
+
+
+def ended_in_tree(tree: Path, work: Path, before: Counter[Key], *flags: str) -> Counter[Key]:
+    """Which of ``before`` a ``fix --min-severity info`` of a copy of ``tree`` ends."""
+    copy = work / "fixing"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(tree, copy)
+    lintloader("fix", ".", *INFO, *flags, cwd=copy)
+    after = keys(copy, *INFO)
+    shutil.rmtree(copy)
+    return before - after
+
+
+def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
+    """Two rows: the tree's true findings at warning and above, and at every severity, and
+    how many of them one safe and one unsafe ``fix --min-severity info`` end."""
+    copy = work / "scanned"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(tree, copy)
+    warning, every = true_keys(repo, copy)
+    safe = ended_in_tree(copy, work, every) if every else Counter()
+    unsafe = ended_in_tree(copy, work, every, "--unsafe-fixes") if every else Counter()
+    shutil.rmtree(copy)
+    return [
+        Coverage(repo.repo, total(warning), 0, 0, total(safe & warning), total(unsafe & warning)),
+        Coverage(f"{repo.repo} (any severity)", total(every), 0, 0, total(safe), total(unsafe)),
+    ]
+
+
+def total(counts: Counter[Key]) -> int:
+    return sum(counts.values())
+
+
+def contact_rows(trees: Path, work: Path) -> list[Coverage]:
+    """Every labelled repository with waste (or an adjudicated finding) whose tree is there."""
+    rows: list[Coverage] = []
+    for repo in load_labels():
+        tree = trees / repo.folder
+        if tree.is_dir() and (repo.waste or repo.adjudicated):
+            rows += measure_contact(repo, tree, work)
+    return rows
+
+
+def totals_of(rows: list[Coverage]) -> dict[str, int]:
+    return {
+        "findings": sum(row.findings for row in rows),
         **{
             name: sum(getattr(row, name) for row in rows)
             for name in ("claimed_safe", "claimed_any", "ended_safe", "ended_any")
         },
     }
-    print(
-        f"total: {total} findings in {len(rows)} fixtures; ended by safe fixes "
-        f"{totals['ended_safe']} ({100 * totals['ended_safe'] / total:.0f} %), by any fix "
-        f"{totals['ended_any']} ({100 * totals['ended_any'] / total:.0f} %); check claimed "
-        f"{totals['claimed_safe']} safe, {totals['claimed_any']} any"
-    )
-    if args.out is not None:
-        args.out.write_text(
-            json.dumps({"totals": totals, "fixtures": [asdict(r) for r in rows]}, indent=2) + "\n"
+
+
+def show(rows: list[Coverage], what: str) -> None:
+    for row in rows:
+        print(
+            f"{row.fixture}: {row.findings} findings; fixable claimed {row.claimed_safe} safe, "
+            f"{row.claimed_any} any; ended {row.ended_safe} safe, {row.ended_any} any"
         )
+    totals = totals_of(rows)
+    total = totals["findings"] or 1
+    print(
+        f"total, {what}: {totals['findings']} findings; ended by safe fixes "
+        f"{totals['ended_safe']} ({100 * totals['ended_safe'] / total:.0f} %), by any fix "
+        f"{totals['ended_any']} ({100 * totals['ended_any'] / total:.0f} %)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--contact", type=Path, default=None, help="first-contact trees")
+    parser.add_argument("--work", type=Path, default=None, help="where trees are copied")
+    parser.add_argument("--no-fixtures", action="store_true", help="the first-contact set only")
+    parser.add_argument("--rules", default="*", help="the fixtures of these codes (a glob)")
+    args = parser.parse_args()
+    result: dict[str, object] = {}
+    if not args.no_fixtures:
+        result.update(fixture_result(args.rules))
+    if args.contact is not None:
+        with tempfile.TemporaryDirectory() as scratch:
+            work = args.work or Path(scratch)
+            work.mkdir(parents=True, exist_ok=True)
+            rows = [row for row in contact_rows(args.contact, work) if row.findings]
+        warning = [row for row in rows if not row.fixture.endswith("(any severity)")]
+        every = [row for row in rows if row.fixture.endswith("(any severity)")]
+        show(warning, "first contact, warning and above")
+        show(every, "first contact, any severity")
+        result["first_contact"] = {
+            "warning_plus": totals_of(warning),
+            "any_severity": totals_of(every),
+            "repositories": [asdict(r) for r in rows],
+        }
+    if args.out is not None:
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def fixture_result(rules: str = "*") -> dict[str, object]:
+    rows = [measure(path) for path in sorted(FIXTURES.glob(f"{rules}/*.py"))]
+    rows = [row for row in rows if row.findings]
+    show(rows, f"{len(rows)} rule fixtures")
+    return {"totals": totals_of(rows), "fixtures": [asdict(r) for r in rows]}
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ _ENTRIES = (
     FixSafety("remove-reset-call", True),
     FixSafety("move-reset-after-loop", True),
     FixSafety("persistent-workers-stateless", True),
+    FixSafety("hoist-loader-call", True),
+    FixSafety("keep-iter-loader", True),
+    FixSafety("pass-loader-in", True),
     FixSafety(
         "remove-call",
         False,

@@ -14,7 +14,8 @@ from conftest import FIXTURES, run_cli
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     shutil.copy(FIXTURES / "rules" / "LL101" / "fix_before.py", tmp_path / "fetch.py")
-    shutil.copy(FIXTURES / "rules" / "LL202" / "fix_before.py", tmp_path / "train.py")
+    # the loop sets state on the dataset: only the unsafe hoist-dataloader applies
+    shutil.copy(FIXTURES / "fix" / "hoist_dataloader_state.in.py", tmp_path / "train.py")
     return tmp_path
 
 
@@ -45,7 +46,7 @@ def test_fix_applies_safe_fixes_and_notes_what_is_left(project: Path) -> None:
         FIXTURES / "rules" / "LL101" / "fix_after.py"
     ).read_bytes()
     assert "Fixed 1 finding:\n- fetch.py:\n    1 \u00d7 LL101 (relocate)" in done.stderr
-    assert "note: train.py:8:18: LL202 not fixed: `--unsafe-fixes` offers hoist-dataloader" in (
+    assert "note: train.py:12:18: LL202 not fixed: `--unsafe-fixes` offers hoist-dataloader" in (
         done.stderr
     )
     assert "[*] 1 fixable with `--fix --unsafe-fixes`." in done.stderr  # not the one that failed

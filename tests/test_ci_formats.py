@@ -37,9 +37,25 @@ GITLAB_SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ci") / "proj"
     shutil.copytree(LIGHTNING, root / "minilight")
-    shutil.copy(LL202, root / "train.py")
+    (root / "train.py").write_text(stateful(LL202.read_text()))
     (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
     return root
+
+
+STATE = (  # a statement setting per-epoch state on the dataset, after each loop's header
+    ("    for epoch in range(epochs):\n", "        dataset.epoch = epoch\n"),
+    ("    while step < epochs:\n", "        dataset.epoch = step\n"),
+)
+
+
+def stateful(source: str) -> str:
+    """positive.py whose loops set per-epoch state on the dataset: the safe hoist-loader-call
+    refuses both, so the loop-built loader has only the unsafe hoist-dataloader, and the one
+    built through a helper has no fix."""
+    for loop, state in STATE:
+        assert loop in source
+        source = source.replace(loop, loop + state, 1)
+    return source
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,7 @@ from trust_support import make_env
 REPO = Path(__file__).resolve().parents[1]
 LIGHTNING = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 LL202 = REPO / "fixtures" / "rules" / "LL202" / "positive.py"
+STATEFUL = REPO / "fixtures" / "fix" / "hoist_dataloader_state.in.py"  # only an unsafe fix
 FETCHING = "minilight/utilities/fetching.py"
 SUMMARY = re.compile(
     r"Found (\d+) findings? .*in (\d+) files?(?:, its project's (\d+) files? read)? "
@@ -82,13 +83,16 @@ def test_check_fix_and_fix_note_every_finding_they_leave(loose: Path) -> None:
     leave, saying why (issue 43): the fix that needs ``--unsafe-fixes``, or no fixer."""
     lone = "note: no project holds"  # the summary's own note: the file is checked alone
     for command in (["check", "--fix"], ["fix"]):
-        done = run_cli(*command, "--no-cache", "train.py", cwd=loose)
+        shutil.copy(LL202, loose / "train.py")
+        shutil.copy(STATEFUL, loose / "state.py")
+        done = run_cli(*command, "--no-cache", "train.py", "state.py", cwd=loose)
         assert done.returncode == 1, done.stderr
         lines = done.stderr.splitlines()
         notes = [line for line in lines if line.startswith("note: ") and not line.startswith(lone)]
         assert len(notes) == 3, done.stderr
-        assert "`--unsafe-fixes` offers hoist-dataloader" in notes[0]
-        assert all("no fixer for this shape" in note for note in notes[1:])
+        assert "state.py:12: LL202 hoist-loader-call not applied: the loop sets" in notes[0]
+        assert "`--unsafe-fixes` offers hoist-dataloader" in notes[1]
+        assert "train.py:29" in notes[2] and "no fixer for this shape" in notes[2]
 
 
 @pytest.mark.parametrize("command", ["fix", "check"])

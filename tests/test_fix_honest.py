@@ -73,6 +73,7 @@ from torch.utils.data import DataLoader
 
 def train(dataset, epochs, workers):
     for epoch in range(epochs):
+        dataset.epoch = epoch  # per-epoch state: the safe hoist-loader-call refuses
         loader = DataLoader(dataset, batch_size=2, num_workers=workers, persistent_workers=True)
         for batch in loader:
             pass
@@ -85,7 +86,7 @@ def test_the_guard_and_the_hoist_of_one_loader_compose(tmp_path: Path) -> None:
     assert "[*] 1 fixable with `--fix` (1 more with `--unsafe-fixes`)." in done.stderr
     safe = run_cli("fix", "--no-cache", ".", cwd=tmp_path)
     assert safe.returncode == 1  # the LL202 is left
-    assert "mod.py:6: LL201 fixed by persistent-workers-guard (mod.py)" in safe.stderr
+    assert "mod.py:7: LL201 fixed by persistent-workers-guard (mod.py)" in safe.stderr
     assert "not fixed: `--unsafe-fixes` offers hoist-dataloader" in safe.stderr
     assert "changed" not in safe.stderr
     assert "Fixed 1 finding in 1 file; 1 finding left (1 fixable with --unsafe-fixes)." in (

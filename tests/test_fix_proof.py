@@ -175,7 +175,7 @@ def test_summary_never_says_fixed_while_the_loader_still_respawns(tmp_path: Path
     info = ("--min-severity", "info")
     done = lintloader("fix", "--no-cache", "--unsafe-fixes", *info, "mod.py", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
-    assert "LL202 changed by hoist-dataloader (mod.py) but not fixed: LL205 [info]" in done.stderr
+    assert "LL202 changed by hoist-loader-call (mod.py) but not fixed: LL205 [info]" in done.stderr
     assert "fixed by" not in done.stderr
     assert "Fixed 0 findings in 1 file; 1 changed but not fixed" in done.stderr
     assert "persistent_workers=True" in (tmp_path / "mod.py").read_text()
@@ -262,7 +262,16 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("rules/LL201/fix_before.py", "train", {"workers": 0}, control="Value", pids=0),
         Harness("rules/LL201/fix_flow_before.py", "train", {"workers": 0}, control="Value", pids=0),
     ],
-    "hoist-dataloader": [Harness("rules/LL202/fix_before.py", "train", {"epochs": 3})],
+    "hoist-dataloader": [Harness("fix/hoist_dataloader_state.in.py", "train", {"epochs": 3})],
+    "hoist-loader-call": [
+        Harness("rules/LL202/fix_before.py", "train", {"epochs": 3}),
+        Harness("fix/hoist_call_helper.in.py", "train", {"epochs": 3}),
+        Harness("fix/hoist_call_method.in.py", "train", {"epochs": 3}),
+        Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
+    ],
+    "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 3})],
+    # validate() every other step: 6 pools in 3 epochs before, one after
+    "pass-loader-in": [Harness("fix/pass_loader_in.in.py", "train", {"epochs": 3})],
     "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],

@@ -588,10 +588,15 @@ def test_hook_refuses_a_run_directory_others_can_write(
 def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(
     tmp_path: Path, processes: Processes
 ) -> None:
-    """A loader built directly in the epoch loop: LL202, covered only by hoist-dataloader
-    (unsafe). The advice says so; plain `fix` leaves it, `fix --unsafe-fixes` fixes it, and
-    the fixed script traces OK."""
-    shutil.copy(SCRIPTS / "direct_loop.py", tmp_path / "direct_loop.py")
+    """A loader built directly in the epoch loop that also sets state on the dataset: LL202,
+    covered only by hoist-dataloader (unsafe; the safe hoist-loader-call refuses). The advice
+    says so; plain `fix` leaves it, `fix --unsafe-fixes` fixes it, and the fixed script traces
+    OK."""
+    loop = "    for epoch in range(3):\n"
+    source = (SCRIPTS / "direct_loop.py").read_text()
+    assert loop in source
+    stateful = source.replace(loop, f"{loop}        dataset.epoch = epoch\n")
+    (tmp_path / "direct_loop.py").write_text(stateful)
     env = trace_env(tmp_path / "cache")
 
     def trace() -> subprocess.CompletedProcess[str]:
@@ -604,7 +609,7 @@ def test_advice_names_unsafe_fixes_when_only_an_unsafe_fixer_covers_it(
     first = trace()
     assert first.returncode == 1, first.stderr
     assert (
-        "change: LL202 at direct_loop.py:14: only an unsafe fix covers it: "
+        "change: LL202 at direct_loop.py:15: only an unsafe fix covers it: "
         "`lintloader fix --unsafe-fixes direct_loop.py` (hoist-dataloader; review the diff)"
     ) in first.stderr
     (site,) = json.loads((tmp_path / "r.json").read_text())["sites"]

@@ -56,7 +56,7 @@ def test_fix_rewrites_only_the_edited_cell(tmp_path: Path) -> None:
     path.write_bytes(text.encode())
     done = run_cli("fix", "--no-cache", "--unsafe-fixes", "train.ipynb", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "train.ipynb:cell 2:4: LL202 fixed by hoist-dataloader" in done.stderr
+    assert "train.ipynb:cell 2:4: LL202 fixed by hoist-loader-call" in done.stderr
     written = path.read_text()
     assert written != text
     for kept in untouched:

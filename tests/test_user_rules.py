@@ -135,7 +135,7 @@ def test_findings_name_their_fixers() -> None:
     }
     assert fixes == {
         "LL201": ["persistent-workers-guard"],
-        "LL202": ["hoist-dataloader"],
+        "LL202": ["hoist-loader-call"],  # safe: the loop sets nothing on the dataset
         "LL203": ["reuse-iterator"],
         "LL204": ["persistent-workers-stateless"],  # the loop sets no per-epoch state
     }

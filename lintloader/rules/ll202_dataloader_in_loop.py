@@ -57,6 +57,19 @@ for epoch in range(epochs):
 ```
 
 ### Fix safety
+`hoist-loader-call` (safe): builds a loader made at every iteration once before the loop,
+persistent: `loader = DataLoader(...)` or `loader = make_loader(args)` moves there, and a call the
+loop iterates (`for batch in DataLoader(...)`, `for batch in self.train_loader()`) is bound to a
+name first; through helpers and methods that return the loader. `pass-loader-in` (safe): a
+function called from the loop that builds and consumes its own loader (`validate(...)` every N
+steps) gets it built once in the caller, persistent, and passed in (`val_loader=None` is added,
+and the function builds its own only when given none). `keep-iter-loader` (safe): a wrapper's
+`__iter__` builds the loader on the first pass and keeps it (`if self._loader is None:`),
+persistent. Each is refused, with the reason, where the loader built once could differ from the
+one built each time: what it reads is bound in the loop, or the loop (or another method of the
+wrapper) sets per-epoch state on it (`set_epoch`, an attribute assigned, a method called), which
+persistent workers would not see.
+
 `hoist-dataloader` (unsafe): moves the assignment `name = DataLoader(...)` out of the loop, to
 just before it (with the comment lines above it), when no argument reads a name the loop binds
 or assigns, and makes the loader persistent when the loop uses it again: `persistent_workers=True`
@@ -141,6 +154,9 @@ from lintloader.summary.model import LoopInfo, Site
 from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
 
 FIX = "hoist-dataloader"
+HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads changes per pass
+KEEP = "keep-iter-loader"
+PASS_IN = "pass-loader-in"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -177,11 +193,8 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
     loop = place.loop
     assert loop is not None  # a construction's own loop
     note = _note(site, place)
-    hoistable = (
-        not (place.dependent or built_once.guarded(site.facts, call.context) or site.pool)
-        and call.bound_to is not None
-        and len(call.bound_to) == 1
-    )
+    movable = not (place.dependent or built_once.guarded(site.facts, call.context) or site.pool)
+    hoistable = movable and call.bound_to is not None and len(call.bound_to) == 1
     what = "a worker pool started" if site.pool else "DataLoader with workers built"
     cost = _defeated_by_hand(site, loop_cost(ctx, site, loop, call.context.conditions))
     return Finding(
@@ -193,7 +206,7 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         end_line=call.site.end_line,
         message=f"{what} inside `{loop.header}` (line {loop.line}): {cost.phrase}{note}",
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
-        fixes=(FIX,) if hoistable else (),
+        fixes=(HOIST_CALL, FIX) if hoistable else (HOIST_CALL,) if movable else (),
     )
 
 
@@ -276,7 +289,18 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
         ),
         chain=tuple(hops),
         also=tuple(_also_hop(ctx, place) for place in found[1:]),
+        fixes=_place_fixes(best, note),
     )
+
+
+def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
+    """A loop calls what builds the loader: hoist the call, or build it in the caller and pass
+    it in; ``__iter__`` builds it: keep it."""
+    if note or place.passed:
+        return ()
+    if place.kind == "iter":
+        return (KEEP,)
+    return (HOIST_CALL, PASS_IN) if place.kind == "loop" and place.loop is not None else ()
 
 
 def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
@@ -390,7 +414,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(FIX,),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

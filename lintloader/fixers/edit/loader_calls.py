@@ -3,11 +3,12 @@ loop around it, in a freshly parsed module (matched by position, edited by node 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from lintloader.fixers.base import FixError, FixRequest
 from lintloader.fixers.edit.parsing import parse_module
@@ -25,6 +26,11 @@ class Target:
     module: cst.Module
     call: cst.Call
     parents: dict[cst.CSTNode, cst.CSTNode]
+    positions: Mapping[cst.CSTNode, CodeRange] = field(default_factory=dict)
+
+    def call_at(self, line: int, column: int) -> cst.Call | None:
+        """Another call of the same module, at ``line:column`` (1-based)."""
+        return _call_at(self.positions, line, column)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
@@ -95,14 +101,23 @@ def call_at(
     wrapper = MetadataWrapper(parse_module(source))
     positions = wrapper.resolve(PositionProvider)
     parents = dict(wrapper.resolve(ParentNodeProvider))
-    for node, where in positions.items():
-        if (
-            isinstance(node, cst.Call)
+    found = _call_at(positions, line, column)
+    if found is None:
+        raise FixError(f"{display}:{line}:{column}: no call there")
+    return Target(path, wrapper.module, found, parents, positions)
+
+
+def _call_at(positions: Mapping[cst.CSTNode, CodeRange], line: int, column: int) -> cst.Call | None:
+    return next(
+        (
+            node
+            for node, where in positions.items()
+            if isinstance(node, cst.Call)
             and where.start.line == line
             and where.start.column + 1 == column
-        ):
-            return Target(path, wrapper.module, node, parents)
-    raise FixError(f"{display}:{line}:{column}: no call there")
+        ),
+        None,
+    )
 
 
 def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:

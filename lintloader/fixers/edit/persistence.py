@@ -11,11 +11,13 @@ edit never introduces LL201's ``ValueError``. A call whose ``num_workers`` or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from lintloader.analysis.loaders import LoaderSite, Workers, loader_sites
-from lintloader.fixers.base import FixError
-from lintloader.fixers.edit.loader_calls import keyword_arg
+from lintloader.fixers.base import FixError, FixRequest
+from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.replace import replaced
 from lintloader.link.program import Program
 from lintloader.torch_api import NUM_WORKERS_POSITION
@@ -108,13 +110,63 @@ def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
 
 
 def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
-    """``args`` plus ``added`` at the end, laid out like the call: with a trailing comma, the
-    new argument takes the last one's comma (and line break) and the last one takes the comma
-    that separates the others."""
-    if not args or not isinstance(args[-1].comma, cst.Comma):
-        return [*args, added]
+    """``args`` plus ``added`` at the end, laid out like the call: the last one takes the comma
+    that separates the others, and the new argument takes the last one's trailing comma (and
+    line break), or the space before the closing parenthesis when there is none."""
+    if not args:
+        return [added]
     last = args[-1]
     between = args[-2].comma if len(args) > 1 else cst.MaybeSentinel.DEFAULT
     if not isinstance(between, cst.Comma):
         between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if not isinstance(last.comma, cst.Comma):  # the line break before `)` stays before it
+        space = last.whitespace_after_arg
+        last = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+        return [*args[:-1], last, added.with_changes(whitespace_after_arg=space)]
     return [*args[:-1], last.with_changes(comma=between), added.with_changes(comma=last.comma)]
+
+
+@dataclass(frozen=True)
+class Build:
+    """The DataLoader construction at the end of a finding's chain, in the parse of its file
+    that the fix edits (``target`` when it is the same file), with what makes it persistent."""
+
+    target: Target
+    call: cst.Call
+    site: LoaderSite
+
+    def persistent(self, updated: cst.CSTNode) -> cst.CSTNode:
+        """``updated`` (this call as rewritten below it) with ``persistent_workers`` on."""
+        assert isinstance(updated, cst.Call)
+        return made_persistent(updated, self.site)
+
+    def made_persistent_alone(self) -> dict[str, bytes]:
+        """Its file with only this call made persistent (the construction is in another file
+        than the one the fix rewrites)."""
+        module = self.target.module
+        return self.target.result(
+            replaced(module, self.call, made_persistent(self.call, self.site))
+        )
+
+
+def build_of(request: FixRequest, target: Target) -> Build:
+    """The construction the finding's chain ends at, checked to be one that can be made
+    persistent (FixError with the reason otherwise)."""
+    hop = request.finding.chain[-1]
+    path = request.path_of(hop)
+    site = site_at(request.program, path, hop.line, hop.column)
+    if site is None:
+        raise FixError(f"`{hop.action}` is not a DataLoader construction the analysis knows")
+    if path == target.path:
+        call = target.call_at(hop.line, hop.column)
+        where = target
+    else:
+        where = call_at(request, path, hop.line, hop.column)
+        call = where.call
+    if call is None:
+        raise FixError(f"{hop.path}:{hop.line}: no call there")
+    try:
+        made_persistent(call, site)
+    except FixError as exc:
+        raise FixError(f"the loader kept must be persistent: {exc}") from None
+    return Build(where, call, site)

@@ -1,11 +1,10 @@
 """persistent-workers-stateless (safe), for LL204: ``add-persistent-workers``'s edit, made only
 when nothing in the epoch loop sets per-epoch state on the dataset, the sampler or the loader.
 
-Persistence has a price: the workers keep the copy of the dataset they started with, so state
-the main process sets between epochs (``sampler.set_epoch(epoch)``,
-``dataset.difficulty = ...``) no longer reaches them. Where the loop that runs the epochs sets
-none (no ``set_epoch`` call, no attribute assigned on the dataset, the loader or anything else
-the DataLoader call is given), a persistent loader yields what it did before. Otherwise it is
+Persistence has a price (:mod:`lintloader.fixers.edit.epoch_state`): state the main process sets
+between epochs no longer reaches the workers. Where the loop that runs the epochs sets none on
+the dataset, the loader or anything else the DataLoader call is given, a persistent loader
+yields what it did before. Otherwise it is
 refused, naming the statement; ``add-persistent-workers`` (unsafe) still offers the edit.
 """
 
@@ -17,6 +16,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
+from lintloader.fixers.edit.epoch_state import state_set
 from lintloader.fixers.edit.loader_calls import Target, target_call
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.edit.parsing import parse_module
@@ -53,12 +53,11 @@ def per_epoch_state(request: FixRequest) -> str | None:
         raise FixError("no loop around the one that iterates the loader: cannot see the epochs")
     target = target_call(request)
     watched = collect([a.value for a in target.call.args]).used | _bound_to(target)
-    finder = _StateFinder(watched)
-    outer.visit(finder)
-    if finder.found is None:
+    found = state_set(outer, watched)
+    if found is None:
         return None
-    code = wrapper.module.code_for_node(finder.found).strip()
-    return f"line {positions[finder.found].start.line}: `{code}`"
+    code = wrapper.module.code_for_node(found).strip()
+    return f"line {positions[found].start.line}: `{code}`"
 
 
 def _enclosing_loop(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> Loop | None:
@@ -75,34 +74,6 @@ def _bound_to(target: Target) -> set[str]:
     if assignment is not None and isinstance(assignment.targets[0].target, cst.Name):
         return {assignment.targets[0].target.value}
     return set()
-
-
-class _StateFinder(cst.CSTVisitor):
-    """The first ``x.set_epoch(...)`` call, or assignment to an attribute of a watched name."""
-
-    def __init__(self, watched: set[str]) -> None:
-        super().__init__()
-        self.watched = watched
-        self.found: cst.CSTNode | None = None
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "set_epoch":
-            self.found = self.found or node
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._target(target.target, node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._target(node.target, node)
-
-    def _target(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
-        base = target
-        while isinstance(base, (cst.Attribute, cst.Subscript)):
-            base = base.value
-        if base is not target and isinstance(base, cst.Name) and base.value in self.watched:
-            self.found = self.found or node
 
 
 STRATEGY = FixStrategy(

@@ -1,0 +1,115 @@
+"""Per-epoch state: what a loader made persistent (or built once and kept) would no longer see.
+
+Persistent workers keep the copy of the dataset they started with, so state the main process
+sets between passes (``sampler.set_epoch(epoch)``, ``dataset.difficulty = ...``,
+``dataset.resample()``) no longer reaches them. The fixes that turn persistence on, or keep one
+loader where there was one per pass, are safe only where no such statement is written where the
+passes run; they are refused naming the first one found.
+
+A *watched* value is a dotted name (``dataset``, ``self.train_set``): the values the loader's
+construction reads. A statement sets state on it when it assigns to it or to anything below it
+(``dataset.x = ...``, ``self.train_set[i] = ...``, ``self.train_set = ...``), or calls a method
+of it (``dataset.shuffle()``); any ``set_epoch`` call counts, whatever its receiver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a name or a chain of attributes, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    return None
+
+
+def below(name: str, watched: Iterable[str]) -> bool:
+    """``name`` is a watched value or something below one."""
+    return any(name == w or name.startswith(f"{w}.") for w in watched)
+
+
+def related(name: str, watched: Iterable[str]) -> bool:
+    """``name`` is a watched value, something below one, or something one is below."""
+    return below(name, watched) or any(w.startswith(f"{name}.") for w in watched)
+
+
+class StateFinder(cst.CSTVisitor):
+    """The first statement that sets per-epoch state on a watched value, outside ``skip``."""
+
+    def __init__(self, watched: set[str], skip: cst.CSTNode | None = None) -> None:
+        super().__init__()
+        self.watched = watched
+        self.skip = skip
+        self.found: cst.CSTNode | None = None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node is not self.skip and super().on_visit(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        receiver = dotted(func.value)
+        if func.attr.value == "set_epoch" or (
+            receiver is not None and below(receiver, self.watched)
+        ):
+            self.found = self.found or node
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._target(target.target, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target, node)
+
+    def _target(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        base = target
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        name = dotted(base)
+        if isinstance(target, cst.Name) and base is target:
+            return  # a local rebound: the callers check the names they read themselves
+        if name is not None and related(name, self.watched):
+            self.found = self.found or node
+
+
+def state_set(
+    node: cst.CSTNode, watched: set[str], skip: cst.CSTNode | None = None
+) -> cst.CSTNode | None:
+    """The first statement in ``node`` (outside ``skip``) that sets state on ``watched``."""
+    finder = StateFinder(watched, skip)
+    node.visit(finder)
+    return finder.found
+
+
+def reads(node: cst.CSTNode) -> set[str]:
+    """The dotted values an expression reads (``dataset``, ``args.workers``, ``self.train_set``):
+    the longest chain of each attribute access, and every bare name."""
+    found: set[str] = set()
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            name = dotted(node)
+            if name is None:
+                return True
+            found.add(name)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+    node.visit(_Reads())
+    return found

@@ -1,0 +1,267 @@
+"""hoist-loader-call (safe), for LL202: a loader built at every iteration of a loop, by a
+construction or through a helper or a method that returns it, is built once before the loop
+and made persistent.
+
+Two shapes of the statement in the loop body:
+
+* ``loader = make_loader(args)`` (or ``loader = DataLoader(...)``): the statement moves to just
+  before the loop, with the comment lines above it;
+* ``for batch in make_loader(args):`` (or ``for batch in DataLoader(...):``, a loader bound to no
+  name): ``loader = make_loader(args)`` is written before the loop and the inner loop iterates
+  ``loader``.
+
+The construction at the end of the chain gets ``persistent_workers`` (``True``, or
+``<num_workers> > 0`` when it may be 0; see :mod:`lintloader.fixers.edit.persistence`): one
+loader iterated at every iteration keeps one pool. Each function between the call and the
+construction must return what it calls (``return DataLoader(...)``, or the name bound to it), so
+the value hoisted is the loader.
+
+Safe, because it is refused (with the reason) whenever the loader built once could differ from
+the one built at each iteration: an argument reads a name the loop binds or assigns; or the
+loop sets per-epoch state on what the construction reads (``set_epoch``, an attribute assigned,
+a method of it called: see :mod:`lintloader.fixers.edit.epoch_state`), which persistent workers
+would not see. The hoisted call runs once even when the loop runs zero times.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from lintloader.findings import Hop
+from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
+from lintloader.fixers.edit.cst_edit import (
+    comment_lines,
+    locate,
+    small_statement_at,
+    walk_statements,
+)
+from lintloader.fixers.edit.epoch_state import reads, state_set
+from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
+from lintloader.fixers.edit.names import collect
+from lintloader.fixers.edit.persistence import build_of
+from lintloader.fixers.edit.rewrite import EditFn, rewritten
+
+NAMES = ("loader", "data_loader", "train_loader")
+
+
+def apply(request: FixRequest) -> Edits | None:
+    target = target_call(request)
+    statement, loop = statement_in_loop(target)
+    _check_loop(request, target, loop)
+    name = _bound_name(target, statement)
+    iterated = name is None
+    if iterated and not _iterates(target, statement):
+        raise FixError(
+            "the loader is neither bound to a name nor iterated by a loop in the loop body"
+        )
+    _check_unchanged(request, target, statement, loop, name)
+    for hop in request.finding.chain[2:]:
+        _check_returns(request, hop)
+    build = build_of(request, target)
+    edits: dict[cst.CSTNode, EditFn] = {}
+    if build.target is target:
+        edits[build.call] = build.persistent
+    if isinstance(statement, cst.SimpleStatementLine) and not iterated:
+        edits.update(_move_before(statement, loop))
+    else:
+        edits.update(_bind_before(target, loop, fresh_name(target, loop)))
+    result = target.result(rewritten(target.module, edits))
+    if build.target is not target:
+        result.update(build.made_persistent_alone())
+    return result
+
+
+def statement_in_loop(target: Target) -> tuple[cst.BaseStatement, Loop]:
+    """The statement directly in a loop's body that holds the call, and that loop."""
+    node: cst.CSTNode = target.call
+    while True:
+        parent = target.parent(node)
+        if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            raise FixError("the call is not in a loop of its function")
+        grand = target.parent(parent)
+        if (
+            isinstance(node, cst.BaseStatement)
+            and isinstance(grand, (cst.For, cst.While))
+            and grand.body is parent
+        ):
+            return node, grand
+        if isinstance(node, cst.BaseStatement) and not (
+            isinstance(node, cst.SimpleStatementLine) or _iterates(target, node)
+        ):
+            raise FixError("the call is inside a block of the loop body (`if`, `with`, ...)")
+        node = parent
+
+
+def _check_loop(request: FixRequest, target: Target, loop: Loop) -> None:
+    """The loop around the call is the one the finding names (not a loop inside it)."""
+    hop = request.finding.chain[0]
+    where = target.positions.get(loop)
+    if hop.verb != "loop" or where is None or where.start.line != hop.line:
+        raise FixError(f"the call is not directly in the loop at line {hop.line}")
+
+
+def _inside(target: Target, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+    current: cst.CSTNode | None = node
+    while current is not None and current is not ancestor:
+        current = target.parent(current)
+    return current is ancestor
+
+
+def _bound_name(target: Target, statement: cst.BaseStatement) -> str | None:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    assignment = target.assignment(statement)
+    if assignment is None or not isinstance(assignment.targets[0].target, cst.Name):
+        return None
+    return assignment.targets[0].target.value
+
+
+def _iterates(target: Target, statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.For) and _inside(target, target.call, statement.iter)
+
+
+def _check_unchanged(
+    request: FixRequest,
+    target: Target,
+    statement: cst.BaseStatement,
+    loop: Loop,
+    name: str | None,
+) -> None:
+    """FixError when the loader built once could differ from the one built per iteration."""
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    rest = collect([loop.target] if isinstance(loop, cst.For) else [])
+    others = collect(s for s in body if s is not statement)
+    changed = (rest.bound | others.bound) & collect([target.call]).used
+    if changed:
+        raise FixError(f"its arguments read `{sorted(changed)[0]}`, which the loop assigns")
+    if name is not None and name in others.bound:
+        raise FixError(f"the loop assigns `{name}` again")
+    if name is not None and name not in others.used:
+        raise FixError(f"the loop does not use `{name}`: nothing iterates the loader there")
+    watched = reads(target.call) | _self_reads(request, target)
+    found = state_set(loop.body, watched, skip=statement if name is not None else target.call)
+    if found is not None:
+        code = target.module.code_for_node(found).strip()
+        raise FixError(
+            f"the loop sets per-epoch state (`{code}`), which persistent workers would not see"
+        )
+
+
+def _self_reads(request: FixRequest, target: Target) -> set[str]:
+    """``self.x`` read by the functions of the chain below the loop, when the call in the loop
+    is a method of ``self``: the attributes the loader is built from."""
+    func = target.call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return set()
+    if func.value.value != "self":
+        return set()
+    found: set[str] = set()
+    for hop in request.finding.chain[2:]:
+        function = locate(request.sources[request.path_of(hop)]).functions.get(hop.function)
+        if function is not None:
+            found |= {r for r in reads(function.body) if r.startswith("self.")}
+    return found
+
+
+def _check_returns(request: FixRequest, hop: Hop) -> None:
+    """The function ``hop`` is in returns the value of the call at ``hop`` (directly or through
+    the name it binds): else what the loop gets is not the loader."""
+    located = locate(request.sources[request.path_of(hop)])
+    function = located.functions.get(hop.function)
+    found = small_statement_at(located, function, hop.line) if function is not None else None
+    small = found[1] if found is not None else None
+    if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
+        return
+    if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+        bound = small.targets[0].target.value
+        once = function is not None and _binds(function, bound) == 1
+        if once and function is not None and bound in _returned(function):
+            return
+    raise FixError(f"`{hop.function}` does not return the one loader it builds (line {hop.line})")
+
+
+def _binds(function: cst.FunctionDef, name: str) -> int:
+    """How many statements of ``function`` bind ``name`` (two branches that each build a
+    loader: only one of them is on the chain)."""
+    simple = (s for s in walk_statements(function.body) if isinstance(s, cst.SimpleStatementLine))
+    loops = (s.target for s in walk_statements(function.body) if isinstance(s, cst.For))
+    return sum(name in collect([node]).bound for node in (*simple, *loops))
+
+
+def _returned(function: cst.FunctionDef) -> set[str]:
+    names: set[str] = set()
+
+    class _Returns(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            if isinstance(node.value, cst.Name):
+                names.add(node.value.value)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+    function.visit(_Returns())
+    return names
+
+
+def fresh_name(target: Target, loop: Loop) -> str:
+    """A name for the loader that nothing around the loop uses yet."""
+    scope: cst.CSTNode = loop
+    parent = target.parent(loop)
+    while parent is not None and not isinstance(parent, cst.FunctionDef):
+        scope, parent = parent, target.parent(parent)
+    taken = collect([parent.params, parent.body] if parent is not None else [scope])
+    used = taken.used | taken.bound
+    candidates = (*NAMES, *(f"loader_{n}" for n in range(2, 100)))
+    return next(n for n in candidates if n not in used)
+
+
+def _bind_before(target: Target, loop: Loop, name: str) -> dict[cst.CSTNode, EditFn]:
+    """``name = <the call>`` before ``loop``; the call in the loop becomes ``name`` (the sole
+    argument of a call laid out over lines, ``enumerate(\n  DataLoader(...)\n)``, closes up)."""
+    hoisted: list[cst.BaseExpression] = []
+
+    def take(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.BaseExpression)
+        hoisted.append(updated)
+        return cst.Name(name)
+
+    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        bind = cst.Assign([cst.AssignTarget(cst.Name(name))], hoisted[0])
+        return cst.FlattenSentinel([cst.SimpleStatementLine([bind]), updated])
+
+    edits: dict[cst.CSTNode, EditFn] = {target.call: take, loop: before}
+    arg = target.parent(target.call)
+    outer = target.parent(arg) if arg is not None else None
+    if isinstance(arg, cst.Arg) and isinstance(outer, cst.Call) and len(outer.args) == 1:
+        edits[arg] = lambda node: node.with_changes(whitespace_after_arg=_NONE, comma=_NO_COMMA)
+        edits[outer] = lambda node: node.with_changes(whitespace_before_args=_NONE)
+    return edits
+
+
+_NONE = cst.SimpleWhitespace("")
+_NO_COMMA = cst.MaybeSentinel.DEFAULT
+
+
+def _move_before(statement: cst.SimpleStatementLine, loop: Loop) -> dict[cst.CSTNode, EditFn]:
+    """``statement`` (as rewritten) moved to just before ``loop``, with its comment lines."""
+    moved: list[cst.CSTNode] = []
+
+    def take(updated: cst.CSTNode) -> cst.RemovalSentinel:
+        assert isinstance(updated, cst.SimpleStatementLine)
+        moved.append(updated.with_changes(leading_lines=comment_lines(statement.leading_lines)))
+        return cst.RemovalSentinel.REMOVE
+
+    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        return cst.FlattenSentinel([*moved, updated])
+
+    return {statement: take, loop: before}
+
+
+STRATEGY = FixStrategy(
+    name="hoist-loader-call",
+    safe=True,
+    description="build a loader made at every iteration (directly, through a helper or a "
+    "method, or bound to no name) once before the loop, persistent, when nothing it is built "
+    "from changes in the loop (LL202)",
+    apply=apply,
+)

@@ -1,0 +1,446 @@
+"""pass-loader-in (safe), for LL202: a function called from a loop builds a loader and consumes it
+itself (``validate(model, valset, ...)`` every N steps builds ``val_loader = DataLoader(valset,
+...)`` and iterates it): the loader is built once in the caller, before its loops, persistent,
+and passed in; the function builds its own only when none is given::
+
+    def validate(model, valset, batch_size, val_loader=None):
+        if val_loader is None:
+            val_loader = DataLoader(valset, batch_size=batch_size, num_workers=1)
+        ...
+
+    val_loader = DataLoader(valset, batch_size=args.bs, num_workers=1, persistent_workers=True)
+    for epoch in range(epochs):
+        ...
+            validate(model, valset, args.bs, val_loader=val_loader)
+
+The construction is copied to the caller with the function's parameters replaced by what the
+call passes, together with the simple assignments of locals it reads (``val_sampler =
+DistributedSampler(valset) if distributed else None``); those the function uses for nothing
+else move under the ``if``. The caller's statements go before the outermost loop around the call
+that binds nothing they read (one loader for the whole run, not one per epoch).
+
+Safe, because it is refused (with the reason) wherever the loader built once could differ from
+the one built at each call: what the copy reads is bound in the loops; a statement of the
+function before the construction sets state on what it reads (``args.eval_batch_size = ...``);
+the loops set per-epoch state on it (:mod:`lintloader.fixers.edit.epoch_state`). Also refused
+when the function is not a plain module-level function of the caller's file, takes ``**kwargs``
+or already has a parameter of the loader's name, when the construction is inside an ``if``,
+loop or ``try`` of the function, or when a name the copy binds is already used by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
+from lintloader.fixers.edit.epoch_state import reads, state_set
+from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
+from lintloader.fixers.edit.names import collect, parameters
+from lintloader.fixers.edit.persistence import Build, appended, build_of
+from lintloader.fixers.edit.rewrite import EditFn, rewritten
+
+
+@dataclass(frozen=True)
+class Callee:
+    """The function called from the loop, the construction statement in it and the statements
+    of its locals that the construction needs, in order."""
+
+    function: cst.FunctionDef
+    statement: cst.SimpleStatementLine
+    name: str  # what the loader is bound to
+    needed: tuple[cst.SimpleStatementLine, ...]  # earlier assignments the construction reads
+
+
+def apply(request: FixRequest) -> Edits | None:
+    chain = request.finding.chain
+    if len(chain) != 3 or chain[0].verb != "loop":
+        raise FixError("the loader is not built by the function the loop calls")
+    target = target_call(request)
+    if request.path_of(chain[2]) != target.path:
+        raise FixError("the function that builds the loader is in another file")
+    build = build_of(request, target)
+    callee = _callee(target, build, chain[2].function)
+    bindings = _arguments(target.call, callee.function)
+    moved = [*callee.needed, callee.statement]
+    copies = [_substituted(s, bindings) for s in moved]
+    loop = _outermost(target, copies)
+    _check_caller(target, loop, callee, copies, bindings)
+    _check_callee(target, callee, moved)
+    copies[-1] = _persistent_copy(copies[-1], build)
+    edits: dict[cst.CSTNode, EditFn] = {
+        loop: lambda node: cst.FlattenSentinel([*copies, node]),
+        target.call: lambda node: _passing(node, callee.name),
+        **_guarded(callee),
+    }
+    return target.result(rewritten(target.module, edits))
+
+
+def _callee(target: Target, build: Build, qualname: str) -> Callee:
+    if "." in qualname or not isinstance(target.call.func, cst.Name):
+        raise FixError(f"`{qualname}` is not a plain module-level function called by name")
+    function = _around(target, build.call, cst.FunctionDef)
+    if function is None or function.name.value != qualname:
+        raise FixError(f"cannot find `{qualname}` around the construction")
+    statement = _around(target, build.call, cst.SimpleStatementLine)
+    if statement is None:
+        raise FixError(f"the construction in `{qualname}` is not a statement of its own line")
+    name = _single_binding(statement)
+    small = statement.body[0]
+    if name is None or not (isinstance(small, cst.Assign) and small.value is build.call):
+        raise FixError(f"the construction in `{qualname}` is not `name = DataLoader(...)`")
+    _check_block(target, statement, function)
+    if isinstance(function.params.star_kwarg, cst.Param) or name in parameters(function):
+        raise FixError(f"`{qualname}` takes `**kwargs` or a parameter named `{name}` already")
+    return Callee(function, statement, name, tuple(_needed(function, statement)))
+
+
+def _around(target: Target, node: cst.CSTNode, kind: type[Node]) -> Node | None:
+    found: cst.CSTNode | None = node
+    while found is not None and not isinstance(found, kind):
+        found = target.parent(found)
+    return found
+
+
+def _check_block(target: Target, statement: cst.CSTNode, function: cst.FunctionDef) -> None:
+    """The construction runs at every call: only ``with`` blocks lie between it and the body."""
+    node = target.parent(statement)
+    while node is not None and node is not function:
+        if isinstance(node, (cst.If, cst.For, cst.While, cst.Try, cst.Else, cst.ExceptHandler)):
+            raise FixError("the construction is inside an `if`, a loop or a `try` of the function")
+        node = target.parent(node)
+
+
+def _body(node: cst.FunctionDef | cst.With) -> Sequence[cst.BaseStatement]:
+    return node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+
+
+def _before(
+    body: Sequence[cst.BaseStatement], statement: cst.SimpleStatementLine
+) -> list[cst.BaseStatement]:
+    """The statements that run before ``statement``: those before it in its block and in the
+    blocks around it (``with`` bodies), up to the function's body."""
+    found: list[cst.BaseStatement] = []
+    for item in body:
+        if item is statement:
+            return found
+        if isinstance(item, cst.With) and _contains(item, statement):
+            return found + _before(_body(item), statement)
+        found.append(item)
+    return found
+
+
+def _contains(node: cst.CSTNode, wanted: cst.CSTNode) -> bool:
+    hits: list[bool] = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, other: cst.CSTNode) -> bool:
+            if other is wanted:
+                hits.append(True)
+            return not hits
+
+    node.visit(_Find())
+    return bool(hits)
+
+
+def _needed(
+    function: cst.FunctionDef, statement: cst.SimpleStatementLine
+) -> list[cst.SimpleStatementLine]:
+    """The assignments of locals the construction reads, transitively, in order: each a single
+    ``name = ...`` bound nowhere else in the function."""
+    before = _before(_body(function), statement)
+    local = collect([function.body]).bound - parameters(function)
+    wanted = _reads_of(statement) & local
+    needed: list[cst.SimpleStatementLine] = []
+    for earlier in reversed(before):
+        bound = _single_binding(earlier) if isinstance(earlier, cst.SimpleStatementLine) else None
+        if bound is None or bound not in wanted:
+            continue
+        assert isinstance(earlier, cst.SimpleStatementLine)
+        needed.insert(0, earlier)
+        wanted = (wanted - {bound}) | (_reads_of(earlier) & local)
+    mine = [*needed, statement]
+    others = [s for s in _every_statement(function) if all(s is not n for n in mine)]
+    rebound = collect(others).bound & {_single_binding(s) for s in mine}
+    missing = wanted - {_single_binding(s) for s in needed}
+    if missing or rebound:
+        culprit = sorted(missing | rebound)[0]
+        raise FixError(f"the construction reads `{culprit}`, a local bound more than once")
+    return needed
+
+
+def _reads_of(statement: cst.SimpleStatementLine) -> set[str]:
+    """The names the value of ``name = <value>`` reads."""
+    small = statement.body[0]
+    assert isinstance(small, cst.Assign)
+    return collect([small.value]).used
+
+
+def _every_statement(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
+    found: list[cst.SimpleStatementLine] = []
+
+    class _Walk(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            found.append(node)
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+    function.visit(_Walk())
+    return found
+
+
+def _single_binding(statement: cst.SimpleStatementLine) -> str | None:
+    small = statement.body[0] if len(statement.body) == 1 else None
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
+        return small.targets[0].target.value
+    return None
+
+
+def _arguments(call: cst.Call, function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Each parameter of ``function`` and the expression ``call`` passes for it (or its
+    default, when that is a name or a literal)."""
+    params = function.params
+    if params.posonly_params or isinstance(params.star_arg, cst.Param):
+        raise FixError(f"`{function.name.value}` takes positional-only or `*args` parameters")
+    bound: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise FixError("the call passes `*args` or `**kwargs`")
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = arg.value
+        elif index < len(params.params):
+            bound[params.params[index].name.value] = arg.value
+    for param in (*params.params, *params.kwonly_params):
+        literal = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+        if param.name.value not in bound and isinstance(param.default, literal):
+            bound[param.name.value] = param.default
+    return bound
+
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.SimpleString)
+
+
+class _Substitute(cst.CSTTransformer):
+    """Each parameter read becomes what the call passes for it (attribute names and keywords
+    are left alone)."""
+
+    def __init__(self, bindings: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.bindings = bindings
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        value = self.bindings.get(original_node.value)
+        if value is None:
+            return updated_node
+        if isinstance(value, _ATOMS):
+            return value.deep_clone()
+        return value.deep_clone().with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_AssignTarget(
+        self, original_node: cst.AssignTarget, updated_node: cst.AssignTarget
+    ) -> cst.AssignTarget:
+        return updated_node.with_changes(target=original_node.target)
+
+
+def _substituted(
+    statement: cst.SimpleStatementLine, bindings: dict[str, cst.BaseExpression]
+) -> cst.SimpleStatementLine:
+    copy = statement.visit(_Substitute(bindings))
+    assert isinstance(copy, cst.SimpleStatementLine)
+    return copy.with_changes(leading_lines=())
+
+
+def _outermost(target: Target, copies: list[cst.SimpleStatementLine]) -> Loop:
+    """The outermost loop around the call whose loops bind nothing the copies read."""
+    used = collect(copies).used
+    found: Loop | None = None
+    node = target.parent(target.call)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(node, (cst.For, cst.While)):
+            bound = collect([node.target] if isinstance(node, cst.For) else []).bound
+            if (bound | collect([node.body]).bound) & used:
+                break
+            found = node
+        node = target.parent(node)
+    if found is None:
+        raise FixError("what the construction reads is bound in the loop around the call")
+    return found
+
+
+def _check_caller(
+    target: Target,
+    loop: Loop,
+    callee: Callee,
+    copies: list[cst.SimpleStatementLine],
+    bindings: dict[str, cst.BaseExpression],
+) -> None:
+    """The copies fit the caller: no name they bind is used there, every parameter they read
+    is passed, and the loops set no per-epoch state on what they read."""
+    scope = _around(target, loop, cst.FunctionDef)
+    names = collect([scope.body if scope is not None else target.module])
+    introduced = {name for s in copies if (name := _single_binding(s)) is not None}
+    clash = introduced & (names.used | names.bound)
+    if clash:
+        raise FixError(f"the caller already uses `{sorted(clash)[0]}`")
+    originals = [*callee.needed, callee.statement]
+    unpassed = collect(originals).used & (parameters(callee.function) - set(bindings))
+    if unpassed:
+        raise FixError(f"the call passes nothing usable for `{sorted(unpassed)[0]}`")
+    watched = reads(cst.Module(body=list(copies)))
+    found = state_set(loop.body, watched)
+    if found is not None:
+        code = target.module.code_for_node(found).strip()
+        raise FixError(
+            f"the loop sets per-epoch state (`{code}`), which a persistent loader would not see"
+        )
+
+
+def _check_callee(target: Target, callee: Callee, moved: list[cst.SimpleStatementLine]) -> None:
+    """Nothing the function does before the construction sets state on what it reads."""
+    watched = reads(cst.Module(body=list(moved)))
+    for statement in _before(_body(callee.function), callee.statement):
+        if any(statement is m for m in moved):
+            continue
+        found = state_set(statement, watched)
+        if found is not None:
+            code = target.module.code_for_node(found).strip()
+            name = callee.function.name.value
+            raise FixError(f"`{name}` sets `{code}` before it builds the loader")
+
+
+def _persistent_copy(copy: cst.SimpleStatementLine, build: Build) -> cst.SimpleStatementLine:
+    small = copy.body[0]
+    assert isinstance(small, cst.Assign)
+    return copy.with_changes(body=[small.with_changes(value=build.persistent(small.value))])
+
+
+def _passing(node: cst.CSTNode, name: str) -> cst.CSTNode:
+    """The call in the loop, also passing ``name=name``."""
+    assert isinstance(node, cst.Call)
+    added = cst.Arg(value=cst.Name(name), keyword=cst.Name(name), equal=_EQUAL)
+    return node.with_changes(args=appended(list(node.args), added))
+
+
+_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+
+
+def _guarded(callee: Callee) -> dict[cst.CSTNode, EditFn]:
+    """In the function: a ``name=None`` parameter, and the construction (with the locals only it
+    reads) under ``if name is None:``."""
+    name = callee.name
+    moved: list[cst.SimpleStatementLine] = []
+
+    def params(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Parameters)
+        new = cst.Param(cst.Name(name), default=cst.Name("None"), equal=_EQUAL)
+        if node.kwonly_params or isinstance(node.star_arg, cst.ParamStar):
+            return node.with_changes(kwonly_params=[*node.kwonly_params, new])
+        return node.with_changes(params=_with_param(list(node.params), new))
+
+    def take(node: cst.CSTNode) -> cst.RemovalSentinel:
+        assert isinstance(node, cst.SimpleStatementLine)
+        moved.append(node.with_changes(leading_lines=()))
+        return cst.RemovalSentinel.REMOVE
+
+    def guard(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.SimpleStatementLine)
+        body = [*moved, node.with_changes(leading_lines=())]
+        test = cst.parse_expression(f"{name} is None")
+        return cst.If(test, cst.IndentedBlock(body), leading_lines=node.leading_lines)
+
+    edits: dict[cst.CSTNode, EditFn] = {callee.function.params: params, callee.statement: guard}
+    edits.update({s: take for s in _only_for_construction(callee)})
+    return edits
+
+
+def _with_param(params: list[cst.Param], new: cst.Param) -> list[cst.Param]:
+    """``params`` plus ``new`` at the end, laid out as :func:`appended` lays out arguments."""
+    if params and not isinstance(params[-1].comma, cst.Comma):
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [*params[:-1], params[-1].with_changes(comma=comma), new]
+    if params:
+        last = params[-1]
+        between = params[-2].comma if len(params) > 1 else cst.MaybeSentinel.DEFAULT
+        if not isinstance(between, cst.Comma):
+            between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [*params[:-1], last.with_changes(comma=between), new.with_changes(comma=last.comma)]
+    return [new]
+
+
+def _only_for_construction(callee: Callee) -> list[cst.SimpleStatementLine]:
+    """The needed statements in the construction's block whose local nothing that stays reads:
+    they move under the ``if``."""
+    block = [s for s in callee.needed if _same_block(callee, s)]
+    moving = list(block)
+    changed = True
+    while changed:
+        changed = False
+        staying = _names_outside(callee.function, [*moving, callee.statement])
+        for statement in list(moving):
+            if _single_binding(statement) in staying:
+                moving.remove(statement)
+                changed = True
+    return moving
+
+
+def _same_block(callee: Callee, statement: cst.SimpleStatementLine) -> bool:
+    def block_of(node: cst.CSTNode) -> cst.CSTNode | None:
+        items: list[cst.FunctionDef | cst.With] = [callee.function, *_withs(callee.function)]
+        for item in items:
+            if any(s is node for s in _body(item)):
+                return item
+        return None
+
+    return block_of(statement) is block_of(callee.statement)
+
+
+def _withs(node: cst.CSTNode) -> list[cst.With]:
+    found: list[cst.With] = []
+
+    class _Walk(cst.CSTVisitor):
+        def visit_With(self, with_node: cst.With) -> None:
+            found.append(with_node)
+
+    node.visit(_Walk())
+    return found
+
+
+def _names_outside(function: cst.FunctionDef, skipped: list[cst.SimpleStatementLine]) -> set[str]:
+    """Every name read in ``function`` outside the ``skipped`` statements."""
+    found: set[str] = set()
+
+    class _Walk(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if any(node is s for s in skipped):
+                return False
+            if isinstance(node, cst.Name):
+                found.add(node.value)
+            return True
+
+    function.body.visit(_Walk())
+    return found
+
+
+STRATEGY = FixStrategy(
+    name="pass-loader-in",
+    safe=True,
+    description="build the loader that a function called from a loop builds and consumes once "
+    "in the caller, persistent, and pass it in (LL202)",
+    apply=apply,
+)

@@ -1,0 +1,114 @@
+"""The safe LL202 strategies refuse where the loader built once could differ from the one built
+each time (issue 43), through the real CLI: per-epoch state set in the loop, a wrapper method
+that changes what the kept loader reads, a function that sets what its loader reads before
+building it. And the order of strategies: the call of a function that consumes its own loader
+is not a loader to hoist, so pass-loader-in gets it; a loader name already taken gets another.
+
+The fixture pairs in fixtures/fix/ (test_fix.py) show each edit; tests/test_fix_proof.py runs
+them with real workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import run_cli
+
+REFUSED = """\
+from torch.utils.data import DataLoader
+
+
+def make_loader(dataset, sampler):
+    return DataLoader(dataset, sampler=sampler, num_workers=2, persistent_workers=True)
+
+
+def shuffled(dataset, sampler, epochs):
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)
+        for batch in make_loader(dataset, sampler):
+            pass
+
+
+class Wrapper:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def use(self, dataset):
+        self.dataset = dataset
+
+    def __iter__(self):
+        return iter(DataLoader(self.dataset, num_workers=2, persistent_workers=True))
+
+
+def evaluate(args, dataset):
+    args.eval_batch_size = args.per_gpu * 2
+    loader = DataLoader(
+        dataset, batch_size=args.eval_batch_size, num_workers=2, persistent_workers=True
+    )
+    return sum(len(b) for b in loader)
+
+
+def train(args, dataset, steps):
+    for step in range(steps):
+        evaluate(args, dataset)
+"""
+
+
+def fix(tmp_path: Path, source: str) -> tuple[str, str]:
+    (tmp_path / "mod.py").write_text(source)
+    done = run_cli("fix", "--no-cache", "mod.py", cwd=tmp_path, timeout=180)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stderr, (tmp_path / "mod.py").read_text()
+
+
+def test_each_safe_strategy_refuses_what_persistence_would_change(tmp_path: Path) -> None:
+    stderr, fixed = fix(tmp_path, REFUSED)
+    assert fixed == REFUSED, stderr
+    assert (
+        "LL202 hoist-loader-call not applied: the loop sets per-epoch state "
+        "(`sampler.set_epoch(epoch)`), which persistent workers would not see" in stderr
+    )
+    assert (
+        "LL202 keep-iter-loader not applied: `use` changes what the loader is built from "
+        "(`self.dataset = dataset`)" in stderr
+    )
+    assert (
+        "LL202 pass-loader-in not applied: `evaluate` sets "
+        "`args.eval_batch_size = args.per_gpu * 2` before it builds the loader" in stderr
+    )
+    assert "3 findings left" in stderr
+
+
+CONSUMED = """\
+from torch.utils.data import DataLoader
+
+
+def evaluate(model, dataset, loader=None):
+    val_loader = DataLoader(dataset, batch_size=2, num_workers=2, persistent_workers=True)
+    return sum(model(batch) for batch in val_loader)
+
+
+def train(model, dataset, steps, loader):
+    for step in range(steps):
+        for batch in loader:
+            model(batch)
+        evaluate(model, dataset)
+    for epoch in range(steps):
+        for batch in DataLoader(dataset, num_workers=2, persistent_workers=True):
+            model(batch)
+"""
+
+
+def test_a_function_that_consumes_its_loader_gets_it_passed_in(tmp_path: Path) -> None:
+    stderr, fixed = fix(tmp_path, CONSUMED)
+    assert "LL202 fixed by pass-loader-in (mod.py)" in stderr
+    assert "def evaluate(model, dataset, loader=None, val_loader=None):" in fixed
+    assert "    if val_loader is None:\n        val_loader = DataLoader(" in fixed
+    assert "evaluate(model, dataset, val_loader=val_loader)" in fixed
+    # `loader` is a parameter of train: the hoisted loader bound to no name takes another
+    hoisted = "data_loader = DataLoader(dataset, num_workers=2, persistent_workers=True)"
+    assert f"\n    {hoisted}\n" in fixed
+    assert "        for batch in data_loader:" in fixed
+    assert "0 findings left" in stderr
+    again = run_cli("fix", "--no-cache", "mod.py", cwd=tmp_path, timeout=180)
+    assert again.returncode == 0 and (tmp_path / "mod.py").read_text() == fixed
