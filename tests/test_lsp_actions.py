@@ -109,11 +109,6 @@ async def test_fix_all_applies_safe_fixes_only_and_the_finding_goes(tmp_path, cl
     assert cli("check", ".", cwd=root).returncode == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the server offers fix-all when a finding names a safe fix (LL202 names the safe "
-    "hoist-loader-call, which refuses here), not only when one applies (issue 43)",
-)
 async def test_fix_all_never_applies_an_unsafe_fix(tmp_path):
     """LL202's only fix here (hoist-dataloader: the loop sets per-epoch state, so the safe
     hoist-loader-call refuses) is unsafe: a quick fix, never in fix-all."""

@@ -194,11 +194,15 @@ def _code_actions(server: LanguageServer, session: Session) -> None:
         if any(fix_kind(f.fixes) == "safe" for f in findings) and actions.wanted(
             actions.FIX_ALL, only
         ):
-            action = actions.fix_all_action()
-            action.data = {"uri": params.text_document.uri}
-            if not session.resolves_edits():
-                action.edit = await session.fix_all(project, path)
-            made.append(action)
+            # a finding names a safe strategy; offered only when one applies (tried here,
+            # the same fix rounds as `lintloader fix`), so fix-all never promises nothing
+            edit = await session.fix_all(project, path)
+            if edit is not None and edit.changes:
+                action = actions.fix_all_action()
+                action.data = {"uri": params.text_document.uri}
+                if not session.resolves_edits():  # else made on resolve (tried: kept)
+                    action.edit = edit
+                made.append(action)
         return made
 
     @server.feature(types.CODE_ACTION_RESOLVE)

@@ -67,6 +67,8 @@ class Session:
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lintloader")
         self.loop_task: asyncio.Task[None] | None = None
         self.tokens = itertools.count(1)
+        # the last fix-all tried: (analysis, path, edit), reused while neither changes
+        self._last_fix_all: tuple[object, str, types.WorkspaceEdit] | None = None
 
     # -- what the client can do ------------------------------------------------------------
     @property
@@ -349,12 +351,18 @@ class Session:
         return [action for _, action in made]
 
     async def fix_all(self, project: Project, path: str) -> types.WorkspaceEdit | None:
-        """The safe fixes of ``path``'s findings, as one edit (None before any analysis)."""
+        """The safe fixes of ``path``'s findings, as one edit (None before any analysis);
+        tried once per analysis and file (an editor asks for code actions at every move)."""
         from lintloader.integrations.lsp.actions import fix_all_edit
 
         await self.settled(project)
         analysis = project.analysis
         if analysis is None:
             return None
+        last = self._last_fix_all
+        if last is not None and last[0] is analysis and last[1] == path:
+            return last[2]
         codec = self.server.workspace.position_codec
-        return await self.in_engine(lambda: fix_all_edit(analysis, path, codec))
+        edit = await self.in_engine(lambda: fix_all_edit(analysis, path, codec))
+        self._last_fix_all = (analysis, path, edit)
+        return edit
