@@ -35,7 +35,7 @@ def test_diff_says_would_and_writes_nothing(project: Path) -> None:
     assert done.returncode == 1  # there is something to fix
     assert done.stdout.startswith("--- a/fetch.py\n+++ b/fetch.py\n")
     assert "LL101 would be fixed by relocate" in done.stderr and "LL101 fixed by" not in done.stderr
-    assert "Would fix 1 findings" in done.stderr
+    assert "Would fix 1 finding in 1 file." in done.stderr
     assert {p: p.read_bytes() for p in project.iterdir()} == before
 
 

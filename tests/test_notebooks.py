@@ -140,6 +140,15 @@ def test_a_fix_diff_shows_the_notebook_cell_by_cell(tmp_path: Path) -> None:
     done = run_cli("fix", "--no-cache", "--diff", "train.ipynb", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert done.stdout == (
+        "--- a/train.ipynb:cell 4\n"
+        "+++ b/train.ipynb:cell 4\n"
+        "@@ -1,5 +1,5 @@\n"
+        " ds = list(range(8))\n"
+        "+loader = DataLoader(ds, num_workers=2, persistent_workers=True)\n"
+        " for epoch in range(3):\n"
+        "-    loader = DataLoader(ds, num_workers=2, persistent_workers=True)\n"
+        "     for batch in loader:\n"
+        "         pass\n"
         "--- a/train.ipynb:cell 5\n"
         "+++ b/train.ipynb:cell 5\n"
         "@@ -1 +1 @@\n"

@@ -284,7 +284,8 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     count = len(changed)
     fixed, partly = len(outcome.fixed), len(outcome.incomplete)
     more = f" (and change {partly} without fixing them)" if partly else ""
-    click.echo(f"Would fix {fixed} findings in {count} files{more}.", err=True)
+    findings, files = f"finding{'s' * (fixed != 1)}", f"file{'s' * (count != 1)}"
+    click.echo(f"Would fix {fixed} {findings} in {count} {files}{more}.", err=True)
     return EXIT_FINDINGS if changed else EXIT_CLEAN
 
 
