@@ -1,6 +1,8 @@
 """Loaders a framework builds for the user: ``trainer.get_eval_dataloader(ds)`` on an object
 of a stubbed class (``lintloader/data/frameworks.toml``'s ``builds``), the framework not linked.
-Each such call is a DataLoader construction with the framework's own worker setting (LL202)."""
+Each such call is a DataLoader construction with the framework's own worker setting (LL202).
+Also the stub hooks a run's findings pass through (the summary line names them): they include
+these builders' callers, so they live here, above ``frameworks.py``, with no import loop."""
 
 from __future__ import annotations
 
