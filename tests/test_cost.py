@@ -230,3 +230,14 @@ def test_advisories_say_affected_only_for_a_defeated_pool_or_a_raise() -> None:
         assert entry.kind == kind.advisory_label
         assert ("is affected" in advisory.message) is kind.defect, entry.distribution
         assert (": advice, an avoidable cost" in advisory.message) is not kind.defect
+
+
+def test_every_rule_page_says_what_its_finding_costs() -> None:
+    """Issue 41: each rule's documentation (docs/rules/, generated from the rule's module) has a
+    **Cost** paragraph that points to the cost model."""
+    from lintloader.rules.registry import all_rules
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "rules"
+    for rule in all_rules():
+        page = (docs / f"{rule.code}.md").read_text("utf-8")
+        assert "**Cost** ([cost model](../concepts.md#the-cost-model)):" in page, rule.code

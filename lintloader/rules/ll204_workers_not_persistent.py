@@ -47,8 +47,9 @@ epoch (LL202). Warning when each worker starts as a fresh interpreter (start met
 the lowest `requires-python` of the nearest `pyproject.toml`, else the running Python;
 `forkserver` on Linux from Python 3.14, `spawn` on macOS and Windows; on every branch of a
 context chosen by a condition, `"spawn" if flag else None`, else the message says under which
-condition): every epoch then imports torch and the dataset code again in every worker. The message says what it costs: "a new pool
-of 8 workers once per epoch: avoidable with persistent_workers=True".
+condition): every epoch then imports torch and the dataset code again in every worker. The
+message says what it costs: "a new pool of 8 workers once per epoch: avoidable with
+persistent_workers=True".
 """
 
 from __future__ import annotations
