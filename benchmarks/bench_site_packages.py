@@ -207,6 +207,11 @@ def parsed_count(stderr: str) -> str:
     return f"{match.group(1)} parsed/{match.group(2)} cached" if match else "?"
 
 
+def found_line(stderr: str) -> str:
+    """``check``'s summary line (findings by severity, those hidden below warning)."""
+    return next((line for line in stderr.splitlines() if line.startswith("Found ")), "?")
+
+
 def torchfix(work: Path, site: Path, sample: int) -> dict[str, float] | None:
     """TorchFix on every k-th file (a fixed sample), extrapolated to all files."""
     venv = work / "torchfix-venv"
@@ -298,6 +303,7 @@ def main() -> int:
         **{f"{k}_median_ratio_to_ruff": median(ratios[k]) for k in ratios},
         "lintloader_peak_rss_mib": max(r.peak_rss_mib for k in ratios for r in rows[k]),
         "findings_identical_cold_warm": len(outputs) == 1,
+        "findings_cold": found_line(rows["cold"][-1].stderr),
     }
     if not args.skip_torchfix:
         measured = torchfix(args.work, site, args.torchfix_files)

@@ -25,10 +25,11 @@ stand above it.
 
 from __future__ import annotations
 
+import ast
 import enum
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class Kind(enum.Enum):
@@ -72,25 +73,48 @@ FORKSERVER_DEFAULT = (3, 14)  # Python's default start method on Linux from this
 
 @dataclass(frozen=True)
 class StartMethod:
-    """The start method of a loader's workers, and where it comes from."""
+    """The start method of a loader's workers, and where it comes from. ``name`` prices the
+    pool: when ``multiprocessing_context`` picks a method by a condition
+    (``"spawn" if flag else None``), the costly branch's method, known only ``when`` its
+    condition holds (every other branch is cheaper); ``others`` the other methods when every
+    branch is costly (``"spawn" if flag else "forkserver"``)."""
 
     name: str
     explicit: bool  # an explicit ``multiprocessing_context``
     python: tuple[int, int] | None = None  # the Python whose default it is
     platform: str = "linux"
+    when: str | None = None  # the condition the method needs; None: on every branch
+    others: tuple[StartMethod, ...] = ()  # the other branches' methods, all costly too
 
     @property
     def costly(self) -> bool:
         """``spawn`` and ``forkserver`` start every worker from a fresh interpreter, which
-        imports torch and the dataset code again (seconds per pool, not milliseconds)."""
-        return self.name in COSTLY_METHODS
+        imports torch and the dataset code again (seconds per pool, not milliseconds): on
+        every branch of the ``multiprocessing_context``, not only under a condition."""
+        return self.name in COSTLY_METHODS and self.when is None
+
+    @property
+    def costly_when(self) -> str | None:
+        """The condition under which, alone, the method is costly (the severity stays)."""
+        return self.when if self.name in COSTLY_METHODS else None
 
     def describe(self) -> str:
+        """``start method spawn, from multiprocessing_context``; with every branch's method when
+        each is costly (``... spawn, from multiprocessing_context, or forkserver, Python 3.14's
+        default on Linux``)."""
+        by_source: dict[str, list[str]] = {}
+        for method in (self, *self.others):
+            names = by_source.setdefault(method.source(), [])
+            names += [] if method.name in names else [method.name]
+        said = [f"{' or '.join(names)}, {source}" for source, names in by_source.items()]
+        return "start method " + ", or ".join(said)
+
+    def source(self) -> str:
+        """Where the method comes from: the argument, or the Python's default."""
         if self.explicit:
-            return f"start method {self.name}, from multiprocessing_context"
+            return "from multiprocessing_context"
         version = f"Python {self.python[0]}.{self.python[1]}" if self.python else "Python"
-        where = _platform_name(self.platform)
-        return f"start method {self.name}, {version}'s default on {where}"
+        return f"{version}'s default on {_platform_name(self.platform)}"
 
 
 def _platform_name(platform: str) -> str:
@@ -114,13 +138,26 @@ def start_method(
 ) -> StartMethod:
     """The start method of a loader: ``explicit`` (the ``multiprocessing_context`` as written
     or recorded: ``"spawn"``, ``mp.get_context('forkserver')``) when it names one, else the
-    default of ``python`` (the running one when None) on ``platform``."""
+    default of ``python`` (the running one when None) on ``platform``. A context chosen by a
+    condition (``"spawn" if flag else None``) is costly only when every branch is; else it is
+    priced by its costly branch ``when`` that branch's condition holds."""
     platform = platform or sys.platform
-    named = method_named(explicit) if explicit else None
-    if named is not None:
-        return StartMethod(named, True, python, platform)
     version = python or (sys.version_info[0], sys.version_info[1])
-    return StartMethod(default_start_method(platform, version), False, version, platform)
+    default = StartMethod(default_start_method(platform, version), False, version, platform)
+    branches = context_branches(explicit) if explicit else [(None, None)]
+    methods = [
+        (StartMethod(name, True, python, platform) if name else default, condition)
+        for name, condition in branches
+    ]
+    if all(method.costly for method, _ in methods):
+        first = methods[0][0]
+        return replace(first, others=tuple(dict.fromkeys(m for m, _ in methods[1:] if m != first)))
+    costly = [(method, condition) for method, condition in methods if method.costly]
+    if not costly:  # a single explicit method (fork), else the default
+        return methods[0][0] if len(methods) == 1 else default
+    first = costly[0][0]
+    when = " or ".join(dict.fromkeys(c for m, c in costly if m.name == first.name and c))
+    return replace(first, when=when or None)
 
 
 def method_named(text: str) -> str | None:
@@ -129,6 +166,56 @@ def method_named(text: str) -> str | None:
         if re.search(rf"\b{name}\b", text):
             return name
     return None
+
+
+Branch = tuple[str | None, str | None]  # (the method it names, None: the default; its condition)
+
+
+def context_branches(text: str) -> list[Branch]:
+    """What a ``multiprocessing_context`` argument names on each branch: ``"spawn"`` ->
+    ``[("spawn", None)]``; ``"spawn" if flag else None`` -> ``[("spawn", "flag"), (None, "not
+    flag")]``. Only a string (or ``get_context`` of one) names a method: a config value
+    (``cfg.spawn``), a variable or ``None`` is the default. Text that does not parse as an
+    expression (a recorded context's repr) is read by the names in it."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return [(method_named(text), None)]
+    return _branches(node, None)
+
+
+def _branches(node: ast.expr, condition: str | None) -> list[Branch]:
+    if isinstance(node, ast.IfExp):
+        test = ast.unparse(node.test)
+        return _branches(node.body, _both(condition, test)) + _branches(
+            node.orelse, _both(condition, f"not {_grouped(node.test)}")
+        )
+    return [(_named(node), condition)]
+
+
+def _named(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value if node.value in METHODS else None
+    if isinstance(node, ast.Call) and _callee(node.func) == "get_context":
+        argument = node.args[0] if node.args else None
+        argument = next((k.value for k in node.keywords if k.arg == "method"), argument)
+        return _named(argument) if argument is not None else None
+    return None
+
+
+def _callee(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def _grouped(test: ast.expr) -> str:
+    text = ast.unparse(test)
+    return f"({text})" if isinstance(test, (ast.BoolOp, ast.Compare, ast.IfExp)) else text
+
+
+def _both(first: str | None, second: str) -> str:
+    return second if first is None else f"{first} and {second}"
 
 
 _LOWER_BOUND = re.compile(r"(>=|~=|==|>)\s*3\s*\.\s*(\d+)")
@@ -207,7 +294,7 @@ def cost_phrase(
 ) -> str:
     """What a site costs, in words: "a new pool of 8 workers every step", "... every 500
     steps", "... once per epoch: avoidable with persistent_workers=True"; with the start method
-    when it is a costly one."""
+    when it is a costly one, and the condition when only one branch of it is costly."""
     pool = f"a new pool of {workers} workers" if workers else "a new worker pool"
     when = {
         Frequency.ONCE: "once per item",
@@ -223,6 +310,11 @@ def cost_phrase(
     text = f"{pool} {when}"
     if method is not None and method.costly:
         text += f", each worker a fresh interpreter: {method.describe()}"
+    elif method is not None and method.costly_when:
+        text += (
+            f", and under {method.name} when {method.costly_when} each worker a fresh"
+            f" interpreter ({method.source()})"
+        )
     if kind is Kind.AVOIDABLE:
         text += ": avoidable with persistent_workers=True"
     return text

@@ -85,6 +85,54 @@ def test_explicit_context_wins_over_the_default() -> None:
 
 
 @pytest.mark.parametrize(
+    ("written", "python", "name", "costly", "when"),
+    [
+        # one branch names spawn, the other is the default (fork): costly only when `flag`
+        ('"spawn" if flag else None', (3, 12), "spawn", False, "flag"),
+        ('"spawn" if flag else "fork"', (3, 12), "spawn", False, "flag"),
+        ('"fork" if args.safe else mp.get_context("spawn")', (3, 12), "spawn", False,
+         "not args.safe"),
+        # every branch costly: the default of 3.14 is forkserver, or both name one
+        ('"spawn" if flag else None', (3, 14), "spawn", True, None),
+        ('"spawn" if flag else "forkserver"', (3, 12), "spawn", True, None),
+        # a config value or a variable names no method: the default
+        ("cfg.spawn", (3, 12), "fork", False, None),
+        ("mp.get_context(cfg.start_method)", (3, 12), "fork", False, None),
+        ("mp.get_context(method='forkserver')", (3, 12), "forkserver", True, None),
+    ],
+)  # fmt: skip
+def test_a_context_chosen_by_a_condition(
+    written: str, python: tuple[int, int], name: str, costly: bool, when: str | None
+) -> None:
+    """Issue 41: the start method of ``"spawn" if flag else None`` is known on one branch only:
+    costly (the severity raised) only when every branch is, else priced by the costly branch
+    with its condition, which the message says."""
+    found = cost.start_method(written, python, "linux")
+    assert (found.name, found.costly, found.costly_when) == (name, costly, when)
+
+
+def test_the_message_names_the_condition_of_a_costly_branch() -> None:
+    fork = cost.start_method('"spawn" if flag else None', (3, 12), "linux")
+    assert cost.severity(Kind.AVOIDABLE, Frequency.EPOCH, fork) == "info"
+    assert cost.cost_phrase(Kind.AVOIDABLE, Frequency.EPOCH, 2, method=fork) == (
+        "a new pool of 2 workers once per epoch, and under spawn when flag each worker a fresh"
+        " interpreter (from multiprocessing_context): avoidable with persistent_workers=True"
+    )
+    default = cost.start_method('"fork" if flag else None', (3, 14), "linux")
+    assert "under forkserver when not flag each worker a fresh interpreter (Python 3.14's" in (
+        cost.cost_phrase(Kind.DEFEATED, Frequency.EPOCH, 2, method=default)
+    )
+    both = cost.start_method('"spawn" if flag else None', (3, 14), "linux")
+    assert cost.severity(Kind.AVOIDABLE, Frequency.EPOCH, both) == "warning"
+    assert both.describe() == (
+        "start method spawn, from multiprocessing_context, or forkserver, Python 3.14's default"
+        " on Linux"
+    )
+    either = cost.start_method('"spawn" if flag else "forkserver"', (3, 12), "linux")
+    assert either.describe() == "start method spawn or forkserver, from multiprocessing_context"
+
+
+@pytest.mark.parametrize(
     ("spec", "lowest"),
     [(">=3.10", (3, 10)), (">=3.9,<4", (3, 9)), ("~=3.14", (3, 14)), (">3.13", (3, 14)),
      ("==3.12.*", (3, 12)), ("<4", None), ("", None)],
@@ -182,3 +230,14 @@ def test_advisories_say_affected_only_for_a_defeated_pool_or_a_raise() -> None:
         assert entry.kind == kind.advisory_label
         assert ("is affected" in advisory.message) is kind.defect, entry.distribution
         assert (": advice, an avoidable cost" in advisory.message) is not kind.defect
+
+
+def test_every_rule_page_says_what_its_finding_costs() -> None:
+    """Issue 41: each rule's documentation (docs/rules/, generated from the rule's module) has a
+    **Cost** paragraph that points to the cost model."""
+    from lintloader.rules.registry import all_rules
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "rules"
+    for rule in all_rules():
+        page = (docs / f"{rule.code}.md").read_text("utf-8")
+        assert "**Cost** ([cost model](../concepts.md#the-cost-model)):" in page, rule.code

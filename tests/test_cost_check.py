@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+REBUILD_LOOP = Path(__file__).resolve().parents[1] / "fixtures/runtime/trace/rebuild_loop.py"
+
 HEAD = "from torch.utils.data import DataLoader\n"
 
 REBUILT = """
@@ -122,13 +124,15 @@ def train(ds, epochs):
 """
 
 
-def check(tmp_path: Path, body: str, requires: str | None = ">=3.10") -> list[dict[str, Any]]:
+def check(
+    tmp_path: Path, body: str, requires: str | None = ">=3.10", head: str = HEAD
+) -> list[dict[str, Any]]:
     """``check`` on one file of a project whose pyproject targets ``requires``."""
     if requires is not None:
         (tmp_path / "pyproject.toml").write_text(
             f'[project]\nname = "demo"\nrequires-python = "{requires}"\n'
         )
-    (tmp_path / "train.py").write_text(HEAD + textwrap.dedent(body))
+    (tmp_path / "train.py").write_text(head + textwrap.dedent(body))
     done = subprocess.run(
         [sys.executable, "-m", "lintloader", "check", "--no-cache", "--min-severity", "info",
          "--output-format", "json", "--project-root", "none", "train.py"],
@@ -234,3 +238,64 @@ def test_a_costly_start_method_raises_the_severity(
         assert "fresh interpreter" not in finding["message"]
     else:
         assert f"each worker a fresh interpreter: {said}" in finding["message"]
+
+
+SPAWN_IF_FLAG = KEPT.replace("num_workers=2)", "num_workers=2, multiprocessing_context=CONTEXT)")
+
+
+@pytest.mark.parametrize(
+    ("context", "requires", "severity", "said"),
+    [
+        # spawn on one branch only: the base severity, and the message names the condition
+        ('"spawn" if flag else None', ">=3.10", "info",
+         "once per epoch, and under spawn when flag each worker a fresh interpreter "
+         "(from multiprocessing_context): avoidable"),
+        ('"spawn" if flag else "fork"', ">=3.10", "info", "under spawn when flag each worker"),
+        # every branch costly: forkserver is 3.14's default, or both branches name one
+        ('"spawn" if flag else None', ">=3.14", "warning",
+         "each worker a fresh interpreter: start method spawn, from multiprocessing_context, "
+         "or forkserver, Python 3.14's default on Linux"),
+        ('"spawn" if flag else "forkserver"', ">=3.10", "warning",
+         "each worker a fresh interpreter: start method spawn or forkserver, from "
+         "multiprocessing_context"),
+        # a config value names no method: the default's
+        ("cfg.spawn", ">=3.10", "info", None),
+    ],
+    ids=["spawn-or-default", "spawn-or-fork", "spawn-or-forkserver-default", "every-branch",
+         "config-value"],
+)  # fmt: skip
+def test_a_start_method_chosen_by_a_condition(
+    tmp_path: Path, context: str, requires: str, severity: str, said: str | None
+) -> None:
+    """Issue 41: `multiprocessing_context="spawn" if flag else None` is spawn on one branch
+    only: the severity is raised only when every branch is spawn or forkserver; else the
+    message says under which condition the pool costs a fresh interpreter per worker."""
+    if sys.platform != "linux":
+        pytest.skip("the default start method is Linux's here")
+    finding = only(check(tmp_path, SPAWN_IF_FLAG.replace("CONTEXT", context), requires))
+    assert finding["severity"] == severity, finding["message"]
+    if said is None:
+        assert "fresh interpreter" not in finding["message"]
+    else:
+        assert said in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("requires", "severity", "said"),
+    [
+        (">=3.10", "warning", "once per epoch, and under spawn when args.spawn each worker"),
+        (">=3.14", "error", "start method spawn, from multiprocessing_context, or forkserver"),
+    ],
+)
+def test_the_spawn_fixture_is_read_on_both_branches(
+    tmp_path: Path, requires: str, severity: str, said: str
+) -> None:
+    """The trace fixture that runs under `--spawn` (tests/test_trace.py) builds its persistent
+    loader per epoch with `"spawn" if args.spawn else None`: a defeated pool, a warning that
+    names the spawn branch's condition; an error when the other branch is costly too."""
+    if sys.platform != "linux":
+        pytest.skip("the default start method is Linux's here")
+    findings = check(tmp_path, REBUILD_LOOP.read_text(), requires, head="")
+    (train,) = [f for f in findings if f["code"] == "LL202" and "`train`" in f["message"]]
+    assert train["severity"] == severity, train["message"]
+    assert said in train["message"]

@@ -28,7 +28,8 @@ def _names_site(link: Mapping[str, Any], frames: list[Mapping[str, Any]]) -> boo
     return any(PurePath(f["path"]).name == name and f["line"] == link["line"] for f in frames)
 
 
-def _site(site: Mapping[str, Any]) -> str:
+def caller_of(site: Mapping[str, Any]) -> str:
+    """The function that calls the site's construction (the creating frame's, without one)."""
     frame = site["created_by"][1] if len(site["created_by"]) > 1 else site["created_at"]
     return str(frame["function"])
 
@@ -41,7 +42,7 @@ def disagreements(
     the function that calls the loader's construction), and an explanation no longer needed."""
     said: set[str] = set()
     for site in report["sites"]:
-        where = (name, _site(site))
+        where = (name, caller_of(site))
         for extra in site["extra_pools"]:
             link, kind = extra["static"], extra["cost_kind"]
             frames = [*site["created_by"], *(extra.get("frames") or ())]

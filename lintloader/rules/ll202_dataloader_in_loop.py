@@ -97,7 +97,9 @@ finding costs ("a new pool of 4 workers every step", "every evaluation", "every 
   interpreter: start method `spawn` or `forkserver`, from `multiprocessing_context` or the
   default of the Python the project targets (the lowest `requires-python` of the nearest
   `pyproject.toml`, else the running Python: `forkserver` on Linux from Python 3.14, `spawn` on
-  macOS and Windows); not for a retry or a fixed set of items.
+  macOS and Windows); not for a retry or a fixed set of items. A context chosen by a condition
+  (`"spawn" if flag else None`) raises it only when every branch is costly; else the message
+  says "and under spawn when flag" ([concepts](../concepts.md#the-cost-model)).
 
 Info, whatever the cost, when the construction is behind a one-shot check in the loop (`if loader is
 None:`), only runs when `persistent_workers` is off, or when its arguments change with the loop (a

@@ -50,7 +50,8 @@ behaviour).
 warning, also when the call runs every K steps of a step loop
 (`if step % K == 0: next(iter(loader))`: the message says "every K steps"); error when the
 start method is spawn or forkserver (explicit, or the default of the Python the project
-targets). Info when the loader has `persistent_workers=True` (the pool survives, but each
+targets; on every branch of a context chosen by a condition, else the message says under
+which condition). Info when the loader has `persistent_workers=True` (the pool survives, but each
 `iter()` still restarts the epoch and throws away prefetched batches), and info when the call
 only runs every N-th epoch (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
 batch, not one within an epoch) or under a remainder test other than `== 0` (`n % 30 == 29`).

@@ -45,9 +45,11 @@ default, an *avoidable* pool, not a defect: info, like a non-persistent loader r
 epoch (LL202). Warning when each worker starts as a fresh interpreter (start method `spawn` or
 `forkserver`, from `multiprocessing_context` or the default of the Python the project targets:
 the lowest `requires-python` of the nearest `pyproject.toml`, else the running Python;
-`forkserver` on Linux from Python 3.14, `spawn` on macOS and Windows): every epoch then imports
-torch and the dataset code again in every worker. The message says what it costs: "a new pool
-of 8 workers once per epoch: avoidable with persistent_workers=True".
+`forkserver` on Linux from Python 3.14, `spawn` on macOS and Windows; on every branch of a
+context chosen by a condition, `"spawn" if flag else None`, else the message says under which
+condition): every epoch then imports torch and the dataset code again in every worker. The
+message says what it costs: "a new pool of 8 workers once per epoch: avoidable with
+persistent_workers=True".
 """
 
 from __future__ import annotations
