@@ -4,6 +4,7 @@ the last run recorded, else by the prior figures, else by size."""
 from __future__ import annotations
 
 import pytest
+from conftest import REPO
 from worker_groups import PRIOR_S, UNKNOWN_S, longest_first
 
 pytestmark = pytest.mark.fast
@@ -47,3 +48,12 @@ def test_a_record_overrides_the_prior() -> None:
     queue = {NEW_RULE: group(NEW_RULE), "tests/test_b.py::x": group("tests/test_b.py::x")}
     seconds = {NEW_RULE: 0.5, "tests/test_b.py::x": 2.0}
     assert longest_first(queue, seconds) == ["tests/test_b.py::x", NEW_RULE]
+
+
+def test_the_prior_names_tests_that_exist() -> None:
+    """A renamed module or test would silently lose its place at the front."""
+    for scope in PRIOR_S:
+        module, _, test = scope.partition("::")
+        source = (REPO / module).read_text(encoding="utf-8")
+        if test:
+            assert f"def {test.split('[')[0]}(" in source, scope
