@@ -20,9 +20,9 @@ from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
 from lintloader.workers.progress import ParseStats
 
 # Enough bytes that -j2 really starts worker processes (12 padded modules together just above
-# the size from which parse.py parallelizes): a few functions, the bulk a comment, which costs
-# the summarizer and the analysis next to nothing (as functions, a check of the 6-module tree
-# took ~35 s of CPU; as a comment, ~2 s).
+# the size from which parse.py parallelizes): a few functions, the bulk a comment. As 14,000
+# functions, a check of the 6-module tree took ~35 s of CPU (mostly libcst, over the modules
+# that hold findings, for their fixes); as a comment, ~2 s.
 PADDING_FUNCTIONS = 8
 PADDING_LINE = "# padding " + "-" * 59 + "\n"
 PADDING_LINES = PARALLEL_MIN_BYTES // (12 * len(PADDING_LINE)) + 1
