@@ -19,16 +19,21 @@ from lintloader.scan.read.statindex import RACY_NS
 from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
 from lintloader.workers.progress import ParseStats
 
-# Enough code that -j2 really starts worker processes (12 padded modules together just above
-# the size from which parse.py parallelizes).
-PADDING_FUNCTIONS = PARALLEL_MIN_BYTES // (12 * 70) + 1
+# Enough bytes that -j2 really starts worker processes (12 padded modules together just above
+# the size from which parse.py parallelizes): a few functions, the bulk a comment. As 14,000
+# functions, a check of the 6-module tree took ~35 s of CPU (mostly libcst, over the modules
+# that hold findings, for their fixes); as a comment, ~2 s.
+PADDING_FUNCTIONS = 8
+PADDING_LINE = "# padding " + "-" * 59 + "\n"
+PADDING_LINES = PARALLEL_MIN_BYTES // (12 * len(PADDING_LINE)) + 1
 
 
 def padding(index: int) -> str:
-    return "".join(
+    functions = "".join(
         f"\n\ndef helper_{index}_{n}(value):\n    total = value + {n}\n    return [total] * 3\n"
         for n in range(PADDING_FUNCTIONS)
     )
+    return functions + "\n" + PADDING_LINE * PADDING_LINES
 
 
 LOADER_MODULE = """
@@ -84,6 +89,8 @@ def age(root: Path, seconds: float = RACY_NS / 1e9 + 0.5) -> None:
 
 def test_findings_identical_with_and_without_cache_and_processes(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "proj")
+    padded = [p for p in (root / "pkg").glob("*.py") if p.name != "__init__.py"]
+    assert sum(p.stat().st_size for p in padded) >= PARALLEL_MIN_BYTES  # -j2 starts workers
     cache = tmp_path / "cache"
     reference, _ = check_json(root, "--no-cache", "-j", "1")
     assert reference.count('"code": "LL101"') >= 7  # 6 fetchers + lightning150
@@ -118,7 +125,7 @@ def test_an_edited_file_is_noticed_even_with_its_size_and_mtime_restored(tmp_pat
 def test_summaries_identical_from_one_or_two_processes_and_from_the_cache(
     tmp_path: Path,
 ) -> None:
-    root = make_tree(tmp_path / "proj", modules=4)
+    root = make_tree(tmp_path / "proj")  # six modules: two processes really start
     files = discover_paths([str(root)], ()).files
     results = []
     for jobs, cache in ((1, None), (2, None), (2, SummaryCache(tmp_path / "c")), (1, None)):

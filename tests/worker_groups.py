@@ -1,17 +1,24 @@
 """How ``pytest -n N`` hands the tests to its workers, unless ``--dist`` says otherwise: the
 tests of a module with a module-scoped fixture go to one worker together, every other test
-goes wherever a worker is free, biggest groups first.
+goes wherever a worker is free, the longest first.
 
 With xdist's default (``--dist load``) each worker that runs one test of a module runs the
 module's shared fixture again: test_trace.py's 20 traced training runs, test_trace_cost.py's,
 the verify probes, twice on two workers. ``--dist loadscope`` runs them once but hands out
 every module whole, and a long module handed out last keeps one worker busy alone.
 (xdist's own ``loadgroup`` would do this with marks, but with pytest 9 it no longer groups.)
+
+Longest first: each run records every test's seconds (setup, call and teardown) in pytest's
+cache (``.pytest_cache``, key :data:`SECONDS_KEY`), and the next run hands out the groups by
+those seconds, longest first, so that no worker is left alone with a long test at the end.
+A test with no record counts :data:`UNKNOWN_S`; on a first run (no cache: CI) the groups
+named in :data:`PRIOR_S` count what they took on a loaded 2-core machine.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +27,21 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 GROUPED = pytest.StashKey[bool]()
 MODULE_FIXTURE = re.compile(r"@pytest\.fixture\([^)]*scope=[\"']module[\"']")
+SECONDS_KEY = "lintloader/test-seconds"
+UNKNOWN_S = 1.0
+# seconds the longest groups took serially on a loaded 2-core machine (round 7: the whole
+# module, or the one test), for a run without a cache: CI's, and the new-rule test's copy
+PRIOR_S: dict[str, float] = {
+    # its copy runs the ~440 marked tests (1229 s serially, under load) with -n 2
+    "tests/test_user_rules.py::test_a_new_rule_is_one_module_plus_a_fixtures_folder": 600.0,
+    "tests/test_trace.py": 380.0,
+    "tests/test_fix_honest.py": 290.0,
+    "tests/test_precommit.py": 140.0,
+    "tests/test_trace_cost.py": 100.0,
+    "tests/test_flake8.py::test_flake8_file_scope_sees_single_file_chains_only": 60.0,
+    "tests/test_docs_console.py::test_the_console_block_is_what_the_command_prints"
+    "[README.md:15]": 50.0,
+}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -28,6 +50,54 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
         config.option.dist = "loadscope"  # xdist then starts its workers as for loadscope
         config.stash[GROUPED] = True
+        config.pluginmanager.register(TestSeconds(config), "lintloader-test-seconds")
+
+
+class TestSeconds:
+    """A plugin of the controller: every test's seconds this run, kept in pytest's cache."""
+
+    __test__ = False  # not a test class, whatever its name
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        cache = getattr(self.config, "cache", None)  # None with -p no:cacheprovider
+        if cache is not None and self.seconds:
+            cache.set(SECONDS_KEY, {**recorded_seconds(self.config), **self.seconds})
+
+
+def recorded_seconds(config: pytest.Config) -> dict[str, float]:
+    """The seconds per test node id of the last runs, empty without a cache or a record."""
+    cache = getattr(config, "cache", None)
+    stored = cache.get(SECONDS_KEY, {}) if cache is not None else {}
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        key: float(value)
+        for key, value in stored.items()
+        if isinstance(key, str) and isinstance(value, (int, float))
+    }
+
+
+def longest_first(
+    queue: Mapping[str, Mapping[str, bool]], seconds: Mapping[str, float]
+) -> list[str]:
+    """The groups of ``queue`` (group -> its test node ids), longest first: a group lasts its
+    tests' recorded ``seconds`` (:data:`UNKNOWN_S` each without one), or its :data:`PRIOR_S`
+    when none of them has a record; ties keep the larger group, then the given order."""
+
+    def cost(scope: str) -> float:
+        tests = queue[scope]
+        if scope in PRIOR_S and not any(test in seconds for test in tests):
+            return PRIOR_S[scope]
+        return sum(seconds.get(test, UNKNOWN_S) for test in tests)
+
+    return sorted(queue, key=lambda scope: (-cost(scope), -len(queue[scope])))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -37,11 +107,24 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
 
     shared = shared_modules(config.rootpath)
+    seconds = recorded_seconds(config)
 
     class SharedFixtureScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return module if module in shared else nodeid
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # the whole queue is built before the first unit is handed out: order it then
+            if not self.ordered:
+                self.ordered = True
+                queue = dict(self.workqueue)
+                self.workqueue.clear()
+                for scope in longest_first(queue, seconds):
+                    self.workqueue[scope] = queue[scope]
+            super()._assign_work_unit(node)
 
     return SharedFixtureScheduling(config, log)
 
