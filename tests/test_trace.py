@@ -69,7 +69,7 @@ RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # the table of issue 30, each under the CI setting, and each fixed
     "rebuild_ci": (script("rebuild_loop", "--epochs", "4"), CI),
     "rebuild_fixed_ci": (script("rebuild_loop", "--fixed", "--epochs", "4"), CI),
-    "reload_ci": (script("lightning_fit", "--reload", "1", "--epochs", "4"), CI),
+    "reload_ci": (script("lightning_fit", "--reload", "1", "--epochs", "4", "--probe"), CI),
     "reload_fixed_ci": (script("lightning_fit", "--epochs", "4"), CI),
     "warmup_ci": (fetcher("buggy", "--warmup", "2", "--epochs", "5"), CI),
     "warmup_fixed_ci": (fetcher("fixed", "--warmup", "2", "--epochs", "5"), CI),
@@ -362,6 +362,19 @@ def test_lightning_reload_every_epoch_fails_and_names_the_setting(runs: dict[str
     assert {extra["kind"] for extra in train["extra_pools"]} == {"lightning reload"}
     assert "`Trainer(reload_dataloaders_every_n_epochs=1)`" in run.stderr
     assert "fit finished" not in run.stdout  # --max-passes ended it
+
+
+def test_a_callbacks_own_rebuild_is_not_lightnings_reload(runs: dict[str, Run]) -> None:
+    """Issue 41: under reload_dataloaders_every_n_epochs=1, a loader that a callback builds at
+    every epoch's start is the callback's own rebuild, told as such, and its own fix advised."""
+    run = runs["reload_ci"]
+    (probe,) = [s for s in run.report["sites"] if s["created_at"]["function"].startswith("Probe.")]
+    assert probe["failing"] and probe["lightning_reload"] is None
+    assert {extra["kind"] for extra in probe["extra_pools"]} == {"new loader"}
+    block = run.stderr.split("lightning_fit.py:77 Probe.on_train_epoch_start, called from")[1]
+    block = block.split("\nFAIL ")[0].split("\nok ")[0]
+    assert "change: LL202 at fixtures/runtime/trace/lightning_fit.py:77" in block, block
+    assert "reload_dataloaders_every_n_epochs" not in block, block
 
 
 def test_lightning_without_reload_passes_under_ci_setting(runs: dict[str, Run]) -> None:

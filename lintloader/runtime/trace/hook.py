@@ -37,6 +37,7 @@ STACK_LIMIT = 40
 SITE_FRAMES = 4  # user frames kept as a loader's creation site, innermost first
 MIN_BUDGET = 2  # --max-passes stops no earlier than after pass 2, where a respawn shows
 LIGHTNING_DIRS = ("/lightning/", "/pytorch_lightning/")
+DATALOADER_HOOK = "dataloader"  # train_dataloader, val_dataloader, ...: the hooks Lightning reloads
 ID_ATTRIBUTE = "_lintloader_trace_id"
 PASS_ATTRIBUTE = "_lintloader_trace_pass"
 DATASET_ATTRIBUTE = "_lintloader_trace_dataset"
@@ -414,10 +415,16 @@ def _dataset_identity(dataset: Any, counter: Iterator[int]) -> str:
 
 def _lightning_reload() -> int | None:
     """``Trainer.reload_dataloaders_every_n_epochs`` when Lightning is creating the loader
-    (read from the ``self`` of Lightning's frames on the stack), else None."""
+    through a ``*_dataloader`` hook (read from the ``self`` of Lightning's frames on the stack),
+    else None: a loader that a callback or a step builds for itself is no reload of Lightning's."""
     frame: FrameType | None = sys._getframe(1)
+    callee: FrameType | None = None
+    while frame is not None and not _in_lightning(frame):
+        callee, frame = frame, frame.f_back
+    if callee is None or not callee.f_code.co_name.endswith(DATALOADER_HOOK):
+        return None
     while frame is not None:
-        if any(part in frame.f_code.co_filename for part in LIGHTNING_DIRS):
+        if _in_lightning(frame):
             owner = frame.f_locals.get("self")
             trainer = getattr(owner, "trainer", owner)
             value = getattr(trainer, "reload_dataloaders_every_n_epochs", None)
@@ -425,6 +432,10 @@ def _lightning_reload() -> int | None:
                 return value
         frame = frame.f_back
     return None
+
+
+def _in_lightning(frame: FrameType) -> bool:
+    return any(part in frame.f_code.co_filename for part in LIGHTNING_DIRS)
 
 
 def _rank() -> int | None:
