@@ -107,18 +107,51 @@ def test_an_edit_no_round_asks_about_is_replayed_without_a_parse(tmp_path: Path)
     assert found(second) == found(first) == found(check(root, None))
 
 
-def test_a_comment_in_a_taken_file_is_replayed_after_one_parse(tmp_path: Path) -> None:
+def test_a_comment_at_the_end_of_a_taken_file_is_replayed_without_a_parse(tmp_path: Path) -> None:
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     fetching.write_text(fetching.read_text() + "\n# a comment at the end changes no summary\n")
     second = check(root, cache)
     assert second.linked is None
-    assert second.stats.parsed == 1  # the changed file, to compare its summary
+    assert second.stats.parsed == 0  # its summarized part is what it was (trailing.py)
     assert found(second) == found(first)
     third = check(root, cache)  # and the run was stored again under its new key
     assert third.linked is None and third.stats.parsed == 0
     assert found(third) == found(first)
+    fetching.write_text(fetching.read_text() + "# and another\n\n")
+    fourth = check(root, cache)
+    assert fourth.linked is None and fourth.stats.parsed == 0
+    assert shown(fourth) == shown(check(root, None))
+
+
+def test_a_comment_above_the_last_line_of_a_taken_file_is_parsed(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    text = fetching.read_text().rstrip("\n")
+    last = text.rindex("\n") + 1
+    fetching.write_text(f"{text[:last]}# a comment above the last line\n{text[last:]}\n")
+    second = check(root, cache)
+    assert second.stats.parsed == 1  # parsed, to compare its summary
+    assert found(second) == found(first)
+    assert shown(second) == shown(check(root, None))
+
+
+@pytest.mark.parametrize(
+    "last",
+    ["# lintloader: noqa", "# noqa: LL101", "#NOQA", "# DataLoader", "s = '", "# it's", "x = \\"],
+)
+def test_a_last_line_that_could_change_the_summary_is_parsed(tmp_path: Path, last: str) -> None:
+    """Trailing lines a summary reads (``noqa``, a loader token) or that could reach into the
+    code (a quote, a backslash) are parsed; the findings are those of a run without cache."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    fetching.write_text(fetching.read_text() + f"\n{last}\n")
+    second = check(root, cache)
+    assert second.stats.parsed == 1
+    assert shown(second) == shown(check(root, None))
 
 
 def test_a_line_inserted_above_a_finding_relinks_and_the_finding_moves(
@@ -489,4 +522,8 @@ def test_a_one_file_commit_in_a_git_project_through_the_cli(tmp_path: Path) -> N
     cold = run_cli("check", "--project-root=auto", "--no-cache", str(fetching), cwd=root)
     assert warm.returncode == cold.returncode == 1
     assert warm.stdout == cold.stdout and "LL101" in warm.stdout
-    assert "(1 parsed," in warm.stderr, warm.stderr
+    assert "(0 parsed," in warm.stderr, warm.stderr  # a comment at its end: its summary holds
+    (root / fetching).write_text((root / fetching).read_text() + "def late():\n    pass\n")
+    warm = run_cli(*hook, "-v", cwd=root)
+    cold = run_cli("check", "--project-root=auto", "--no-cache", str(fetching), cwd=root)
+    assert warm.stdout == cold.stdout and "(1 parsed," in warm.stderr, warm.stderr
