@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,8 +22,10 @@ from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.incremental.reads import DemandReads, stored_reads
 from lintloader.incremental.replay import Replay, read_replay, save_replay
+from lintloader.incremental.reuse import READ_FOR_SUMMARIZED
 from lintloader.incremental.revisit import MAX_CHANGED
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.statindex import RACY_NS
 from lintloader.select.trail import as_trail
 
 EPOCH_REBUILD = """
@@ -123,6 +126,31 @@ def test_a_comment_at_the_end_of_a_taken_file_is_replayed_without_a_parse(tmp_pa
     fourth = check(root, cache)
     assert fourth.linked is None and fourth.stats.parsed == 0
     assert shown(fourth) == shown(check(root, None))
+
+
+def test_a_large_taken_file_read_from_the_cache_keeps_its_summary_after_a_comment(
+    tmp_path: Path,
+) -> None:
+    """A run that took a large file's summary from the cache (its bytes not read for a parse)
+    still stores the digest of its summarized part: a comment appended next is not parsed."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    padding = "".join(f"PADDING_{n} = {n}\n" for n in range(READ_FOR_SUMMARIZED // 12))
+    fetching.write_text(fetching.read_text() + padding)
+    assert fetching.stat().st_size >= READ_FOR_SUMMARIZED
+    old = time.time_ns() - 10 * RACY_NS
+    for path in root.rglob("*.py"):  # not modified lately: the stat index trusts them
+        os.utime(path, ns=(old, old))
+    time.sleep(RACY_NS / 1e9 + 0.2)  # and their ctime, "now", is old enough too
+    check(root, cache)
+    stored, _ = stored_run(cache)
+    stored.unlink()  # (a run of another configuration replaced it): analyzed from the cache
+    second = check(root, cache)
+    assert second.linked is not None and second.stats.parsed == 0
+    fetching.write_text(fetching.read_text() + "\n# a comment at the end\n")
+    third = check(root, cache)
+    assert third.linked is None and third.stats.parsed == 0
+    assert shown(third) == shown(check(root, None))
 
 
 def test_a_comment_above_the_last_line_of_a_taken_file_is_parsed(tmp_path: Path) -> None:
