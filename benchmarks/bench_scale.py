@@ -245,8 +245,10 @@ def measure_big_file(
     def comment(data: bytes, n: int) -> bytes:
         return data + f"\n# commit {n}\n".encode()
 
-    case = _measure_commits(tool, base, work / f"cache-{package.name}", project, changed,
-                            comment, repeats)  # fmt: skip
+    cache = work / f"cache-{package.name}"
+    for folder in (cache, cache.with_name(cache.name + "-base")):  # no summary of an earlier
+        shutil.rmtree(folder, ignore_errors=True)  # run's commits: each one is a new edit
+    case = _measure_commits(tool, base, cache, project, changed, comment, repeats)
     return {"project_files": len(py_files(project)), "bytes": big.stat().st_size, "comment": case}
 
 
