@@ -16,6 +16,8 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_scale.py --repeats 3 --json benchmarks/results-scale.json
     .venv/bin/python benchmarks/bench_scale.py --only precommit --repeats 9 --base <rev>
+    .venv/bin/python benchmarks/bench_scale.py --only bigfile --repeats 7 --base <rev> \
+        --big-file <site-packages>/transformers/trainer.py
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -221,27 +224,65 @@ def measure_precommit(
     }
     results: dict[str, object] = {"project_files": len(py_files(project))}
     for case, (changed, edit) in edits.items():
-        relative = str(changed.relative_to(project))
-        hooks = {"head": _hook(tool, work / "cache-project-5k", relative)}
-        if base is not None:
-            hooks["base"] = _hook(base, work / "cache-project-5k-base", relative)
-        ruff = [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F", "--exit-zero",
-                relative]  # fmt: skip
-        original = changed.read_bytes()
-        for hook in hooks.values():
-            run_measured(hook, project)  # the commit before: fills the cache
-        runs: dict[str, list[Run]] = {name: [] for name in (*hooks, "ruff")}
-        try:
-            for repeat in range(repeats):
-                rewrite(changed, edit(original, repeat))
-                order = list(hooks) if repeat % 2 == 0 else list(reversed(hooks))
-                for name in order:
-                    runs[name].append(run_measured(hooks[name], project))
-                runs["ruff"].append(run_measured(ruff, project))
-        finally:
-            rewrite(changed, original)
-        results[case] = _precommit_case(relative, runs)
+        results[case] = _measure_commits(tool, base, work / "cache-project-5k", project,
+                                         changed, edit, repeats)  # fmt: skip
     return results
+
+
+def measure_big_file(
+    tool: Path, big: Path, work: Path, repeats: int, base: Path | None = None
+) -> dict[str, object]:
+    """A comment appended to one large file on a chain, the file's top-level package made a
+    git project (transformers' ``trainer.py``, 265 KB: ``--big-file``), as ``taken_comment``
+    above: the stored summary is reused when only comment lines at the end changed
+    (``incremental/trailing.py``)."""
+    package = big.parent
+    while (package.parent / "__init__.py").exists():
+        package = package.parent
+    project = git_project(package.parent, work, f"project-{package.name}", (package.name,))
+    changed = project / big.relative_to(package.parent)
+
+    def comment(data: bytes, n: int) -> bytes:
+        return data + f"\n# commit {n}\n".encode()
+
+    cache = work / f"cache-{package.name}"
+    for folder in (cache, cache.with_name(cache.name + "-base")):  # no summary of an earlier
+        shutil.rmtree(folder, ignore_errors=True)  # run's commits: each one is a new edit
+    case = _measure_commits(tool, base, cache, project, changed, comment, repeats)
+    return {"project_files": len(py_files(project)), "bytes": big.stat().st_size, "comment": case}
+
+
+def _measure_commits(
+    tool: Path,
+    base: Path | None,
+    cache: Path,
+    project: Path,
+    changed: Path,
+    edit: Callable[[bytes, int], bytes],
+    repeats: int,
+) -> dict[str, object]:
+    """The hook after ``repeats`` commits, each ``edit`` of ``changed``'s original bytes,
+    paired with ruff on the file (and with ``base``'s hook, alternating which goes first)."""
+    relative = str(changed.relative_to(project))
+    hooks = {"head": _hook(tool, cache, relative)}
+    if base is not None:
+        hooks["base"] = _hook(base, cache.with_name(cache.name + "-base"), relative)
+    ruff = [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F", "--exit-zero",
+            relative]  # fmt: skip
+    original = changed.read_bytes()
+    for hook in hooks.values():
+        run_measured(hook, project)  # the commit before: fills the cache
+    runs: dict[str, list[Run]] = {name: [] for name in (*hooks, "ruff")}
+    try:
+        for repeat in range(repeats):
+            rewrite(changed, edit(original, repeat))
+            order = list(hooks) if repeat % 2 == 0 else list(reversed(hooks))
+            for name in order:
+                runs[name].append(run_measured(hooks[name], project))
+            runs["ruff"].append(run_measured(ruff, project))
+    finally:
+        rewrite(changed, original)
+    return _precommit_case(relative, runs)
 
 
 def _call_before(data: bytes, marker: bytes, call: str) -> bytes:
@@ -305,7 +346,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
-        "--only", choices=("sizes", "flake8", "precommit"), help="measure one part only"
+        "--only", choices=("sizes", "flake8", "precommit", "bigfile"), help="measure one part only"
+    )
+    parser.add_argument(
+        "--big-file",
+        type=Path,
+        help="bigfile: a large file on a chain, in its package (e.g. transformers/trainer.py)",
     )
     parser.add_argument("--base", help="precommit: also pair each run with this revision's")
     args = parser.parse_args()
@@ -323,6 +369,8 @@ def main() -> int:
     if args.only in (None, "precommit"):
         summary["precommit"] = measure_precommit(tool, site, args.work, args.repeats, base)
         summary["precommit_base"] = args.base
+    if args.only == "bigfile" or (args.only is None and args.big_file):
+        summary["bigfile"] = measure_big_file(tool, args.big_file, args.work, args.repeats, base)
     report(summary, args.json)
     return 0
 

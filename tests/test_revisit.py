@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,8 +22,10 @@ from lintloader.engine import CheckOptions, CheckResult, run_check
 from lintloader.findings import Finding
 from lintloader.incremental.reads import DemandReads, stored_reads
 from lintloader.incremental.replay import Replay, read_replay, save_replay
+from lintloader.incremental.reuse import READ_FOR_SUMMARIZED
 from lintloader.incremental.revisit import MAX_CHANGED
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.statindex import RACY_NS
 from lintloader.select.trail import as_trail
 
 EPOCH_REBUILD = """
@@ -107,18 +110,76 @@ def test_an_edit_no_round_asks_about_is_replayed_without_a_parse(tmp_path: Path)
     assert found(second) == found(first) == found(check(root, None))
 
 
-def test_a_comment_in_a_taken_file_is_replayed_after_one_parse(tmp_path: Path) -> None:
+def test_a_comment_at_the_end_of_a_taken_file_is_replayed_without_a_parse(tmp_path: Path) -> None:
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     fetching.write_text(fetching.read_text() + "\n# a comment at the end changes no summary\n")
     second = check(root, cache)
     assert second.linked is None
-    assert second.stats.parsed == 1  # the changed file, to compare its summary
+    assert second.stats.parsed == 0  # its summarized part is what it was (trailing.py)
     assert found(second) == found(first)
     third = check(root, cache)  # and the run was stored again under its new key
     assert third.linked is None and third.stats.parsed == 0
     assert found(third) == found(first)
+    fetching.write_text(fetching.read_text() + "# and another\n\n")
+    fourth = check(root, cache)
+    assert fourth.linked is None and fourth.stats.parsed == 0
+    assert shown(fourth) == shown(check(root, None))
+
+
+def test_a_large_taken_file_read_from_the_cache_keeps_its_summary_after_a_comment(
+    tmp_path: Path,
+) -> None:
+    """A run that took a large file's summary from the cache (its bytes not read for a parse)
+    still stores the digest of its summarized part: a comment appended next is not parsed."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    padding = "".join(f"PADDING_{n} = {n}\n" for n in range(READ_FOR_SUMMARIZED // 12))
+    fetching.write_text(fetching.read_text() + padding)
+    assert fetching.stat().st_size >= READ_FOR_SUMMARIZED
+    old = time.time_ns() - 10 * RACY_NS
+    for path in root.rglob("*.py"):  # not modified lately: the stat index trusts them
+        os.utime(path, ns=(old, old))
+    time.sleep(RACY_NS / 1e9 + 0.2)  # and their ctime, "now", is old enough too
+    check(root, cache)
+    stored, _ = stored_run(cache)
+    stored.unlink()  # (a run of another configuration replaced it): analyzed from the cache
+    second = check(root, cache)
+    assert second.linked is not None and second.stats.parsed == 0
+    fetching.write_text(fetching.read_text() + "\n# a comment at the end\n")
+    third = check(root, cache)
+    assert third.linked is None and third.stats.parsed == 0
+    assert shown(third) == shown(check(root, None))
+
+
+def test_a_comment_above_the_last_line_of_a_taken_file_is_parsed(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    text = fetching.read_text().rstrip("\n")
+    last = text.rindex("\n") + 1
+    fetching.write_text(f"{text[:last]}# a comment above the last line\n{text[last:]}\n")
+    second = check(root, cache)
+    assert second.stats.parsed == 1  # parsed, to compare its summary
+    assert found(second) == found(first)
+    assert shown(second) == shown(check(root, None))
+
+
+@pytest.mark.parametrize(
+    "last",
+    ["# lintloader: noqa", "# noqa: LL101", "#NOQA", "# DataLoader", "s = '", "# it's", "x = \\"],
+)
+def test_a_last_line_that_could_change_the_summary_is_parsed(tmp_path: Path, last: str) -> None:
+    """Trailing lines a summary reads (``noqa``, a loader token) or that could reach into the
+    code (a quote, a backslash) are parsed; the findings are those of a run without cache."""
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    check(root, cache)
+    fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    fetching.write_text(fetching.read_text() + f"\n{last}\n")
+    second = check(root, cache)
+    assert second.stats.parsed == 1
+    assert shown(second) == shown(check(root, None))
 
 
 def test_a_line_inserted_above_a_finding_relinks_and_the_finding_moves(
@@ -489,4 +550,8 @@ def test_a_one_file_commit_in_a_git_project_through_the_cli(tmp_path: Path) -> N
     cold = run_cli("check", "--project-root=auto", "--no-cache", str(fetching), cwd=root)
     assert warm.returncode == cold.returncode == 1
     assert warm.stdout == cold.stdout and "LL101" in warm.stdout
-    assert "(1 parsed," in warm.stderr, warm.stderr
+    assert "(0 parsed," in warm.stderr, warm.stderr  # a comment at its end: its summary holds
+    (root / fetching).write_text((root / fetching).read_text() + "def late():\n    pass\n")
+    warm = run_cli(*hook, "-v", cwd=root)
+    cold = run_cli("check", "--project-root=auto", "--no-cache", str(fetching), cwd=root)
+    assert warm.stdout == cold.stdout and "(1 parsed," in warm.stderr, warm.stderr

@@ -12,7 +12,7 @@ One replay file per set of scan roots, next to the index.
 A second key, the *shape*, leaves the files' content out. When only the content of a few files
 changed (the shape is equal), the stored run also keeps what a later run needs to tell whether
 its findings still hold: each file's content identity, the selection trail and the digests of
-the files it summarized (``incremental/revisit.py`` decides).
+the files it summarized and of their summarized parts (``incremental/revisit.py`` decides).
 
 A replay is the whole of a warm run, so this module and everything it imports stay clear of the
 analysis: no summary, rule or parser module is imported until something must be analyzed.
@@ -36,7 +36,7 @@ from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.read.sources import SourceSet
 
-KIND = "replay 4"
+KIND = "replay 5"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
 
 
@@ -62,6 +62,9 @@ class Replay:
     contents: tuple[ContentId, ...] = ()  # each file's, in the files' order
     rounds: tuple[StoredRound, ...] = ()  # the selection trail (select/trail.py)
     taken: tuple[tuple[str, str], ...] = ()  # (path, content digest) of each summarized file
+    # per file of ``taken``, the digest of its summarized part (incremental/trailing.py; "":
+    # unknown): a file whose edit left it equal keeps its summary
+    taken_code: tuple[str, ...] = ()
     # what its analysis read of the functions' calls (incremental/reads.py); None: unknown
     reads: DemandReads | None = None
     stub_hooks: tuple[tuple[str, str, str], ...] = ()  # CheckResult.stub_hooks

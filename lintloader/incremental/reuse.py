@@ -59,8 +59,10 @@ def store_analyzed(
     store check's fix trial with it (None: not stored)."""
     sources, cache, stats = run.sources, run.cache, run.stats
     taken = tuple((path, sources.digest(path)) for round_ in rounds for path in round_.taken)
+    held = _summarized_sources(taken, sources)
     summaries = stats.parsed + stats.cached
     from lintloader.incremental.recording import RecordingProgram  # linked: imported
+    from lintloader.incremental.trailing import held_summarized
 
     linked = result.linked
     reads = recorded(linked) if isinstance(linked, RecordingProgram) else None
@@ -73,10 +75,25 @@ def store_analyzed(
         shape=shape,
         rounds=tuple(StoredRound._make(round_) for round_ in rounds),
         taken=taken,
+        taken_code=held_summarized(taken, held),
         reads=reads,
         stub_hooks=result.stub_hooks,
     )
     return _store(stored, cache.used, run)
+
+
+# A taken file at least this large whose bytes are not held is read again to store the
+# digest of its summarized part: its parse, spared by a later commit, costs far more.
+READ_FOR_SUMMARIZED = 32 * 1024
+
+
+def _summarized_sources(taken: Sequence[tuple[str, str]], sources: SourceSet) -> dict[str, bytes]:
+    """The bytes of the taken files whose summarized part's digest is stored: those held
+    (parsed in this process) and the large ones (``trailing.held_summarized`` checks that
+    they still have the digest the run read)."""
+    held = sources.held()
+    wanted = [p for p, _ in taken if p in held or sources.size(p) >= READ_FOR_SUMMARIZED]
+    return {path: sources[path] for path in wanted}
 
 
 def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
@@ -100,7 +117,13 @@ def _replayed(stored: Replay, key: str, run: Run) -> CheckResult | None:
         # what the edited files now define can link a later commit's calls: keep it. The fix
         # trial holds while no summarized file changed (the fixes edit those files alone)
         fixable = stored.fixable if revisited.taken == stored.taken else None
-        stored = replace(stored, taken=revisited.taken, reads=revisited.reads, fixable=fixable)
+        stored = replace(
+            stored,
+            taken=revisited.taken,
+            taken_code=revisited.taken_code,
+            reads=revisited.reads,
+            fixable=fixable,
+        )
         remember = _store(stored, revisited.entry_keys, run)
     sources.save()
     stats.cached = stored.summaries - stats.parsed
@@ -147,6 +170,7 @@ def _relinked(stored: Replay, revisited: Revisited, run: Run) -> CheckResult | N
         shape=stored.shape,
         rounds=stored.rounds,
         taken=revisited.taken,
+        taken_code=revisited.taken_code,
         reads=reads,
         stub_hooks=result.stub_hooks,
     )

@@ -13,7 +13,9 @@ content changed, its findings still hold if each changed file
   removed or changed, and named by no taken file).
 
 Each changed file then costs a byte search, and a parse if it was taken, instead of the whole
-selection, linking and analysis.
+selection, linking and analysis. A taken file whose summarized part (``incremental/trailing.py``:
+its bytes without the comment and blank lines that end it) is what it was is not parsed: its
+stored summary is its summary, stored again under its new digest.
 
 A taken file whose summary differs only in its line numbers (lines inserted or removed around
 what it records, see ``incremental/moves.py``) leaves every round's question and answer as they
@@ -44,6 +46,7 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.incremental.moves import MOVED, line_moves
 from lintloader.incremental.reads import DemandReads, stored_reads, unread_view
 from lintloader.incremental.replay import Replay
+from lintloader.incremental.trailing import PYTHON_SUFFIXES, summarized_digest
 from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
@@ -55,7 +58,6 @@ if TYPE_CHECKING:
 
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.
 MAX_CHANGED = 32
-PYTHON_SUFFIXES = (".py", ".pyi")
 # How a taken file's summary changed (see _change): the stored findings hold; else only its
 # lines moved (the stored selection holds), by one offset (SHIFTED: the stored findings too,
 # unless one shows the file) or otherwise (MOVED: the rules run again). incremental/moves.py
@@ -69,6 +71,7 @@ class Revisited:
     """What a replay after changes needs to store itself again."""
 
     taken: tuple[tuple[str, str], ...]  # (path, content digest) of each summarized file
+    taken_code: tuple[str, ...]  # per file of ``taken``: its summarized part's digest, or ""
     entry_keys: frozenset[str]  # the summary cache entries its findings now rest on
     # taken files whose summary moved (path -> new summary): the selection holds, but the
     # rules must run again; empty when the stored findings hold as they are
@@ -97,6 +100,7 @@ def revisit(
     queries = [round_.query() for round_ in rounds]
     taken_by = {path: number for number, round_ in enumerate(rounds) for path in round_.taken}
     digests = dict(stored.taken)
+    codes = _stored_codes(stored)
     keys = {entry[0] for entry in stored.entries}
     edits: list[tuple[SourceFile, FileSummary, FileSummary]] = []  # (file, before, after)
     for file in changed:
@@ -109,10 +113,20 @@ def revisit(
         before = cache.get(old_key) if old_key else None
         if before is None:
             return None
-        edits.append((file, replace(before, path=file.path), summarize(file)))
+        before = replace(before, path=file.path)
         digests[file.path] = sources.digest(file.path)
+        new_key = cache.key(digests[file.path], file.module, file.is_package)
+        code = summarized_digest(sources[file.path]) if file.path.endswith(PYTHON_SUFFIXES) else ""
+        if code and code == codes.get(file.path) and before.ok:
+            after = before  # only comment or blank lines at its end changed
+            if sources.writes:
+                cache.put(new_key, after)
+        else:
+            after = summarize(file)
+        codes[file.path] = code
+        edits.append((file, before, after))
         keys.discard(old_key)
-        keys.add(cache.key(digests[file.path], file.module, file.is_package))
+        keys.add(new_key)
     context = _Context(taken_by, sources, _reads_now(stored.reads, edits))
     moved: dict[str, FileSummary] = {}
     changes: set[str] = set()
@@ -126,7 +140,16 @@ def revisit(
     shown = {f.display for f in changed if f.path in moved}
     if MOVED not in changes and not _quoting(stored.findings, shown):
         moved = {}  # each moved file shifted, and no finding shows it: the stored ones hold
-    return Revisited(tuple(digests.items()), frozenset(keys), moved, context.reads)
+    taken_code = tuple(codes.get(path, "") for path in digests)
+    return Revisited(tuple(digests.items()), taken_code, frozenset(keys), moved, context.reads)
+
+
+def _stored_codes(stored: Replay) -> dict[str, str]:
+    """Path -> the digest of its summarized part when the stored run took it (known ones)."""
+    if len(stored.taken_code) != len(stored.taken):
+        return {}
+    paths = (path for path, _ in stored.taken)
+    return {path: code for path, code in zip(paths, stored.taken_code, strict=True) if code}
 
 
 def _reads_now(
