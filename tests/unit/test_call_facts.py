@@ -1,8 +1,9 @@
 """What the rules need of a call and the code around it comes from the summary, read from the
 tree once: a dead remainder test (``Condition.dead``) and a loop over a fixed set of items
 (``LoopInfo.fixed``), whatever the length of the text the summary keeps. The analyses parse no
-source text again, but for the places listed in :data:`STILL_PARSED` (issue 40: "call text is
-re-parsed in five places"; the rest is left to do)."""
+source text again (issue 40: "call text is re-parsed in five places"): binding a call reads
+the arguments the summary recorded (``CallSite.passed``), LL202's value flow the names they
+and a loop's iterable read."""
 
 from __future__ import annotations
 
@@ -19,12 +20,9 @@ from lintloader.summary.summarize import summarize_source
 pytestmark = pytest.mark.fast
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lintloader"
-# module -> why it still parses text after summarizing
-STILL_PARSED = {
-    "link/arguments.py": "a call's text, once per call (bind), for the argument nodes",
-    "analysis/repetition.py": "a loop header's target and iterable (_for_clause)",
-}
-_PARSES = re.compile(r"\bast\.parse\(")
+# module -> why it still parses text after summarizing (none left)
+STILL_PARSED: dict[str, str] = {}
+_PARSES = re.compile(r"\bast\.parse\(|(?<![.\w])compile\(|\bast\.unparse\(")
 
 
 def summarize(source: str) -> FileSummary:
