@@ -5,7 +5,6 @@ binds ``self`` like ``self.build(ds)``)."""
 
 from __future__ import annotations
 
-import ast
 import textwrap
 
 import pytest

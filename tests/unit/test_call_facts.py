@@ -72,3 +72,30 @@ def test_no_analysis_parses_source_text_but_the_known_places() -> None:
         if _PARSES.search(path.read_text(encoding="utf-8"))
     }
     assert parsing == set(STILL_PARSED)
+
+
+def test_what_a_call_passes_is_recorded_from_the_tree() -> None:
+    summary = summarize("""
+        def train(ds, n, rest, options, flag):
+            build(ds, max(1, n), *rest, None if flag else ds, key=load(ds.path), **options)
+            for step, (x, y) in enumerate(ds.items()):
+                self.data.fit(0, [p for p in ds.parts])
+    """)
+    calls = {c.target[-1]: c for c in summary.functions["train"].calls if not c.is_reference}
+    build, fit = calls["build"], calls["fit"]
+    assert [(p.keyword, p.star, p.text, p.reads) for p in build.passed] == [
+        (None, "", "ds", "ds"),
+        (None, "", "max(1, n)", "max n"),
+        (None, "*", "rest", "rest"),
+        (None, "", "None if flag else ds", "None if flag else ds"),
+        ("key", "", "load(ds.path)", "load ds.path"),
+        (None, "**", "options", "options"),
+    ]
+    ds, bounded, _, maybe, loaded, _ = build.passed
+    facts = (ds.name, bounded.lower_bound, maybe.none, loaded.called)
+    assert facts == (("ds",), 1, True, ("load",))
+    assert (build.positional, build.keywords) == (-1, ("key", "**"))
+    assert fit.receiver == "self.data" and fit.passed[0].zero
+    (loop,) = summary.functions["train"].loops
+    assert (loop.binds, loop.reads) == (("step", "x", "y"), "enumerate ds.items")
+    assert fit.comprehended == ()  # the comprehension is inside the call, not around it
