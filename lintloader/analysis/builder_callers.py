@@ -9,7 +9,6 @@ default, which is where upstream fixes it. A caller that passes ``persistent_wor
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -17,7 +16,6 @@ from lintloader.analysis.loaders import LoaderSite
 from lintloader.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.dataloaders.bounds import lower_bound
 
 
 class KeptDefault(NamedTuple):
@@ -48,10 +46,10 @@ def callers_keeping_default(program: Program, site: LoaderSite) -> Iterator[Kept
                 continue
             text, zero = f"{workers.text}={workers.literal}", workers.literal == 0
         else:
-            lowest = lower_bound(passed)
+            lowest = passed.lower_bound
             if lowest is not None and lowest > 0:
                 continue
-            text, zero = ast.unparse(passed), lowest == 0 and _is_literal(passed)
+            text, zero = passed.text, lowest == 0 and passed.zero
         yield KeptDefault(edge, program.functions[edge.caller], text, zero)
 
 
@@ -90,7 +88,3 @@ def defaults_agree(program: Program, site: LoaderSite) -> bool:
     return bool(edges) and all(
         binding(program, e).passes(name) is True for e in edges for name in names
     )
-
-
-def _is_literal(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant)

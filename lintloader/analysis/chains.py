@@ -16,6 +16,7 @@ from lintloader.analysis.reachability import (
 from lintloader.analysis.vocabulary import DECLARED_RESET
 from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
+from lintloader.wording import counted
 
 
 def chain_severity(base: Severity, chain: Chain) -> Severity:
@@ -77,7 +78,7 @@ def _resets(best: Chain, hops: tuple[Hop, ...], when: str = "every epoch") -> st
     sink = best.sink.sink
     where = f"{hops[-1].path}:{hops[-1].line}"
     calls = len(best.edges)
-    via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
+    via = f" through {counted(calls, 'call')}" if calls else ""
     unsure = _UNSURE.get(best.confidence, "")
     guard = " (only when persistent_workers is off)" if best.guarded else ""
     return (

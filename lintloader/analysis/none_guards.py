@@ -17,13 +17,10 @@ A call whose text the summary cut fills nothing.
 
 from __future__ import annotations
 
-import ast
-
 from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import NONE_GUARDED
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import Site
-from lintloader.summary.none_guards import may_be_none
+from lintloader.summary.model import Passed, Site
 
 
 def construction_guard(program: Program, key: str, site: Site) -> tuple[str, ...]:
@@ -46,15 +43,16 @@ def fills_guard(program: Program, guard: tuple[str, ...], edge: Edge) -> bool:
     return any(_filled(program, argument, caller) for argument in written if argument is not None)
 
 
-def _filled(program: Program, argument: ast.expr, caller: FunctionInfo) -> bool:
-    if may_be_none(argument):
+def _filled(program: Program, argument: Passed, caller: FunctionInfo) -> bool:
+    if argument.none:
         return False
-    if isinstance(argument, ast.Name):
-        return argument.id not in caller.function.none_names
-    if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+    name = argument.name or ()
+    if len(name) == 1:
+        return name[0] not in caller.function.none_names
+    if len(name) == 2 and name[0] != "super()":  # ``self.loader``
         class_key = caller.class_key
-        if class_key is not None and argument.value.id == caller.function.self_name:
-            return argument.attr not in _none_attributes(program, class_key)
+        if class_key is not None and name[0] == caller.function.self_name:
+            return name[1] not in _none_attributes(program, class_key)
     return True
 
 

@@ -5,7 +5,6 @@ in the call), the parameter is treated as one, with the confidence of that step 
 
 from __future__ import annotations
 
-import ast
 from typing import NamedTuple
 
 from lintloader.analysis.loaders import (
@@ -18,8 +17,7 @@ from lintloader.analysis.loaders import (
 from lintloader.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.program import FunctionInfo, Program
-from lintloader.summary.helpers import dotted
-from lintloader.summary.model import Dotted
+from lintloader.summary.model import Dotted, Passed
 
 
 class PassedLoader(NamedTuple):
@@ -47,8 +45,7 @@ def passed_loader(
         argument = binding(program, edge).written(name[0])
         if argument is None:
             return None
-        line = edge.call.site.line + argument.lineno - 1
-        passed = _loader_of(program, sites, caller, argument, line)
+        passed = _loader_of(program, sites, caller, argument, edge.call.site.line)
         if passed is False:
             return None
         found.append(passed if isinstance(passed, tuple) else None)
@@ -64,18 +61,19 @@ def _loader_of(
     program: Program,
     sites: list[LoaderSite],
     caller: FunctionInfo,
-    argument: ast.expr,
+    argument: Passed,
     line: int,
 ) -> LoaderSite | bool:
     """The construction a passed argument holds (True: a DataLoader, construction unknown;
-    False: not known to be one). ``line``: where the argument starts in the caller's file."""
-    if isinstance(argument, ast.Call):
-        func = dotted(argument.func)
+    False: not known to be one). ``line``: where the call, on one line as the summary keeps
+    it, starts in the caller's file."""
+    if argument.called is not None:
+        func = argument.called
         if not func or resolves_to_dataloader(program, caller, func) is False:
             return False
         built = [s for s in sites if s.info.key == caller.key and s.call.site.line == line]
         return built[0] if len(built) == 1 else True
-    name = dotted(argument)
+    name = argument.name
     if not name:
         return False
     bound = loader_bound_to(sites, caller, name)

@@ -10,9 +10,9 @@ its finding on the place that runs most often and lists the others.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import deque
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from lintloader.analysis import built_once
@@ -27,7 +27,7 @@ from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import CallSite, LoopInfo
+from lintloader.summary.model import CallSite, LoopInfo, reads_back_whole
 from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
@@ -36,7 +36,6 @@ MAX_PLACES = 8  # places kept per construction (the best one and "also reached f
 _FEW = re.compile(r"\.(items|keys|values)\(\)|dataset|split|fold|task|metric|name|eval|_sets?\b")
 _MANY = re.compile(r"\b(step|steps|batch|batches|iteration|iterations|it|itr|iter)\b|while ")
 _EPOCH = re.compile(r"epoch")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 class Place(NamedTuple):
@@ -272,18 +271,23 @@ def _parameters(info: FunctionInfo) -> set[str]:
     return found - {function.self_name, ""}
 
 
-def _reads(text: str, tainted: set[str], info: FunctionInfo) -> bool:
-    """The arguments of a call (its source text after the callee) read a tainted name."""
-    _, _, arguments = text.partition("(")
-    return any(_hit(name, tainted, info) for name in _IDENTIFIER.findall(arguments))
+def _reads(names: str | Iterable[str], tainted: set[str], info: FunctionInfo) -> bool:
+    """One of ``names`` (the summary's dotted names, space-separated) is tainted."""
+    found = names.split() if isinstance(names, str) else names
+    return any(_hit(name, tainted, info) for name in found)
 
 
 def _call_reads(call: CallSite, tainted: set[str], info: FunctionInfo) -> bool:
-    """:func:`_reads` for a call as the summary keeps it: its text, or for a text that does not
-    read back whole (cut, or run on by a comment) the names its arguments read."""
-    if call.whole:
-        return _reads(call.site.text, tainted, info)
-    return any(_hit(name, tainted, info) for name in call.names_read)
+    """The arguments of a call read a tainted name. A call whose text reads back whole counts
+    what its text after the callee reads: its keyword names too (``super().m(x)``: ``m``)."""
+    if not call.whole:
+        return _reads(call.names_read, tainted, info)
+    if _reads(call.names_read, tainted, info):
+        return True
+    written = [p.keyword for p in call.passed if p.keyword]
+    if call.target[0] == "super()" and len(call.target) > 1:
+        written.append(".".join(call.target[1:]))
+    return _reads(written, tainted, info)
 
 
 def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str]:
@@ -298,7 +302,7 @@ def _derived(program: Program, info: FunctionInfo, tainted: set[str]) -> set[str
         fresh = {n for n, t in info.function.local_types.items() if t in callees}
         fresh |= {call.binds for call in reading if call.binds}
         aliases = info.function.read_aliases.items()
-        fresh = (fresh | {n for n, read in aliases if _reads(f"({read})", derived, info)}) - derived
+        fresh = (fresh | {n for n, read in aliases if _reads(read, derived, info)}) - derived
         if not fresh:
             break
         derived |= fresh
@@ -316,13 +320,13 @@ def _passed(program: Program, edge: Edge, tainted: set[str]) -> set[str]:
     if not bound.parsed:  # not read back whole: what each argument reads is kept
         if edge.call.reads:
             return cut_call_targets(
-                edge.call, callee.function, lambda t: _reads(f"({t})", tainted, caller), every
+                edge.call, callee.function, lambda t: _reads(t, tainted, caller), every
             )
         return every if _call_reads(edge.call, tainted, caller) else set()
     tainted = tainted | _comprehended(edge.call, tainted, caller)
     found: set[str] = set()
     for slot in bound.slots:
-        if _reads(f"({ast.unparse(slot.argument)})", tainted, caller):
+        if _reads(slot.argument.reads, tainted, caller):
             found |= every if slot.fills is None else set(slot.fills)
     return found
 
@@ -334,22 +338,18 @@ def _comprehended(call: CallSite, tainted: set[str], caller: FunctionInfo) -> se
     function = caller.function
     loops = function.loop_chain(call.loop) if 0 <= call.loop < len(function.loops) else []
     clauses = [clause for loop in reversed(loops) if (clause := _for_clause(loop)) is not None]
-    clauses += [(clause.targets, clause.iterable) for clause in call.comprehended]
+    clauses += [(clause.targets, clause.reads) for clause in call.comprehended]
     found: set[str] = set()
-    for targets, iterable in clauses:
-        if _reads(f"({iterable})", tainted | found, caller):
+    for targets, reads in clauses:
+        if _reads(reads, tainted | found, caller):
             found.update(targets)
     return found
 
 
 def _for_clause(loop: LoopInfo) -> tuple[tuple[str, ...], str] | None:
-    """What a ``for`` loop binds and the text of what it iterates (None: a ``while``, or a
-    header cut at the text limit)."""
-    try:
-        node = ast.parse(f"{loop.header}: pass").body[0]
-    except SyntaxError:
+    """What a ``for`` loop binds and the names what it iterates reads, as the summary recorded
+    them (None: a ``while``, or a header that does not read back whole: cut at the text limit,
+    or a comment in it, as when the header's text was parsed again)."""
+    if loop.kind != "for" or not reads_back_whole(loop.header):
         return None
-    if not isinstance(node, ast.For):
-        return None
-    names = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
-    return names, ast.unparse(node.iter)
+    return loop.binds, loop.reads

@@ -12,7 +12,6 @@ when each construction of the class in the program leaves it out or passes a lit
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -91,14 +90,15 @@ def _handed_on(program: Program, edge: Edge, bound: Binding, carrier: Carrier) -
     caller = program.functions[edge.caller].function
     if not carrier.kwargs:
         written = bound.written(carrier.name)
-        if isinstance(written, ast.Name) and written.id in caller.zero_names:
-            return Carrier(written.id, False)
+        name = written.name if written is not None else None
+        if name is not None and len(name) == 1 and name[0] in caller.zero_names:
+            return Carrier(name[0], False)
         return None
     reaching = [s for s in bound.slots if s.fills is None]
     if len(reaching) == 1 and WORKERS not in bound.keywords:
-        passed = reaching[0].argument
-        if isinstance(passed, ast.Name) and passed.id == caller.star_kwargs and passed.id:
-            return Carrier(passed.id, True)
+        name = reaching[0].argument.name
+        if name is not None and len(name) == 1 and name[0] == caller.star_kwargs and name[0]:
+            return Carrier(name[0], True)
     return None
 
 
@@ -133,4 +133,4 @@ def _zero_or_left_out(bound: Binding, name: str) -> bool:
     if passed is False:
         return True
     written = bound.written(name)
-    return passed is True and isinstance(written, ast.Constant) and written.value == 0
+    return passed is True and written is not None and written.zero

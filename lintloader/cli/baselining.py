@@ -15,6 +15,7 @@ import click
 from lintloader.cli.options import Failure
 from lintloader.engine import CheckResult
 from lintloader.scan.discover.escape import printable
+from lintloader.wording import counted
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
     from lintloader.suppress.baseline import Entry
@@ -37,7 +38,7 @@ def write_baseline(path: Path, result: CheckResult) -> None:
     except BaselineError as exc:
         raise Failure(str(exc)) from None
     shown = printable(str(path))
-    click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {shown}.", err=True)
+    click.echo(f"Wrote {counted(count, 'finding')} to the baseline {shown}.", err=True)
 
 
 def read_baseline(path: str, given: bool = False) -> list[Entry] | None:
@@ -94,7 +95,7 @@ def apply_baseline(
             click.echo(f"stale baseline entry: {printable(line)}", err=True)
         count = len(matched.stale)
         click.echo(
-            f"{count} stale baseline entr{'ies' if count != 1 else 'y'} in {shown(path)}.",
+            f"{counted(count, 'stale baseline entry', 'stale baseline entries')} in {shown(path)}.",
             err=True,
         )
     if update:
@@ -104,7 +105,7 @@ def apply_baseline(
             raise Failure(str(exc)) from None
         dropped = len(recorded) - count
         click.echo(
-            f"Updated the baseline {shown(path)}: {count} entr{'ies' if count != 1 else 'y'} "
+            f"Updated the baseline {shown(path)}: {counted(count, 'entry', 'entries')} "
             f"kept, {dropped} stale dropped.",
             err=True,
         )

@@ -39,6 +39,7 @@ from lintloader.fix_safety import unsafe_names
 from lintloader.report.context import Replacement, ReportContext, SortKey
 from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
+from lintloader.wording import counted, plural
 
 if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
@@ -268,7 +269,7 @@ def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
         except (OSError, WriteError, CannotComment) as exc:
             failed += 1
             click.echo(f"lintloader: error: {display}: {printable(str(exc))}", err=True)
-    click.echo(f"Added {added} noqa directive{'s' * (added != 1)}.", err=True)
+    click.echo(f"Added {counted(added, 'noqa directive')}.", err=True)
     return EXIT_ERROR if failed else EXIT_CLEAN
 
 
@@ -453,7 +454,7 @@ def summary_line(
     change those counts, never what a user is told."""
     by_severity = Counter(f.severity.label for f in result.findings)
     parts = ", ".join(f"{by_severity[s]} {s}" for s in reversed(SEVERITIES) if by_severity[s])
-    found = f"Found {len(result.findings)} finding{'s' * (len(result.findings) != 1)}"
+    found = f"Found {counted(len(result.findings), 'finding')}"
     details = f" ({parts})" if parts else ""
     stats = result.stats
     counts = f"{stats.parsed} parsed, {stats.cached} from cache, " if verbose else ""
@@ -471,11 +472,11 @@ def summary_line(
 def _files_checked(result: CheckResult) -> str:
     """``6 files``; for files checked in their project: ``1 file, its project's 6 files read``."""
     found = result.files_found
-    files = f"{found} file{'s' * (found != 1)}"
+    files = counted(found, "file")
     if result.reported_files in (None, found):
         return files
     asked = result.reported_files
-    return f"{asked} file{'s' * (asked != 1)}, its project's {files} read"
+    return f"{counted(asked, 'file')}, its project's {files} read"
 
 
 def lone_note(paths: Sequence[str], project_root: str | None) -> str | None:
@@ -521,6 +522,6 @@ def hidden_note(hidden: int, threshold: Severity) -> str:
     if not hidden:
         return ""
     return (
-        f" {hidden} finding{'s' * (hidden != 1)} below {threshold.label} hidden"
-        f" (--min-severity info shows {'them' if hidden != 1 else 'it'})."
+        f" {counted(hidden, 'finding')} below {threshold.label} hidden"
+        f" (--min-severity info shows {plural(hidden, 'it', 'them')})."
     )

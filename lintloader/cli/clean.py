@@ -8,6 +8,7 @@ import click
 
 from lintloader.cache.files import NotACache, clean_cache, default_cache_dir
 from lintloader.cli.options import Failure, guarded
+from lintloader.wording import counted
 
 
 @click.command("clean", short_help="Remove lintloader's own cache entries.")
@@ -24,4 +25,4 @@ def clean_command(cache_dir: Path | None) -> None:
         removed = clean_cache(directory)
     except NotACache as exc:
         raise Failure(f"{exc}: nothing removed") from None
-    click.echo(f"Removed {removed} cache entr{'y' if removed == 1 else 'ies'} from {directory}.")
+    click.echo(f"Removed {counted(removed, 'cache entry', 'cache entries')} from {directory}.")

@@ -60,6 +60,7 @@ from lintloader.scan.environment.interpreter import query_interpreter
 from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import Discovery
 from lintloader.scan.read.notebooks import is_notebook, notebook_to_python, python_to_notebook
+from lintloader.wording import counted, plural
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
@@ -201,9 +202,9 @@ def summary(tried: Tried, report: WriteReport) -> str:
     written, left = len(report.written), len(outcome.left)
     offered = sum(1 for names in tried.unsafe_offered(outcome.left) if names)
     line = (
-        f"Fixed {fixed} finding{'s' * (fixed != 1)} in {written} file{'s' * (written != 1)}; "
+        f"Fixed {counted(fixed, 'finding')} in {counted(written, 'file')}; "
         + (f"{partly} changed but not fixed; " if partly else "")
-        + f"{left} finding{'s' * (left != 1)} left"
+        + f"{counted(left, 'finding')} left"
         + (f" ({offered} fixable with --unsafe-fixes)" if offered else "")
     )
     for count, what in ((len(report.failed), "NOT WRITTEN"), (len(report.changed), "changed")):
@@ -211,7 +212,7 @@ def summary(tried: Tried, report: WriteReport) -> str:
             detail = (
                 "(errors above)" if what == "NOT WRITTEN" else "on disk during the fix, left alone"
             )
-            line += f"; {count} file{'s' * (count != 1)} {what} {detail}"
+            line += f"; {counted(count, 'file')} {what} {detail}"
     return line + "."
 
 
@@ -284,7 +285,7 @@ def print_diffs(outcome: FixOutcome, displays: dict[str, str]) -> int:
     count = len(changed)
     fixed, partly = len(outcome.fixed), len(outcome.incomplete)
     more = f" (and change {partly} without fixing them)" if partly else ""
-    findings, files = f"finding{'s' * (fixed != 1)}", f"file{'s' * (count != 1)}"
+    findings, files = plural(fixed, "finding"), plural(count, "file")
     click.echo(f"Would fix {fixed} {findings} in {count} {files}{more}.", err=True)
     return EXIT_FINDINGS if changed else EXIT_CLEAN
 

@@ -13,6 +13,7 @@ import click
 from lintloader.engine import CheckOptions
 from lintloader.fixers.runner import FixOutcome, Restrict
 from lintloader.scan.model import Discovery
+from lintloader.wording import counted
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope
@@ -74,8 +75,6 @@ def show_fixes(outcome: FixOutcome, displays: dict[str, str], failed: Sequence[s
     if not counts:
         click.echo("No fixes applied.", err=True)
         return
-    click.echo(
-        f"Fixed {sum(counts.values())} finding{'s' * (sum(counts.values()) != 1)}:", err=True
-    )
+    click.echo(f"Fixed {counted(sum(counts.values()), 'finding')}:", err=True)
     for (display, code, strategy), count in sorted(counts.items()):
         click.echo(f"- {display}:\n    {count} \u00d7 {code} ({strategy})", err=True)

@@ -11,6 +11,7 @@ import click
 
 from lintloader.engine import CheckResult
 from lintloader.suppress.unused_noqa import CODE, STALE_CODES, without_unused
+from lintloader.wording import counted
 
 
 def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult:
@@ -34,7 +35,7 @@ def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult
         except (OSError, WriteError) as exc:
             click.echo(f"lintloader: error: {display}: {exc}", err=True)
     if removed:
-        click.echo(f"Removed {removed} unused noqa directive{'s' * (removed != 1)}.", err=True)
+        click.echo(f"Removed {counted(removed, 'unused noqa directive')}.", err=True)
     kept = [f for f in result.findings if not (f.code == CODE and f.path in done)]
     return replace(result, findings=kept)
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from lintloader.findings import Advisory, Finding
 from lintloader.scan.environment.distributions import Distribution, owners
 from lintloader.scan.model import SourceFile
+from lintloader.wording import counted
 
 UNOWNED = Distribution("(no distribution)", "")
 
@@ -37,7 +38,7 @@ def _line(dist: Distribution, found: list[Finding], python: str | None) -> str:
     counts = Counter(f.severity.label for f in found)
     parts = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
     head = f"{dist.name} {dist.version}".rstrip()
-    line = f"{head}: {len(found)} finding{'s' * (len(found) != 1)} ({parts})"
+    line = f"{head}: {counted(len(found), 'finding')} ({parts})"
     advisory = next((f.advisory for f in found if f.advisory), None)
     return line + (f"; {upgrade_hint(advisory, python)}" if advisory else "")
 

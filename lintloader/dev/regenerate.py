@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from lintloader.dev.option_docs import with_tables
 from lintloader.dev.rule_docs import readme_table, rule_pages, stale_pages, with_readme_table
+from lintloader.safe_file import write_atomic
 
 
 class Output(NamedTuple):
@@ -45,8 +46,7 @@ def regenerate(root: Path) -> list[Output]:
         if output.text is None:
             target.unlink()
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(output.text, encoding="utf-8", newline="\n")
+            write_atomic(target, output.text.encode("utf-8"), make_parents=True)
     return changed
 
 

@@ -37,6 +37,7 @@ from lintloader.engine import CheckOptions, run_check
 from lintloader.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
 from lintloader.preparation import discover_trees, nearest_config, usable_cache
+from lintloader.safe_file import write_atomic
 from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import DiscoveryError
 
@@ -127,8 +128,7 @@ def source_findings(lines: list[str], display: str) -> list[Located]:
     base = os.path.basename(display) if display.endswith(".py") else "stdin.py"
     with tempfile.TemporaryDirectory(prefix="lintloader-flake8-") as folder:
         path = os.path.join(folder, base)
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write("".join(lines))
+        write_atomic(path, "".join(lines).encode("utf-8"), private=True)
         return _check((path,), folder, None).get(path, [])
 
 

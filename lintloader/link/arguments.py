@@ -1,14 +1,16 @@
 """One home for binding a call's arguments to the parameters of the function it calls.
 
-:func:`bind` reads a call as written (its text, parsed once; the summary's shape of it when the
-text was cut) against the callee's signature and says, per parameter, what the call passes:
+:func:`bind` reads a call as the summary recorded it (``CallSite.passed``: every argument as
+written, read from the tree; no text is parsed again) against the callee's signature and says,
+per parameter, what the call passes:
 
 * which of its positional parameters the call's positional arguments fill: ``self`` is left
   out for a call on an object (``self.m(x)``, ``loader.m(x)``, ``super().m(x)``, a classmethod's
   ``cls.m(x)`` or ``Class.m(x)``) and filled by the first argument of a call through the class
   (``Base.m(self, x)``);
-* :meth:`Binding.written`: the argument written for a parameter, by keyword or by position
-  before any ``*args``; :meth:`Binding.passes`: whether the call passes a value for it (None:
+* :meth:`Binding.written`: the argument written for a parameter (a
+  :class:`~lintloader.summary.model.Passed`), by keyword or by position before any ``*args``;
+  :meth:`Binding.passes`: whether the call passes a value for it (None:
   a ``*args``/``**kwargs`` may fill it, "maybe filled");
 * :attr:`Binding.slots`: every argument with the parameters it may reach, a starred one any
   of them ("maybe tainted": what flows from the caller into the callee).
@@ -18,14 +20,13 @@ An analysis asks :func:`binding` for an edge of the program (worked out once per
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from lintloader.link.calls import Edge
 from lintloader.link.program import Program
-from lintloader.summary.model import CallSite, FunctionSummary, LoaderCall
+from lintloader.summary.model import CallSite, FunctionSummary, LoaderCall, Passed
 
 
 class Slot(NamedTuple):
@@ -33,7 +34,7 @@ class Slot(NamedTuple):
     None for any of them (a ``*args``/``**kwargs``, a positional one past every parameter of
     a callee without ``*args``)."""
 
-    argument: ast.expr
+    argument: Passed
     fills: tuple[str, ...] | None
 
 
@@ -44,9 +45,11 @@ class Binding:
     ``params``: the callee's positional parameters that the call's positional arguments fill,
     in order (``self`` left out for a call on an object). ``keywords``: the names passed by
     keyword; ``positional``: how many positional arguments come before any ``*args``;
-    ``stars``: a ``*args`` or ``**kwargs`` may fill more. ``parsed``: the call's text was read
-    whole (``written`` and ``slots`` are there); ``reference``: the function is passed as a
-    value, not called (what it will be passed is up to whoever calls it)."""
+    ``stars``: a ``*args`` or ``**kwargs`` may fill more. ``parsed``: the call's text reads
+    back whole (``written`` and ``slots`` are there; a text cut at the summary's limit, or
+    one a comment runs on, keeps its shape only, as it always has); ``reference``: the
+    function is passed as a value, not called (what it will be passed is up to whoever calls
+    it)."""
 
     params: tuple[str, ...]
     keywords: frozenset[str] = frozenset()
@@ -54,7 +57,7 @@ class Binding:
     stars: bool = False
     parsed: bool = False
     reference: bool = False
-    arguments: dict[str, ast.expr] = field(default_factory=dict)
+    arguments: dict[str, Passed] = field(default_factory=dict)
     slots: tuple[Slot, ...] = ()
 
     def passes(self, name: str) -> bool | None:
@@ -69,26 +72,23 @@ class Binding:
             return True
         return None if self.stars else False
 
-    def written(self, name: str) -> ast.expr | None:
+    def written(self, name: str) -> Passed | None:
         """The argument written for parameter ``name`` (by keyword, or by position before any
         ``*args``); None when none is, or the call's text was cut."""
         return self.arguments.get(name)
 
 
 def bind(call: CallSite, callee: FunctionSummary) -> Binding:
-    """How ``call`` binds its arguments to ``callee``'s parameters (its text parsed once)."""
+    """How ``call`` binds its arguments to ``callee``'s parameters (from the summary's facts)."""
     params = tuple(callee.params[_offset(call, callee) :])
     if call.is_reference:
         return Binding(params, reference=True)
-    node = _parsed(call.site.text)
-    if node is None:  # cut at the text limit: the summary kept its shape
+    if not call.whole:  # cut at the text limit, or a comment in it: its shape only
         positional = call.positional
         stars = positional < 0 or "**" in call.keywords
         keywords = frozenset(k for k in call.keywords if k != "**")
         return Binding(params, keywords, max(positional, 0), stars)
-    if not isinstance(node, ast.Call):
-        return Binding(params, parsed=True)
-    return _bind_parsed(node, call, callee, params)
+    return _bind_whole(call, callee, params)
 
 
 def bind_loader_call(call: LoaderCall, init: FunctionSummary) -> Binding:
@@ -114,15 +114,6 @@ def _memo(program: Program) -> dict[tuple[CallSite, str], Binding]:
     return {}
 
 
-def _parsed(text: str) -> ast.expr | None:
-    if text.endswith("..."):
-        return None  # cut at the text limit: what it passes is not all there
-    try:
-        return ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-
-
 def _offset(call: CallSite, callee: FunctionSummary) -> int:
     """How many leading parameters the call's positional arguments skip: the ``self`` (or
     ``cls``) of a method called on an object, none for ``Class.method(obj, ...)``."""
@@ -143,21 +134,21 @@ def _before_star(stars: Iterable[str]) -> int:
     return count
 
 
-def _bind_parsed(
-    node: ast.Call, call: CallSite, callee: FunctionSummary, params: tuple[str, ...]
-) -> Binding:
-    arguments = {k.arg: k.value for k in node.keywords if k.arg is not None}
-    positional = _before_star("*" if isinstance(a, ast.Starred) else "" for a in node.args)
-    for index, argument in enumerate(node.args[: min(positional, len(params))]):
+def _bind_whole(call: CallSite, callee: FunctionSummary, params: tuple[str, ...]) -> Binding:
+    named = [p for p in call.passed if p.keyword is not None]
+    ordered = [p for p in call.passed if p.keyword is None and p.star != "**"]
+    arguments = {p.keyword: p for p in named if p.keyword is not None}
+    positional = _before_star(p.star for p in ordered)
+    for index, argument in enumerate(ordered[: min(positional, len(params))]):
         arguments.setdefault(params[index], argument)
-    stars = positional < len(node.args) or any(k.arg is None for k in node.keywords)
-    keywords = frozenset(k.arg for k in node.keywords if k.arg is not None)
-    slots = _slots(node, call, callee, params)
+    stars = positional < len(ordered) or any(p.star == "**" for p in call.passed)
+    keywords = frozenset(p.keyword for p in named if p.keyword is not None)
+    slots = _slots(call, callee, params, ordered)
     return Binding(params, keywords, positional, stars, True, False, arguments, slots)
 
 
 def _slots(
-    node: ast.Call, call: CallSite, callee: FunctionSummary, params: tuple[str, ...]
+    call: CallSite, callee: FunctionSummary, params: tuple[str, ...], ordered: list[Passed]
 ) -> tuple[Slot, ...]:
     """Every argument with the parameters it may reach: the object of a method called on one
     (``ds.train_dataloader()``: the method reads ``ds``) its ``self``; a positional one the
@@ -165,20 +156,21 @@ def _slots(
     a ``*``/``**`` one any."""
     found: list[Slot] = []
     bound = len(params) < len(callee.params)
-    if bound and isinstance(node.func, ast.Attribute) and callee.self_name:
-        found.append(Slot(node.func.value, (callee.self_name,)))
-    for index, argument in enumerate(node.args):
-        if isinstance(argument, ast.Starred):
-            found.append(Slot(argument.value, None))
+    if bound and len(call.target) > 1 and callee.self_name:  # the object of ``obj.m(...)``
+        receiver = Passed(text=".".join(call.target[:-1]), reads=call.receiver)
+        found.append(Slot(receiver, (callee.self_name,)))
+    for index, argument in enumerate(ordered):
+        if argument.star:
+            found.append(Slot(argument, None))
         elif index < len(params):
             found.append(Slot(argument, (params[index],)))
         else:  # past the named ones: into ``*args``
             found.append(Slot(argument, (callee.star_args,) if callee.star_args else None))
-    for keyword in node.keywords:
-        if keyword.arg is None:
-            found.append(Slot(keyword.value, None))
+    for argument in call.passed[len(ordered) :]:
+        if argument.keyword is None:
+            found.append(Slot(argument, None))
         else:
-            found.append(Slot(keyword.value, (_keyword_target(callee, keyword.arg),)))
+            found.append(Slot(argument, (_keyword_target(callee, argument.keyword),)))
     return tuple(found)
 
 

@@ -11,6 +11,7 @@ from lintloader.findings import Finding
 from lintloader.report.chain_graph import Node, also_nodes, chain_nodes
 from lintloader.report.context import ReportContext
 from lintloader.report.markdown_text import code_span, inline
+from lintloader.wording import counted
 
 _ESCAPES = {'"': "#quot;", "<": "#lt;", ">": "#gt;", "`": "#96;", "\n": " "}
 
@@ -26,7 +27,7 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
         for index, finding in enumerate(findings, start=1)
     )
     parts = [
-        f"## lintloader: {len(findings)} finding{'s' * (len(findings) != 1)} ({totals})\n",
+        f"## lintloader: {counted(len(findings), 'finding')} ({totals})\n",
         "| | Code | Location | Message |\n| --- | --- | --- | --- |\n" + rows,
         *(_finding(index, finding) for index, finding in enumerate(findings, start=1)),
     ]

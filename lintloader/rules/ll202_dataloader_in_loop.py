@@ -154,6 +154,7 @@ from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import LoopInfo, Site
 from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
+from lintloader.wording import counted
 
 FIX = "hoist-dataloader"
 HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads changes per pass
@@ -273,7 +274,7 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
     first = next((h for h in hops if h.verb != "loop"), hops[0])
     note = _note(site, best)
     calls = len(best.edges)
-    via = f" through {calls} call{'s' * (calls != 1)}" if calls else ""
+    via = f" through {counted(calls, 'call')}" if calls else ""
     build = hops[-1]
     cost = _defeated_by_hand(site, place_cost(ctx, site, best))
     effect = cost.phrase

@@ -92,6 +92,7 @@ from lintloader.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
+from lintloader.wording import counted
 
 FIX = "reuse-iterator"
 
@@ -162,7 +163,7 @@ def _from_callers(finding: Finding, passed: PassedLoader) -> Finding:
     iterating step is a guess (medium confidence), and the message says so."""
     chain = list(finding.chain)
     chain[-1] = replace(chain[-1], confidence=Confidence.MEDIUM)
-    callers = f"{passed.callers} call site{'s' * (passed.callers != 1)}"
+    callers = f"{counted(passed.callers, 'call site')}"
     note = f" (an untyped parameter: every one of its {callers} passes a DataLoader)"
     return replace(finding, chain=tuple(chain), message=finding.message + note)
 

@@ -21,7 +21,6 @@ from lintloader.summary.model import (
     ImportBinding,
     SinkSite,
     Site,
-    reads_back_whole,
 )
 from lintloader.summary.none_guards import (
     GuardState,
@@ -30,6 +29,7 @@ from lintloader.summary.none_guards import (
     none_defaults,
     zero_defaults,
 )
+from lintloader.summary.passed import loop_reads, names_in, passed, receiver
 from lintloader.summary.periodic import is_periodic_test, remainder_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Rider, Walker
@@ -102,24 +102,6 @@ _SIMPLE_STATEMENTS = (
     ast.Break, ast.Continue, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.Global,
     ast.Nonlocal,
 )  # fmt: skip
-
-
-def _cut_shape(node: ast.Call) -> tuple[tuple[str, ...], int]:
-    """What a call passes, for a call whose text does not read back whole (cut at
-    ``TEXT_LIMIT``, or a comment inside it that its one-line text would run on): keyword names
-    and the positional count (-1 when a ``*args`` hides it)."""
-    keywords = tuple(k.arg or "**" for k in node.keywords)
-    starred = any(isinstance(a, ast.Starred) for a in node.args)
-    return keywords, -1 if starred else len(node.args)
-
-
-_READ_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-
-
-def _argument_reads(node: ast.Call) -> tuple[str, ...]:
-    """Per argument of a cut call (positional, then keyword), the dotted names it reads."""
-    values = [*node.args, *(k.value for k in node.keywords)]
-    return tuple(" ".join(_READ_NAME.findall(ast.unparse(value))) for value in values)
 
 
 _Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
@@ -258,7 +240,8 @@ class Summarizer(Walker):
         for clause in node.generators:
             self.visit(clause.iter)
             names = tuple(n.id for n in ast.walk(clause.target) if isinstance(n, ast.Name))
-            self.comprehended.append(Comprehended(names, self.parsed.segment(clause.iter)))
+            reads = names_in(self.parsed.segment(clause.iter))
+            self.comprehended.append(Comprehended(names, reads))
             self.visit(clause.target)
             self.visit_all(clause.ifs)
         if isinstance(node, ast.DictComp):
@@ -293,6 +276,7 @@ class Summarizer(Walker):
         """Record the loop on its function and visit its body inside it (``last``: the
         header's last expression)."""
         loops = self.function.loops
+        binds, reads = loop_reads(node)
         loops.append(
             loop_info(
                 self.parsed,
@@ -301,6 +285,8 @@ class Summarizer(Walker):
                 self.scope_node,
                 parent=self.open_loops[-1] if self.open_loops else -1,
                 header_end=(last.end_lineno or node.lineno, self.parsed.end_column(last)),
+                binds=binds,
+                reads=reads,
             )
         )
         self.open_loops.append(len(loops) - 1)
@@ -457,8 +443,7 @@ class Summarizer(Walker):
         elif isinstance(value, (ast.Attribute, ast.Subscript)) and not any(
             isinstance(node, ast.Call) for node in ast.walk(value)
         ):
-            names = " ".join(_READ_NAME.findall(ast.unparse(value)))
-            self.function.read_aliases[target.id] = names
+            self.function.read_aliases[target.id] = names_in(ast.unparse(value))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_binding(node.target, node.value)
@@ -554,9 +539,8 @@ class Summarizer(Walker):
         function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
         if name:
             site = self._site(node)
-            whole = reads_back_whole(site.text)
-            keywords, positional = ((), 0) if whole else _cut_shape(node)
-            call = CallSite(name, site, False, guarded, in_loop, loop, keywords, positional)
+            arguments, method = passed(node), receiver(node)
+            call = CallSite(name, site, False, guarded, in_loop, loop, arguments, method)
             none = self.none_guards.guard(len(function.calls))
             function.calls.append(
                 call._replace(
@@ -564,7 +548,6 @@ class Summarizer(Walker):
                     none_guard=none,
                     periodic=self._periodic(),
                     comprehended=tuple(self.comprehended),
-                    reads=() if whole else _argument_reads(node),
                     binds=self.binding.pop(id(node), ""),
                 )
             )

@@ -23,7 +23,7 @@ from lintloader.cost import every_k
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 39  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 40  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -45,11 +45,35 @@ class Site(NamedTuple):
 
 
 class Comprehended(NamedTuple):
-    """A ``for`` clause of a comprehension around a call: the names it binds and the source
-    text of what it iterates (``[load(p) for p in paths]``: ``("p",)``, ``"paths"``)."""
+    """A ``for`` clause of a comprehension around a call: the names it binds and the dotted
+    names that what it iterates reads, space-separated (``[load(p) for p in paths]``:
+    ``("p",)``, ``"paths"``)."""
 
     targets: tuple[str, ...]
-    iterable: str
+    reads: str
+
+
+class Passed(NamedTuple):
+    """One argument of a call, as the summarizer read it from the tree (``summary/calls.py``),
+    so that nothing downstream parses the call's text again (``link/arguments.py`` binds it).
+
+    ``keyword``: its keyword (None: positional, or ``**``); ``star``: ``*`` or ``**``;
+    ``text``: the value as ``ast.unparse`` writes it; ``reads``: the dotted names that text
+    reads, space-separated; ``name``: the value is a plain name or attribute chain
+    (``("self", "loader")``); ``called``: the value is a call, of that dotted name (``()``: of
+    something else); ``lower_bound``: a proven minimum (``summary/dataloaders/bounds.py``);
+    ``zero``: the literal 0; ``none``: it may be None or another false literal
+    (``summary/none_guards.py``'s ``may_be_none``)."""
+
+    keyword: str | None = None
+    star: str = ""
+    text: str = ""
+    reads: str = ""
+    name: Dotted | None = None
+    called: Dotted | None = None
+    lower_bound: int | None = None
+    zero: bool = False
+    none: bool = False
 
 
 class CallSite(NamedTuple):
@@ -61,11 +85,10 @@ class CallSite(NamedTuple):
     persistent_guard: bool = False
     in_loop: bool = False  # inside a loop's header or body
     loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
-    # a call whose text was cut at TEXT_LIMIT (or holds a comment, which its one-line text runs
-    # on): its keyword names ("**" for ``**kw``), in order, and its positional count (-1 with a
-    # ``*args``); () and 0 when the text is whole
-    keywords: tuple[str, ...] = ()
-    positional: int = 0
+    # its arguments as written, positional ones then keywords (a reference: none)
+    passed: tuple[Passed, ...] = ()
+    # the dotted names the object of a method call reads (``self.data.load(x)``: "self.data")
+    receiver: str = ""
     # inside the body of an ``if`` that holds only with persistent workers on
     # (``if ... and args.persistent_workers:``): it runs only when pools are kept alive
     persistent_only: bool = False
@@ -78,11 +101,6 @@ class CallSite(NamedTuple):
     periodic: str = ""
     # the ``for`` clauses of the comprehensions around it, outermost first
     comprehended: tuple[Comprehended, ...] = ()
-    # a call whose text does not read back whole (cut at TEXT_LIMIT, or a comment inside it):
-    # per argument (positional ones, then ``keywords``'s), the dotted names it reads,
-    # space-separated (summary/calls.py), so that what a call passes where is still known,
-    # whatever the length of its text
-    reads: tuple[str, ...] = ()
     # the local its value is assigned to, whole (``ds = FileDataset(files)``: ``"ds"``), or empty
     binds: str = ""
 
@@ -98,9 +116,26 @@ class CallSite(NamedTuple):
         return reads_back_whole(self.site.text)
 
     @property
+    def keywords(self) -> tuple[str, ...]:
+        """Its keyword names, in order ("**" for ``**kw``)."""
+        return tuple(p.keyword or "**" for p in self.passed if p.keyword or p.star == "**")
+
+    @property
+    def positional(self) -> int:
+        """How many positional arguments it passes (-1 when a ``*args`` hides it)."""
+        found = [p for p in self.passed if p.keyword is None and p.star != "**"]
+        return -1 if any(p.star for p in found) else len(found)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """Per argument (positional ones, then ``keywords``'s), the dotted names it reads,
+        space-separated."""
+        return tuple(p.reads for p in self.passed)
+
+    @property
     def names_read(self) -> frozenset[str]:
-        """Every dotted name its arguments read (of a call whose text is not whole)."""
-        return frozenset(name for argument in self.reads for name in argument.split())
+        """Every dotted name its arguments read."""
+        return frozenset(name for argument in self.passed for name in argument.reads.split())
 
 
 def reads_back_whole(text: str) -> bool:
@@ -241,6 +276,10 @@ class LoopInfo(NamedTuple):
     # a ``for`` that tries something and breaks out once it worked (summary/helpers.py's
     # retry_shaped): a bounded retry loop, whatever its header says
     retry: bool = False
+    # of a ``for`` (in a call summary's loops): the names its target binds and the dotted
+    # names its iterable reads, space-separated (LL202's value flow)
+    binds: tuple[str, ...] = ()
+    reads: str = ""
 
     def contains(self, line: int, column: int) -> bool:
         return (line, column) >= (self.body_line, self.body_column) and line <= self.end_line

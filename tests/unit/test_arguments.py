@@ -5,14 +5,13 @@ binds ``self`` like ``self.build(ds)``)."""
 
 from __future__ import annotations
 
-import ast
 import textwrap
 
 import pytest
 
 from lintloader.link.arguments import Binding, bind, bind_loader_call, binding
 from lintloader.link.program import Program
-from lintloader.summary.model import FileSummary
+from lintloader.summary.model import FileSummary, Passed
 from lintloader.summary.summarize import summarize_source
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
@@ -55,8 +54,8 @@ def bound(call: str, callee: str = "Base.build") -> Binding:
     return bind(site, file.functions[callee])
 
 
-def text(node: ast.expr | None) -> str | None:
-    return None if node is None else ast.unparse(node)
+def text(argument: Passed | None) -> str | None:
+    return None if argument is None else argument.text
 
 
 @pytest.mark.parametrize(
@@ -109,13 +108,13 @@ def test_stars_may_fill_what_is_not_written() -> None:
 def test_keywords_land_in_their_parameter_else_in_kwargs() -> None:
     found = bound("self.build(ds, flag=True, other=n)")
     assert found.passes("flag") is True
-    fills = {ast.unparse(slot.argument): slot.fills for slot in found.slots}
+    fills = {slot.argument.text: slot.fills for slot in found.slots}
     assert fills == {"self": ("self",), "ds": ("dataset",), "True": ("flag",), "n": ("options",)}
 
 
 def test_slots_say_which_parameters_an_argument_may_reach() -> None:
     found = bound("self.build(ds, n, items, *extra)")
-    fills = {ast.unparse(slot.argument): slot.fills for slot in found.slots}
+    fills = {slot.argument.text: slot.fills for slot in found.slots}
     # past the named parameters: into ``*rest``; a starred one: any parameter
     assert fills == {
         "self": ("self",),
@@ -124,7 +123,7 @@ def test_slots_say_which_parameters_an_argument_may_reach() -> None:
         "items": ("rest",),
         "extra": None,
     }
-    fills = {ast.unparse(s.argument): s.fills for s in bound("Base.build(self, ds)").slots}
+    fills = {s.argument.text: s.fills for s in bound("Base.build(self, ds)").slots}
     assert fills == {"self": ("self",), "ds": ("dataset",)}  # the class is no receiver
 
 

@@ -1,8 +1,9 @@
 """What the rules need of a call and the code around it comes from the summary, read from the
 tree once: a dead remainder test (``Condition.dead``) and a loop over a fixed set of items
 (``LoopInfo.fixed``), whatever the length of the text the summary keeps. The analyses parse no
-source text again, but for the places listed in :data:`STILL_PARSED` (issue 40: "call text is
-re-parsed in five places"; the rest is left to do)."""
+source text again (issue 40: "call text is re-parsed in five places"): binding a call reads
+the arguments the summary recorded (``CallSite.passed``), LL202's value flow the names they
+and a loop's iterable read."""
 
 from __future__ import annotations
 
@@ -19,12 +20,9 @@ from lintloader.summary.summarize import summarize_source
 pytestmark = pytest.mark.fast
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lintloader"
-# module -> why it still parses text after summarizing
-STILL_PARSED = {
-    "link/arguments.py": "a call's text, once per call (bind), for the argument nodes",
-    "analysis/repetition.py": "a loop header's target and iterable (_for_clause)",
-}
-_PARSES = re.compile(r"\bast\.parse\(")
+# module -> why it still parses text after summarizing (none left)
+STILL_PARSED: dict[str, str] = {}
+_PARSES = re.compile(r"\bast\.parse\(|(?<![.\w])compile\(|\bast\.unparse\(")
 
 
 def summarize(source: str) -> FileSummary:
@@ -74,3 +72,30 @@ def test_no_analysis_parses_source_text_but_the_known_places() -> None:
         if _PARSES.search(path.read_text(encoding="utf-8"))
     }
     assert parsing == set(STILL_PARSED)
+
+
+def test_what_a_call_passes_is_recorded_from_the_tree() -> None:
+    summary = summarize("""
+        def train(ds, n, rest, options, flag):
+            build(ds, max(1, n), *rest, None if flag else ds, key=load(ds.path), **options)
+            for step, (x, y) in enumerate(ds.items()):
+                self.data.fit(0, [p for p in ds.parts])
+    """)
+    calls = {c.target[-1]: c for c in summary.functions["train"].calls if not c.is_reference}
+    build, fit = calls["build"], calls["fit"]
+    assert [(p.keyword, p.star, p.text, p.reads) for p in build.passed] == [
+        (None, "", "ds", "ds"),
+        (None, "", "max(1, n)", "max n"),
+        (None, "*", "rest", "rest"),
+        (None, "", "None if flag else ds", "None if flag else ds"),
+        ("key", "", "load(ds.path)", "load ds.path"),
+        (None, "**", "options", "options"),
+    ]
+    ds, bounded, _, maybe, loaded, _ = build.passed
+    facts = (ds.name, bounded.lower_bound, maybe.none, loaded.called)
+    assert facts == (("ds",), 1, True, ("load",))
+    assert (build.positional, build.keywords) == (-1, ("key", "**"))
+    assert fit.receiver == "self.data" and fit.passed[0].zero
+    (loop,) = summary.functions["train"].loops
+    assert (loop.binds, loop.reads) == (("step", "x", "y"), "enumerate ds.items")
+    assert fit.comprehended == ()  # the comprehension is inside the call, not around it

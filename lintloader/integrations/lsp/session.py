@@ -43,6 +43,7 @@ from lintloader.integrations.lsp.workspace import (
 from lintloader.scan.model import DiscoveryError
 from lintloader.scan.read.notebooks import is_notebook
 from lintloader.scan.read.reading import read_source
+from lintloader.wording import counted
 from lintloader.workers.prefork import Helper
 
 T = TypeVar("T")
@@ -257,7 +258,7 @@ class Session:
         message = "failed"
         if analysis is not None:
             found, files = len(analysis.result.findings), analysis.result.files_found
-            message = f"{found} finding{'s' * (found != 1)} in {files} files"
+            message = f"{counted(found, 'finding')} in {files} files"
         self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     def publish(self, project: Project, paths: Sequence[str]) -> None:

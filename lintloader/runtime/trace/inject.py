@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintloader.runtime.trace import hook
+from lintloader.safe_file import write_atomic
 
 HOOK_MODULE = "_lintloader_trace_hook"
 
@@ -131,7 +132,7 @@ def prepare(max_passes: int | None = None) -> Injection:
     injection.run_dir.mkdir(mode=0o700)
     for directory in (injection.hook_dir, injection.run_dir):
         os.chmod(directory, 0o700)  # whatever the umask
-    (injection.hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
-    hook_source = Path(hook.__file__).read_text(encoding="utf-8")
-    (injection.hook_dir / f"{HOOK_MODULE}.py").write_text(hook_source, encoding="utf-8")
+    write_atomic(injection.hook_dir / "sitecustomize.py", SITECUSTOMIZE.encode(), private=True)
+    hook_source = Path(hook.__file__).read_bytes()
+    write_atomic(injection.hook_dir / f"{HOOK_MODULE}.py", hook_source, private=True)
     return injection
