@@ -232,6 +232,7 @@ def test_advisories_say_affected_only_for_a_defeated_pool_or_a_raise() -> None:
         assert (": advice, an avoidable cost" in advisory.message) is not kind.defect
 
 
+@pytest.mark.enumerates_rules
 def test_every_rule_page_says_what_its_finding_costs() -> None:
     """Issue 41: each rule's documentation (docs/rules/, generated from the rule's module) has a
     **Cost** paragraph that points to the cost model."""

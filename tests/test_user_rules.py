@@ -169,6 +169,8 @@ throwaway_reset(loader)
 
 ### Fix safety
 No fix.
+
+**Cost** ([cost model](../concepts.md#the-cost-model)): none; it stands for a rule's finding.
 """
 
 from __future__ import annotations
