@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scale import build_tree, lintloader_on, ruff_on
+from bench_scale import build_tree, lintloader_on, median, ruff_on
 from bench_site_packages import (
     BIN,
     REPO,
@@ -77,7 +77,7 @@ def ratio(mine: list[Run], theirs: list[Run], attribute: str = "wall_s") -> floa
 
 
 def med(runs: list[Run], attribute: str = "wall_s") -> float:
-    return round(statistics.median(getattr(run, attribute) for run in runs), 3)
+    return round(median(runs, attribute), 3)
 
 
 def transformers_project(work: Path, wheel: Path | None) -> Path:
