@@ -80,7 +80,8 @@ def read_regular(
             raise Refused(errno.EPERM, refused)
         if cap is not None and status.st_size > cap:
             raise TooLarge(status.st_size, cap)
-        os.set_blocking(descriptor, True)
+        # (O_NONBLOCK, which kept a FIFO from blocking the open, means nothing to a regular
+        # file: no fcntl to clear it)
         data = _read_to_end(descriptor, status.st_size, cap)
     finally:
         os.close(descriptor)
@@ -90,17 +91,22 @@ def read_regular(
 
 
 def _read_to_end(descriptor: int, size: int, cap: int | None) -> bytes:
-    """What is left in ``descriptor``, expected to be ``size`` bytes (it may have grown or
-    shrunk since), at most ``cap + 1``: plain ``os.read`` calls, no buffered file object (a
-    scan reads thousands of files)."""
+    """What is left in regular file ``descriptor``, expected to be ``size`` bytes (it may
+    have grown or shrunk since), at most ``cap + 1``: plain ``os.read`` calls, no buffered file
+    object (a scan reads thousands of files). A read of a regular file returns less than asked
+    only at its end, so the usual case is one read of ``size + 1`` bytes that returns ``size``
+    bytes (a file that grew fills the read, and the reads go on; one that shrank, or a
+    kernel file that says its size is 0, is read until a read returns nothing)."""
     chunks = []
-    want = max(size, 0) + 1  # +1: the usual case ends in 2 reads
+    want = max(size, 0) + 1
     total = 0
-    while chunk := os.read(descriptor, want if cap is None else min(want, cap + 1 - total)):
+    while chunk := os.read(
+        descriptor, asked := want if cap is None else min(want, cap + 1 - total)
+    ):
         chunks.append(chunk)
         total += len(chunk)
-        if cap is not None and total > cap:
-            break
+        if (cap is not None and total > cap) or (len(chunk) < asked and 0 < size <= total):
+            break  # over the cap, or at the end (a /proc file's size is 0: read to a 0)
         want = 65536
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 

@@ -89,6 +89,26 @@ def test_read_regular_refuses_what_is_no_small_regular_file(tmp_path: Path) -> N
             safe_file.read_regular(refused, None, follow=refused != link)
 
 
+@pytest.mark.skipif(not Path("/proc/self/mountinfo").is_file(), reason="a Linux /proc")
+def test_read_regular_reads_whole_files_in_one_read_and_kernel_files_to_their_end(
+    tmp_path: Path,
+) -> None:
+    """A regular file's read stops at the first short read (its end), so a kernel file that
+    says its size is 0 and hands its text out a page per read must be read until a read
+    returns nothing: every page of it, as Python's own reader gives it."""
+    big = tmp_path / "big.py"
+    big.write_bytes(os.urandom(300_000))
+    assert safe_file.read_regular(big, None) == big.read_bytes()
+    assert safe_file.read_regular(big, 300_000) == big.read_bytes()
+    mounts = Path("/proc/self/mountinfo")
+    assert os.stat(mounts).st_size == 0
+    assert safe_file.read_regular(mounts, None) == mounts.read_bytes()
+    smaps = Path("/proc/self/smaps")  # many pages: the kernel hands out one per read
+    if smaps.is_file():
+        data = safe_file.read_regular(smaps, None)
+        assert len(data) > 8192 and data.endswith(b"\n")
+
+
 def test_write_atomic_never_follows_a_planted_name(tmp_path: Path) -> None:
     victim = planted_victim(tmp_path)
     target = tmp_path / "report.json"

@@ -14,8 +14,7 @@ are the same.
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -117,11 +116,7 @@ class RoundTaker:
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> dict[str, FileSummary]:
         self.sources.register(query.searched)  # children must agree on the token bits
-        shards: list[list[SourceFile]] = [[] for _ in range(self.jobs)]
-        for file in candidates:  # copies of a module in one shard: parsed once (parse.py)
-            shards[zlib.crc32(file.module.encode("utf-8", "surrogateescape")) % self.jobs].append(
-                file
-            )
+        shards = balanced_shards(candidates, self.jobs, self.sources.disk_size)
         found: dict[str, FileSummary] = {}
         work = partial(self._shard, query=query, modules=modules)
         for result in map_forked(work, shards, dump_shard, load_shard):
@@ -184,3 +179,25 @@ class RoundTaker:
                 )
         small = [f for f in batch if f.path not in large]
         return {**summarize_files(small, self.sources, self.cache, jobs, stats), **large}
+
+
+def balanced_shards(
+    candidates: Sequence[SourceFile], jobs: int, size: Callable[[str], int]
+) -> list[list[SourceFile]]:
+    """``candidates`` split into ``jobs`` shards of about as many bytes each (``size``: a
+    file's, known without reading it): the modules, largest first, each to the shard with the
+    fewest bytes so far. The copies of a module go to one shard (parsed once: ``parse.py``);
+    each shard keeps the candidates' order."""
+    totals: dict[str, int] = {}
+    for file in candidates:
+        totals[file.module] = totals.get(file.module, 0) + size(file.path)
+    loads = [0] * jobs
+    owner: dict[str, int] = {}
+    for module in sorted(totals, key=lambda name: (-totals[name], name)):
+        lightest = loads.index(min(loads))
+        owner[module] = lightest
+        loads[lightest] += totals[module]
+    shards: list[list[SourceFile]] = [[] for _ in range(jobs)]
+    for file in candidates:
+        shards[owner[file.module]].append(file)
+    return shards

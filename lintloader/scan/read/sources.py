@@ -215,6 +215,11 @@ class SourceSet:
         rows, digests, stamps = self._rows, self.index.digests, self.index.stamps
         return [digests[row] or stamps[row] for row in map(rows.__getitem__, paths)]
 
+    def disk_size(self, path: str) -> int:
+        """The size of the file as last stat'ed (0 for bytes given instead of a file): what
+        its search will read, known without reading it."""
+        return max(self.index.stamps[self._rows[path]][0], 0)
+
     def size(self, path: str) -> int:
         """The size of the bytes analyzed: a notebook's code cells (read again if need be),
         never the size of its file on disk, so a warm run decides as a cold one."""
