@@ -112,3 +112,57 @@ def test_a_function_that_consumes_its_loader_gets_it_passed_in(tmp_path: Path) -
     assert "0 findings left" in stderr
     again = run_cli("fix", "--no-cache", "mod.py", cwd=tmp_path, timeout=180)
     assert again.returncode == 0 and (tmp_path / "mod.py").read_text() == fixed
+
+
+METHODS = """\
+from torch.utils.data import DataLoader
+
+
+class Trainer:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def resample(self, dataset):
+        self.dataset = dataset
+
+    def train_epoch(self):
+        loader = DataLoader(self.dataset, num_workers=2, persistent_workers=True)
+        return sum(len(b) for b in loader)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.train_epoch()
+
+
+class Base:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def run_epoch(self):
+        loader = DataLoader(self.dataset, num_workers=2, persistent_workers=True)
+        return sum(len(b) for b in loader)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.run_epoch()
+
+
+class Sub(Base):
+    def run_epoch(self):
+        return 0
+"""
+
+
+def test_pass_loader_in_refuses_a_method_whose_class_changes_its_loader(tmp_path: Path) -> None:
+    """A method builds and consumes its loader: refused when another method reassigns what the
+    loader reads, or when a subclass overrides the method (it would not take the loader)."""
+    stderr, fixed = fix(tmp_path, METHODS)
+    assert fixed == METHODS, stderr
+    assert (
+        "LL202 pass-loader-in not applied: `resample` changes what the loader is built from "
+        "(`self.dataset = dataset`), which a loader built once would not see" in stderr
+    )
+    assert (
+        "LL202 pass-loader-in not applied: `Sub.run_epoch` defines `run_epoch` too: an override "
+        "would not take the loader" in stderr
+    )

@@ -113,3 +113,18 @@ def reads(node: cst.CSTNode) -> set[str]:
 
     node.visit(_Reads())
     return found
+
+
+def set_by_methods(
+    cls: cst.ClassDef, watched: set[str], keep: tuple[str, ...] = ("__init__",)
+) -> tuple[str, cst.CSTNode] | None:
+    """The first method of ``cls`` (outside ``keep``) that sets state on ``watched``, with the
+    statement: what a loader built once and kept on the instance would no longer see."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    for method in body:
+        if not isinstance(method, cst.FunctionDef) or method.name.value in keep:
+            continue
+        found = state_set(method.body, watched)
+        if found is not None:
+            return method.name.value, found
+    return None

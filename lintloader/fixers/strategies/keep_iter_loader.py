@@ -25,7 +25,7 @@ import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of, locate
-from lintloader.fixers.edit.epoch_state import reads, state_set
+from lintloader.fixers.edit.epoch_state import reads, set_by_methods
 from lintloader.fixers.edit.loader_calls import Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import build_of
@@ -97,16 +97,14 @@ def _check_kept(request: FixRequest, target: Target, cls: cst.ClassDef) -> None:
         function = located.functions.get(hop.function)
         if function is not None:
             watched |= {r for r in reads(function.body) if r.startswith("self.")}
-    for method in body_of(cls):
-        if not isinstance(method, cst.FunctionDef) or method.name.value == "__init__":
-            continue
-        found = state_set(method.body, watched)
-        if found is not None:
-            code = target.module.code_for_node(found).strip()
-            raise FixError(
-                f"`{method.name.value}` changes what the loader is built from (`{code}`): "
-                "a kept, persistent loader would not see it"
-            )
+    changed = set_by_methods(cls, watched)
+    if changed is not None:
+        method, found = changed
+        code = target.module.code_for_node(found).strip()
+        raise FixError(
+            f"`{method}` changes what the loader is built from (`{code}`): "
+            "a kept, persistent loader would not see it"
+        )
 
 
 def _attribute(cls: cst.ClassDef) -> str:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.epoch_state import reads, state_set
+from lintloader.fixers.edit.epoch_state import reads, set_by_methods, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import Build, appended, build_of
@@ -62,13 +62,16 @@ def apply(request: FixRequest) -> Edits | None:
     if request.path_of(chain[2]) != target.path:
         raise FixError("the function that builds the loader is in another file")
     build = build_of(request, target)
-    callee = _callee(target, build, chain[2].function)
-    bindings = _arguments(target.call, callee.function)
+    called = _called(request, target, chain[0].function, chain[2].function)
+    callee = _callee(target, build, called)
+    bindings = _arguments(target.call, callee.function, called.method)
     moved = [*callee.needed, callee.statement]
     copies = [_substituted(s, bindings) for s in moved]
     loop = _outermost(target, copies)
     _check_caller(target, loop, callee, copies, bindings)
     _check_callee(target, callee, moved)
+    if called.method:
+        _check_class(target, callee)
     copies[-1] = _persistent_copy(copies[-1], build)
     edits: dict[cst.CSTNode, EditFn] = {
         loop: lambda node: cst.FlattenSentinel([*copies, node]),
@@ -78,12 +81,53 @@ def apply(request: FixRequest) -> Edits | None:
     return target.result(rewritten(target.module, edits))
 
 
-def _callee(target: Target, build: Build, qualname: str) -> Callee:
-    if "." in qualname or not isinstance(target.call.func, cst.Name):
-        raise FixError(f"`{qualname}` is not a plain module-level function called by name")
+@dataclass(frozen=True)
+class Called:
+    """The function the loop calls: a module-level function called by name, or a method of the
+    caller's own class called on ``self`` (``owner`` its class)."""
+
+    qualname: str
+    name: str
+    owner: str = ""
+
+    @property
+    def method(self) -> bool:
+        return bool(self.owner)
+
+
+def _called(request: FixRequest, target: Target, caller: str, qualname: str) -> Called:
+    func = target.call.func
+    if "." not in qualname and isinstance(func, cst.Name):
+        return Called(qualname, qualname)
+    owner, _, name = qualname.rpartition(".")
+    on_self = (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+        and func.attr.value == name
+    )
+    if not on_self or "." in owner or caller.rpartition(".")[0] != owner:
+        raise FixError(
+            f"`{qualname}` is neither a module-level function called by name nor a method of "
+            "the caller's class called on `self`"
+        )
+    others = sorted(
+        info.function.qualname
+        for info in request.program.functions.values()
+        if info.function.qualname.endswith(f".{name}") and info.function.qualname != qualname
+    )
+    if others:  # an override would be called with a parameter it does not take
+        raise FixError(f"`{others[0]}` defines `{name}` too: an override would not take the loader")
+    return Called(qualname, name, owner)
+
+
+def _callee(target: Target, build: Build, called: Called) -> Callee:
+    qualname = called.qualname
     function = _around(target, build.call, cst.FunctionDef)
-    if function is None or function.name.value != qualname:
+    if function is None or function.name.value != called.name:
         raise FixError(f"cannot find `{qualname}` around the construction")
+    if called.method and not _plain_method(target, function, called.owner):
+        raise FixError(f"`{qualname}` is decorated or takes no `self` first")
     statement = _around(target, build.call, cst.SimpleStatementLine)
     if statement is None:
         raise FixError(f"the construction in `{qualname}` is not a statement of its own line")
@@ -204,20 +248,38 @@ def _single_binding(statement: cst.SimpleStatementLine) -> str | None:
     return None
 
 
-def _arguments(call: cst.Call, function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+def _plain_method(target: Target, function: cst.FunctionDef, owner: str) -> bool:
+    """``function`` is an undecorated method of the class ``owner`` whose first parameter is
+    ``self``."""
+    block = target.parent(function)
+    cls = target.parent(block) if block is not None else None
+    first = function.params.params[0].name.value if function.params.params else None
+    return (
+        isinstance(cls, cst.ClassDef)
+        and cls.name.value == owner
+        and not function.decorators
+        and first == "self"
+        and _around(target, target.parent(cls) or cls, cst.FunctionDef) is None
+    )
+
+
+def _arguments(
+    call: cst.Call, function: cst.FunctionDef, method: bool
+) -> dict[str, cst.BaseExpression]:
     """Each parameter of ``function`` and the expression ``call`` passes for it (or its
-    default, when that is a name or a literal)."""
+    default, when that is a name or a literal); a method's ``self`` is the caller's."""
     params = function.params
     if params.posonly_params or isinstance(params.star_arg, cst.Param):
         raise FixError(f"`{function.name.value}` takes positional-only or `*args` parameters")
-    bound: dict[str, cst.BaseExpression] = {}
+    bound: dict[str, cst.BaseExpression] = {"self": cst.Name("self")} if method else {}
+    positional = params.params[1:] if method else params.params
     for index, arg in enumerate(call.args):
         if arg.star:
             raise FixError("the call passes `*args` or `**kwargs`")
         if arg.keyword is not None:
             bound[arg.keyword.value] = arg.value
-        elif index < len(params.params):
-            bound[params.params[index].name.value] = arg.value
+        elif index < len(positional):
+            bound[positional[index].name.value] = arg.value
     for param in (*params.params, *params.kwonly_params):
         literal = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
         if param.name.value not in bound and isinstance(param.default, literal):
@@ -322,6 +384,23 @@ def _check_callee(target: Target, callee: Callee, moved: list[cst.SimpleStatemen
             code = target.module.code_for_node(found).strip()
             name = callee.function.name.value
             raise FixError(f"`{name}` sets `{code}` before it builds the loader")
+
+
+def _check_class(target: Target, callee: Callee) -> None:
+    """No method of the class changes what the construction reads from ``self`` (the caller's
+    loop may call any of them between two calls)."""
+    cls = _around(target, callee.function, cst.ClassDef)
+    assert cls is not None  # a method of the caller's class (_plain_method)
+    moved = [*callee.needed, callee.statement]
+    watched = {r for r in reads(cst.Module(body=list(moved))) if r.startswith("self.")}
+    changed = set_by_methods(cls, watched)
+    if changed is not None:
+        method, found = changed
+        code = target.module.code_for_node(found).strip()
+        raise FixError(
+            f"`{method}` changes what the loader is built from (`{code}`), which a loader "
+            "built once would not see"
+        )
 
 
 def _persistent_copy(copy: cst.SimpleStatementLine, build: Build) -> cst.SimpleStatementLine:
