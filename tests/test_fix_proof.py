@@ -270,6 +270,8 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
     ],
     "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 3})],
+    # an evaluation every other step: 6 pools in 3 epochs before, one after
+    "keep-eval-loader": [Harness("fix/keep_eval_loader.in.py", "train", {"epochs": 3})],
     # validate() every other step: 6 pools in 3 epochs before, one after
     # train_epoch() once per epoch, a method: 3 pools before, one after
     "pass-loader-in": [

@@ -157,6 +157,7 @@ FIX = "hoist-dataloader"
 HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads changes per pass
 KEEP = "keep-iter-loader"
 PASS_IN = "pass-loader-in"
+KEEP_EVAL = "keep-eval-loader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -300,7 +301,9 @@ def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
         return ()
     if place.kind == "iter":
         return (KEEP,)
-    return (HOIST_CALL, PASS_IN) if place.kind == "loop" and place.loop is not None else ()
+    return (
+        (HOIST_CALL, PASS_IN, KEEP_EVAL) if place.kind == "loop" and place.loop is not None else ()
+    )
 
 
 def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
@@ -414,7 +417,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,
