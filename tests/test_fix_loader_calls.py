@@ -238,6 +238,25 @@ class Passed:
     def fit(self, steps):
         for step in range(steps):
             self.evaluate(list(self.files))
+
+
+class Predicts:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def get_eval_dataloader(self, eval_dataset=None):
+        dataset = eval_dataset if eval_dataset is not None else self.dataset
+        return DataLoader(dataset, num_workers=2, persistent_workers=True)
+
+    def predict(self, items):
+        return [len(b) for b in self.get_eval_dataloader(list(items))]
+
+    def evaluate(self):
+        return sum(len(b) for b in self.get_eval_dataloader())
+
+    def fit(self, steps):
+        for step in range(steps):
+            self.evaluate()
 """
 
 
@@ -246,7 +265,8 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
 ) -> None:
     """A getter's loader kept by its dataset: refused when it reads a parameter other than the
     dataset, when the class sets per-epoch state, when the getter builds its dataset, and when
-    the dataset passed may be another one at each call."""
+    the dataset passed, on the chain or by another method of the class, may be another one at
+    each call (one kept pool per call)."""
     stderr, fixed = fix(tmp_path, GETTERS)
     assert fixed == GETTERS, stderr
     refused = "LL202 keep-eval-loader not applied: "
@@ -257,9 +277,13 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
     )
     assert f"{refused}`dataset` is bound in `get_eval_dataloader` to what may be a new" in stderr
     assert f"{refused}`self.evaluate(list(self.files))` passes a dataset that may be new" in stderr
+    called = "`self.get_eval_dataloader(list(items))` passes a dataset that may be new at each call"
+    assert f"{refused}{called}" in stderr
 
 
-@pytest.mark.parametrize("name", ["keep_eval_loader", "pass_loader_in_method"])
+@pytest.mark.parametrize(
+    "name", ["keep_eval_loader", "pass_loader_in_getter", "pass_loader_in_method"]
+)
 def test_check_promises_what_fix_applies(name: str, tmp_path: Path) -> None:
     """``check`` calls fixable exactly the findings ``fix`` then fixes."""
     shutil.copy(FIX / f"{name}.in.py", tmp_path / "mod.py")

@@ -36,7 +36,7 @@ import libcst as cst
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import locate
+from lintloader.fixers.edit.cst_edit import body_of, locate
 from lintloader.fixers.edit.epoch_state import dotted, reads, set_by_methods
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, call_at
@@ -56,7 +56,7 @@ def apply(request: FixRequest) -> Edits | None:
     built = chain[-1]
     target = call_at(request, request.path_of(built), built.line, built.column)
     getter = target.enclosing(cst.FunctionDef, "a function")
-    owner, _, name = built.function.rpartition(".")
+    owner = built.function.rpartition(".")[0]
     cls = _class_of(target, getter)
     if cls is None or cls.name.value != owner or "." in owner:
         raise FixError(f"`{built.function}` is not a method of a top-level class")
@@ -72,7 +72,8 @@ def apply(request: FixRequest) -> Edits | None:
     if key_root in local:
         passed = _dataset_parameter(target, getter, statement, key_root, watched)
         if passed is not None:
-            watched |= _passed_along(request, chain, name, passed)
+            watched |= _passed_along(request, chain, passed)
+            watched |= _passed_in_class(target, cls, getter, passed, set())
     changed = set_by_methods(cls, watched)
     if changed is not None:
         method, found = changed
@@ -203,7 +204,7 @@ def _before(
     return len(indices) == 2 and body[indices[0]] is first
 
 
-def _passed_along(request: FixRequest, chain: Sequence[Hop], getter: str, wanted: str) -> set[str]:
+def _passed_along(request: FixRequest, chain: Sequence[Hop], wanted: str) -> set[str]:
     """Walk the calls of the chain from the getter's caller up to the loop: what each passes for
     the dataset parameter must be the same object at each call (nothing, ``None``, a parameter
     of its own passed on, ``self.<attribute>``, or in the loop's function a name the loops
@@ -212,7 +213,11 @@ def _passed_along(request: FixRequest, chain: Sequence[Hop], getter: str, wanted
     for index in range(len(chain) - 2, 0, -1):
         hop = chain[index]
         target = call_at(request, request.path_of(hop), hop.line, hop.column)
-        value = _argument(request, target.call, chain[index + 1], wanted)
+        callee = chain[index + 1]
+        function = locate(request.sources[request.path_of(callee)]).functions.get(callee.function)
+        if function is None:
+            raise FixError(f"cannot find `{callee.function}`")
+        value = _argument(target.call, function, wanted)
         if value is None or (isinstance(value, cst.Name) and value.value == "None"):
             return watched
         name = dotted(value)
@@ -230,14 +235,8 @@ def _passed_along(request: FixRequest, chain: Sequence[Hop], getter: str, wanted
     return watched
 
 
-def _argument(
-    request: FixRequest, call: cst.Call, callee: Hop, wanted: str
-) -> cst.BaseExpression | None:
-    """What ``call`` passes for the parameter ``wanted`` of the function ``callee`` happens in
-    (None: nothing)."""
-    function = locate(request.sources[request.path_of(callee)]).functions.get(callee.function)
-    if function is None:
-        raise FixError(f"cannot find `{callee.function}`")
+def _argument(call: cst.Call, function: cst.FunctionDef, wanted: str) -> cst.BaseExpression | None:
+    """What ``call`` passes for the parameter ``wanted`` of ``function`` (None: nothing)."""
     for arg in call.args:
         if arg.star:
             raise FixError("a call on the way passes `*args` or `**kwargs`")
@@ -248,6 +247,52 @@ def _argument(
     offset = 1 if isinstance(call.func, cst.Attribute) and names[:1] == ["self"] else 0
     index = names.index(wanted) - offset if wanted in names else -1
     return positional[index].value if 0 <= index < len(positional) else None
+
+
+def _passed_in_class(
+    target: Target, cls: cst.ClassDef, method: cst.FunctionDef, wanted: str, seen: set[str]
+) -> set[str]:
+    """Every call of ``self.<method>`` in the class passes for ``wanted`` the same dataset at
+    each call: nothing, ``None``, ``self.<attribute>`` (returned, to be watched), or a parameter
+    of its own method passed on (whose callers in the class are checked the same way). A kept
+    loader per dataset must not be asked for a new dataset at each call."""
+    seen.add(method.name.value)
+    watched: set[str] = set()
+    for caller in body_of(cls):
+        if not isinstance(caller, cst.FunctionDef):
+            continue
+        for call in _self_calls(caller, method.name.value):
+            value = _argument(call, method, wanted)
+            name = dotted(value) if value is not None else None
+            if value is None or name == "None":
+                continue
+            if name is not None and name.startswith("self."):
+                watched.add(name)
+                continue
+            rebound = collect([caller.body]).bound
+            if name not in parameters(caller) or name in rebound:
+                code = target.module.code_for_node(call)
+                raise FixError(f"`{code}` passes a dataset that may be new at each call")
+            if caller.name.value not in seen:
+                watched |= _passed_in_class(target, cls, caller, name, seen)
+    return watched
+
+
+def _self_calls(function: cst.FunctionDef, name: str) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            func = call.func
+            if (
+                isinstance(func, cst.Attribute)
+                and dotted(func.value) == "self"
+                and func.attr.value == name
+            ):
+                found.append(call)
+
+    function.body.visit(_Find())
+    return found
 
 
 def _check_loops(target: Target, name: str, hop: Hop) -> None:
