@@ -70,6 +70,7 @@ def keep(
     def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
         assert isinstance(updated, cst.SimpleStatementLine)
         kept = cst.parse_expression(slot.value)
+        assert isinstance(kept, (cst.Attribute, cst.Subscript))
         store = cst.Assign([cst.AssignTarget(kept)], built[0])
         guard = cst.If(
             test=cst.parse_expression(slot.missing),

@@ -12,20 +12,20 @@ persistent, and returns the kept one when there is one for this dataset::
         return self._eval_loaders[id(dataset)]
 
 with ``self._eval_loaders = {}`` at the end of the class's ``__init__`` (``self._eval_loader =
-None`` and ``if self._eval_loader is None:`` when the loader reads no parameter of the getter).
-The key is the dataset's identity, which stays unique while the kept loader holds the dataset.
-The shape of transformers 4.55's ``_eval_dataloaders`` (keyed by dataset name, persistent
-workers) and sentence-transformers' kept evaluation loaders.
+None`` and ``if self._eval_loader is None:`` when the loader reads no parameter of the getter). The
+key is the dataset's identity, which stays unique while the kept loader holds the dataset. The
+shape of transformers 4.55's ``_eval_dataloaders`` (kept per dataset, persistent workers).
 
 Safe, because it is refused (with the reason) wherever the kept loader could differ from the one
-built at each call: the loader reads a parameter or a local of the getter other than its dataset
-(a batch size passed in); the dataset is built in the getter (a new one at each call, which no
-key would find again); a call on the way passes a dataset that may be new at each call (bound in
-the loop, built in the call); a method of the class other than ``__init__`` assigns what the
-loader reads (``self.eval_dataset = ...``, ``self.collate = ...``), calls a method of it or
-calls ``set_epoch`` (:mod:`lintloader.fixers.edit.epoch_state`). Also refused when the getter is
-not a method of a class with an ``__init__`` of its own, or the construction is not the value of
-``return`` or of ``name = ...`` in the getter's own body.
+built at each call: the loader reads a parameter or a local of the getter other than its dataset (a
+batch size passed in); the dataset is built in the getter (a new one at each call, which no key
+would find again); a call on the way passes a dataset that may be new at each call (bound in the
+loop, built in the call), or a method of the class asks the getter for one; a method of the class
+other than ``__init__`` assigns what the loader reads (``self.eval_dataset = ...``, ``self.collate
+= ...``), calls a method of it or calls ``set_epoch`` (:mod:`lintloader.fixers.edit.epoch_state`).
+Also refused when the getter is not a method of a class with an ``__init__`` of its own, or the
+construction is not the value of ``return`` or of ``name = ...`` in the getter's own body, or the
+getter does not return it.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from lintloader.fixers.edit.loader_calls import Target, call_at
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import rewritten
+from lintloader.fixers.strategies.hoist_loader_call import check_returns
 
 ONE = ("_eval_loader", "_kept_eval_loader")
 PER_DATASET = ("_eval_loaders", "_kept_eval_loaders")
@@ -64,6 +65,7 @@ def apply(request: FixRequest) -> Edits | None:
     if init is None:
         raise FixError(f"`{owner}` has no `__init__` of its own to start the kept loaders in")
     statement = _statement(target, getter)
+    check_returns(request, built)
     dataset = _dataset(target.call)
     local = (collect([getter.body]).bound | parameters(getter)) - {"self"}
     key_root = dataset.split(".")[0]
@@ -156,7 +158,8 @@ def _dataset_parameter(
     only = bindings[0] if len(bindings) == 1 else None
     small = only.body[0] if only is not None and len(only.body) == 1 else None
     if not (
-        isinstance(small, cst.Assign)
+        only is not None
+        and isinstance(small, cst.Assign)
         and len(small.targets) == 1
         and isinstance(small.value, _PLAIN)
         and not _has_call(small.value)
