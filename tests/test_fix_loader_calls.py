@@ -165,7 +165,7 @@ def test_pass_loader_in_refuses_a_method_whose_class_changes_its_loader(tmp_path
     assert fixed == METHODS, stderr
     assert (
         "LL202 pass-loader-in not applied: `resample` changes what the loader is built from "
-        "(`self.dataset = dataset`), which a loader built once would not see" in stderr
+        "(`self.dataset = dataset`): a loader built once would not see it" in stderr
     )
     assert (
         "LL202 pass-loader-in not applied: `Sub.run_epoch` defines `run_epoch` too: an override "

@@ -36,8 +36,8 @@ import libcst as cst
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import body_of, locate
-from lintloader.fixers.edit.epoch_state import dotted, reads, set_by_methods
+from lintloader.fixers.edit.cst_edit import body_of, locate, walk_statements
+from lintloader.fixers.edit.epoch_state import changed_by_methods, dotted, reads
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, call_at
 from lintloader.fixers.edit.names import collect, parameters
@@ -76,14 +76,9 @@ def apply(request: FixRequest) -> Edits | None:
         if passed is not None:
             watched |= _passed_along(request, chain, passed)
             watched |= _passed_in_class(target, cls, getter, passed, set())
-    changed = set_by_methods(cls, watched)
-    if changed is not None:
-        method, found = changed
-        code = target.module.code_for_node(found).strip()
-        raise FixError(
-            f"`{method}` changes what the loader is built from (`{code}`): a kept, persistent "
-            "loader would not see it"
-        )
+    why = changed_by_methods(target.module, cls, watched)
+    if why is not None:
+        raise FixError(f"{why}: a kept, persistent loader would not see it")
     build = build_of(request, target)
     names = PER_DATASET if key_root in local else ONE
     slot = Slot(free_attribute(cls, names), f"id({dataset})" if key_root in local else None)
@@ -154,7 +149,8 @@ def _dataset_parameter(
     most one local bound once, before the construction, to names and attributes only."""
     if key_root in parameters(getter):
         return key_root
-    bindings = [s for s in _statements(getter) if key_root in collect([s]).bound]
+    simple = (s for s in walk_statements(getter.body) if isinstance(s, cst.SimpleStatementLine))
+    bindings = [s for s in simple if key_root in collect([s]).bound]
     only = bindings[0] if len(bindings) == 1 else None
     small = only.body[0] if only is not None and len(only.body) == 1 else None
     if not (
@@ -174,18 +170,6 @@ def _dataset_parameter(
     if len(params) > 1:
         raise FixError(f"`{key_root}` is chosen from more than one parameter")
     return next(iter(params), None)
-
-
-def _statements(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
-    found: list[cst.SimpleStatementLine] = []
-
-    class _Walk(cst.CSTVisitor):
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-            found.append(node)
-            return False
-
-    function.body.visit(_Walk())
-    return found
 
 
 def _has_call(node: cst.CSTNode) -> bool:

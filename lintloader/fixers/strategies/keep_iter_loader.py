@@ -25,7 +25,7 @@ import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import locate
-from lintloader.fixers.edit.epoch_state import reads, set_by_methods
+from lintloader.fixers.edit.epoch_state import changed_by_methods, reads
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
@@ -93,14 +93,9 @@ def _check_kept(request: FixRequest, target: Target, cls: cst.ClassDef) -> None:
         function = located.functions.get(hop.function)
         if function is not None:
             watched |= {r for r in reads(function.body) if r.startswith("self.")}
-    changed = set_by_methods(cls, watched)
-    if changed is not None:
-        method, found = changed
-        code = target.module.code_for_node(found).strip()
-        raise FixError(
-            f"`{method}` changes what the loader is built from (`{code}`): "
-            "a kept, persistent loader would not see it"
-        )
+    why = changed_by_methods(target.module, cls, watched)
+    if why is not None:
+        raise FixError(f"{why}: a kept, persistent loader would not see it")
 
 
 STRATEGY = FixStrategy(

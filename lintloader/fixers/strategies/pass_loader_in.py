@@ -43,7 +43,7 @@ import libcst as cst
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import locate
-from lintloader.fixers.edit.epoch_state import reads, set_by_methods, state_set
+from lintloader.fixers.edit.epoch_state import changed_by_methods, reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import Build, appended, build_of
@@ -429,14 +429,9 @@ def _check_class(target: Target, callee: Callee, below: set[str]) -> None:
     assert cls is not None  # a method of the caller's class (_plain_method)
     moved = [*callee.needed, callee.statement]
     watched = reads(cst.Module(body=list(moved))) | below
-    changed = set_by_methods(cls, {r for r in watched if r.startswith("self.")})
-    if changed is not None:
-        method, found = changed
-        code = target.module.code_for_node(found).strip()
-        raise FixError(
-            f"`{method}` changes what the loader is built from (`{code}`), which a loader "
-            "built once would not see"
-        )
+    why = changed_by_methods(target.module, cls, {r for r in watched if r.startswith("self.")})
+    if why is not None:
+        raise FixError(f"{why}: a loader built once would not see it")
 
 
 def _persistent_copy(copy: cst.SimpleStatementLine, build: Build) -> cst.SimpleStatementLine:
