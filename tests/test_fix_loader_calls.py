@@ -10,9 +10,14 @@ them with real workers.
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
+import pytest
 from harness import run_cli
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "fix"
 
 REFUSED = """\
 from torch.utils.data import DataLoader
@@ -112,3 +117,180 @@ def test_a_function_that_consumes_its_loader_gets_it_passed_in(tmp_path: Path) -
     assert "0 findings left" in stderr
     again = run_cli("fix", "--no-cache", "mod.py", cwd=tmp_path, timeout=180)
     assert again.returncode == 0 and (tmp_path / "mod.py").read_text() == fixed
+
+
+METHODS = """\
+from torch.utils.data import DataLoader
+
+
+class Trainer:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def resample(self, dataset):
+        self.dataset = dataset
+
+    def train_epoch(self):
+        loader = DataLoader(self.dataset, num_workers=2, persistent_workers=True)
+        return sum(len(b) for b in loader)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.train_epoch()
+
+
+class Base:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def run_epoch(self):
+        loader = DataLoader(self.dataset, num_workers=2, persistent_workers=True)
+        return sum(len(b) for b in loader)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.run_epoch()
+
+
+class Sub(Base):
+    def run_epoch(self):
+        return 0
+"""
+
+
+def test_pass_loader_in_refuses_a_method_whose_class_changes_its_loader(tmp_path: Path) -> None:
+    """A method builds and consumes its loader: refused when another method reassigns what the
+    loader reads, or when a subclass overrides the method (it would not take the loader)."""
+    stderr, fixed = fix(tmp_path, METHODS)
+    assert fixed == METHODS, stderr
+    assert (
+        "LL202 pass-loader-in not applied: `resample` changes what the loader is built from "
+        "(`self.dataset = dataset`): a loader built once would not see it" in stderr
+    )
+    assert (
+        "LL202 pass-loader-in not applied: `Sub.run_epoch` defines `run_epoch` too: an override "
+        "would not take the loader" in stderr
+    )
+
+
+GETTERS = """\
+from torch.utils.data import DataLoader
+
+
+class Sized:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def get_eval_dataloader(self, batch_size):
+        return DataLoader(self.dataset, batch_size, num_workers=2, persistent_workers=True)
+
+    def evaluate(self, batch_size):
+        return sum(len(b) for b in self.get_eval_dataloader(batch_size))
+
+    def fit(self, steps):
+        for step in range(steps):
+            self.evaluate(8)
+
+
+class Epochs:
+    def __init__(self, dataset, sampler):
+        self.dataset = dataset
+        self.sampler = sampler
+
+    def get_eval_dataloader(self):
+        return DataLoader(self.dataset, sampler=self.sampler, num_workers=2)
+
+    def evaluate(self):
+        return sum(len(b) for b in self.get_eval_dataloader())
+
+    def fit(self, steps):
+        for step in range(steps):
+            self.sampler.set_epoch(step)
+            self.evaluate()
+
+
+class Fresh:
+    def __init__(self, files):
+        self.files = files
+
+    def get_eval_dataloader(self):
+        dataset = list(self.files)
+        return DataLoader(dataset, num_workers=2, persistent_workers=True)
+
+    def evaluate(self):
+        return sum(len(b) for b in self.get_eval_dataloader())
+
+    def fit(self, steps):
+        for step in range(steps):
+            self.evaluate()
+
+
+class Passed:
+    def __init__(self, files):
+        self.files = files
+
+    def get_eval_dataloader(self, eval_dataset):
+        return DataLoader(eval_dataset, num_workers=2, persistent_workers=True)
+
+    def evaluate(self, eval_dataset):
+        return sum(len(b) for b in self.get_eval_dataloader(eval_dataset))
+
+    def fit(self, steps):
+        for step in range(steps):
+            self.evaluate(list(self.files))
+
+
+class Predicts:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def get_eval_dataloader(self, eval_dataset=None):
+        dataset = eval_dataset if eval_dataset is not None else self.dataset
+        return DataLoader(dataset, num_workers=2, persistent_workers=True)
+
+    def predict(self, items):
+        return [len(b) for b in self.get_eval_dataloader(list(items))]
+
+    def evaluate(self):
+        return sum(len(b) for b in self.get_eval_dataloader())
+
+    def fit(self, steps):
+        for step in range(steps):
+            self.evaluate()
+"""
+
+
+def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset(
+    tmp_path: Path,
+) -> None:
+    """A getter's loader kept by its dataset: refused when it reads a parameter other than the
+    dataset, when the class sets per-epoch state, when the getter builds its dataset, and when
+    the dataset passed, on the chain or by another method of the class, may be another one at
+    each call (one kept pool per call)."""
+    stderr, fixed = fix(tmp_path, GETTERS)
+    assert fixed == GETTERS, stderr
+    refused = "LL202 keep-eval-loader not applied: "
+    assert f"{refused}the loader reads `batch_size`, which may change between calls" in stderr
+    assert (
+        f"{refused}`fit` changes what the loader is built from (`self.sampler.set_epoch(step)`)"
+        in stderr
+    )
+    assert f"{refused}`dataset` is bound in `get_eval_dataloader` to what may be a new" in stderr
+    assert f"{refused}`self.evaluate(list(self.files))` passes a dataset that may be new" in stderr
+    called = "`self.get_eval_dataloader(list(items))` passes a dataset that may be new at each call"
+    assert f"{refused}{called}" in stderr
+
+
+@pytest.mark.parametrize(
+    "name", ["keep_eval_loader", "pass_loader_in_getter", "pass_loader_in_method"]
+)
+def test_check_promises_what_fix_applies(name: str, tmp_path: Path) -> None:
+    """``check`` calls fixable exactly the findings ``fix`` then fixes."""
+    shutil.copy(FIX / f"{name}.in.py", tmp_path / "mod.py")
+    check = run_cli("check", "--no-cache", "--output-format", "json", "mod.py", cwd=tmp_path)
+    findings = json.loads(check.stdout)
+    promised = [f for f in findings if f["fixes"]]
+    done = run_cli("fix", "--no-cache", "mod.py", cwd=tmp_path, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert len(promised) == done.stderr.count(" fixed by ") == 1, done.stderr
+    assert (tmp_path / "mod.py").read_bytes() == (FIX / f"{name}.out.py").read_bytes()

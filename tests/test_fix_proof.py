@@ -270,8 +270,15 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
     ],
     "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 3})],
-    # validate() every other step: 6 pools in 3 epochs before, one after
-    "pass-loader-in": [Harness("fix/pass_loader_in.in.py", "train", {"epochs": 3})],
+    # an evaluation every other step: 6 pools in 3 epochs before, one after
+    "keep-eval-loader": [Harness("fix/keep_eval_loader.in.py", "train", {"epochs": 3})],
+    # validate() every other step, train_epoch() (a method) at every epoch, evaluate() through
+    # a getter every other step: 6, 3 and 6 pools in 3 epochs before, one after
+    "pass-loader-in": [
+        Harness("fix/pass_loader_in.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_method.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_getter.in.py", "train", {"epochs": 3}),
+    ],
     "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],

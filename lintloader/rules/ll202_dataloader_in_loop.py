@@ -60,15 +60,19 @@ for epoch in range(epochs):
 `hoist-loader-call` (safe): builds a loader made at every iteration once before the loop,
 persistent: `loader = DataLoader(...)` or `loader = make_loader(args)` moves there, and a call the
 loop iterates (`for batch in DataLoader(...)`, `for batch in self.train_loader()`) is bound to a
-name first; through helpers and methods that return the loader. `pass-loader-in` (safe): a
-function called from the loop that builds and consumes its own loader (`validate(...)` every N
-steps) gets it built once in the caller, persistent, and passed in (`val_loader=None` is added,
-and the function builds its own only when given none). `keep-iter-loader` (safe): a wrapper's
-`__iter__` builds the loader on the first pass and keeps it (`if self._loader is None:`),
-persistent. Each is refused, with the reason, where the loader built once could differ from the
-one built each time: what it reads is bound in the loop, or the loop (or another method of the
-wrapper) sets per-epoch state on it (`set_epoch`, an attribute assigned, a method called), which
-persistent workers would not see.
+name first; through helpers and methods that return the loader. `keep-eval-loader` (safe): a
+getter method that builds the loader at every call (`get_eval_dataloader(eval_dataset=None)`
+called from `evaluate()`) keeps it on the instance, keyed by its dataset, persistent, and returns
+the kept one. `pass-loader-in` (safe): a function or a method of the caller's class called from
+the loop that builds (itself or through a getter) and consumes its own loader (`validate(...)`
+every N steps, `self.train_epoch()` every epoch) gets it built once in the caller, persistent,
+and passed in (`val_loader=None` is added, and the function builds its own only when given
+none). `keep-iter-loader` (safe): a wrapper's `__iter__` builds the loader on the first pass and
+keeps it (`if self._loader is None:`), persistent. Each is refused, with the reason, where the
+loader built once could differ from the one built each time: what it reads is bound in the
+loop, or the loop (or another method of the class) sets per-epoch state on it (`set_epoch`, an
+attribute assigned, a method called), which persistent workers would not see; a getter's loader
+is kept only when it reads nothing but its dataset and attributes no method changes.
 
 `hoist-dataloader` (unsafe): moves the assignment `name = DataLoader(...)` out of the loop, to
 just before it (with the comment lines above it), when no argument reads a name the loop binds
@@ -160,6 +164,7 @@ FIX = "hoist-dataloader"
 HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads changes per pass
 KEEP = "keep-iter-loader"
 PASS_IN = "pass-loader-in"
+KEEP_EVAL = "keep-eval-loader"
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -297,13 +302,15 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
 
 
 def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
-    """A loop calls what builds the loader: hoist the call, or build it in the caller and pass
-    it in; ``__iter__`` builds it: keep it."""
+    """A loop calls what builds the loader: hoist the call, keep it in the getter that builds
+    it, or build it in the caller and pass it in; ``__iter__`` builds it: keep it."""
     if note or place.passed:
         return ()
     if place.kind == "iter":
         return (KEEP,)
-    return (HOIST_CALL, PASS_IN) if place.kind == "loop" and place.loop is not None else ()
+    return (
+        (HOIST_CALL, KEEP_EVAL, PASS_IN) if place.kind == "loop" and place.loop is not None else ()
+    )
 
 
 def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
@@ -417,7 +424,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

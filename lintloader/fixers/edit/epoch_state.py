@@ -113,3 +113,19 @@ def reads(node: cst.CSTNode) -> set[str]:
 
     node.visit(_Reads())
     return found
+
+
+def changed_by_methods(
+    module: cst.Module, cls: cst.ClassDef, watched: set[str], keep: tuple[str, ...] = ("__init__",)
+) -> str | None:
+    """Why a loader built once and kept would differ from one built at each call: the first
+    method of ``cls`` (outside ``keep``) that sets state on ``watched``, with the statement."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    for method in body:
+        if not isinstance(method, cst.FunctionDef) or method.name.value in keep:
+            continue
+        found = state_set(method.body, watched)
+        if found is not None:
+            code = module.code_for_node(found).strip()
+            return f"`{method.name.value}` changes what the loader is built from (`{code}`)"
+    return None

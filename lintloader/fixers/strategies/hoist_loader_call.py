@@ -56,7 +56,7 @@ def apply(request: FixRequest) -> Edits | None:
         )
     _check_unchanged(request, target, statement, loop, name)
     for hop in request.finding.chain[2:]:
-        _check_returns(request, hop)
+        check_returns(request, hop)
     build = build_of(request, target)
     edits: dict[cst.CSTNode, EditFn] = {}
     if build.target is target:
@@ -163,7 +163,7 @@ def _self_reads(request: FixRequest, target: Target) -> set[str]:
     return found
 
 
-def _check_returns(request: FixRequest, hop: Hop) -> None:
+def check_returns(request: FixRequest, hop: Hop) -> None:
     """The function ``hop`` is in returns the value of the call at ``hop`` (directly or through
     the name it binds): else what the loop gets is not the loader."""
     located = locate(request.sources[request.path_of(hop)])

@@ -24,8 +24,9 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import body_of, locate
-from lintloader.fixers.edit.epoch_state import reads, state_set
+from lintloader.fixers.edit.cst_edit import locate
+from lintloader.fixers.edit.epoch_state import changed_by_methods, reads
+from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import build_of
@@ -45,7 +46,7 @@ def apply(request: FixRequest) -> Edits | None:
     cls = target.parent(target.parent(function) or function)
     if function.name.value != ITER or not isinstance(cls, cst.ClassDef):
         raise FixError("the call is not in the `__iter__` of a class")
-    init = _method(cls, "__init__")
+    init = method_of(cls, "__init__")
     if init is None:
         raise FixError(f"`{owner}` has no `__init__` of its own to start the kept loader in")
     statement = _statement_of(target, function)
@@ -55,21 +56,16 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError(f"the call reads `{sorted(used)[0]}`, a local of `__iter__`")
     _check_kept(request, target, cls)
     build = build_of(request, target)
-    attribute = _attribute(cls)
+    slot = Slot(free_attribute(cls, NAMES))
     edits: dict[cst.CSTNode, EditFn] = {}
     if build.target is target:
         edits[build.call] = build.persistent
-    edits.update(_keep(target, statement, attribute))
-    edits.update(_start(init, target.module, attribute))
+    edits.update(keep(target.call, statement, slot))
+    edits.update(start(init, target.module, slot))
     result = target.result(rewritten(target.module, edits))
     if build.target is not target:
         result.update(build.made_persistent_alone())
     return result
-
-
-def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    found = (s for s in body_of(cls) if isinstance(s, cst.FunctionDef) and s.name.value == name)
-    return next(found, None)
 
 
 def _statement_of(target: Target, function: cst.FunctionDef) -> cst.SimpleStatementLine:
@@ -97,58 +93,9 @@ def _check_kept(request: FixRequest, target: Target, cls: cst.ClassDef) -> None:
         function = located.functions.get(hop.function)
         if function is not None:
             watched |= {r for r in reads(function.body) if r.startswith("self.")}
-    for method in body_of(cls):
-        if not isinstance(method, cst.FunctionDef) or method.name.value == "__init__":
-            continue
-        found = state_set(method.body, watched)
-        if found is not None:
-            code = target.module.code_for_node(found).strip()
-            raise FixError(
-                f"`{method.name.value}` changes what the loader is built from (`{code}`): "
-                "a kept, persistent loader would not see it"
-            )
-
-
-def _attribute(cls: cst.ClassDef) -> str:
-    used = {r.split(".")[1] for r in reads(cls) if r.startswith("self.")}
-    return next(n for n in (*NAMES, *(f"_kept_loader_{i}" for i in range(2, 100))) if n not in used)
-
-
-def _keep(
-    target: Target, statement: cst.SimpleStatementLine, attribute: str
-) -> dict[cst.CSTNode, EditFn]:
-    """``if self.<attribute> is None: self.<attribute> = <call>`` before ``statement`` (which
-    gives the ``if`` the comment lines above it); the call becomes ``self.<attribute>``."""
-    built: list[cst.BaseExpression] = []
-
-    def take(updated: cst.CSTNode) -> cst.CSTNode:
-        assert isinstance(updated, cst.BaseExpression)
-        built.append(updated)
-        return cst.parse_expression(f"self.{attribute}")
-
-    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
-        assert isinstance(updated, cst.SimpleStatementLine)
-        kept = cst.Attribute(cst.Name("self"), cst.Name(attribute))
-        keep = cst.Assign([cst.AssignTarget(kept)], built[0])
-        guard = cst.If(
-            test=cst.parse_expression(f"self.{attribute} is None"),
-            body=cst.IndentedBlock([cst.SimpleStatementLine([keep])]),
-            leading_lines=updated.leading_lines,
-        )
-        return cst.FlattenSentinel([guard, updated.with_changes(leading_lines=())])
-
-    return {target.call: take, statement: before}
-
-
-def _start(init: cst.FunctionDef, module: cst.Module, attribute: str) -> dict[cst.CSTNode, EditFn]:
-    """``self.<attribute> = None`` at the end of ``__init__``."""
-    line = cst.parse_statement(f"self.{attribute} = None\n", module.config_for_parsing)
-
-    def append(updated: cst.CSTNode) -> cst.CSTNode:
-        assert isinstance(updated, cst.IndentedBlock)
-        return updated.with_changes(body=[*updated.body, line])
-
-    return {init.body: append}
+    why = changed_by_methods(target.module, cls, watched)
+    if why is not None:
+        raise FixError(f"{why}: a kept, persistent loader would not see it")
 
 
 STRATEGY = FixStrategy(

@@ -1,7 +1,9 @@
 """pass-loader-in (safe), for LL202: a function called from a loop builds a loader and consumes it
 itself (``validate(model, valset, ...)`` every N steps builds ``val_loader = DataLoader(valset,
-...)`` and iterates it): the loader is built once in the caller, before its loops, persistent,
-and passed in; the function builds its own only when none is given::
+...)`` and iterates it; ``self.train_epoch()`` builds ``DataLoader(self.train_set, ...)``; or it
+asks a getter, ``loader = get_eval_loader(valset, bs)``): the loader is built once in the caller,
+before its loops, persistent, and passed in; the function builds its own only when none is
+given::
 
     def validate(model, valset, batch_size, val_loader=None):
         if val_loader is None:
@@ -22,8 +24,11 @@ that binds nothing they read (one loader for the whole run, not one per epoch).
 Safe, because it is refused (with the reason) wherever the loader built once could differ from
 the one built at each call: what the copy reads is bound in the loops; a statement of the
 function before the construction sets state on what it reads (``args.eval_batch_size = ...``);
-the loops set per-epoch state on it (:mod:`lintloader.fixers.edit.epoch_state`). Also refused
-when the function is not a plain module-level function of the caller's file, takes ``**kwargs``
+the loops set per-epoch state on it (:mod:`lintloader.fixers.edit.epoch_state`); for a method,
+another method of its class sets such state on what it reads from ``self``. What the functions
+below it on the chain read (a getter's attributes) counts as read. Also refused when the
+function is not a module-level function of the caller's file called by name or an undecorated
+method of the caller's class called on ``self`` that no other class defines, takes ``**kwargs``
 or already has a parameter of the loader's name, when the construction is inside an ``if``,
 loop or ``try`` of the function, or when a name the copy binds is already used by the caller.
 """
@@ -35,12 +40,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.epoch_state import reads, state_set
+from lintloader.fixers.edit.cst_edit import locate
+from lintloader.fixers.edit.epoch_state import changed_by_methods, reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import Build, appended, build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
+from lintloader.fixers.strategies.hoist_loader_call import check_returns
 
 
 @dataclass(frozen=True)
@@ -56,40 +64,109 @@ class Callee:
 
 def apply(request: FixRequest) -> Edits | None:
     chain = request.finding.chain
-    if len(chain) != 3 or chain[0].verb != "loop":
+    if len(chain) < 3 or chain[0].verb != "loop":
         raise FixError("the loader is not built by the function the loop calls")
     target = target_call(request)
     if request.path_of(chain[2]) != target.path:
         raise FixError("the function that builds the loader is in another file")
     build = build_of(request, target)
-    callee = _callee(target, build, chain[2].function)
-    bindings = _arguments(target.call, callee.function)
+    made = target.call_at(chain[2].line, chain[2].column)
+    if made is None:
+        raise FixError(f"{chain[2].path}:{chain[2].line}: no call there")
+    for hop in chain[3:]:
+        check_returns(request, hop)
+    called = _called(request, target, chain[0].function, chain[2].function)
+    callee = _callee(target, made, called)
+    bindings = _arguments(target.call, callee.function, called.method)
     moved = [*callee.needed, callee.statement]
     copies = [_substituted(s, bindings) for s in moved]
     loop = _outermost(target, copies)
-    _check_caller(target, loop, callee, copies, bindings)
-    _check_callee(target, callee, moved)
-    copies[-1] = _persistent_copy(copies[-1], build)
+    below = _read_below(request, chain)
+    _check_caller(target, loop, callee, copies, bindings, below)
+    _check_callee(target, callee, moved, below)
+    if called.method:
+        _check_class(target, callee, below)
     edits: dict[cst.CSTNode, EditFn] = {
         loop: lambda node: cst.FlattenSentinel([*copies, node]),
         target.call: lambda node: _passing(node, callee.name),
         **_guarded(callee),
     }
-    return target.result(rewritten(target.module, edits))
+    if made is build.call:
+        copies[-1] = _persistent_copy(copies[-1], build)
+    elif build.target is target:
+        edits[build.call] = build.persistent
+    result = target.result(rewritten(target.module, edits))
+    if made is not build.call and build.target is not target:
+        result.update(build.made_persistent_alone())
+    return result
 
 
-def _callee(target: Target, build: Build, qualname: str) -> Callee:
-    if "." in qualname or not isinstance(target.call.func, cst.Name):
-        raise FixError(f"`{qualname}` is not a plain module-level function called by name")
-    function = _around(target, build.call, cst.FunctionDef)
-    if function is None or function.name.value != qualname:
+def _read_below(request: FixRequest, chain: Sequence[Hop]) -> set[str]:
+    """What the functions between the one the loop calls and the construction read (a getter's
+    ``self.eval_dataset``, a helper's globals): the loader the copy builds reads them too."""
+    found: set[str] = set()
+    for hop in chain[3:]:
+        function = locate(request.sources[request.path_of(hop)]).functions.get(hop.function)
+        if function is not None:
+            found |= reads(function.body)
+    return found
+
+
+@dataclass(frozen=True)
+class Called:
+    """The function the loop calls: a module-level function called by name, or a method of the
+    caller's own class called on ``self`` (``owner`` its class)."""
+
+    qualname: str
+    name: str
+    owner: str = ""
+
+    @property
+    def method(self) -> bool:
+        return bool(self.owner)
+
+
+def _called(request: FixRequest, target: Target, caller: str, qualname: str) -> Called:
+    func = target.call.func
+    if "." not in qualname and isinstance(func, cst.Name):
+        return Called(qualname, qualname)
+    owner, _, name = qualname.rpartition(".")
+    on_self = (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+        and func.attr.value == name
+    )
+    if not on_self or "." in owner or caller.rpartition(".")[0] != owner:
+        raise FixError(
+            f"`{qualname}` is neither a module-level function called by name nor a method of "
+            "the caller's class called on `self`"
+        )
+    others = sorted(
+        info.function.qualname
+        for info in request.program.functions.values()
+        if info.function.qualname.endswith(f".{name}") and info.function.qualname != qualname
+    )
+    if others:  # an override would be called with a parameter it does not take
+        raise FixError(f"`{others[0]}` defines `{name}` too: an override would not take the loader")
+    return Called(qualname, name, owner)
+
+
+def _callee(target: Target, made: cst.Call, called: Called) -> Callee:
+    """``made`` is the call in the function whose value is the loader: the construction, or the
+    getter that returns it."""
+    qualname = called.qualname
+    function = _around(target, made, cst.FunctionDef)
+    if function is None or function.name.value != called.name:
         raise FixError(f"cannot find `{qualname}` around the construction")
-    statement = _around(target, build.call, cst.SimpleStatementLine)
+    if called.method and not _plain_method(target, function, called.owner):
+        raise FixError(f"`{qualname}` is decorated or takes no `self` first")
+    statement = _around(target, made, cst.SimpleStatementLine)
     if statement is None:
         raise FixError(f"the construction in `{qualname}` is not a statement of its own line")
     name = _single_binding(statement)
     small = statement.body[0]
-    if name is None or not (isinstance(small, cst.Assign) and small.value is build.call):
+    if name is None or not (isinstance(small, cst.Assign) and small.value is made):
         raise FixError(f"the construction in `{qualname}` is not `name = DataLoader(...)`")
     _check_block(target, statement, function)
     if isinstance(function.params.star_kwarg, cst.Param) or name in parameters(function):
@@ -204,20 +281,38 @@ def _single_binding(statement: cst.SimpleStatementLine) -> str | None:
     return None
 
 
-def _arguments(call: cst.Call, function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+def _plain_method(target: Target, function: cst.FunctionDef, owner: str) -> bool:
+    """``function`` is an undecorated method of the class ``owner`` whose first parameter is
+    ``self``."""
+    block = target.parent(function)
+    cls = target.parent(block) if block is not None else None
+    first = function.params.params[0].name.value if function.params.params else None
+    return (
+        isinstance(cls, cst.ClassDef)
+        and cls.name.value == owner
+        and not function.decorators
+        and first == "self"
+        and _around(target, target.parent(cls) or cls, cst.FunctionDef) is None
+    )
+
+
+def _arguments(
+    call: cst.Call, function: cst.FunctionDef, method: bool
+) -> dict[str, cst.BaseExpression]:
     """Each parameter of ``function`` and the expression ``call`` passes for it (or its
-    default, when that is a name or a literal)."""
+    default, when that is a name or a literal); a method's ``self`` is the caller's."""
     params = function.params
     if params.posonly_params or isinstance(params.star_arg, cst.Param):
         raise FixError(f"`{function.name.value}` takes positional-only or `*args` parameters")
-    bound: dict[str, cst.BaseExpression] = {}
+    bound: dict[str, cst.BaseExpression] = {"self": cst.Name("self")} if method else {}
+    positional = params.params[1:] if method else params.params
     for index, arg in enumerate(call.args):
         if arg.star:
             raise FixError("the call passes `*args` or `**kwargs`")
         if arg.keyword is not None:
             bound[arg.keyword.value] = arg.value
-        elif index < len(params.params):
-            bound[params.params[index].name.value] = arg.value
+        elif index < len(positional):
+            bound[positional[index].name.value] = arg.value
     for param in (*params.params, *params.kwonly_params):
         literal = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
         if param.name.value not in bound and isinstance(param.default, literal):
@@ -289,6 +384,7 @@ def _check_caller(
     callee: Callee,
     copies: list[cst.SimpleStatementLine],
     bindings: dict[str, cst.BaseExpression],
+    below: set[str],
 ) -> None:
     """The copies fit the caller: no name they bind is used there, every parameter they read
     is passed, and the loops set no per-epoch state on what they read."""
@@ -302,7 +398,7 @@ def _check_caller(
     unpassed = collect(originals).used & (parameters(callee.function) - set(bindings))
     if unpassed:
         raise FixError(f"the call passes nothing usable for `{sorted(unpassed)[0]}`")
-    watched = reads(cst.Module(body=list(copies)))
+    watched = reads(cst.Module(body=list(copies))) | below
     found = state_set(loop.body, watched)
     if found is not None:
         code = target.module.code_for_node(found).strip()
@@ -311,9 +407,11 @@ def _check_caller(
         )
 
 
-def _check_callee(target: Target, callee: Callee, moved: list[cst.SimpleStatementLine]) -> None:
+def _check_callee(
+    target: Target, callee: Callee, moved: list[cst.SimpleStatementLine], below: set[str]
+) -> None:
     """Nothing the function does before the construction sets state on what it reads."""
-    watched = reads(cst.Module(body=list(moved)))
+    watched = reads(cst.Module(body=list(moved))) | below
     for statement in _before(_body(callee.function), callee.statement):
         if any(statement is m for m in moved):
             continue
@@ -322,6 +420,18 @@ def _check_callee(target: Target, callee: Callee, moved: list[cst.SimpleStatemen
             code = target.module.code_for_node(found).strip()
             name = callee.function.name.value
             raise FixError(f"`{name}` sets `{code}` before it builds the loader")
+
+
+def _check_class(target: Target, callee: Callee, below: set[str]) -> None:
+    """No method of the class changes what the construction reads from ``self`` (the caller's
+    loop may call any of them between two calls)."""
+    cls = _around(target, callee.function, cst.ClassDef)
+    assert cls is not None  # a method of the caller's class (_plain_method)
+    moved = [*callee.needed, callee.statement]
+    watched = reads(cst.Module(body=list(moved))) | below
+    why = changed_by_methods(target.module, cls, {r for r in watched if r.startswith("self.")})
+    if why is not None:
+        raise FixError(f"{why}: a loader built once would not see it")
 
 
 def _persistent_copy(copy: cst.SimpleStatementLine, build: Build) -> cst.SimpleStatementLine:

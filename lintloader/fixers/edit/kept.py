@@ -1,0 +1,94 @@
+"""A loader built once and kept on the instance, shared by the LL202 strategies that keep one
+(keep-iter-loader: one loader; keep-eval-loader: one per dataset)::
+
+    if self._loader is None:                       # Slot("_loader")
+        self._loader = DataLoader(...)
+    if id(dataset) not in self._eval_loaders:      # Slot("_eval_loaders", "id(dataset)")
+        self._eval_loaders[id(dataset)] = DataLoader(...)
+
+The construction becomes the kept value where it stood, and the attribute starts in the class's
+``__init__`` (``None``, or ``{}`` for one per key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from lintloader.fixers.edit.cst_edit import body_of
+from lintloader.fixers.edit.epoch_state import reads
+from lintloader.fixers.edit.rewrite import EditFn
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where the kept loader lives: ``self.<attribute>``, or ``self.<attribute>[<key>]``."""
+
+    attribute: str
+    key: str | None = None
+
+    @property
+    def value(self) -> str:
+        kept = f"self.{self.attribute}"
+        return kept if self.key is None else f"{kept}[{self.key}]"
+
+    @property
+    def missing(self) -> str:
+        kept = f"self.{self.attribute}"
+        return f"{kept} is None" if self.key is None else f"{self.key} not in {kept}"
+
+    @property
+    def start(self) -> str:
+        return "None" if self.key is None else "{}"
+
+
+def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    found = (s for s in body_of(cls) if isinstance(s, cst.FunctionDef) and s.name.value == name)
+    return next(found, None)
+
+
+def free_attribute(cls: cst.ClassDef, names: tuple[str, ...]) -> str:
+    """The first of ``names`` (then ``<last>_2``, ...) that the class does not use on ``self``."""
+    used = {r.split(".")[1] for r in reads(cls) if r.startswith("self.")}
+    more = (f"{names[-1]}_{i}" for i in range(2, 100))
+    return next(n for n in (*names, *more) if n not in used)
+
+
+def keep(
+    call: cst.Call, statement: cst.SimpleStatementLine, slot: Slot
+) -> dict[cst.CSTNode, EditFn]:
+    """``if <missing>: <slot> = <call>`` before ``statement`` (which gives the ``if`` the comment
+    lines above it); the call becomes the kept value."""
+    built: list[cst.BaseExpression] = []
+
+    def take(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.BaseExpression)
+        built.append(updated)
+        return cst.parse_expression(slot.value)
+
+    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        assert isinstance(updated, cst.SimpleStatementLine)
+        kept = cst.parse_expression(slot.value)
+        assert isinstance(kept, (cst.Attribute, cst.Subscript))
+        store = cst.Assign([cst.AssignTarget(kept)], built[0])
+        guard = cst.If(
+            test=cst.parse_expression(slot.missing),
+            body=cst.IndentedBlock([cst.SimpleStatementLine([store])]),
+            leading_lines=updated.leading_lines,
+        )
+        return cst.FlattenSentinel([guard, updated.with_changes(leading_lines=())])
+
+    return {call: take, statement: before}
+
+
+def start(init: cst.FunctionDef, module: cst.Module, slot: Slot) -> dict[cst.CSTNode, EditFn]:
+    """``self.<attribute> = None`` (or ``{}``) at the end of ``__init__``."""
+    text = f"self.{slot.attribute} = {slot.start}\n"
+    line = cst.parse_statement(text, module.config_for_parsing)
+
+    def append(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.IndentedBlock)
+        return updated.with_changes(body=[*updated.body, line])
+
+    return {init.body: append}
