@@ -38,6 +38,7 @@ _ENTRIES = (
     FixSafety("hoist-loader-call", True),
     FixSafety("keep-iter-loader", True),
     FixSafety("pass-loader-in", True),
+    FixSafety("persistent-sample-loader", True),
     FixSafety(
         "remove-call",
         False,

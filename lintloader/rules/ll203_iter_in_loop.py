@@ -39,6 +39,13 @@ for step in range(steps):
 ```
 
 ### Fix safety
+`persistent-sample-loader` (safe): for `next(iter(loader))` (in the loop, or in a helper the
+loop calls: a sample batch), makes the loader's construction persistent, so each `iter()` resets
+the same workers and each sample is still the first batch of a fresh pass; refused when a
+function on the chain sets state on what the loader is built from (`dataset.x = ...`,
+`set_epoch`), or loops over the same loader. What is left is the info finding for a persistent
+loader.
+
 `reuse-iterator` (unsafe): rewrites `name = next(iter(loader))` (or `x, y = next(iter(loader))`)
 in a loop body as above, and makes the loader's construction persistent, so re-creating the
 iterator after a pass reuses the pool; refused when the construction is unknown (a parameter
@@ -93,6 +100,7 @@ from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
 
 FIX = "reuse-iterator"
+SAMPLE_FIX = "persistent-sample-loader"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -232,7 +240,7 @@ def _finding(
     message = f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}"
     severity = _severity(cost, periodic, every)
     finding = _at_call(ctx, info, call, loader, [], message, severity)
-    return replace(finding, fixes=(FIX,) if fixable else ())
+    return replace(finding, fixes=_fixes(call, loader, fixable))
 
 
 def _at_call(
@@ -285,9 +293,10 @@ def _helper_finding(
     if every is not None and cost is not None:
         effect = f"{cost.phrase} (a sample batch from a fresh iterator)"
     elif periodic:
-        effect = (
-            "an occasional fresh iterator (a sample batch), which starts a worker pool each time"
-            + (" (persistent workers survive)" if persistent else "")
+        effect = "an occasional fresh iterator (a sample batch), which " + (
+            "restarts the pass and drops its prefetched batches (persistent workers survive)"
+            if persistent
+            else "starts a worker pool each time"
         )
     calls = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
     for edge in step.edges[1:]:
@@ -298,7 +307,15 @@ def _helper_finding(
         f"`{loop.header}` at {place} in `{step.caller.display_name}` calls it {how}: {effect}"
     )
     severity = _severity(cost, periodic, every)
-    return _at_call(ctx, info, call, loader, calls, message, severity)
+    finding = _at_call(ctx, info, call, loader, calls, message, severity)
+    return replace(finding, fixes=_fixes(call, loader, False))
+
+
+def _fixes(call: IterCall, loader: LoaderSite | None, reusable: bool) -> tuple[str, ...]:
+    """A sample (``next(iter(loader))``) of a loader built where the fix sees it, and not
+    persistent: its loader can be made persistent; ``reusable``: its loop can keep one iterator."""
+    sample = call.in_next and loader is not None and not loader.persistent_true
+    return (SAMPLE_FIX,) * sample + (FIX,) * reusable
 
 
 def _every_k_steps(periodic: str) -> str | None:
@@ -387,7 +404,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.WARNING,  # info: a persistent loader, its pool survives each iter()
     seed_tokens=((b"DataLoader", b"iter("),),
-    fixes=(FIX,),
+    fixes=(SAMPLE_FIX, FIX),
     valid=VALID,
     invalid=INVALID,
     also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)
