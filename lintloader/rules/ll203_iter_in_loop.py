@@ -57,10 +57,11 @@ behaviour).
 warning, also when the call runs every K steps of a step loop
 (`if step % K == 0: next(iter(loader))`: the message says "every K steps"); error when the
 start method is spawn or forkserver (explicit, or the default of the Python the project
-targets). Info when the loader has `persistent_workers=True` (the pool survives, but each
-`iter()` still restarts the epoch and throws away prefetched batches), and info when the call
-only runs every N-th epoch (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one within an epoch) or under a remainder test other than `== 0` (`n % 30 == 29`).
+targets). Info when the loader has `persistent_workers=True` (or `<num_workers> > 0`: the pool
+survives, but each `iter()` still restarts the epoch and throws away prefetched batches), and
+info when the call only runs every N-th epoch (`if epoch % 10 == 0: next(iter(loader))`: an
+occasional sample batch, not one within an epoch) or under a remainder test other than `== 0`
+(`n % 30 == 29`).
 Not reported inside an `except StopIteration:` handler (or a bare `except:` or
 `except Exception:` whose `try` advances an iterator: the same reuse idiom),
 behind a one-shot check or a remainder test no value passes (`n % 30 == 220`), or when the
@@ -214,7 +215,7 @@ def _finding(
     loader: LoaderSite | None,
 ) -> Finding:
     loop = facts.loops[call.context.loop]
-    persistent = loader is not None and loader.persistent_true
+    persistent = loader is not None and loader.persistent_with_workers
     periodic = _periodic(facts, call)
     name = ".".join(call.argument or ())
     effect = (
@@ -277,7 +278,7 @@ def _helper_finding(
     step: StepCaller,
     own_periodic: str,
 ) -> Finding:
-    persistent = loader is not None and loader.persistent_true
+    persistent = loader is not None and loader.persistent_with_workers
     periodic = step.periodic or own_periodic
     loop = step.loop
     how = f"when `{step.periodic}`" if step.periodic else "every step"
@@ -314,7 +315,7 @@ def _helper_finding(
 def _fixes(call: IterCall, loader: LoaderSite | None, reusable: bool) -> tuple[str, ...]:
     """A sample (``next(iter(loader))``) of a loader built where the fix sees it, and not
     persistent: its loader can be made persistent; ``reusable``: its loop can keep one iterator."""
-    sample = call.in_next and loader is not None and not loader.persistent_true
+    sample = call.in_next and loader is not None and not loader.persistent_with_workers
     return (SAMPLE_FIX,) * sample + (FIX,) * reusable
 
 

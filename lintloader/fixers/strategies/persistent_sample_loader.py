@@ -35,13 +35,15 @@ def apply(request: FixRequest) -> Edits | None:
     sampled = reads(sampled_loader(target_call(request).call))
     arguments, bound = built_from(request)
     chain = request.finding.chain
+    built, iterating = chain[0], (chain[-1].path, chain[-1].function)
     for hop, located in _functions(request, chain):
         # the loader's names: where it is built, and where it is sampled
-        names = (arguments | bound if hop is chain[0] else set()) | (
-            sampled if (hop.path, hop.function) == (chain[-1].path, chain[-1].function) else set()
+        names = (arguments | bound if hop is built else set()) | (
+            sampled if (hop.path, hop.function) == iterating else set()
         )
+        construction = _statement_at(located, built.line) if hop is built else None
         for body in _bodies(located, hop.function):
-            _refuse_state(located, body, names)
+            _refuse_state(located, body, names - _imported(located.module), construction)
             _refuse_loop_over(located, body, hop, names - arguments)
     return persistent_loader(request) or None
 
@@ -98,14 +100,42 @@ def _bodies(located: Located, function: str) -> list[cst.CSTNode]:
     return [node.body]
 
 
-def _refuse_state(located: Located, body: cst.CSTNode, watched: set[str]) -> None:
-    found = state_set(body, watched)
+def _refuse_state(
+    located: Located, body: cst.CSTNode, watched: set[str], construction: cst.CSTNode | None
+) -> None:
+    found = state_set(body, watched, skip=construction)
     if found is not None:
         code = located.module.code_for_node(found).strip()
         raise FixError(
             f"line {located.start(found)}: `{code}` sets state on what the loader is built "
             "from, which persistent workers would not see"
         )
+
+
+def _statement_at(located: Located, line: int) -> cst.CSTNode | None:
+    """The simple statement that holds ``line`` (the construction: ``self.loader = ...``
+    assigns the loader, it sets no state)."""
+    around = [
+        node
+        for node, where in located.positions.items()
+        if isinstance(node, cst.SimpleStatementLine) and where.start.line <= line <= where.end.line
+    ]
+    return min(around, key=lambda node: located.end(node) - located.start(node), default=None)
+
+
+def _imported(module: cst.Module) -> set[str]:
+    """The names the module's own imports bind (``torch`` is read by a construction, but
+    ``torch.cuda.set_device(...)`` sets nothing on the loader)."""
+    names: set[str] = set()
+    for statement in module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
+                small.names, cst.ImportStar
+            ):
+                names.update(
+                    a.evaluated_alias or a.evaluated_name.split(".")[0] for a in small.names
+                )
+    return names
 
 
 def _refuse_loop_over(located: Located, body: cst.CSTNode, hop: Hop, loader: set[str]) -> None:
