@@ -34,7 +34,7 @@ HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
 DOCS = REPO / "docs" / "fixes.md"
 STRATEGIES = {s.name: s for s in all_strategies()}
 FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_*before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
-REPORTED = re.compile(r": (?P<code>LL\d{3}) (?P<status>fixed|changed) by (?P<strategy>[\w-]+) ")
+REPORTED = re.compile(r": (?P<code>LL\d{3}) (?P<status>fixed|changed) by (?P<names>[\w, -]+) \(")
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -63,7 +63,7 @@ def reported(stderr: str, display: str) -> list[tuple[str, str, str]]:
     for line in stderr.splitlines():
         match = REPORTED.search(line)
         if match and line.startswith(f"{display}:"):
-            found.append((match["code"], match["status"], match["strategy"]))
+            found += [(match["code"], match["status"], s) for s in match["names"].split(", ")]
     return found
 
 
@@ -228,10 +228,11 @@ def test_two_fixes_in_one_file_each_read_the_positions_they_were_found_at(tmp_pa
     for name in ("first", "second"):
         source += f"\n\ndef {name}(data, steps):\n{body}"
     (tmp_path / "mod.py").write_text(source)
-    done = lintloader("fix", "--no-cache", "--unsafe-fixes", "mod.py", cwd=tmp_path)
+    # at info: once persistent (the safe fix), each loop's sample is an info finding
+    done = lintloader(*FIX_ARGS, "mod.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "not applied" not in done.stderr
-    assert done.stderr.count("LL203 fixed by reuse-iterator") == 2
+    assert done.stderr.count("LL203 fixed by persistent-sample-loader, reuse-iterator") == 2
     fixed = (tmp_path / "mod.py").read_text()
     assert fixed.count("persistent_workers=True") == 2
     assert fixed.count("except StopIteration:") == 2
