@@ -19,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
+import libcst.matchers as m
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import Located, locate
 from lintloader.fixers.edit.epoch_state import reads, state_set
-from lintloader.fixers.edit.loader_calls import call_at, target_call
+from lintloader.fixers.edit.loader_calls import call_at, next_of_iter, target_call
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.strategies.reuse_iterator import persistent_loader
 
@@ -49,18 +50,11 @@ def apply(request: FixRequest) -> Edits | None:
 
 
 def sampled_loader(call: cst.Call) -> cst.BaseExpression:
-    """``loader`` of ``next(iter(loader))`` (a default for ``next`` allowed); else FixError."""
-    inner = call.args[0].value if call.args else None
-    if not (
-        isinstance(call.func, cst.Name)
-        and call.func.value == "next"
-        and isinstance(inner, cst.Call)
-        and isinstance(inner.func, cst.Name)
-        and inner.func.value == "iter"
-        and len(inner.args) == 1
-    ):
+    """``loader`` of ``next(iter(loader))``; else FixError."""
+    loader = next_of_iter(call)
+    if loader is None:
         raise FixError("not a `next(iter(loader))` sample: another iterator may still be in use")
-    return inner.args[0].value
+    return loader
 
 
 def built_from(request: FixRequest) -> tuple[set[str], set[str]]:
@@ -150,14 +144,7 @@ def _refuse_loop_over(located: Located, body: cst.CSTNode, hop: Hop, loader: set
 
 
 def _loops(node: cst.CSTNode) -> list[cst.For]:
-    found: list[cst.For] = []
-
-    class _Loops(cst.CSTVisitor):
-        def visit_For(self, node: cst.For) -> None:
-            found.append(node)
-
-    node.visit(_Loops())
-    return found
+    return [loop for loop in m.findall(node, m.For()) if isinstance(loop, cst.For)]
 
 
 STRATEGY = FixStrategy(
