@@ -8,7 +8,9 @@ Every fixture file under ``fixtures/rules/<CODE>/`` is copied alone into a tempo
    them ``# expect:``), and ``check``'s summary: how many it calls fixable with ``--fix`` and with
    ``--unsafe-fixes``;
 2. ``fix`` then ``check`` on one copy, ``fix --unsafe-fixes`` then ``check`` on another: a finding
-   is ended when no finding with its code and its chain's root is left.
+   is ended when no finding with its code and its chain's root is left that still says a worker
+   pool is started again (the rule's ``rebuilds_from``: LL203 on a loader made persistent is
+   left at info, its workers surviving each ``iter()``).
 
 With ``--contact TREES`` it also measures the first-contact set (issue 42's labelled training
 repositories, ``tests/corpus/first_contact.toml``; TREES holds one ``<owner>+<name>/`` tree per
@@ -18,7 +20,7 @@ project; its true findings are those the labels call true (a waste site's anchor
 adjudicated finding), counted at warning and above and at every severity (most first-contact
 waste is an avoidable pool per evaluation or epoch, reported as info). One ``fix --min-severity
 info`` (safe) and one with ``--unsafe-fixes`` run on copies; a true finding is ended when no
-finding with its code, file and chain root is left.
+finding with its code, file and chain root is left that still says a pool is started again.
 
 Usage::
 
@@ -46,6 +48,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from ecosystem_scan import WARNING_PLUS, Row  # noqa: E402
 from first_contact import Repo, Score, load_labels  # noqa: E402
+
+from lintloader.findings import Severity  # noqa: E402
+from lintloader.rules.registry import rules_by_code  # noqa: E402
 
 FIXTURES = ROOT / "fixtures" / "rules"
 FIXABLE = re.compile(r"\[\*\] (\d+) fixable with `--fix`(?: \((\d+) more with `--unsafe-fixes`\))?")
@@ -86,6 +91,19 @@ def keys(directory: Path, *flags: str) -> Counter[Key]:
     return Counter(key(f) for f in findings(directory, *flags))
 
 
+def wasting(directory: Path, *flags: str) -> Counter[Key]:
+    """``keys`` of the findings that still say a worker pool is started again (``says_rebuilt``;
+    any finding of a rule that names no such severity): LL203 on a persistent loader is info,
+    each ``iter()`` restarting the pass, but its workers survive."""
+    rules = rules_by_code()
+    left = Counter[Key]()
+    for found in findings(directory, *flags):
+        threshold = rules[found["code"]].rebuilds_from if found["code"] in rules else None
+        severity = Severity.parse(found["severity"])
+        left[key(found)] += threshold is None or severity >= threshold
+    return +left
+
+
 def claimed(directory: Path) -> tuple[int, int]:
     """What ``check`` calls fixable: (with --fix, with --fix --unsafe-fixes)."""
     summary = lintloader("check", ".", cwd=directory).stderr
@@ -101,7 +119,7 @@ def ended(fixture: Path, before: Counter[Key], *flags: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(fixture, tmp)
         lintloader("fix", ".", *flags, cwd=Path(tmp))
-        after = keys(Path(tmp))
+        after = wasting(Path(tmp))
     return sum((before - after).values())
 
 
@@ -142,7 +160,7 @@ def ended_in_tree(tree: Path, work: Path, before: Counter[Key], *flags: str) -> 
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(tree, copy)
     lintloader("fix", ".", *INFO, *flags, cwd=copy)
-    after = keys(copy, *INFO)
+    after = wasting(copy, *INFO)
     shutil.rmtree(copy)
     return before - after
 

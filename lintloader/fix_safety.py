@@ -39,6 +39,7 @@ _ENTRIES = (
     FixSafety("keep-iter-loader", True),
     FixSafety("pass-loader-in", True),
     FixSafety("keep-eval-loader", True),
+    FixSafety("persistent-sample-loader", True),
     FixSafety(
         "remove-call",
         False,

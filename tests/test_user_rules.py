@@ -117,13 +117,17 @@ def test_fix_pair(code: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.enumerates_rules
-def test_safe_fix_alone_applies_only_ll201(tmp_path: Path) -> None:
+def test_safe_fix_alone_keeps_what_the_loop_sees(tmp_path: Path) -> None:
+    """Without --unsafe-fixes, LL203's loop keeps taking the first batch of a fresh pass each
+    step (its loader made persistent), not the batches reuse-iterator would walk through."""
     for code in ("LL201", "LL203"):
         shutil.copy(FIXTURES / code / "fix_before.py", tmp_path / f"{code}.py")
     done = run_cli("fix", "--no-cache", "LL201.py", "LL203.py", cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     assert (tmp_path / "LL201.py").read_bytes() == (FIXTURES / "LL201/fix_after.py").read_bytes()
-    assert (tmp_path / "LL203.py").read_bytes() == (FIXTURES / "LL203/fix_before.py").read_bytes()
+    before = (FIXTURES / "LL203/fix_before.py").read_text()
+    persistent = before.replace("num_workers=2)", "num_workers=2, persistent_workers=True)")
+    assert persistent != before and (tmp_path / "LL203.py").read_text() == persistent
 
 
 def test_findings_name_their_fixers() -> None:
@@ -136,7 +140,7 @@ def test_findings_name_their_fixers() -> None:
     assert fixes == {
         "LL201": ["persistent-workers-guard"],
         "LL202": ["hoist-loader-call"],  # safe: the loop sets nothing on the dataset
-        "LL203": ["reuse-iterator"],
+        "LL203": ["persistent-sample-loader"],  # safe: a persistent loader, the same batches
         "LL204": ["persistent-workers-stateless"],  # the loop sets no per-epoch state
     }
 

@@ -106,6 +106,14 @@ class LoaderSite(NamedTuple):
         return found.is_literal or found.from_default
 
     @property
+    def persistent_with_workers(self) -> bool:
+        """``persistent_true``, or ``persistent_workers=<num_workers> > 0`` (the guard the fixes
+        write): persistent whenever the loader has workers."""
+        found, workers = self.persistent, self.num_workers
+        guard = workers is not None and found is not None and found.text == f"{workers.text} > 0"
+        return self.persistent_true or guard
+
+    @property
     def persistent_off(self) -> bool:
         """``persistent_workers`` missing or a literal false value."""
         found = self.persistent

@@ -1,7 +1,8 @@
 """Which fixes will apply: the fix rounds of ``lintloader fix`` (:mod:`lintloader.fixers.runner`),
 run in memory, safe strategies only and then with the unsafe ones too.
 
-A finding's ``fixes`` then name only the strategies that were applied to it, so ``check``'s
+A finding's ``fixes`` then name only the strategies that end it (no finding on its loader or chain
+says the pool is rebuilt after all rounds: :mod:`lintloader.fixers.residual`), so ``check``'s
 ``[*] N fixable`` line, ``--statistics``, the JSON/SARIF/rdjson fix data and the editor's fix-all
 promise no more than ``fix`` does. A finding is matched across rounds by its rule, file, chain
 and calls, not its lines (:func:`lintloader.suppress.baseline.key_parts`): an earlier fix may
@@ -15,9 +16,9 @@ from dataclasses import dataclass, replace
 
 from lintloader.engine import CheckOptions, CheckResult
 from lintloader.findings import Finding
+from lintloader.fix_safety import FIX_SAFETY
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import (
-    Applied,
     FixOutcome,
     Guard,
     Note,
@@ -44,27 +45,33 @@ class Tried:
         return [note for outcome in self.outcomes for note in outcome.notes]
 
     def applied_to(self, findings: Sequence[Finding]) -> list[tuple[str, ...]]:
-        """For each of ``findings``, the strategies applied to it."""
-        return _names(findings, [a for outcome in self.outcomes for a in outcome.applied])
+        """For each of ``findings``, the strategies that end it: those applied to it by the safe
+        rounds when they end it, else the unsafe ones applied by the rounds with them too."""
+        ending = zip(_ending(findings, self.safe), self.unsafe_offered(findings), strict=True)
+        return [names or offer for names, offer in ending]
 
     def unsafe_offered(self, findings: Sequence[Finding]) -> list[tuple[str, ...]]:
-        """For each of ``findings``, the unsafe strategies that apply to it: what
-        ``--unsafe-fixes`` offers."""
-        applied = self.unsafe.applied if self.unsafe is not None else []
-        return _names(findings, [a for a in applied if not a.strategy.safe])
+        """For each of ``findings``, the unsafe strategies applied to it by the rounds with the
+        unsafe ones when they end it: what ``--unsafe-fixes`` offers."""
+        if self.unsafe is None:
+            return [() for _ in findings]
+        ending = _ending(findings, self.unsafe)
+        return [tuple(n for n in names if not FIX_SAFETY[n].safe) for names in ending]
 
     def narrowed(self, result: CheckResult) -> CheckResult:
-        """``result`` whose findings name only the fixes that apply to them."""
+        """``result`` whose findings name only the fixes that end them."""
         return result.with_fixes(tuple(self.applied_to(result.findings)))
 
 
-def _names(findings: Sequence[Finding], applied: Sequence[Applied]) -> list[tuple[str, ...]]:
-    """The strategies of ``applied`` per finding (matched as :func:`matches` says)."""
+def _ending(findings: Sequence[Finding], outcome: FixOutcome) -> list[tuple[str, ...]]:
+    """For each of ``findings``, the strategies ``outcome`` applied to it, when they ended it:
+    judged after all rounds, so a fix that takes two (the guard, then the hoist of the same
+    loader) counts, and one after which its loader still starts a pool does not."""
     names: list[dict[str, None]] = [{} for _ in findings]
-    matched = matches(findings, [fix.finding for fix in applied])
-    for fix, index in zip(applied, matched, strict=True):
+    ended = outcome.fixed
+    for fixed, index in zip(ended, matches(findings, [f.finding for f in ended]), strict=True):
         if index is not None:
-            names[index][fix.strategy.name] = None
+            names[index].update(dict.fromkeys(fixed.strategies))
     return [tuple(found) for found in names]
 
 

@@ -39,6 +39,13 @@ for step in range(steps):
 ```
 
 ### Fix safety
+`persistent-sample-loader` (safe): for `next(iter(loader))` (in the loop, or in a helper the
+loop calls: a sample batch), makes the loader's construction persistent, so each `iter()` resets
+the same workers and each sample is still the first batch of a fresh pass; refused when a
+function on the chain sets state on what the loader is built from (`dataset.x = ...`,
+`set_epoch`), or loops over the same loader. What is left is the info finding for a persistent
+loader.
+
 `reuse-iterator` (unsafe): rewrites `name = next(iter(loader))` (or `x, y = next(iter(loader))`)
 in a loop body as above, and makes the loader's construction persistent, so re-creating the
 iterator after a pass reuses the pool; refused when the construction is unknown (a parameter
@@ -51,10 +58,11 @@ warning, also when the call runs every K steps of a step loop
 (`if step % K == 0: next(iter(loader))`: the message says "every K steps"); error when the
 start method is spawn or forkserver (explicit, or the default of the Python the project
 targets; on every branch of a context chosen by a condition, else the message says under
-which condition). Info when the loader has `persistent_workers=True` (the pool survives, but each
-`iter()` still restarts the epoch and throws away prefetched batches), and info when the call
-only runs every N-th epoch (`if epoch % 10 == 0: next(iter(loader))`: an occasional sample
-batch, not one within an epoch) or under a remainder test other than `== 0` (`n % 30 == 29`).
+which condition). Info when the loader has `persistent_workers=True` (or `<num_workers> > 0`:
+the pool survives, but each `iter()` still restarts the epoch and throws away prefetched
+batches), and info when the call only runs every N-th epoch (`if epoch % 10 == 0:
+next(iter(loader))`: an occasional sample batch, not one within an epoch) or under a remainder
+test other than `== 0` (`n % 30 == 29`).
 Not reported inside an `except StopIteration:` handler (or a bare `except:` or
 `except Exception:` whose `try` advances an iterator: the same reuse idiom),
 behind a one-shot check or a remainder test no value passes (`n % 30 == 220`), or when the
@@ -95,6 +103,7 @@ from lintloader.summary.model import Dotted, FunctionFacts, IterCall
 from lintloader.wording import counted
 
 FIX = "reuse-iterator"
+SAMPLE_FIX = "persistent-sample-loader"
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -208,7 +217,7 @@ def _finding(
     loader: LoaderSite | None,
 ) -> Finding:
     loop = facts.loops[call.context.loop]
-    persistent = loader is not None and loader.persistent_true
+    persistent = loader is not None and loader.persistent_with_workers
     periodic = _periodic(facts, call)
     name = ".".join(call.argument or ())
     effect = (
@@ -234,7 +243,7 @@ def _finding(
     message = f"`{call.site.text}` inside `{loop.header}` (line {loop.line}) {effect}"
     severity = _severity(cost, periodic, every)
     finding = _at_call(ctx, info, call, loader, [], message, severity)
-    return replace(finding, fixes=(FIX,) if fixable else ())
+    return replace(finding, fixes=_fixes(call, loader, fixable))
 
 
 def _at_call(
@@ -271,7 +280,7 @@ def _helper_finding(
     step: StepCaller,
     own_periodic: str,
 ) -> Finding:
-    persistent = loader is not None and loader.persistent_true
+    persistent = loader is not None and loader.persistent_with_workers
     periodic = step.periodic or own_periodic
     loop = step.loop
     how = f"when `{step.periodic}`" if step.periodic else "every step"
@@ -287,9 +296,10 @@ def _helper_finding(
     if every is not None and cost is not None:
         effect = f"{cost.phrase} (a sample batch from a fresh iterator)"
     elif periodic:
-        effect = (
-            "an occasional fresh iterator (a sample batch), which starts a worker pool each time"
-            + (" (persistent workers survive)" if persistent else "")
+        effect = "an occasional fresh iterator (a sample batch), which " + (
+            "restarts the pass and drops its prefetched batches (persistent workers survive)"
+            if persistent
+            else "starts a worker pool each time"
         )
     calls = [hop(ctx.display, step.caller, step.edges[0].call.site, verb="calls")]
     for edge in step.edges[1:]:
@@ -300,7 +310,15 @@ def _helper_finding(
         f"`{loop.header}` at {place} in `{step.caller.display_name}` calls it {how}: {effect}"
     )
     severity = _severity(cost, periodic, every)
-    return _at_call(ctx, info, call, loader, calls, message, severity)
+    finding = _at_call(ctx, info, call, loader, calls, message, severity)
+    return replace(finding, fixes=_fixes(call, loader, False))
+
+
+def _fixes(call: IterCall, loader: LoaderSite | None, reusable: bool) -> tuple[str, ...]:
+    """A sample (``next(iter(loader))``) of a loader built where the fix sees it, and not
+    persistent: its loader can be made persistent; ``reusable``: its loop can keep one iterator."""
+    sample = call.in_next and loader is not None and not loader.persistent_with_workers
+    return (SAMPLE_FIX,) * sample + (FIX,) * reusable
 
 
 def _every_k_steps(periodic: str) -> str | None:
@@ -389,7 +407,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.WARNING,  # info: a persistent loader, its pool survives each iter()
     seed_tokens=((b"DataLoader", b"iter("),),
-    fixes=(FIX,),
+    fixes=(SAMPLE_FIX, FIX),
     valid=VALID,
     invalid=INVALID,
     also_demand=(override_demand,),  # bases across distributions (shape 6 of issue 14)

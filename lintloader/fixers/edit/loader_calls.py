@@ -138,3 +138,18 @@ def insert_before(block: Block, anchor: cst.CSTNode, new: list[cst.BaseStatement
             body.extend(new)
         body.append(statement)
     return block.with_changes(body=body)
+
+
+def next_of_iter(call: cst.Call) -> cst.BaseExpression | None:
+    """``loader`` of ``next(iter(loader))`` (a default for ``next`` allowed), else None."""
+    inner = call.args[0].value if call.args else None
+    if (
+        isinstance(call.func, cst.Name)
+        and call.func.value == "next"
+        and isinstance(inner, cst.Call)
+        and isinstance(inner.func, cst.Name)
+        and inner.func.value == "iter"
+        and len(inner.args) == 1
+    ):
+        return inner.args[0].value
+    return None

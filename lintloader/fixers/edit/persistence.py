@@ -123,7 +123,32 @@ def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
         space = last.whitespace_after_arg
         last = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
         return [*args[:-1], last, added.with_changes(whitespace_after_arg=space)]
-    return [*args[:-1], last.with_changes(comma=between), added.with_changes(comma=last.comma)]
+    kept, ending = _with_comment(between, last.comma), _uncommented(last.comma)
+    return [*args[:-1], last.with_changes(comma=kept), added.with_changes(comma=ending)]
+
+
+def _with_comment(between: cst.Comma, ending: cst.Comma) -> cst.Comma:
+    """``between`` carrying the comment that ends the last argument's line (``num_workers=2,
+    # two workers``): the comment stays on that argument's line."""
+    line, gap = ending.whitespace_after, between.whitespace_after
+    if not (
+        isinstance(line, cst.ParenthesizedWhitespace)
+        and line.first_line.comment is not None
+        and isinstance(gap, cst.ParenthesizedWhitespace)
+    ):
+        return between
+    first = gap.first_line.with_changes(
+        whitespace=line.first_line.whitespace, comment=line.first_line.comment
+    )
+    return between.with_changes(whitespace_after=gap.with_changes(first_line=first))
+
+
+def _uncommented(ending: cst.Comma) -> cst.Comma:
+    line = ending.whitespace_after
+    if not isinstance(line, cst.ParenthesizedWhitespace) or line.first_line.comment is None:
+        return ending
+    first = line.first_line.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)
+    return ending.with_changes(whitespace_after=line.with_changes(first_line=first))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.loader_calls import call_at, insert_before, target_call
+from lintloader.fixers.edit.loader_calls import call_at, insert_before, next_of_iter, target_call
 from lintloader.fixers.edit.persistence import made_persistent, site_at
 from lintloader.fixers.edit.replace import replaced
 
@@ -34,15 +34,8 @@ def apply(request: FixRequest) -> Edits | None:
     edits = persistent_loader(request)
     target = target_call(request, edits.get(request.displays.get(finding.path, finding.path)))
     call = target.call
-    inner = call.args[0].value if len(call.args) == 1 else None
-    if not (
-        isinstance(call.func, cst.Name)
-        and call.func.value == "next"
-        and isinstance(inner, cst.Call)
-        and isinstance(inner.func, cst.Name)
-        and inner.func.value == "iter"
-        and len(inner.args) == 1
-    ):
+    loader = next_of_iter(call) if len(call.args) == 1 else None
+    if loader is None:
         raise FixError("not a `next(iter(loader))` call")
     statement = target.statement()
     assignment = target.assignment(statement)
@@ -51,9 +44,9 @@ def apply(request: FixRequest) -> Edits | None:
     loop = target.loop_of(statement)
     block = target.block_of(loop)
     module = target.module
-    source = module.code_for_node(inner.args[0].value)
+    source = module.code_for_node(loader)
     assigned = module.code_for_node(assignment.targets[0].target)
-    iterator = _iterator_name(module, inner.args[0].value)
+    iterator = _iterator_name(module, loader)
     create = cst.parse_statement(f"{iterator} = iter({source})\n")
     retry = cst.parse_statement(
         f"try:\n"
