@@ -190,7 +190,8 @@ def balanced_shards(
     each shard keeps the candidates' order."""
     totals: dict[str, int] = {}
     for file in candidates:
-        totals[file.module] = totals.get(file.module, 0) + size(file.path)
+        # a size not known counts as one byte: with no size known, shards balance by count
+        totals[file.module] = totals.get(file.module, 0) + max(size(file.path), 1)
     loads = [0] * jobs
     owner: dict[str, int] = {}
     for module in sorted(totals, key=lambda name: (-totals[name], name)):

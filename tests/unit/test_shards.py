@@ -43,3 +43,25 @@ def test_a_shard_of_one_module_and_empty_shards() -> None:
     files = _files(sizes)
     assert balanced_shards(files, 3, sizes.__getitem__) == [files, [], []]
     assert balanced_shards([], 2, sizes.__getitem__) == [[], []]
+
+
+def test_files_of_unknown_size_are_shared_out_by_count() -> None:
+    """A tree written a moment ago (its stat stamps not trusted yet) has no size known: the
+    shards then hold as many modules each, never all in the first (which ran every shard in
+    the parent: tests/test_trust_processes.py's fresh tree)."""
+    sizes = {f"/t/m{n}.py": 0 for n in range(10)}
+    files = _files(sizes)
+    shards = balanced_shards(files, 2, sizes.__getitem__)
+    assert [len(shard) for shard in shards] == [5, 5]
+
+
+def test_a_racy_stamp_keeps_the_size_and_is_never_fresh() -> None:
+    """A file modified within the racy window is never vouched for by its stamp, but its size
+    stays known for balancing."""
+    from lintloader.scan.read.statindex import StatIndex
+
+    index = StatIndex()
+    stamp = (1234, 10**18, 10**18, 7)  # size, mtime, ctime, inode
+    row = index.record("/t/new.py", stamp, "digest", read_ns=10**18)
+    assert index.stamps[row][0] == 1234
+    assert index.fresh("/t/new.py", stamp) is None

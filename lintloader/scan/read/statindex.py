@@ -74,7 +74,9 @@ class StatIndex:
         ``read_ns`` None: bytes that did not come from the file (never trusted). Its token
         answers start empty. Returns its row."""
         if read_ns is None or is_racy(stamp, read_ns):
-            stamp = UNTRUSTED  # modified too recently: may change again within the same tick
+            # modified too recently: may change again within the same tick. Its size stays
+            # known (shards are balanced by it); the stamp never equals a file's real one
+            stamp = (stamp[0], *UNTRUSTED[1:])
         row = self._rows.get(path)
         if row is None:
             row = self._rows[path] = len(self.paths)
