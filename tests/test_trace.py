@@ -69,7 +69,7 @@ RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # the table of issue 30, each under the CI setting, and each fixed
     "rebuild_ci": (script("rebuild_loop", "--epochs", "4"), CI),
     "rebuild_fixed_ci": (script("rebuild_loop", "--fixed", "--epochs", "4"), CI),
-    "reload_ci": (script("lightning_fit", "--reload", "1", "--epochs", "4", "--probe"), CI),
+    "reload_ci": (script("lightning_probe", "--reload", "1", "--epochs", "4"), CI),
     "reload_fixed_ci": (script("lightning_fit", "--epochs", "4"), CI),
     "warmup_ci": (fetcher("buggy", "--warmup", "2", "--epochs", "5"), CI),
     "warmup_fixed_ci": (fetcher("fixed", "--warmup", "2", "--epochs", "5"), CI),
@@ -371,9 +371,9 @@ def test_a_callbacks_own_rebuild_is_not_lightnings_reload(runs: dict[str, Run]) 
     (probe,) = [s for s in run.report["sites"] if s["created_at"]["function"].startswith("Probe.")]
     assert probe["failing"] and probe["lightning_reload"] is None
     assert {extra["kind"] for extra in probe["extra_pools"]} == {"new loader"}
-    block = run.stderr.split("lightning_fit.py:77 Probe.on_train_epoch_start, called from")[1]
+    block = run.stderr.split("lightning_probe.py:23 Probe.on_train_epoch_start, called from")[1]
     block = block.split("\nFAIL ")[0].split("\nok ")[0]
-    assert "change: LL202 at fixtures/runtime/trace/lightning_fit.py:77" in block, block
+    assert "change: LL202 at fixtures/runtime/trace/lightning_probe.py:23" in block, block
     assert "reload_dataloaders_every_n_epochs" not in block, block
 
 
