@@ -25,10 +25,10 @@ stand above it.
 
 from __future__ import annotations
 
-import ast
 import enum
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 
@@ -69,6 +69,9 @@ class Frequency(enum.IntEnum):
 COSTLY_METHODS = frozenset({"spawn", "forkserver"})
 METHODS = ("forkserver", "spawn", "fork")  # longest first: "forkserver" before "fork"
 FORKSERVER_DEFAULT = (3, 14)  # Python's default start method on Linux from this version
+# one branch of a ``multiprocessing_context``: the method it names (None: the default) and
+# the condition of that branch (None: every branch)
+Branch = tuple[str | None, str | None]
 
 
 @dataclass(frozen=True)
@@ -132,19 +135,19 @@ def default_start_method(platform: str, python: tuple[int, int]) -> str:
 
 
 def start_method(
-    explicit: str | None,
+    explicit: Sequence[Branch] | None,
     python: tuple[int, int] | None = None,
     platform: str | None = None,
 ) -> StartMethod:
-    """The start method of a loader: ``explicit`` (the ``multiprocessing_context`` as written
-    or recorded: ``"spawn"``, ``mp.get_context('forkserver')``) when it names one, else the
-    default of ``python`` (the running one when None) on ``platform``. A context chosen by a
+    """The start method of a loader: ``explicit`` (what its ``multiprocessing_context`` names on
+    each branch, as the summary recorded it: ``summary/start_methods.py``) when it names one, else
+    the default of ``python`` (the running one when None) on ``platform``. A context chosen by a
     condition (``"spawn" if flag else None``) is costly only when every branch is; else it is
     priced by its costly branch ``when`` that branch's condition holds."""
     platform = platform or sys.platform
     version = python or (sys.version_info[0], sys.version_info[1])
     default = StartMethod(default_start_method(platform, version), False, version, platform)
-    branches = context_branches(explicit) if explicit else [(None, None)]
+    branches = list(explicit) if explicit else [(None, None)]
     methods = [
         (StartMethod(name, True, python, platform) if name else default, condition)
         for name, condition in branches
@@ -158,64 +161,6 @@ def start_method(
     first = costly[0][0]
     when = " or ".join(dict.fromkeys(c for m, c in costly if m.name == first.name and c))
     return replace(first, when=when or None)
-
-
-def method_named(text: str) -> str | None:
-    """The start method a ``multiprocessing_context`` argument names, else None."""
-    for name in METHODS:
-        if re.search(rf"\b{name}\b", text):
-            return name
-    return None
-
-
-Branch = tuple[str | None, str | None]  # (the method it names, None: the default; its condition)
-
-
-def context_branches(text: str) -> list[Branch]:
-    """What a ``multiprocessing_context`` argument names on each branch: ``"spawn"`` ->
-    ``[("spawn", None)]``; ``"spawn" if flag else None`` -> ``[("spawn", "flag"), (None, "not
-    flag")]``. Only a string (or ``get_context`` of one) names a method: a config value
-    (``cfg.spawn``), a variable or ``None`` is the default. Text that does not parse as an
-    expression (a recorded context's repr) is read by the names in it."""
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return [(method_named(text), None)]
-    return _branches(node, None)
-
-
-def _branches(node: ast.expr, condition: str | None) -> list[Branch]:
-    if isinstance(node, ast.IfExp):
-        test = ast.unparse(node.test)
-        return _branches(node.body, _both(condition, test)) + _branches(
-            node.orelse, _both(condition, f"not {_grouped(node.test)}")
-        )
-    return [(_named(node), condition)]
-
-
-def _named(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value if node.value in METHODS else None
-    if isinstance(node, ast.Call) and _callee(node.func) == "get_context":
-        argument = node.args[0] if node.args else None
-        argument = next((k.value for k in node.keywords if k.arg == "method"), argument)
-        return _named(argument) if argument is not None else None
-    return None
-
-
-def _callee(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else None
-
-
-def _grouped(test: ast.expr) -> str:
-    text = ast.unparse(test)
-    return f"({text})" if isinstance(test, (ast.BoolOp, ast.Compare, ast.IfExp)) else text
-
-
-def _both(first: str | None, second: str) -> str:
-    return second if first is None else f"{first} and {second}"
 
 
 _LOWER_BOUND = re.compile(r"(>=|~=|==|>)\s*3\s*\.\s*(\d+)")

@@ -9,9 +9,19 @@ from pathlib import Path
 import pytest
 
 from lintloader import cost
-from lintloader.cost import Frequency, Kind, PoolCount
+from lintloader.cost import Frequency, Kind, PoolCount, StartMethod
+from lintloader.summary.start_methods import context_branches
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
+
+
+def start_method(
+    written: str | None, python: tuple[int, int] | None = None, platform: str | None = None
+) -> StartMethod:
+    """The start method of a loader whose ``multiprocessing_context`` is ``written``, read the
+    way the summarizer reads it (``summary/start_methods.py``)."""
+    branches = context_branches(ast.parse(written, mode="eval").body) if written else None
+    return cost.start_method(branches, python, platform)
 
 
 def test_the_module_imports_nothing_of_lintloader() -> None:
@@ -63,7 +73,7 @@ def test_words_follow_the_kind() -> None:
     ],
 )
 def test_default_start_method(platform: str, python: tuple[int, int], method: str) -> None:
-    found = cost.start_method(None, python, platform)
+    found = start_method(None, python, platform)
     assert (found.name, found.explicit) == (method, False)
     assert found.costly is (method != "fork")
 
@@ -74,12 +84,12 @@ def test_explicit_context_wins_over_the_default() -> None:
         ("mp.get_context('forkserver')", "forkserver"),
         ("'fork'", "fork"),
     ]:
-        found = cost.start_method(written, (3, 14), "linux")
+        found = start_method(written, (3, 14), "linux")
         assert (found.name, found.explicit) == (name, True)
     # a context the text does not name: the default of the Python
-    assert cost.start_method("self.context", (3, 14), "linux").name == "forkserver"
-    assert "multiprocessing_context" in cost.start_method('"spawn"').describe()
-    assert cost.start_method(None, (3, 14), "linux").describe() == (
+    assert start_method("self.context", (3, 14), "linux").name == "forkserver"
+    assert "multiprocessing_context" in start_method('"spawn"').describe()
+    assert start_method(None, (3, 14), "linux").describe() == (
         "start method forkserver, Python 3.14's default on Linux"
     )
 
@@ -107,28 +117,28 @@ def test_a_context_chosen_by_a_condition(
     """Issue 41: the start method of ``"spawn" if flag else None`` is known on one branch only:
     costly (the severity raised) only when every branch is, else priced by the costly branch
     with its condition, which the message says."""
-    found = cost.start_method(written, python, "linux")
+    found = start_method(written, python, "linux")
     assert (found.name, found.costly, found.costly_when) == (name, costly, when)
 
 
 def test_the_message_names_the_condition_of_a_costly_branch() -> None:
-    fork = cost.start_method('"spawn" if flag else None', (3, 12), "linux")
+    fork = start_method('"spawn" if flag else None', (3, 12), "linux")
     assert cost.severity(Kind.AVOIDABLE, Frequency.EPOCH, fork) == "info"
     assert cost.cost_phrase(Kind.AVOIDABLE, Frequency.EPOCH, 2, method=fork) == (
         "a new pool of 2 workers once per epoch, and under spawn when flag each worker a fresh"
         " interpreter (from multiprocessing_context): avoidable with persistent_workers=True"
     )
-    default = cost.start_method('"fork" if flag else None', (3, 14), "linux")
+    default = start_method('"fork" if flag else None', (3, 14), "linux")
     assert "under forkserver when not flag each worker a fresh interpreter (Python 3.14's" in (
         cost.cost_phrase(Kind.DEFEATED, Frequency.EPOCH, 2, method=default)
     )
-    both = cost.start_method('"spawn" if flag else None', (3, 14), "linux")
+    both = start_method('"spawn" if flag else None', (3, 14), "linux")
     assert cost.severity(Kind.AVOIDABLE, Frequency.EPOCH, both) == "warning"
     assert both.describe() == (
         "start method spawn, from multiprocessing_context, or forkserver, Python 3.14's default"
         " on Linux"
     )
-    either = cost.start_method('"spawn" if flag else "forkserver"', (3, 12), "linux")
+    either = start_method('"spawn" if flag else "forkserver"', (3, 12), "linux")
     assert either.describe() == "start method spawn or forkserver, from multiprocessing_context"
 
 
@@ -142,9 +152,9 @@ def test_lowest_python_of_requires_python(spec: str, lowest: tuple[int, int] | N
 
 
 def test_severity_by_kind_frequency_and_start_method() -> None:
-    fork = cost.start_method(None, (3, 12), "linux")
-    spawn = cost.start_method('"spawn"')
-    forkserver = cost.start_method(None, (3, 14), "linux")
+    fork = start_method(None, (3, 12), "linux")
+    spawn = start_method('"spawn"')
+    forkserver = start_method(None, (3, 14), "linux")
     assert cost.severity(Kind.AVOIDABLE, Frequency.EPOCH, fork) == "info"
     assert cost.severity(Kind.DEFEATED, Frequency.EPOCH, fork) == "warning"
     assert cost.severity(Kind.DEFEATED, Frequency.STEP, fork) == "warning"
@@ -173,7 +183,7 @@ def test_cost_phrases() -> None:
     assert cost.cost_phrase(Kind.AVOIDABLE, Frequency.EPOCH, 2) == (
         "a new pool of 2 workers once per epoch: avoidable with persistent_workers=True"
     )
-    spawn = cost.start_method('"spawn"')
+    spawn = start_method('"spawn"')
     assert (
         "fresh interpreter: start method spawn, from multiprocessing_context"
         in cost.cost_phrase(Kind.AVOIDABLE, Frequency.EPOCH, 2, method=spawn)

@@ -10,14 +10,14 @@ without loading it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.analysis.vocabulary import Vocabulary
 from lintloader.config import requires_python
-from lintloader.cost import StartMethod, lowest_python, start_method
+from lintloader.cost import Branch, StartMethod, lowest_python, start_method
 
 if TYPE_CHECKING:
     from lintloader.analysis.reachability import Reachability
@@ -45,9 +45,9 @@ class AnalysisContext:
     # directory -> the lowest Python its nearest pyproject.toml's requires-python allows
     targets: dict[str, tuple[int, int] | None] = field(default_factory=dict, repr=False)
 
-    def start_method(self, path: str, explicit: str | None) -> StartMethod:
-        """The start method of a loader built in ``path``: ``explicit`` (the
-        ``multiprocessing_context`` as written) when it names one, else the default of the
+    def start_method(self, path: str, explicit: Sequence[Branch] | None) -> StartMethod:
+        """The start method of a loader built in ``path``: ``explicit`` (what its
+        ``multiprocessing_context`` names on each branch) when it names one, else the default of the
         Python the project targets (the lowest its ``requires-python`` allows), else of the
         running one."""
         folder = os.path.dirname(os.path.abspath(path))

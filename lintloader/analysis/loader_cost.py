@@ -44,7 +44,7 @@ class SiteCost(NamedTuple):
 
 def start_method_of(ctx: AnalysisContext, site: LoaderSite) -> StartMethod:
     context = site.call.keyword("multiprocessing_context")
-    return ctx.start_method(site.info.file.path, context.text if context is not None else None)
+    return ctx.start_method(site.info.file.path, context.methods if context is not None else None)
 
 
 def workers_of(site: LoaderSite) -> int | None:

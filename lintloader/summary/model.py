@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from lintloader.cost import every_k
+from lintloader.cost import Branch, every_k
 
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-SUMMARY_SCHEMA = 40  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 41  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -221,6 +221,8 @@ class Argument(NamedTuple):
     parameter and ``literal`` is that parameter's literal default (``persistent=True``).
     ``via``: the argument is not written in the call but reaches it through ``**via``, a dict
     the same function fills (``kwargs["num_workers"] = n``; ``dict(...)`` written inline: ``dict``).
+    ``methods``: of a ``multiprocessing_context``, the start method each branch names
+    (``summary/start_methods.py``); empty for any other argument.
     """
 
     keyword: str | None
@@ -232,6 +234,7 @@ class Argument(NamedTuple):
     star: str = ""
     from_default: bool = False
     via: str = ""
+    methods: tuple[Branch, ...] = ()
 
 
 class Condition(NamedTuple):

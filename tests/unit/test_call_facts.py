@@ -65,10 +65,16 @@ def test_a_fixed_set_loop_is_known_from_the_tree_with_a_cut_header() -> None:
 
 
 def test_no_analysis_parses_source_text_but_the_known_places() -> None:
+    """The stages after summarizing, and the ground-floor modules they share (``cost.py``
+    prices a ``multiprocessing_context`` from the branches the summary recorded)."""
+    after = [
+        path
+        for folder in ("analysis", "link", "rules", "incremental", "select", "report")
+        for path in (PACKAGE / folder).rglob("*.py")
+    ]
     parsing = {
         path.relative_to(PACKAGE).as_posix()
-        for folder in ("analysis", "link", "rules", "incremental", "select")
-        for path in (PACKAGE / folder).rglob("*.py")
+        for path in [*after, *PACKAGE.glob("*.py")]
         if _PARSES.search(path.read_text(encoding="utf-8"))
     }
     assert parsing == set(STILL_PARSED)
@@ -99,3 +105,24 @@ def test_what_a_call_passes_is_recorded_from_the_tree() -> None:
     (loop,) = summary.functions["train"].loops
     assert (loop.binds, loop.reads) == (("step", "x", "y"), "enumerate ds.items")
     assert fit.comprehended == ()  # the comprehension is inside the call, not around it
+
+
+def test_a_start_method_is_read_from_the_tree_on_each_branch() -> None:
+    """A ``multiprocessing_context`` chosen by a condition too long for the text the summary
+    keeps is still known on each branch: the cost model reads the branches, not the text."""
+    flag = "use_" + "s" * 130
+    summary = summarize(f"""
+        from torch.utils.data import DataLoader
+
+        def train(ds, {flag}):
+            return DataLoader(
+                ds, num_workers=2, multiprocessing_context="spawn" if {flag} else None
+            )
+    """)
+    assert summary.loaders is not None
+    (call,) = summary.loaders.functions["train"].loader_calls
+    context = call.keyword("multiprocessing_context")
+    assert context is not None and context.text.endswith("...")
+    assert context.methods == (("spawn", flag), (None, f"not {flag}"))
+    workers = call.keyword("num_workers")
+    assert workers is not None and workers.methods == ()

@@ -56,6 +56,7 @@ from lintloader.summary.model import (
 )
 from lintloader.summary.periodic import never_holds
 from lintloader.summary.source_text import ParsedSource
+from lintloader.summary.start_methods import context_branches
 from lintloader.summary.walk import Body, Hooks, Rider
 from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
 from lintloader.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
@@ -211,6 +212,7 @@ class LoaderRider(Rider):
             star=star,
             from_default=from_default,
             via=via,
+            methods=context_branches(value) if keyword == "multiprocessing_context" else (),
         )
 
     def _arguments(self, node: ast.Call) -> tuple[Argument, ...]:
