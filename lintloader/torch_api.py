@@ -65,6 +65,8 @@ STEP_LOOP_WORDS = frozenset(
 )
 # LightningModule hooks Lightning calls again on every reload.
 LIGHTNING_EPOCH_HOOKS = frozenset({"train_dataloader", "val_dataloader"})
+# The hooks whose loaders ``reload_dataloaders_every_n_epochs`` drops and builds again.
+LIGHTNING_RELOADED_HOOKS = LIGHTNING_EPOCH_HOOKS | {"test_dataloader", "predict_dataloader"}
 
 # -- where a reset belongs: teardown and lifecycle ----------------------------------------------
 TEARDOWN_NAMES = ("teardown", "close", "shutdown", "__del__", "__exit__")

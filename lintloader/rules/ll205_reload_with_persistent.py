@@ -44,6 +44,7 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import Rule
+from lintloader.torch_api import LIGHTNING_RELOADED_HOOKS
 from lintloader.torch_api import RELOAD_KEYWORD as KEYWORD
 
 
@@ -59,7 +60,7 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                 continue
             if not is_trainer(program, info, call):
                 continue
-            loader = _nearest(persistent, info.file.path)
+            loader = _blamed(persistent, info.file.path)
             yield Finding(
                 code=RULE.code,
                 severity=RULE.severity,
@@ -69,8 +70,9 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
                 end_line=call.site.end_line,
                 message=(
                     f"`{KEYWORD}={reload.text}` rebuilds the DataLoaders, and their persistent "
-                    f"worker pools, every {reload.text} epoch(s) (persistent DataLoader at "
-                    f"{ctx.display(loader.info.file.path)}:{loader.call.site.line})"
+                    f"worker pools, every {reload.text} epoch(s) (persistent DataLoader"
+                    f"{_built_in(loader)} at {ctx.display(loader.info.file.path)}:"
+                    f"{loader.call.site.line})"
                 ),
                 chain=(
                     hop(ctx.display, info, call.site, verb="configures"),
@@ -79,9 +81,19 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
             )
 
 
-def _nearest(sites: list[LoaderSite], path: str) -> LoaderSite:
-    """A persistent loader in the same file if there is one, else the first one."""
-    return next((s for s in sites if s.info.file.path == path), sites[0])
+def _blamed(sites: list[LoaderSite], path: str) -> LoaderSite:
+    """The persistent loader a reload drops: one in the Trainer's file if there is one, else
+    any; among those, one a ``*_dataloader`` hook builds (the hooks Lightning calls again)."""
+    return min(sites, key=lambda s: (s.info.file.path != path, not _in_hook(s)))
+
+
+def _in_hook(site: LoaderSite) -> bool:
+    return site.info.function.name in LIGHTNING_RELOADED_HOOKS
+
+
+def _built_in(site: LoaderSite) -> str:
+    """`` built in `Model.train_dataloader```, for a loader a reloaded hook builds."""
+    return f" built in `{site.info.display_name}`" if _in_hook(site) else ""
 
 
 VALID = (
