@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run ne
     from lintloader.summary.model import FileSummary
 
 FixNames = tuple[tuple[str, ...], ...]  # per finding, the names of the fixes that apply
+Counts = dict[str, int]  # display path -> how many findings of that file
 
 
 @dataclass
@@ -47,8 +48,10 @@ class CheckResult:
     summaries: dict[str, FileSummary]
     files: list[SourceFile]
     stats: ParseStats
-    suppressed: int = 0
-    hidden: int = 0  # findings below the severity threshold
+    # per file (display path): the findings a suppression removed, and those below the
+    # severity threshold (the summary counts the files a check reports on: ReportScope)
+    suppressed_in: Counts = field(default_factory=dict)
+    hidden_in: Counts = field(default_factory=dict)
     # how the findings were worked out: "analyzed" (selected, linked, checked), "relinked"
     # (a stored selection linked again and checked) or "replayed" (stored findings reused)
     route: str = "analyzed"
@@ -62,6 +65,15 @@ class CheckResult:
     # (None: not known, the trial runs); and how to store them with this run (None: not stored)
     fixable: FixNames | None = None
     remember_fixable: Callable[[FixNames], None] | None = None
+
+    @property
+    def suppressed(self) -> int:
+        return sum(self.suppressed_in.values())
+
+    @property
+    def hidden(self) -> int:
+        """How many findings fell below the severity threshold."""
+        return sum(self.hidden_in.values())
 
     @property
     def files_found(self) -> int:

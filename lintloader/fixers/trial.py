@@ -7,6 +7,9 @@ says the pool is rebuilt after all rounds: :mod:`lintloader.fixers.residual`), s
 promise no more than ``fix`` does. A finding is matched across rounds by its rule, file, chain
 and calls, not its lines (:func:`lintloader.suppress.baseline.key_parts`): an earlier fix may
 move it (see :func:`~lintloader.fixers.runner.matches`).
+
+An editor's quick fix is judged the same way (:func:`try_strategy`): the fix rounds on its one
+finding with its one strategy, offered only when they end that finding.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from lintloader.fixers.runner import (
     matches,
 )
 from lintloader.scan.model import Discovery
+from lintloader.suppress.baseline import key_parts
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,59 @@ def _ending(findings: Sequence[Finding], outcome: FixOutcome) -> list[tuple[str,
         if index is not None:
             names[index].update(dict.fromkeys(fixed.strategies))
     return [tuple(found) for found in names]
+
+
+@dataclass(frozen=True)
+class StrategyTrial:
+    """The fix rounds on one finding with one strategy (what an editor's quick fix applies)."""
+
+    finding: Finding
+    strategy: str
+    outcome: FixOutcome
+
+    @property
+    def ends(self) -> bool:
+        """Whether the strategy was applied and, after all rounds, ended the finding."""
+        return self.strategy in _ending([self.finding], self.outcome)[0]
+
+    def why_not(self) -> str:
+        """Why it does not end the finding: the strategy's refusal, or the finding that still
+        says the pool is rebuilt after its edit."""
+        key = key_parts(self.finding)
+        for note in self.outcome.notes:
+            if note.strategy == self.strategy and key_parts(note.finding) == key:
+                return note.reason
+        if self.outcome.incomplete:
+            left = self.outcome.incomplete[0].residual[0]
+            return (
+                f"its edit leaves {left.code} [{left.severity.label}] at {left.path}:{left.line}, "
+                "which still says the worker pool is rebuilt"
+            )
+        return "it does not apply here"
+
+
+def try_strategy(
+    discovery: Discovery,
+    options: CheckOptions,
+    finding: Finding,
+    strategy: str,
+    restrict: Restrict | None = None,
+    guard: Guard | None = None,
+) -> StrategyTrial:
+    """The fix rounds in memory on ``finding`` alone (as ``restrict`` leaves it), with
+    ``strategy`` the only one it names (unsafe rounds when it is unsafe)."""
+    only = [finding]
+
+    def narrowed(result: CheckResult) -> CheckResult:
+        result = restrict(result) if restrict is not None else result
+        hits = zip(result.findings, matches(only, result.findings), strict=True)
+        kept = [replace(f, fixes=(strategy,)) for f, i in hits if i == 0]
+        return replace(result, findings=kept)
+
+    options = replace(options, cache_writes=False)
+    unsafe = not FIX_SAFETY[strategy].safe
+    outcome = fix_in_memory(discovery, options, load_registry(), unsafe, guard, narrowed)
+    return StrategyTrial(finding, strategy, outcome)
 
 
 def with_unsafe(

@@ -22,21 +22,21 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
 from lintloader.cache.code import code_stamp
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.cache.summaries import SummaryCache
-from lintloader.checking import FixNames
+from lintloader.checking import Counts, FixNames
 from lintloader.config import Config
 from lintloader.findings import Finding
 from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.read.sources import SourceSet
 
-KIND = "replay 5"
+KIND = "replay 6"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp
 
 
@@ -54,10 +54,10 @@ class StoredRound(NamedTuple):
 class Replay:
     key: str
     findings: tuple[Finding, ...]
-    suppressed: int
+    suppressed_in: Counts  # CheckResult.suppressed_in: per file, so a one-file check counts its
     summaries: int  # summaries the stored run parsed or loaded (now reported as "from cache")
     entries: tuple[tuple[str, int, int], ...] = ()  # the summary cache entries it used, stamped
-    hidden: int = 0  # findings below the severity threshold
+    hidden_in: Counts = field(default_factory=dict)  # CheckResult.hidden_in, per file too
     shape: str = ""  # the key without the files' content (see the module docstring)
     contents: tuple[ContentId, ...] = ()  # each file's, in the files' order
     rounds: tuple[StoredRound, ...] = ()  # the selection trail (select/trail.py)

@@ -75,14 +75,20 @@ class ReportScope:
         return any(_under(path, target) for target in self.targets)
 
     def restrict(self, result: CheckResult) -> CheckResult:
-        """The result with only the findings located in the targets (and how many of its
-        files the targets are)."""
+        """The result with only the findings located in the targets, the counts of suppressed
+        and hidden findings of those files only, and how many of its files the targets are."""
         absolute = {f.display: f.path for f in result.files}
-        kept = [
-            f for f in result.findings if self.covers(os.path.abspath(absolute.get(f.path, f.path)))
-        ]
-        reported = sum(1 for f in result.files if self.covers(os.path.abspath(f.path)))
-        return dataclasses.replace(result, findings=kept, reported_files=reported)
+
+        def covered(display: str) -> bool:
+            return self.covers(os.path.abspath(absolute.get(display, display)))
+
+        return dataclasses.replace(
+            result,
+            findings=[f for f in result.findings if covered(f.path)],
+            suppressed_in={p: n for p, n in result.suppressed_in.items() if covered(p)},
+            hidden_in={p: n for p, n in result.hidden_in.items() if covered(p)},
+            reported_files=sum(1 for f in result.files if self.covers(os.path.abspath(f.path))),
+        )
 
 
 def _common_dir(targets: Iterable[str], cwd: str) -> str:

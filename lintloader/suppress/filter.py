@@ -3,6 +3,7 @@ and ``# noqa`` comments (collected per file by :mod:`lintloader.summary.noqa`)."
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from lintloader.config import Config
@@ -18,14 +19,15 @@ def filter_findings(
     config: Config,
     summaries: dict[str, FileSummary],
     displays: dict[str, str],
-) -> tuple[list[Finding], int, int]:
+) -> tuple[list[Finding], dict[str, int], dict[str, int]]:
     """Apply select/ignore, per-file-ignores, ``# noqa`` and the severity threshold; dedupe.
-    Returns the findings kept, how many a suppression removed and how many fell below the
-    threshold (the summary says they are hidden)."""
+    Returns the findings kept and, per file (display path), how many a suppression removed
+    and how many fell below the threshold (the summary says they are hidden)."""
     noqa_by_display = {displays.get(p, p): s.noqa for p, s in summaries.items()}
     path_by_display = {d: p for p, d in displays.items()}
     kept: dict[tuple[str, int, int, int, str], Finding] = {}
-    suppressed = hidden = 0
+    suppressed: Counter[str] = Counter()
+    hidden: Counter[str] = Counter()
     by_noqa: list[Finding] = []
     for finding in findings:
         if finding.code != PARSE_ERROR_CODE and not config.enabled(finding.code):
@@ -35,20 +37,20 @@ def filter_findings(
         if by_directive:
             by_noqa.append(finding)  # uses its directive, even when hidden or ignored below
         if config.hides(finding.code, finding.severity):
-            hidden += 1
+            hidden[finding.path] += 1
             continue
         absolute = path_by_display.get(finding.path, finding.path)
         if config.ignored_in(finding.code, absolute):
-            suppressed += 1
+            suppressed[finding.path] += 1
             continue
         if by_directive:
-            suppressed += 1
+            suppressed[finding.path] += 1
             continue
         kept.setdefault(finding.sort_key, finding)
     if config.enabled(UNUSED_NOQA) and not config.hides(UNUSED_NOQA, UNUSED_NOQA_SEVERITY):
         for finding in unused_noqa(by_noqa, config, noqa_by_display, path_by_display):
             kept.setdefault(finding.sort_key, finding)
-    return sorted(kept.values(), key=lambda f: f.sort_key), suppressed, hidden
+    return sorted(kept.values(), key=lambda f: f.sort_key), dict(suppressed), dict(hidden)
 
 
 def unused_noqa(

@@ -2,10 +2,12 @@
 for the finding's code, and ``source.fixAll.lintloader``, which applies the safe fixes only.
 Neither fixes a finding the project's baseline accepts (``baseline =``), as ``lintloader fix``.
 
-The edits come from the codemods ``lintloader fix`` runs: a quick fix is one strategy applied
-to the finding (its edit must parse again, as in a fix round); fix-all is the fix rounds of
-``fix`` (``fixers/runner.py``), safe strategies only, on the findings of one document, and may
-edit several files (a relocation into another module's ``teardown``). No action edits a file
+The edits come from the fix rounds ``lintloader fix`` runs (``fixers/runner.py``), judged as
+``check`` judges "fixable" (``fixers/trial.py``): a quick fix is one strategy's rounds on its
+finding alone, offered only when they end that finding (a client that shows disabled actions
+gets one that says why not); fix-all is the rounds of ``fix``, safe strategies only, on the
+findings of one document, offered when they end one, and may edit several files (a relocation
+into another module's ``teardown``). No action edits a file
 ``fix`` would not write (:func:`refusal`): a link out of the project, a read-only file.
 """
 
@@ -18,8 +20,7 @@ from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from lintloader.findings import PARSE_ERROR_CODE, Finding
-from lintloader.fixers.base import FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.parsing import reparse_ok
+from lintloader.fixers.base import FixStrategy
 from lintloader.fixers.runner import FixOutcome, Guard, Restrict, Sources
 from lintloader.fixers.writer import Roots, why_not_writable
 from lintloader.integrations.lsp.analysis import Analysis
@@ -55,40 +56,55 @@ def strategy_fix(
     analysis: Analysis,
     finding: Finding,
     strategy: FixStrategy,
-    buffers: Mapping[str, bytes],
+    restrict: Restrict | None,
     codec: PositionCodec,
+    disabled: bool = False,
 ) -> types.CodeAction | None:
-    """One strategy applied to ``finding`` (``analysis`` must be linked), or None when it
-    does not apply or its edit would not parse."""
-    sources = sources_for(buffers)
-    request = FixRequest(finding, analysis.result.program, sources, analysis.displays())
-    try:
-        edits = strategy.apply(request)
-    except (FixError, OSError):
-        return None
-    edits = {path: data for path, data in (edits or {}).items() if data != sources[path]}
-    refused = refusal(analysis)
-    if not edits or any(reparse_ok(data, path) or refused(path) for path, data in edits.items()):
-        return None
+    """``strategy`` on ``finding``: the fix rounds ``fix`` runs, on that finding alone
+    (:func:`~lintloader.fixers.trial.try_strategy`), their edit offered only when they end it.
+    Otherwise None, or (``disabled``: the client shows such actions) a disabled action that
+    says why."""
+    from lintloader.fixers.trial import try_strategy
+
+    trial = try_strategy(
+        analysis.discovery, analysis.options, finding, strategy.name, restrict, refusal(analysis)
+    )
     safety = "safe" if strategy.safe else "unsafe"
+    title = f"Fix {finding.code} ({safety}, {strategy.name}): {strategy.description}"
+    if not trial.ends:
+        if not disabled:
+            return None
+        why = f"{strategy.name} does not end this finding: {trial.why_not()}"
+        return types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            disabled=types.CodeActionDisabled(reason=why),
+        )
+    changed = trial.outcome.changed
+    before = {path: trial.outcome.originals[path] for path in changed}
     return types.CodeAction(
-        title=f"Fix {finding.code} ({safety}, {strategy.name}): {strategy.description}",
+        title=title,
         kind=types.CodeActionKind.QuickFix,
-        edit=workspace_edit(sources.outcome.originals, edits, codec),
+        edit=workspace_edit(before, changed, codec),
         is_preferred=strategy.safe or None,
     )
 
 
 def quick_fixes(
-    analysis: Analysis, finding: Finding, buffers: Mapping[str, bytes], codec: PositionCodec
+    analysis: Analysis,
+    finding: Finding,
+    restrict: Restrict | None,
+    codec: PositionCodec,
+    disabled: bool = False,
 ) -> list[types.CodeAction]:
-    """A quick fix per strategy the finding names that applies, safe ones first."""
+    """A quick fix per strategy the finding names that ends it, safe ones first (see
+    :func:`strategy_fix`)."""
     from lintloader.fixers.registry import load_registry
 
     registry = load_registry()
     strategies = [s for name in finding.fixes if (s := registry.get(name)) is not None]
     strategies.sort(key=lambda s: not s.safe)
-    found = (strategy_fix(analysis, finding, s, buffers, codec) for s in strategies)
+    found = (strategy_fix(analysis, finding, s, restrict, codec, disabled) for s in strategies)
     return [action for action in found if action is not None]
 
 
@@ -138,9 +154,9 @@ def fix_all_action() -> types.CodeAction:
     return types.CodeAction(title="lintloader: fix all (safe fixes)", kind=FIX_ALL)
 
 
-def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.WorkspaceEdit:
+def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.WorkspaceEdit | None:
     """The safe fixes of the findings in ``path`` (fix rounds, as ``lintloader fix``), as one
-    edit of every file they change."""
+    edit of every file they change; None when they end no finding (``fix`` would fix none)."""
     from lintloader.fixers.registry import load_registry
     from lintloader.fixers.runner import fix_in_memory
     from lintloader.integrations.project import ReportScope
@@ -155,5 +171,7 @@ def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.W
         guard=refusal(analysis),
         restrict=restrict,
     )
+    if not outcome.fixed:
+        return None
     before = {p: outcome.originals[p] for p in outcome.changed}
     return workspace_edit(before, outcome.changed, codec)

@@ -138,16 +138,6 @@ def warm_cache(job: dict[str, str | int]) -> None:
     analyze(str(job["root"]), {}, Settings(use_cache=True, cache_dir=cache, jobs=jobs))
 
 
-def linked(analysis: Analysis) -> Analysis:
-    """The same analysis with a linked program (a replayed run links none; a fix needs it)."""
-    if analysis.result.linked is not None:
-        return analysis
-    result = run_check(analysis.discovery, replace(analysis.options, replay=False))
-    again = Analysis(analysis.root, analysis.discovery, analysis.options, result)
-    again.by_path = findings_by_path(again)
-    return again
-
-
 def findings_by_path(analysis: Analysis) -> dict[str, tuple[Finding, ...]]:
     """The findings of each file (a notebook's placed in its Python source, which
     ``notebooks.py`` places in its cells)."""

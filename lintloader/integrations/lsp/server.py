@@ -194,8 +194,8 @@ def _code_actions(server: LanguageServer, session: Session) -> None:
         if any(fix_kind(f.fixes) == "safe" for f in findings) and actions.wanted(
             actions.FIX_ALL, only
         ):
-            # a finding names a safe strategy; offered only when one applies (tried here,
-            # the same fix rounds as `lintloader fix`), so fix-all never promises nothing
+            # a finding names a safe strategy; offered only when the fix rounds (tried here, as
+            # `lintloader fix` runs them) end a finding, so fix-all never promises nothing
             edit = await session.fix_all(project, path)
             if edit is not None and edit.changes:
                 action = actions.fix_all_action()

@@ -1,8 +1,8 @@
 """One editor session: the analysis loop and what each request is answered from.
 
 Every change marks its project stale; one loop analyzes stale projects, one at a time, in a
-worker thread (the engine is not shared between threads: analyses, linked programs and fix
-rounds all run in that one thread), while the event loop keeps answering. Edits that arrive
+worker thread (the engine is not shared between threads: analyses and fix rounds all run in
+that one thread), while the event loop keeps answering. Edits that arrive
 while an analysis runs are taken together by the next one. A request that needs findings
 (a pull of diagnostics, a hover, a code action) waits until its project is analyzed as it is
 now, so what it answers from matches the buffer the editor shows.
@@ -29,7 +29,6 @@ from lintloader.integrations.lsp.analysis import (
     Settings,
     analyze,
     cold_cache,
-    linked,
 )
 from lintloader.integrations.lsp.diagnostics import Converter, Mover, uri_of
 from lintloader.integrations.lsp.notebooks import NotebookView, notebook_json
@@ -69,7 +68,9 @@ class Session:
         self.loop_task: asyncio.Task[None] | None = None
         self.tokens = itertools.count(1)
         # the last fix-all tried: (analysis, path, edit), reused while neither changes
-        self._last_fix_all: tuple[object, str, types.WorkspaceEdit] | None = None
+        self._last_fix_all: tuple[object, str, types.WorkspaceEdit | None] | None = None
+        # the quick fixes tried on the last analysis: (analysis, finding -> its actions)
+        self._tried: tuple[object, dict[Finding, list[types.CodeAction]]] | None = None
 
     # -- what the client can do ------------------------------------------------------------
     @property
@@ -98,6 +99,12 @@ class Session:
     def shows_progress(self) -> bool:
         window = self.capabilities.window
         return bool(window and window.work_done_progress)
+
+    def shows_disabled(self) -> bool:
+        """Whether the client shows disabled code actions (with the reason)."""
+        document = self.capabilities.text_document
+        action = document.code_action if document else None
+        return bool(action and action.disabled_support)
 
     def resolves_edits(self) -> bool:
         document = self.capabilities.text_document
@@ -301,19 +308,6 @@ class Session:
         placed = self.placed(project, path)
         return placed.get(uri) or placed.get(unquote(uri)) or []
 
-    async def linked(self, project: Project) -> Analysis | None:
-        """The project's analysis with a linked program (worked out once per analysis)."""
-        await self.settled(project)
-        analysis = project.analysis
-        if analysis is None:
-            return None
-        if project.linked is None:
-            made = await self.in_engine(lambda: linked(analysis))
-            if project.analysis is analysis:
-                project.linked = made
-            return made
-        return project.linked
-
     def buffers_differ(self, project: Project, path: str) -> bool:
         """Whether the open buffer of ``path`` is not what the last analysis read."""
         texts = {p: t for p, t in self.open_texts().items() if p == path}
@@ -326,34 +320,44 @@ class Session:
         self, project: Project, path: str, findings: Sequence[Finding]
     ) -> list[types.CodeAction]:
         """The quick fixes and ``# noqa`` actions of ``findings`` in ``path``, each tied to
-        its diagnostic."""
+        its diagnostic; tried once per analysis and finding (an editor asks at every move)."""
         from lintloader.integrations.lsp.actions import noqa_action, quick_fixes, without_accepted
 
-        analysis = await self.linked(project)
-        if analysis is None or project.analysis is None:
+        await self.settled(project)
+        analysis = project.analysis
+        if analysis is None:
             return []
+        if self._tried is None or self._tried[0] is not analysis:
+            self._tried = (analysis, {})
+        tried = self._tried[1]
         codec = self.server.workspace.position_codec
         data = dict(analysis.options.sources)
+        disabled = self.shows_disabled()
 
-        def work() -> list[tuple[Finding, types.CodeAction]]:
+        def work() -> None:
             restrict = without_accepted(analysis)
             open_ = set(restrict(analysis.result).findings) if restrict else set(findings)
-            made = []
             for finding in findings:
-                fixes = quick_fixes(analysis, finding, data, codec) if finding in open_ else []
+                if finding in tried:
+                    continue
+                fixes = quick_fixes(analysis, finding, restrict, codec, disabled)
+                fixes = fixes if finding in open_ else []
                 noqa = noqa_action(analysis, path, finding, data, codec)
-                made += [(finding, action) for action in [*fixes, noqa] if action is not None]
-            return made
+                tried[finding] = [action for action in [*fixes, noqa] if action is not None]
 
-        converter = self.converter(project.analysis)
-        made = await self.in_engine(work)
-        for finding, action in made:
-            action.diagnostics = [converter.diagnostic(path, finding)]
-        return [action for _, action in made]
+        await self.in_engine(work)
+        converter = self.converter(analysis)
+        made = []
+        for finding in findings:
+            for action in tried.get(finding, []):
+                action.diagnostics = [converter.diagnostic(path, finding)]
+                made.append(action)
+        return made
 
     async def fix_all(self, project: Project, path: str) -> types.WorkspaceEdit | None:
-        """The safe fixes of ``path``'s findings, as one edit (None before any analysis);
-        tried once per analysis and file (an editor asks for code actions at every move)."""
+        """The safe fixes of ``path``'s findings, as one edit (None before any analysis, or
+        when they end no finding); tried once per analysis and file (an editor asks for code
+        actions at every move)."""
         from lintloader.integrations.lsp.actions import fix_all_edit
 
         await self.settled(project)

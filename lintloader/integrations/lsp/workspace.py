@@ -31,7 +31,6 @@ class Project:
     generation: int = 1  # bumped by every change
     analyzed: int = 0  # the generation of ``analysis``
     analysis: Analysis | None = None
-    linked: Analysis | None = None  # ``analysis`` with a linked program, made for fixes
     shown: Shown = field(default_factory=dict)
     ever_shown: set[str] = field(default_factory=set)  # paths to report empty once cleared
     # a file may have been added, removed or saved since the last analysis began: find the
@@ -50,7 +49,7 @@ class Project:
 
     def take(self, analysis: Analysis, generation: int) -> list[str]:
         """Keep ``analysis``; the paths whose findings it changed (to show again or clear)."""
-        self.analysis, self.linked, self.analyzed = analysis, None, generation
+        self.analysis, self.analyzed = analysis, generation
         before, self.shown = self.shown, dict(analysis.by_path)
         self.ever_shown.update(self.shown)
         return sorted(p for p in {*before, *self.shown} if before.get(p) != self.shown.get(p))
