@@ -130,6 +130,7 @@ def write_atomic(
     replace_link: bool = False,
     before_replace: Callable[[], None] | None = None,
     make_parents: bool = False,
+    durable: bool = True,
 ) -> None:
     """Replace ``path`` with ``data``, whole or not at all. The temporary is created in the
     target's directory, mode 0600 when ``private`` else 0666 less the umask; then it gets
@@ -137,7 +138,9 @@ def write_atomic(
     refuse by raising. :class:`UnsafeWrite` when the target is a link (unless
     ``replace_link``: the link itself is replaced, never followed) or, with ``inside``, when
     the target's directory is not (after links) below that directory. ``make_parents``: the
-    missing directories above the target are made first (below ``inside``, with it)."""
+    missing directories above the target are made first (below ``inside``, with it).
+    ``durable``: the bytes reach the disk before the rename (``fsync``); a cache entry waives
+    it (after a crash it may be empty or cut, and its reader takes such an entry as a miss)."""
     target = os.path.abspath(os.fspath(path))
     folder, name = os.path.split(target)
     if make_parents:
@@ -149,7 +152,8 @@ def write_atomic(
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(descriptor)
+            if durable:
+                os.fsync(descriptor)
             if owner is not None:
                 _give_owner(descriptor, owner)
             if mode is not None:  # after the owner: a chown may clear set-id bits

@@ -95,8 +95,14 @@ def test_corrupt_cache_entries_are_misses_and_get_repaired(tmp_path: Path) -> No
     parsed = int(re.search(r"\((\d+) parsed, 0 from cache", first.stderr).group(1))
     files = sorted(p for p in cache.rglob("*") if p.is_file())
     for index, entry in enumerate(files):  # whatever the layout: every file spoiled
-        spoiled = (entry.read_bytes()[:20], b"not a pickle at all", pickle.dumps({"a": "dict"}))
-        entry.write_bytes(spoiled[index % 3])
+        # cut and empty: what a crash may leave of an entry written without fsync
+        spoiled = (
+            entry.read_bytes()[:20],
+            b"not a pickle at all",
+            pickle.dumps({"a": "dict"}),
+            b"",
+        )
+        entry.write_bytes(spoiled[index % 4])
     again = run_cli(
         "check", "-v", ".", "--output-format", "json", "--cache-dir", str(cache), cwd=root
     )

@@ -144,8 +144,10 @@ def write_entry(root: Path, target: Path, kind: str, hint: object, value: object
     try:
         if not make_private_dirs(root, target.parent):
             return  # never write (not even a folder) through a link planted inside the cache
-        # a link planted at the entry is replaced, never followed
-        write_atomic(target, codec.dumps(kind, hint, value), private=True, replace_link=True)
+        # a link planted at the entry is replaced, never followed; no fsync: a cold scan
+        # writes an entry per file parsed, and a reader takes an entry it cannot load as a miss
+        data = codec.dumps(kind, hint, value)
+        write_atomic(target, data, private=True, replace_link=True, durable=False)
     except (OSError, TypeError, ValueError):  # unwritable, or a value the codec cannot store
         return
 
