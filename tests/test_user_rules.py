@@ -5,6 +5,7 @@ torch workers). A new rule is one module plus `fixtures/rules/<CODE>/`: nothing 
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pickle
@@ -247,7 +248,43 @@ def unchanged_cases(copy: Path, code: str) -> str:
         if "throwaway_reset" in path.read_text(encoding="utf-8", errors="replace")
     ]
     assert holders == [f"fixtures/rules/{code}/positive.py"]
+    # -k matches names too: a marked test named after a rule would be left out whole
+    assert marked_tests_named_by_a_code(copy) == []
     return f"not ({' or '.join(CODES)})"
+
+
+def marked_tests_named_by_a_code(root: Path) -> list[str]:
+    """The marked test functions (and modules) of ``root``'s tests whose name holds a rule
+    code (``-k`` is case-blind): ``-k "not (LL201 ...)"`` would leave them out."""
+    named = re.compile(r"ll\d{3}", re.I)
+    found = []
+    for module in marked_modules(root):
+        if named.search(module):
+            found.append(module)
+        functions = [
+            node
+            for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        found += [
+            f"{module}::{node.name}"
+            for node in functions
+            if named.search(node.name)
+            and any(MARKER in ast.unparse(d) for d in node.decorator_list)
+        ]
+    return found
+
+
+def test_a_marked_test_named_after_a_rule_is_caught(tmp_path: Path) -> None:
+    """The new-rule test's ``-k`` leaves out ids naming another rule's code: a marked test
+    whose own name holds one would go with them, and is named instead."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        f"import pytest\n\n\n@pytest.mark.{MARKER}\ndef test_ll201_thing():\n    pass\n\n\n"
+        "def test_ll202_unmarked():\n    pass\n"
+    )
+    assert marked_tests_named_by_a_code(tmp_path) == ["tests/test_x.py::test_ll201_thing"]
+    assert marked_tests_named_by_a_code(REPO) == []
 
 
 COPIED = shutil.ignore_patterns(
