@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import run_cli
+
+# single fixture files: a check of one of them reads its whole project (the checkout) anyway
+ITER_BUILDS = "fixtures/rules/LL202/iter_builds_pool.py"
+KEYWORD_FLOW = "fixtures/rules/LL201/keyword_flow.py"
+NONE_GUARD = "fixtures/rules/LL202/none_guard_unfilled.py"
+AT_LEAST_WARNING = ("warning", "error")
 
 
 def check_json(*args: str) -> list[dict]:
@@ -46,8 +53,19 @@ def test_text_hops_never_say_reset_for_a_construction() -> None:
     assert any(": builds self.loader_cls(dataset, **params)" in h for h in hops)
 
 
-def test_iter_roots_start_pools_whatever_persistent_workers_says() -> None:
-    findings = check_json("fixtures/rules/LL202/iter_builds_pool.py")
+@pytest.fixture(scope="module")
+def files_findings() -> list[dict]:
+    """One check (at info) of the single files, each test taking its file's findings."""
+    return check_json(ITER_BUILDS, KEYWORD_FLOW, NONE_GUARD, "--min-severity", "info")
+
+
+def findings_in(findings: list[dict], path: str, severities: tuple[str, ...]) -> list[dict]:
+    """The findings of ``path`` at the ``severities`` (the default shows warning and up)."""
+    return [f for f in findings if f["path"] == path and f["severity"] in severities]
+
+
+def test_iter_roots_start_pools_whatever_persistent_workers_says(files_findings: list) -> None:
+    findings = findings_in(files_findings, ITER_BUILDS, AT_LEAST_WARNING)
     functions = sorted(f["chain"][0]["function"] for f in findings if f["code"] == "LL202")
     assert functions == [
         "FreshIterator.__iter__",
@@ -57,9 +75,11 @@ def test_iter_roots_start_pools_whatever_persistent_workers_says() -> None:
     assert all("whatever `persistent_workers` says" in f["message"] for f in findings)
 
 
-def test_keywords_through_a_dict_are_guarded_at_the_entry() -> None:
+def test_keywords_through_a_dict_are_guarded_at_the_entry(files_findings: list) -> None:
     findings = [
-        f for f in check_json("fixtures/rules/LL201/keyword_flow.py") if f["code"] == "LL201"
+        f
+        for f in findings_in(files_findings, KEYWORD_FLOW, AT_LEAST_WARNING)
+        if f["code"] == "LL201"
     ]
     assert len(findings) == 4
     # the guard rewrites the dict entry's value P as `P and <workers> > 0` (issue 43)
@@ -68,8 +88,10 @@ def test_keywords_through_a_dict_are_guarded_at_the_entry() -> None:
     assert "a parameter that defaults to True" in findings[0]["message"]
 
 
-def test_a_none_guarded_build_is_still_reached_by_a_call_that_may_pass_none() -> None:
-    findings = check_json("fixtures/rules/LL202/none_guard_unfilled.py", "--min-severity", "info")
+def test_a_none_guarded_build_is_still_reached_by_a_call_that_may_pass_none(
+    files_findings: list,
+) -> None:
+    findings = findings_in(files_findings, NONE_GUARD, ("info", *AT_LEAST_WARNING))
     (built,) = [f for f in findings if f["chain"][-1]["function"] == "make_loader"]
     assert built["chain"][1]["action"] == "evaluate(model, dataset)"
     assert built["chain"][2]["action"] == "make_loader(dataset)"

@@ -73,9 +73,15 @@ def tree(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     return copy
 
 
-def test_a_message_quotes_only_files_its_finding_holds(tree: Path) -> None:
+@pytest.fixture(scope="module")
+def before(tree: Path) -> list[dict[str, Any]]:
+    """The findings of the unedited ``tree``: one run that each test compares with."""
+    return findings(tree)
+
+
+def test_a_message_quotes_only_files_its_finding_holds(before: list[dict[str, Any]]) -> None:
     quoted = 0
-    for finding in findings(tree):
+    for finding in before:
         held = {path for path, _ in places(finding)}
         for path, _ in QUOTED_PLACE.findall(finding["message"]):
             assert path in held, finding
@@ -83,8 +89,9 @@ def test_a_message_quotes_only_files_its_finding_holds(tree: Path) -> None:
     assert quoted >= 5  # the fixtures do quote places ("(line N)" is of the finding's file)
 
 
-def test_moved_lines_move_findings_and_change_nothing_else(tree: Path, tmp_path: Path) -> None:
-    before = findings(tree)
+def test_moved_lines_move_findings_and_change_nothing_else(
+    tree: Path, before: list[dict[str, Any]], tmp_path: Path
+) -> None:
     moved = tmp_path / tree.name
     shutil.copytree(tree, moved)
     shifts: dict[str, int] = {}
@@ -100,8 +107,9 @@ def test_moved_lines_move_findings_and_change_nothing_else(tree: Path, tmp_path:
     assert [_relative(f, moved) for f in after] == expected
 
 
-def test_inert_functions_change_no_finding(tree: Path, tmp_path: Path) -> None:
-    before = findings(tree)
+def test_inert_functions_change_no_finding(
+    tree: Path, before: list[dict[str, Any]], tmp_path: Path
+) -> None:
     assert before
     edited = tmp_path / tree.name
     shutil.copytree(tree, edited)

@@ -5,6 +5,7 @@ torch workers). A new rule is one module plus `fixtures/rules/<CODE>/`: nothing 
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pickle
@@ -222,6 +223,70 @@ def marked_modules(root: Path) -> list[str]:
     ]
 
 
+# cases of the marked tests that hold the new rule's code: they ran in the copy
+NEW_RULE_CASES = (
+    "tests/test_user_rules.py::test_fixture_findings_match_markers[{code}/positive.py]",
+    "tests/test_user_rules.py::test_fixture_findings_match_markers[{code}/negative.py]",
+    "tests/test_user_rules.py::test_every_rule_has_fixtures_and_known_fixes[{code}]",
+    "tests/test_rule_docs.py::test_committed_page_is_what_the_generator_writes[{code}.md]",
+    "tests/unit/test_rule_examples.py::test_rule_example[{code}-invalid-0]",
+    "tests/unit/test_rule_examples.py::test_rule_example[{code}-valid-0]",
+    "tests/unit/test_rule_examples.py::test_rule_is_documented_in_ruff_style[{code}]",
+    "tests/unit/test_moves.py::test_every_line_a_fixture_records_is_declared[{code}/positive.py]",
+)
+
+
+def unchanged_cases(copy: Path, code: str) -> str:
+    """A ``-k`` expression that leaves out the cases of the other rules (an id naming their
+    code: their fixtures, pages, examples, fix pairs): the new rule finds only a
+    ``throwaway_reset()`` call, which no file of theirs holds, and the regeneration rewrites
+    no page of theirs, so it cannot change them. Every test that reads the whole set runs."""
+    fixtures = copy / "fixtures"
+    holders = [
+        path.relative_to(copy).as_posix()
+        for path in fixtures.rglob("*.py")
+        if "throwaway_reset" in path.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert holders == [f"fixtures/rules/{code}/positive.py"]
+    # -k matches names too: a marked test named after a rule would be left out whole
+    assert marked_tests_named_by_a_code(copy) == []
+    return f"not ({' or '.join(CODES)})"
+
+
+def marked_tests_named_by_a_code(root: Path) -> list[str]:
+    """The marked test functions (and modules) of ``root``'s tests whose name holds a rule
+    code (``-k`` is case-blind): ``-k "not (LL201 ...)"`` would leave them out."""
+    named = re.compile(r"ll\d{3}", re.I)
+    found = []
+    for module in marked_modules(root):
+        if named.search(module):
+            found.append(module)
+        functions = [
+            node
+            for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        found += [
+            f"{module}::{node.name}"
+            for node in functions
+            if named.search(node.name)
+            and any(MARKER in ast.unparse(d) for d in node.decorator_list)
+        ]
+    return found
+
+
+def test_a_marked_test_named_after_a_rule_is_caught(tmp_path: Path) -> None:
+    """The new-rule test's ``-k`` leaves out ids naming another rule's code: a marked test
+    whose own name holds one would go with them, and is named instead."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        f"import pytest\n\n\n@pytest.mark.{MARKER}\ndef test_ll201_thing():\n    pass\n\n\n"
+        "def test_ll202_unmarked():\n    pass\n"
+    )
+    assert marked_tests_named_by_a_code(tmp_path) == ["tests/test_x.py::test_ll201_thing"]
+    assert marked_tests_named_by_a_code(REPO) == []
+
+
 COPIED = shutil.ignore_patterns(
     ".venv", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"
 )
@@ -264,10 +329,12 @@ def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None
     modules = marked_modules(copy)
     assert len(modules) >= 10 and "tests/test_docs_console.py" in modules
     done = run(
-        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", MARKER),
-        *("--deselect", itself, *modules),
+        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", MARKER, "-rfEp"),
+        *("-k", unchanged_cases(copy, code), "--deselect", itself, *modules),
     )
     assert done.returncode == 0, done.stdout[-4000:]
+    passed = set(re.findall(r"^PASSED (\S+)", done.stdout, re.M))
+    assert {case.format(code=code) for case in NEW_RULE_CASES} <= passed, done.stdout[-4000:]
     rule_doc = run("-m", "lintloader", "rule", code)
     assert f"throwaway-reset ({code})" in rule_doc.stdout and "Fix: no fix." in rule_doc.stdout
     found = run(

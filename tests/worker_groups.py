@@ -29,18 +29,30 @@ GROUPED = pytest.StashKey[bool]()
 MODULE_FIXTURE = re.compile(r"@pytest\.fixture\([^)]*scope=[\"']module[\"']")
 SECONDS_KEY = "lintloader/test-seconds"
 UNKNOWN_S = 1.0
-# seconds the longest groups took serially on a loaded 2-core machine (round 7: the whole
-# module, or the one test), for a run without a cache: CI's, and the new-rule test's copy
+# seconds the longest groups took in the last full `-n 2` run on a quiet 2-core machine (round
+# 7's record), the groups round 8 cut counted at what their cut leaves, for a run without a
+# cache (CI's, and the new-rule test's copy); groups of 20 s and more
 PRIOR_S: dict[str, float] = {
-    # its copy runs the ~440 marked tests (1229 s serially, under load) with -n 2
-    "tests/test_user_rules.py::test_a_new_rule_is_one_module_plus_a_fixtures_folder": 600.0,
-    "tests/test_trace.py": 380.0,
-    "tests/test_fix_honest.py": 290.0,
-    "tests/test_precommit.py": 140.0,
-    "tests/test_trace_cost.py": 100.0,
-    "tests/test_flake8.py::test_flake8_file_scope_sees_single_file_chains_only": 60.0,
+    "tests/test_rule_contract.py": 135.0,  # 226 before: one run of each unedited tree, not three
+    # its copy runs the marked tests a new rule can change (some 90) with -n 2
+    "tests/test_user_rules.py::test_a_new_rule_is_one_module_plus_a_fixtures_folder": 110.0,
+    "tests/test_fix_honest.py": 87.0,
+    "tests/test_trace.py": 76.0,
+    "tests/test_newer_grammar.py": 70.0,  # 180 before: one check of the five fixtures, not five
+    "tests/test_fix_proof.py": 62.0,
+    "tests/test_site_packages_view.py::test_one_line_per_distribution_with_its_advisory": 60.0,
+    "tests/test_corpus.py::test_release[nemo-toolkit-1.17.0]": 43.0,
+    "tests/test_corpus.py::test_release[nemo-toolkit-1.16.0]": 39.0,
+    "tests/test_loader_shapes.py": 38.0,  # 62 before: one check of its three single files
+    "tests/test_deep_hierarchy.py::test_a_3000_deep_chain_checks_as_its_flat_equivalent": 37.0,
+    "tests/test_trace_cost.py": 33.0,
     "tests/test_docs_console.py::test_the_console_block_is_what_the_command_prints"
-    "[README.md:15]": 50.0,
+    "[docs/verify.md:255]": 32.0,
+    "tests/test_lsp_warm.py::"
+    "test_after_any_series_of_unsaved_edits_diagnostics_are_a_cold_checks": 27.0,
+    "tests/test_real_lightning.py": 23.0,
+    "tests/test_precommit.py": 23.0,
+    "tests/test_corpus.py::test_release[transformers-4.54.1]": 22.0,
 }
 
 
