@@ -11,18 +11,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+import lsp_support as lsp
 import pytest
-from lsp_support import (
-    FETCHING,
-    answer,
-    buggy_project,
-    capabilities,
-    lsp_session,
-    open_document,
-    types,
-    until,
-    uri,
-)
+from lsp_support import FETCHING, types, uri
 
 pytestmark = pytest.mark.asyncio
 SCRATCH = Path("scratch/fetch_all.py")
@@ -40,7 +31,7 @@ class Fetcher:
 
 def scratch_project(tmp_path: Path) -> Path:
     """The lightning150 fixture as a git project, with an ignored scratch file."""
-    root = buggy_project(tmp_path)
+    root = lsp.buggy_project(tmp_path)
     (root / ".gitignore").write_text("scratch/\n", encoding="utf-8")
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
         subprocess.run(
@@ -67,7 +58,7 @@ class Published(dict[str, Sequence[types.Diagnostic]]):
 
 
 async def pull(client, document: str) -> list[str]:
-    report = await answer(
+    report = await lsp.answer(
         client.text_document_diagnostic_async(
             types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(document))
         )
@@ -78,12 +69,12 @@ async def pull(client, document: str) -> list[str]:
 async def test_pushed_open_file_first_then_the_projects(tmp_path):
     root = scratch_project(tmp_path)
     scratch, fetching = uri(root, SCRATCH), uri(root, FETCHING)
-    async with lsp_session(root, tmp_path / "cache") as client:
+    async with lsp.lsp_session(root, tmp_path / "cache") as client:
         client.diagnostics = published = Published()
-        open_document(client, root / SCRATCH)
-        open_document(client, root / FETCHING)
-        await until(lambda: (fetching, ["LL101"]) in published.history, "the project's LL101")
-        await until(lambda: (scratch, []) in published.history, "the scratch file cleared")
+        lsp.open_document(client, root / SCRATCH)
+        lsp.open_document(client, root / FETCHING)
+        await lsp.until(lambda: (fetching, ["LL101"]) in published.history, "the project's LL101")
+        await lsp.until(lambda: (scratch, []) in published.history, "the scratch file cleared")
     # the open files alone first: the scratch file's own finding (fetching.py's chain ends
     # in another file: nothing alone, so nothing pushed for it early)
     assert published.history[0] == (scratch, ["LL101"])
@@ -96,11 +87,11 @@ async def test_pushed_open_file_first_then_the_projects(tmp_path):
 async def test_pulled_open_file_first_then_a_refresh(tmp_path):
     root = scratch_project(tmp_path)
     scratch, fetching = uri(root, SCRATCH), uri(root, FETCHING)
-    async with lsp_session(root, tmp_path / "cache", pull=True) as client:
-        open_document(client, root / SCRATCH)
-        open_document(client, root / FETCHING)
+    async with lsp.lsp_session(root, tmp_path / "cache", pull=True) as client:
+        lsp.open_document(client, root / SCRATCH)
+        lsp.open_document(client, root / FETCHING)
         early = {scratch: await pull(client, scratch), fetching: await pull(client, fetching)}
-        await until(lambda: client.diagnostic_refresh_count >= 1, "a refresh")
+        await lsp.until(lambda: client.diagnostic_refresh_count >= 1, "a refresh")
         final = {scratch: await pull(client, scratch), fetching: await pull(client, fetching)}
         pushed = dict(client.diagnostics)
     assert early == {scratch: ["LL101"], fetching: []}  # each open file alone
@@ -110,12 +101,12 @@ async def test_pulled_open_file_first_then_a_refresh(tmp_path):
 
 async def test_a_client_without_refresh_waits_for_the_projects(tmp_path):
     root = scratch_project(tmp_path)
-    caps = capabilities(pull=True)
+    caps = lsp.capabilities(pull=True)
     caps.workspace.diagnostics = None  # no workspace/diagnostic/refresh
     scratch, fetching = uri(root, SCRATCH), uri(root, FETCHING)
-    async with lsp_session(root, tmp_path / "cache", caps=caps) as client:
-        open_document(client, root / SCRATCH)
-        open_document(client, root / FETCHING)
+    async with lsp.lsp_session(root, tmp_path / "cache", caps=caps) as client:
+        lsp.open_document(client, root / SCRATCH)
+        lsp.open_document(client, root / FETCHING)
         first = {scratch: await pull(client, scratch), fetching: await pull(client, fetching)}
         refreshed = client.diagnostic_refresh_count
     assert first == {scratch: [], fetching: ["LL101"]}  # the final answer at once
