@@ -5,7 +5,10 @@ worker thread (the engine is not shared between threads: analyses, linked progra
 rounds all run in that one thread), while the event loop keeps answering. Edits that arrive
 while an analysis runs are taken together by the next one. A request that needs findings
 (a pull of diagnostics, a hover, a code action) waits until its project is analyzed as it is
-now, so what it answers from matches the buffer the editor shows.
+now, so what it answers from matches the buffer the editor shows. One exception, before a
+cold project's first analysis lands: its open files checked alone are shown meanwhile
+(pushed, or a pull of an open file answered from them where the client can be asked to pull
+again; see :meth:`Session.check_early`).
 """
 
 from __future__ import annotations
@@ -285,6 +288,7 @@ class Session:
         )
 
     async def show_early(self, project: Project, done: asyncio.Future[Analysis]) -> None:
+        """Show the early check ``done`` gives, unless the project's analysis came first."""
         try:
             early = await done
         except Exception:  # the project's analysis says what is wrong
