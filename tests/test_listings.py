@@ -603,3 +603,31 @@ def test_a_second_process_lists_no_unchanged_directory(plain_tree: Path, tmp_pat
     (plain_tree / "pkg" / "sub" / "c.py").write_text("C = 1\n")  # a directory changes
     git(plain_tree, "add", "-A")
     assert os.path.join("pkg", "sub") in directories_listed(plain_tree, elsewhere, cache)
+
+
+def test_a_run_from_each_folder_replays_its_own_stored_run(
+    plain_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stored run's findings name files relative to the working directory: runs from two
+    folders keep one each, and neither replaces the other's (a server started in the project,
+    ``check`` run elsewhere)."""
+    from lintloader.integrations.lsp.analysis import Settings, analyze
+
+    (plain_tree / "pkg" / "a.py").write_text(
+        "class Fetcher:\n    def __iter__(self):\n"
+        "        self.loader._iterator = None\n        return iter(self.loader)\n"
+    )
+    git(plain_tree, "add", "-A")
+    settings, elsewhere = Settings(cache_dir=tmp_path / "cache"), tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def routes(folder: Path) -> list[str]:
+        monkeypatch.chdir(folder)
+        return [analyze(str(plain_tree), {}, settings).result.route for _ in range(2)]
+
+    assert routes(plain_tree) == ["analyzed", "replayed"]
+    assert routes(elsewhere) == ["analyzed", "replayed"]
+    assert routes(plain_tree) == ["replayed", "replayed"]
+    monkeypatch.chdir(plain_tree)
+    found = analyze(str(plain_tree), {}, settings).result.findings
+    assert [(f.path, f.code) for f in found] == [("pkg/a.py", "LL101")]  # its own displays
