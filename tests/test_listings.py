@@ -4,11 +4,15 @@ instead of listing them finds exactly what a fresh walk finds, and notices every
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from child_processes import run_once
+from harness import environment, lintloader_command
 from test_fast_paths import odd_site, reference_site_files
 
 from lintloader.cache.files import read_entry, write_entry
@@ -533,3 +537,97 @@ def test_a_directory_that_changed_shape_makes_a_walk(
         assert modules["pkg/sub/b.py"] == "sub.b"
     else:
         assert [p.display for p in found.problems] == ["pkg/gone.py"]
+
+
+# -- one memo for every working directory ------------------------------------------------------
+def test_a_walk_from_another_folder_takes_the_remembered_walk(
+    plain_tree: Path, tmp_path: Path
+) -> None:
+    """The memo holds display paths relative to the folder its walk ran in; a walk run in
+    another folder takes it (no new walk) with its own display paths."""
+    cache = tmp_path / "cache"
+    assert_walks_agree(plain_tree, cache)
+    entry, scope, memo = stored_memo(cache)
+    write_memo(cache, entry, scope, with_module(memo, {"top.py": "stored.name"}))
+    elsewhere = discover_paths([str(plain_tree)], (), cwd=str(tmp_path), cache_dir=cache)
+    fresh = discover_paths([str(plain_tree)], (), cwd=str(tmp_path), cache_dir=None)
+    assert [f.display for f in elsewhere.files] == [f.display for f in fresh.files]
+    assert "plain/pkg/sub/b.py" in {f.display for f in elsewhere.files}
+    modules = {f.display: f.module for f in elsewhere.files}
+    assert modules["plain/top.py"] == "stored.name"  # the remembered walk, not a new one
+    outside = discover_paths([str(plain_tree)], (), cwd=str(plain_tree / "pkg"), cache_dir=cache)
+    assert str(plain_tree / "top.py") in {f.display for f in outside.files}
+
+
+# strace -y: the folder a relative path is opened in follows its descriptor, in <...>
+_OPENED_DIRECTORY = re.compile(r'openat\((?:AT_FDCWD|\d+)<([^>]*)>, "([^"]*)", [^)]*O_DIRECTORY')
+
+
+def directories_listed(root: Path, cwd: Path, cache: Path) -> set[str]:
+    """The directories of ``root`` (outside ``.git``) that ``lintloader check ROOT``, run in
+    ``cwd``, or a process it starts (git) opens to list, as strace sees them; ``git ls-files
+    --others`` (which walks the tree: started only when the walk is not remembered) as
+    ``"git --others"``."""
+    log = cache.parent / f"strace-{time.monotonic_ns()}.log"  # not in the tree: it would change
+    command = ["strace", "-f", "-qq", "-y", "-e", "trace=openat,execve", "-o", str(log)]
+    command += [*lintloader_command(), "check", "--output-format", "json", str(root)]
+    env = environment({"LINTLOADER_CACHE_DIR": str(cache)})
+    done = run_once(command, cwd=str(cwd), env=env, timeout=600, capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    listed = set()
+    for line in log.read_text(encoding="utf-8").splitlines():
+        if "execve(" in line and '"--others"' in line:
+            listed.add("git --others")
+        found = _OPENED_DIRECTORY.search(line)
+        if found is None:
+            continue
+        folder, path = found.groups()
+        absolute = os.path.normpath(os.path.join(folder, path))  # path: absolute, or in folder
+        if absolute.startswith(str(root)) and ".git" not in Path(absolute).parts:
+            listed.add(os.path.relpath(absolute, root))
+    return listed
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_a_second_process_lists_no_unchanged_directory(plain_tree: Path, tmp_path: Path) -> None:
+    """Two real processes one after the other, the second run from another folder (a server
+    started in the project, then ``check`` from elsewhere): it lists no directory of the tree
+    (neither itself nor git), all of them unchanged since the first listed them."""
+    cache, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    everything = {".", "pkg", os.path.join("pkg", "sub"), "git --others"}
+    # what strace sees: the first process lists every directory (no memo yet)
+    assert directories_listed(plain_tree, plain_tree, cache) >= everything
+    assert directories_listed(plain_tree, elsewhere, cache) == set()
+    assert directories_listed(plain_tree, plain_tree, cache) == set()
+    (plain_tree / "pkg" / "sub" / "c.py").write_text("C = 1\n")  # a directory changes
+    git(plain_tree, "add", "-A")
+    assert os.path.join("pkg", "sub") in directories_listed(plain_tree, elsewhere, cache)
+
+
+def test_a_run_from_each_folder_replays_its_own_stored_run(
+    plain_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stored run's findings name files relative to the working directory: runs from two
+    folders keep one each, and neither replaces the other's (a server started in the project,
+    ``check`` run elsewhere)."""
+    from lintloader.integrations.lsp.analysis import Settings, analyze
+
+    (plain_tree / "pkg" / "a.py").write_text(
+        "class Fetcher:\n    def __iter__(self):\n"
+        "        self.loader._iterator = None\n        return iter(self.loader)\n"
+    )
+    git(plain_tree, "add", "-A")
+    settings, elsewhere = Settings(cache_dir=tmp_path / "cache"), tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def routes(folder: Path) -> list[str]:
+        monkeypatch.chdir(folder)
+        return [analyze(str(plain_tree), {}, settings).result.route for _ in range(2)]
+
+    assert routes(plain_tree) == ["analyzed", "replayed"]
+    assert routes(elsewhere) == ["analyzed", "replayed"]
+    assert routes(plain_tree) == ["replayed", "replayed"]
+    monkeypatch.chdir(plain_tree)
+    found = analyze(str(plain_tree), {}, settings).result.findings
+    assert [(f.path, f.code) for f in found] == [("pkg/a.py", "LL101")]  # its own displays

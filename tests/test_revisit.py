@@ -86,10 +86,16 @@ def stored_run(cache: Path) -> tuple[Path, Replay]:
     return path, replace(stored, rounds=rounds, reads=reads)
 
 
+def index_of(replay: Path) -> Path:
+    """The stat index a stored run sits next to (``<name>.<folder tag>.replay``: one per
+    working directory, ``incremental/replay.py``)."""
+    return replay.with_name(replay.name.partition(".")[0] + ".index")
+
+
 def write_crafted(cache: Path, path: Path, stored: Replay, **fields: object) -> None:
     """``stored`` as lintloader writes it, with ``fields`` replaced by raw JSON values (what
     a crafted entry can hold, of any type)."""
-    save_replay(cache, path.with_suffix(".index"), stored)
+    save_replay(cache, index_of(path), stored)
     header, _, body = path.read_bytes().partition(b"\n")
     value = json.loads(body)
     names = [field.name for field in dataclasses.fields(Replay)]
@@ -371,7 +377,7 @@ def test_a_stored_kind_lintloader_does_not_know_reads_every_call(tmp_path: Path)
     assert isinstance(reads, DemandReads)
     key = "minilight.utilities.fetching:DataFetcher.reset"
     crafted = reads._replace(kinds=reads.kinds | {(key, "a-kind-from-elsewhere")})
-    save_replay(cache, path.with_suffix(".index"), replace(stored, reads=crafted))
+    save_replay(cache, index_of(path), replace(stored, reads=crafted))
     fetching = root / "lightning150" / "minilight" / "utilities" / "fetching.py"
     where = "def reset(self):\n"
     fetching.write_text(fetching.read_text().replace(where, f"{where}        print(self)\n", 1))

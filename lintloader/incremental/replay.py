@@ -7,7 +7,7 @@ configuration, the active rules, lintloader's own code (the stamp of its modules
 edited checkout never replays stale findings) and the summary cache entries the run used (each
 must still be the very file it read or wrote: same size and mtime, not a link). All of it goes
 into one key; the stored run is replayed only when the key is equal and the entries are intact.
-One replay file per set of scan roots, next to the index.
+One replay file per set of scan roots and working directory, next to the index.
 
 A second key, the *shape*, leaves the files' content out. When only the content of a few files
 changed (the shape is equal), the stored run also keeps what a later run needs to tell whether
@@ -21,6 +21,7 @@ analysis: no summary, rule or parser module is imported until something must be 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -116,7 +117,11 @@ def _update(digest: hashlib._Hash, column: list[str]) -> None:
 
 
 def replay_path(index_file: Path) -> Path:
-    return index_file.with_suffix(".replay")
+    """Where the stored run of the roots of ``index_file`` is kept for runs from this working
+    directory: its findings' display paths are relative to it, so runs from two folders (an
+    editor's server, ``check`` in a terminal) keep one each instead of replacing each other's."""
+    folder = os.getcwd().encode("utf-8", "surrogateescape")
+    return index_file.with_suffix(f".{hashlib.sha256(folder).hexdigest()[:12]}.replay")
 
 
 def load_replay(index_file: Path, cache: SummaryCache) -> Replay | None:

@@ -13,7 +13,7 @@ so an edit costs a byte search and a parse of the edited buffer, not a new analy
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -123,10 +123,35 @@ def cold_cache(root: str, settings: Settings) -> Path | None:
     """The cache directory, when it holds no stored run of the project at ``root`` (its first
     analysis parses what it needs: :func:`warm_cache` is worth a helper's fork)."""
     cache = cache_directory(settings)
-    if cache is None:
-        return None
-    stored = replay_path(index_path(cache, (os.path.abspath(root),)))
-    return None if stored.exists() else cache
+    return cache if cache is not None and not _stored_run(root, cache) else None
+
+
+def starts_cold(root: str, settings: Settings) -> bool:
+    """Whether the first analysis of the project at ``root`` parses (no cache, or no stored
+    run of it): then the open files are checked alone first (:func:`analyze_alone`)."""
+    cache = cache_directory(settings)
+    return cache is None or not _stored_run(root, cache)
+
+
+def _stored_run(root: str, cache: Path) -> bool:
+    return replay_path(index_path(cache, (os.path.abspath(root),))).exists()
+
+
+def analyze_alone(
+    root: str, paths: Sequence[str], buffers: Mapping[str, bytes], settings: Settings
+) -> Analysis:
+    """The files at ``paths`` checked alone, as ``check --project-root none FILES`` checks
+    them with the configuration of the project at ``root``: the chains inside them, and the
+    summaries the cache holds of them. A cold server shows this while the project is
+    analyzed (docs/performance.md, "open files first"); the project's analysis replaces it."""
+    config = project_config(root)
+    cache = cache_directory(settings)
+    discovery = discover_trees(paths, config.exclude, cache, context=False)
+    sources = {path: data for path, data in buffers.items() if path in paths}
+    options = CheckOptions(config=config, jobs=1, cache_dir=cache, sources=sources)
+    analysis = Analysis(root, discovery, options, run_check(discovery, options))
+    analysis.by_path = findings_by_path(analysis)
+    return analysis
 
 
 def warm_cache(job: dict[str, str | int]) -> None:

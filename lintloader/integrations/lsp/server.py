@@ -102,6 +102,8 @@ def _opened(session: Session, uri: str) -> None:
     if path is None or not path.endswith(EDITED):
         return
     project = session.projects.of(path)
+    if project.analysis is None:  # a cold project's open files are checked alone first
+        session.check_early(project)
     if session.buffers_differ(project, path):
         session.changed([path], on_disk=False)
     elif project.analysis is None:  # the first analysis (under way, or to start) reads it

@@ -5,7 +5,10 @@ worker thread (the engine is not shared between threads: analyses and fix rounds
 that one thread), while the event loop keeps answering. Edits that arrive
 while an analysis runs are taken together by the next one. A request that needs findings
 (a pull of diagnostics, a hover, a code action) waits until its project is analyzed as it is
-now, so what it answers from matches the buffer the editor shows.
+now, so what it answers from matches the buffer the editor shows. One exception, before a
+cold project's first analysis lands: its open files checked alone are shown meanwhile
+(pushed, or a pull of an open file answered from them where the client can be asked to pull
+again; see :meth:`Session.check_early`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from lintloader.integrations.lsp.analysis import (
     Analysis,
     Settings,
     analyze,
+    analyze_alone,
     cold_cache,
+    starts_cold,
 )
 from lintloader.integrations.lsp.diagnostics import Converter, Mover, uri_of
 from lintloader.integrations.lsp.notebooks import NotebookView, notebook_json
@@ -67,6 +72,8 @@ class Session:
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lintloader")
         self.loop_task: asyncio.Task[None] | None = None
         self.tokens = itertools.count(1)
+        # per project root: the open files checked alone, or queued (see :meth:`check_early`)
+        self.early_checks: dict[str, tuple[frozenset[str], asyncio.Future[None]]] = {}
         # the last fix-all tried: (analysis, path, edit), reused while neither changes
         self._last_fix_all: tuple[object, str, types.WorkspaceEdit | None] | None = None
         # the quick fixes tried on the last analysis: (analysis, finding -> its actions)
@@ -175,10 +182,11 @@ class Session:
     def placed(self, project: Project, path: str) -> dict[str, list[types.Diagnostic]]:
         """The diagnostics of ``path``'s findings, by the URI of the document that shows
         them (see :meth:`documents`)."""
-        if project.analysis is None:
+        shown = project.shown_analysis
+        if shown is None:
             return {}
         findings = project.findings(path)
-        return self.converter(project.analysis).placed(path, findings, self.documents(path))
+        return self.converter(shown).placed(path, findings, self.documents(path))
 
     # -- the analysis loop -------------------------------------------------------------------
     def changed(self, paths: Sequence[str], on_disk: bool = True) -> None:
@@ -215,7 +223,7 @@ class Session:
         token = await self.progress_begin(project) if first and self.shows_progress() else None
         try:
             if first:
-                await self.warm_cache(project)
+                await self.first_steps(project)
             analysis = await self.in_engine(
                 lambda: analyze(project.root, data, self.settings, before)
             )
@@ -232,17 +240,70 @@ class Session:
         changed = project.take(analysis, generation)
         if token is not None:
             self.progress_end(token, analysis)
-        self.publish(project, changed)
+        # a pull answered from the early check was not final: ask for another, changed or not
+        refresh, project.answered_early = project.answered_early, False
+        self.publish(project, changed, refresh)
 
-    async def warm_cache(self, project: Project) -> None:
-        """A project's cold analysis in the helper's forked child, which parses in shards: the
-        analysis that follows here replays it. Where there is no helper, no cache, or the
-        cache holds a run of the project already (or the child failed), it does nothing."""
+    async def first_steps(self, project: Project) -> None:
+        """Before a project's first analysis: its cold analysis started in the helper's
+        forked child, which parses in shards (the analysis that follows here replays it),
+        and, while that runs, the open files checked alone (:meth:`check_early`). Where there
+        is no helper, no cache, or the cache holds a run of the project already (or the
+        child failed), there is no child."""
         helper = self.helper
         cache = cold_cache(project.root, self.settings) if helper is not None else None
+        child: asyncio.Future[bool] | None = None
         if helper is not None and cache is not None:
             job = {"root": project.root, "cache_dir": str(cache), "jobs": self.settings.cold_jobs}
-            await self.in_engine(lambda: helper.run(job))
+            # waited for in a thread of its own: the engine's thread checks the open files
+            child = asyncio.get_running_loop().run_in_executor(None, lambda: helper.run(job))
+        self.check_early(project)
+        if child is not None:
+            await child
+
+    # -- the open files first -------------------------------------------------------------------
+    def check_early(self, project: Project) -> asyncio.Future[None] | None:
+        """Until the first analysis of a cold project lands, check its open Python files
+        alone (``analyze_alone``) and show that at once (pushed; a pull of an open file is
+        answered from it where the client can be asked to pull again). Queued in the engine
+        now, so before any analysis queued after; the check under way (or None)."""
+        paths = self.early_paths(project)
+        checked, task = self.early_checks.get(project.root, (frozenset(), None))
+        if not paths or paths <= checked:
+            return task
+        data = buffers(project, {p: t for p, t in self.open_texts().items() if p in paths})
+        settings, root = self.settings, project.root
+        done = asyncio.get_running_loop().run_in_executor(
+            self.engine, lambda: analyze_alone(root, sorted(paths), data, settings)
+        )
+        task = asyncio.ensure_future(self.show_early(project, done))
+        self.early_checks[project.root] = (checked | paths, task)
+        return task
+
+    def early_paths(self, project: Project) -> frozenset[str]:
+        """The open Python files of ``project`` an early check takes: none once its first
+        analysis landed, or when that analysis replays a stored run (it is quick then)."""
+        if project.analysis is not None:
+            return frozenset()
+        if project.cold is None:
+            project.cold = starts_cold(project.root, self.settings)
+        if not project.cold:
+            return frozenset()
+        open_ = self.open_texts()
+        return frozenset(
+            p for p in open_ if p.endswith(".py") and project.covers(p) and os.path.isfile(p)
+        )
+
+    async def show_early(self, project: Project, done: asyncio.Future[Analysis]) -> None:
+        """Show the early check ``done`` gives, unless the project's analysis came first."""
+        try:
+            early = await done
+        except Exception:  # the project's analysis says what is wrong
+            return
+        if project.analysis is None:  # else it landed meanwhile: it counts
+            changed = project.take_early(early)
+            if not self.pulls:
+                self.publish(project, changed)
 
     async def progress_begin(self, project: Project) -> str | None:
         token = f"lintloader/analysis/{next(self.tokens)}"
@@ -268,10 +329,11 @@ class Session:
             message = f"{counted(found, 'finding')} in {files} files"
         self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
-    def publish(self, project: Project, paths: Sequence[str]) -> None:
+    def publish(self, project: Project, paths: Sequence[str], refresh: bool = False) -> None:
         """Show the new findings of ``paths`` (pushed, or a refresh asked of a pulling
-        client); a path without findings any more is cleared."""
-        if not paths or project.analysis is None:
+        client; ``refresh``: asked even with no path); a path without findings any more is
+        cleared."""
+        if not (paths or refresh) or project.shown_analysis is None:
             return
         if self.pulls:
             if self.can_refresh():
@@ -304,9 +366,28 @@ class Session:
         if path is None:
             return []
         project = self.projects.of(path)
-        await self.settled(project)
+        if not await self.answered_early(project, path):
+            await self.settled(project)
         placed = self.placed(project, path)
         return placed.get(uri) or placed.get(unquote(uri)) or []
+
+    async def answered_early(self, project: Project, path: str) -> bool:
+        """Whether a pull of ``path`` is answered from the early check of the open files
+        (the client is asked to pull again once the project's analysis lands); else the
+        answer waits for that analysis, as for a client that cannot be asked."""
+        if project.analysis is not None or not self.can_refresh() or not self.pulls:
+            return False
+        early = self.check_early(project)
+        if early is None:
+            return False
+        await asyncio.shield(early)
+        shown = project.early
+        if project.analysis is not None or shown is None:
+            return False
+        if not any(f.path == path for f in shown.discovery.files):
+            return False
+        project.answered_early = True
+        return True
 
     def buffers_differ(self, project: Project, path: str) -> bool:
         """Whether the open buffer of ``path`` is not what the last analysis read."""

@@ -36,20 +36,42 @@ class Project:
     # a file may have been added, removed or saved since the last analysis began: find the
     # files again (an edit of an open buffer keeps them, where the client reports the rest)
     disk_changed: bool = True
+    # before the first analysis lands: the open files checked alone (shown meanwhile), and
+    # whether a pull was answered from them (the client is then asked to pull again)
+    early: Analysis | None = None
+    answered_early: bool = False
+    cold: bool | None = None  # whether the first analysis parses (None: not known yet)
 
     @property
     def stale(self) -> bool:
         return self.analyzed != self.generation
 
+    @property
+    def shown_analysis(self) -> Analysis | None:
+        """What the diagnostics shown come from: the analysis, else the early one."""
+        return self.analysis or self.early
+
     def covers(self, path: str) -> bool:
         return path == self.root or path.startswith(self.root.rstrip(os.sep) + os.sep)
 
     def findings(self, path: str) -> tuple[Finding, ...]:
-        return self.analysis.by_path.get(path, ()) if self.analysis else ()
+        shown = self.shown_analysis
+        return shown.by_path.get(path, ()) if shown else ()
+
+    def take_early(self, early: Analysis) -> list[str]:
+        """Show ``early`` until the first analysis lands; the paths it gives findings to."""
+        self.early = early
+        found = {path: findings for path, findings in early.by_path.items() if findings}
+        changed = sorted(path for path in found if self.shown.get(path) != found[path])
+        self.shown.update(found)
+        self.ever_shown.update(found)
+        return changed
 
     def take(self, analysis: Analysis, generation: int) -> list[str]:
-        """Keep ``analysis``; the paths whose findings it changed (to show again or clear)."""
+        """Keep ``analysis``; the paths whose findings it changed (to show again or clear:
+        an early finding the analysis does not make too)."""
         self.analysis, self.analyzed = analysis, generation
+        self.early = None
         before, self.shown = self.shown, dict(analysis.by_path)
         self.ever_shown.update(self.shown)
         return sorted(p for p in {*before, *self.shown} if before.get(p) != self.shown.get(p))

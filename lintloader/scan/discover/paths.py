@@ -28,6 +28,7 @@ from lintloader.scan.discover.walk.tree_memo import (
     load_memo,
     memo_directory,
     save_memo,
+    shown_from,
     walk_key,
 )
 from lintloader.scan.model import (
@@ -57,7 +58,7 @@ class _Scan:
 
     def walk_key(self, root: str, answer: GitAnswer | None) -> str:
         """The key of what a walk of ``root`` keeps (``scan/discover/walk/tree_memo.py``)."""
-        return walk_key(root, self.patterns, self.cwd, answer.tracked_output if answer else None)
+        return walk_key(root, self.patterns, answer.tracked_output if answer else None)
 
 
 def discover_paths(
@@ -96,14 +97,20 @@ def _named(
     directory: str, entries: list[tuple[str, str]], namer: ModuleNamer, cwd: str
 ) -> list[SourceFile]:
     """The files (name, path) of the normalized absolute ``directory``, named."""
-    relative = inside(directory, cwd)  # display_path, for a path known to be absolute
-    shown = os.path.join(directory if relative is None else relative, "")
-    shown = "" if shown == "./" else shown
+    shown = _shown(directory, cwd)
     files = []
     for name, path in entries:
         module, is_package = namer.named(directory, name)
         files.append(SourceFile(path, module, is_package, printable(shown + name)))
     return files
+
+
+def _shown(directory: str, cwd: str) -> str:
+    """What the display paths of the files of ``directory`` start with (display_path, for a
+    normalized absolute path)."""
+    relative = inside(directory, cwd)
+    shown = os.path.join(directory if relative is None else relative, "")
+    return "" if shown == "./" else shown
 
 
 def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
@@ -121,6 +128,7 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
         return
     with GitFiles(path) as git:  # runs while the walk goes on (scan/discover/git_files.py)
         memo = load_memo(scan.cache_dir, _tree(root), root)
+        memo = shown_from(memo, scan.cwd, _shown) if memo is not None else None
         remembered = _remembered_walk(scan, root, git, memo)
         if remembered is not None:
             yield remembered
@@ -252,7 +260,7 @@ def _walk_tree(
     directories = _remembered(kept, answered, listings)
     whole = len(directories) == len(kept) and all(k.memorable for k in kept)
     whole = whole and len(scan.found.problems) == problems
-    now = TreeMemo(answered.key, scan.namer.prefix(root), whole, directories)
+    now = TreeMemo(answered.key, scan.cwd, scan.namer.prefix(root), whole, directories)
     if now != memo:
         save_memo(scan.cache_dir, _tree(root), now)
 

@@ -7,9 +7,12 @@ Three things spare a warm walk its work, all kept here:
   entries (``scan/discover/walk/listings.py`` says why, and when a listing is not remembered);
 * **named files**: what the walk made of a directory (its files, named: module, package flag,
   display path) depends only on its listing, its package path and the walk's key, made of the
-  root, the exclude patterns, the working directory and which files git tracks
-  (:func:`walk_key`); a directory holding a file git does not track has none remembered
-  (whether git ignores it is not in the key, see ``scan/discover/git_files.py``);
+  root, the exclude patterns and which files git tracks (:func:`walk_key`); a directory
+  holding a file git does not track has none remembered (whether git ignores it is not in the
+  key, see ``scan/discover/git_files.py``). The display paths are relative to the working
+  directory of the walk that made them (``cwd``); a run from another folder makes them again
+  from the paths (:func:`shown_from`), so that a server started in the project and a
+  ``check`` run elsewhere do not each walk the tree again after the other;
 * **the whole walk**: when every directory of a walk had its files remembered (no link, nothing
   modified within the racy window, nothing unreadable, every file tracked), the entry is the
   walk itself, in its order (``whole``): a warm run stats each directory and takes the files
@@ -27,16 +30,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from lintloader.cache.files import read_entry, write_entry
+from lintloader.scan.discover.escape import printable
 from lintloader.scan.discover.walk.listings import Listing, walk_file
 from lintloader.scan.model import NOTEBOOK_SUFFIX, SourceFile
 
-KIND = "tree walk 1"
+KIND = "tree walk 2"
 MAX_CHANGED = 16  # changed directories patched into a whole walk; more: walk the tree
 _SUFFIXES = (".py", NOTEBOOK_SUFFIX)
 _NOT_NAMES = frozenset({"", ".", ".."})
@@ -67,6 +71,7 @@ class MemoDirectory(NamedTuple):
 
 class TreeMemo(NamedTuple):
     key: str  # walk_key of the walk that made it
+    cwd: str  # the working directory the display paths of ``directories`` are relative to
     root_prefix: tuple[str, ...]  # the package path of the root
     whole: bool  # every directory the walk went into, in its order, with its files named
     directories: tuple[MemoDirectory, ...]
@@ -75,10 +80,11 @@ class TreeMemo(NamedTuple):
 Stored = tuple[str, TreeMemo]  # (the tree's scope, its memo)
 
 
-def walk_key(root: str, patterns: Iterable[str], cwd: str, tracked: bytes | None) -> str:
-    """What the files kept in every directory of one walk depend on, beyond the directory."""
+def walk_key(root: str, patterns: Iterable[str], tracked: bytes | None) -> str:
+    """What the files kept in every directory of one walk depend on, beyond the directory and
+    the working directory (display paths: :func:`shown_from`)."""
     digest = hashlib.sha256()
-    for part in (root, "\0".join(patterns), cwd):
+    for part in (root, "\0".join(patterns)):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\n")
     digest.update(b"no git\n" if tracked is None else tracked)
     return digest.hexdigest()
@@ -101,6 +107,23 @@ def load_memo(cache_dir: Path | None, tree: str, root: str) -> TreeMemo | None:
         return None
     scope, memo = stored
     return memo if scope == tree and _well_formed(memo, root) else None
+
+
+def shown_from(memo: TreeMemo, cwd: str, shown: Callable[[str, str], str]) -> TreeMemo:
+    """``memo`` with the display paths of a walk run in ``cwd`` (``shown(directory, cwd)``:
+    the display prefix of a directory's files, as the walk makes it)."""
+    if memo.cwd == cwd:
+        return memo
+    directories = []
+    for directory in memo.directories:
+        named = directory.named
+        if named is not None:
+            prefix = shown(directory.path, cwd)
+            named = tuple(
+                f._replace(display=printable(prefix + f.path.rpartition(os.sep)[2])) for f in named
+            )
+        directories.append(directory._replace(named=named))
+    return memo._replace(cwd=cwd, directories=tuple(directories))
 
 
 def save_memo(cache_dir: Path | None, tree: str, memo: TreeMemo) -> None:
