@@ -13,7 +13,7 @@ into another module's ``teardown``). No action edits a file
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 
 from lsprotocol import types
@@ -25,19 +25,6 @@ from lintloader.fixers.runner import FixOutcome, Guard, Restrict, Sources
 from lintloader.fixers.writer import Roots, why_not_writable
 from lintloader.integrations.lsp.analysis import Analysis
 from lintloader.integrations.lsp.edits import workspace_edit
-
-FIX_ALL = "source.fixAll.lintloader"
-KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL]
-
-
-def wanted(kind: str, only: Iterable[str] | None) -> bool:
-    """Whether a client that asked for ``only`` kinds wants an action of ``kind``."""
-    return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
-
-
-def touching(findings: Iterable[Finding], first: int, last: int) -> list[Finding]:
-    """The findings whose lines (1-based) meet ``first``..``last``."""
-    return [f for f in findings if f.line <= last and max(f.end_line, f.line) >= first]
 
 
 def refusal(analysis: Analysis) -> Guard:
@@ -147,11 +134,6 @@ def without_accepted(analysis: Analysis, within: Restrict | None = None) -> Rest
     except BaselineError:
         return lambda result: replace(result, findings=[])
     return fix_scope(within, baseline, recorded)
-
-
-def fix_all_action() -> types.CodeAction:
-    """The fix-all action, its edit worked out on resolve (:func:`fix_all_edit`)."""
-    return types.CodeAction(title="lintloader: fix all (safe fixes)", kind=FIX_ALL)
 
 
 def fix_all_edit(analysis: Analysis, path: str, codec: PositionCodec) -> types.WorkspaceEdit | None:

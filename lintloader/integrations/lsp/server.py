@@ -17,7 +17,8 @@ from pygls.lsp.server import LanguageServer
 
 from lintloader import __version__
 from lintloader.fixers.catalog import fix_kind
-from lintloader.integrations.lsp import actions, hover, notebooks
+from lintloader.integrations.lsp import action_kinds as actions
+from lintloader.integrations.lsp import hover, notebooks
 from lintloader.integrations.lsp.analysis import Settings
 from lintloader.integrations.lsp.diagnostics import SOURCE
 from lintloader.integrations.lsp.session import Session, path_of_uri
