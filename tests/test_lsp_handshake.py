@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,22 @@ def test_a_first_message_other_than_initialize_reaches_pygls(tmp_path: Path) -> 
         tmp_path=tmp_path,
     )
     assert replies[0]["id"] == 7 and replies[0]["result"] is None
+
+
+def test_the_server_is_built_without_the_fixers() -> None:
+    """The fixers and libcst are imported when a code action is made, not to start the server
+    and show its first diagnostics (a third of its start-up imports, round 8)."""
+    script = (
+        "import sys\n"
+        "from lintloader.integrations.lsp.analysis import Settings\n"
+        "from lintloader.integrations.lsp.server import build_server\n"
+        "build_server(Settings(use_cache=False, cache_dir=None, cold_jobs=1))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('libcst', 'lintloader.fixers.'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.strip()
+    assert "libcst" not in loaded and "lintloader.fixers.runner" not in loaded, loaded
