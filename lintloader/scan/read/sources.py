@@ -241,7 +241,7 @@ class SourceSet:
         for path in paths:
             if path in contents and path not in overrides and not digests[rows[path]]:
                 size = len(contents[path])
-                if self._spared + size <= spare:
+                if spare > 0 and self._spared + size <= spare:
                     self._spared += size
                 else:
                     del contents[path]
