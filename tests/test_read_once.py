@@ -8,6 +8,7 @@ this project were each opened up to 15 times by one ``check --no-cache``.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -95,3 +96,30 @@ def test_a_check_and_its_fix_trial_read_each_file_once(tmp_path: Path, cache: st
     assert "LL202" in printed and "1 fixable with `--fix`" in printed  # the trial ran
     assert set(counts) == ALL_FILES
     assert counts == Counter(dict.fromkeys(ALL_FILES, 1))
+
+
+def test_a_check_after_an_edit_reads_the_edited_file(tmp_path: Path) -> None:
+    """The memo never stands in for a changed file: an edit of the same size whose mtime is
+    set back to the old one (only its ctime tells) is read again by the next check."""
+    from lintloader.engine import CheckOptions, run_check
+    from lintloader.scan.discover.paths import discover_paths
+    from lintloader.scan.read.memo import ReadMemo
+
+    root = project(tmp_path / "proj")
+    train = root / "pkg" / "train.py"
+    old = train.stat().st_mtime_ns
+    memo = ReadMemo()
+
+    def codes() -> list[str]:
+        discovery = discover_paths([str(root)], ())
+        return [f.code for f in run_check(discovery, CheckOptions(jobs=1, reads=memo)).findings]
+
+    assert "LL202" in codes()
+    assert any(path.endswith("train.py") for path in memo.kept)  # parsed: its bytes are kept
+    # the same number of bytes, without the loop: a loader built once
+    edited = HOISTABLE.replace("for epoch in range(epochs):", "if epochs:                 ")
+    assert len(edited) == len(HOISTABLE)
+    train.write_text(edited)
+    os.utime(train, ns=(old, old))
+    time.sleep(RACY_NS / 1e9 + 0.2)
+    assert "LL202" not in codes()
