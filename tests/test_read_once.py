@@ -17,28 +17,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 from harness import environment, lintloader_command
 
 from lintloader.scan.read.statindex import RACY_NS
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 
-HOISTABLE = """from torch.utils.data import DataLoader
-
-
-def make_loader(dataset, batch_size):
-    return DataLoader(
-        dataset, batch_size=batch_size, shuffle=True, num_workers=2, persistent_workers=True
-    )
-
-
-def train(dataset, epochs, batch_size=4):
-    seen = 0
-    for epoch in range(epochs):
-        for batch in make_loader(dataset, batch_size):
-            seen += len(batch)
-    return seen
-"""
+HOISTABLE = (FIXTURES / "fix" / "hoist_call_helper.in.py").read_text()  # a fixable LL202
 
 
 def project(root: Path) -> Path:
