@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from lintloader.workers.progress import ParseStats
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
     from lintloader.link.program import Program
     from lintloader.rules.base import Rule
+    from lintloader.scan.read.memo import ReadMemo
     from lintloader.summary.model import FileSummary
 
 FixNames = tuple[tuple[str, ...], ...]  # per finding, the names of the fixes that apply
@@ -39,6 +41,9 @@ class CheckOptions:
     # fill it with summaries nobody reads again, and the stat index must keep the files as
     # they are on disk)
     cache_writes: bool = True
+    # what the checks of this process learned of the files, for the next one (its fix trial,
+    # fix's rounds): scan/read/memo.py; None: each check reads every file itself
+    reads: ReadMemo | None = None
 
 
 @dataclass
@@ -121,6 +126,7 @@ def conclude(
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
     from lintloader.config import ConfigError, shown_path
+    from lintloader.scan.read.reading import read_source
     from lintloader.suppress.filter import filter_findings
 
     config = options.config
@@ -140,7 +146,8 @@ def conclude(
     raw += problem_findings(problems, summaries.values(), displays)
     if context_shown:
         raw = list(located_in_scanned(raw, context_shown))
-    findings, suppressed, hidden = filter_findings(raw, config, summaries, displays)
+    read = partial(options.reads.read, reader=read_source) if options.reads else None
+    findings, suppressed, hidden = filter_findings(raw, config, summaries, displays, read)
     findings = with_ranges(findings, summaries, displays)
     hooks = stub_hooks(program, raw, context.display)
     return CheckResult(

@@ -67,6 +67,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         discovery.roots,
         max_mb,
         writes=options.cache_writes,
+        memo=options.reads,
     )
     files = sources.load(discovery.files, problems)
     cache = SummaryCache(options.cache_dir) if options.cache_dir else None
@@ -159,6 +160,7 @@ def analyze(
         link=RecordingProgram,
     )
     sources.save()
+    sources.keep()
     if stats.progress:
         stats.progress.close()
     located = {p: f.display for p, f in (locator.found if locator else {}).items()}

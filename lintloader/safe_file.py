@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable
 
@@ -146,7 +145,7 @@ def write_atomic(
     if make_parents:
         _make_parents(folder, inside)
     _check_target(target, folder, inside, replace_link)
-    temporary = os.path.join(folder, f".{name}.{os.getpid()}-{secrets.token_hex(8)}{TEMP_SUFFIX}")
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}-{os.urandom(8).hex()}{TEMP_SUFFIX}")
     descriptor = os.open(temporary, _CREATE_FLAGS, 0o600 if private else 0o666)
     try:
         with os.fdopen(descriptor, "wb") as handle:

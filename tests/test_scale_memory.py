@@ -75,7 +75,13 @@ def select_in(root: Path, jobs: int, tmp: Path) -> tuple[dict, SourceSet, Counti
     sources = SourceSet(reader)
     files = sources.load(discovery.files, [])
     taker = RoundTaker(
-        sources, SummaryCache(tmp), ParseStats(), jobs, max_file_mb=4.0, shard_min_files=1
+        sources,
+        SummaryCache(tmp),
+        ParseStats(),
+        jobs,
+        max_file_mb=4.0,
+        shard_min_files=1,
+        spare_bytes=0,  # this tree is small: release every unchosen file, as a large one would
     )
     rounds: list[Round] = []
     summaries, _ = select(files, sources, all_rules(), taker.take, rounds)

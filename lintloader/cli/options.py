@@ -34,6 +34,7 @@ from lintloader.preparation import (
 )
 from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import Discovery, DiscoveryError
+from lintloader.scan.read.memo import ReadMemo
 from lintloader.workers.progress import Progress
 
 if TYPE_CHECKING:
@@ -300,6 +301,7 @@ def prepare(
         cache_dir=cache,
         sources={stdin.path: stdin.data} if stdin is not None else {},
         progress=True,  # shown only when stderr is a terminal
+        reads=ReadMemo(),  # the fix trial's and fix's checks read no file again
     )
     return discovery, options
 

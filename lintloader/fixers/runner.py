@@ -22,6 +22,7 @@ from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.residual import Key, keys_of, residual
 from lintloader.scan.model import Discovery
+from lintloader.scan.read.memo import ReadMemo
 from lintloader.suppress.baseline import key_parts
 
 MAX_ROUNDS = 8
@@ -129,15 +130,17 @@ class Sources(Mapping[str, bytes]):
     is on disk (read once). A fix made earlier in the same round is not visible here: the
     round's positions would not match it (the runner retries such a finding next round)."""
 
-    def __init__(self, outcome: FixOutcome) -> None:
+    def __init__(self, outcome: FixOutcome, memo: ReadMemo | None = None) -> None:
         self.outcome = outcome
+        self.memo = memo  # bytes an earlier check of this process kept (scan/read/memo.py)
         self.snapshot = dict(outcome.sources)
 
     def __getitem__(self, path: str) -> bytes:
         if path in self.snapshot:
             return self.snapshot[path]
         if path not in self.outcome.originals:
-            data = read_source(path) or b""  # a notebook: its code cells as Python
+            # a notebook: its code cells as Python
+            data = (self.memo.read(path, read_source) if self.memo else read_source(path)) or b""
             self.outcome.originals[path] = data
             self.outcome.sources.setdefault(path, data)
         return self.outcome.originals[path]
@@ -195,7 +198,7 @@ def fix_in_memory(
         if not outcome.rounds:
             outcome.found = result.findings
         outcome.rounds += 1
-        request_for = _requests(result, Sources(outcome))
+        request_for = _requests(result, Sources(outcome, options.reads))
         findings = fixable(result.findings)
         made = _round(findings, request_for, registry, False, guard, outcome, tried)
         if not made and unsafe:

@@ -41,12 +41,17 @@ def summarize_files(
     else in a summary depends on it. A copy counts as parsed (its summary was made in this run,
     not read from the cache)."""
     done: dict[str, FileSummary] = {}
+    memo = sources.memo.summaries if sources.memo is not None and cache is None else None
     todo: dict[tuple[str, str, bool], list[tuple[SourceFile, str | None]]] = {}
     for file in files:
         digest = sources.digest(file.path)
         key = cache.key(digest, file.module, file.is_package) if cache else None
         hit = cache.get(key) if cache and key else None
-        if hit is not None:
+        made = memo.get((digest, file.module, file.is_package)) if memo is not None else None
+        if made is not None:  # made by an earlier check of this process, without a cache
+            done[file.path] = at_path(made, file.path)
+            stats.count(parsed=1)
+        elif hit is not None:
             done[file.path] = at_path(hit, file.path)
             # parsed earlier in this run (a revisit that fell through)
             if cache is not None and key in cache.made:
@@ -56,12 +61,14 @@ def summarize_files(
         else:
             todo.setdefault((digest, file.module, file.is_package), []).append((file, key))
     # largest first, so that a big file does not start last and keep one worker busy alone
-    groups = sorted(todo.values(), key=lambda copies: -sources.size(copies[0][0].path))
-    firsts = [copies[0] for copies in groups]
-    for copies, summary in zip(groups, _run(firsts, sources, jobs), strict=True):
+    groups = sorted(todo.items(), key=lambda item: -sources.size(item[1][0][0].path))
+    firsts = [copies[0] for _, copies in groups]
+    for (made_key, copies), summary in zip(groups, _run(firsts, sources, jobs), strict=True):
         for copy, _ in copies:
             done[copy.path] = at_path(summary, copy.path)
         stats.count(parsed=len(copies))
+        if memo is not None:
+            memo[made_key] = summary
         key = copies[0][1]
         if cache and key and sources.writes:
             cache.put(key, summary)

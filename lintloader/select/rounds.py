@@ -33,6 +33,10 @@ from lintloader.workers.progress import ParseStats
 SHARD_MIN_FILES = 2_000
 # Files searched between two releases of the bytes of those not chosen (what a search holds).
 CHUNK_FILES = 256
+# Bytes of files not chosen that a process keeps rather than releases, the first found first: a
+# project this small is read once per run, whatever later rounds ask (issue 45); past this,
+# memory follows the parsed files and a later round reads a released file again.
+SPARE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -98,6 +102,7 @@ class RoundTaker:
     jobs: int
     max_file_mb: float
     shard_min_files: int = SHARD_MIN_FILES
+    spare_bytes: int = SPARE_BYTES
 
     def take(
         self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
@@ -125,6 +130,7 @@ class RoundTaker:
             if self.cache is not None:
                 self.cache.used |= result.used
             found.update(result.shared())
+        self.sources.remember_summaries(shards_files(shards, found), self.cache is None)
         return found
 
     def _worth_sharding(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
@@ -155,14 +161,15 @@ class RoundTaker:
         self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
     ) -> list[SourceFile]:
         """:func:`chosen_by`, a chunk of files at a time, the bytes of the files not chosen
-        released after each chunk: their token answers are known (a later round that needs
-        one of them reads it again)."""
+        released after each chunk, but for :attr:`spare_bytes` of them: their token answers
+        are known (a later round that needs a released one reads it again)."""
         chosen: list[SourceFile] = []
         for start in range(0, len(candidates), CHUNK_FILES):
             chunk = candidates[start : start + CHUNK_FILES]
             picked = chosen_by(query, modules, self.sources, chunk)
             taken = {f.path for f in picked}
-            self.sources.forget(f.path for f in chunk if f.path not in taken)
+            unchosen = (f.path for f in chunk if f.path not in taken)
+            self.sources.forget(unchosen, spare=self.spare_bytes)
             chosen += picked
         return chosen
 
@@ -179,6 +186,13 @@ class RoundTaker:
                 )
         small = [f for f in batch if f.path not in large]
         return {**summarize_files(small, self.sources, self.cache, jobs, stats), **large}
+
+
+def shards_files(
+    shards: Sequence[Sequence[SourceFile]], found: dict[str, FileSummary]
+) -> list[tuple[SourceFile, FileSummary]]:
+    """Each file a child summarized, with its summary."""
+    return [(f, found[f.path]) for shard in shards for f in shard if f.path in found]
 
 
 def balanced_shards(

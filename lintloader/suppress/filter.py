@@ -4,7 +4,7 @@ and ``# noqa`` comments (collected per file by :mod:`lintloader.summary.noqa`)."
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lintloader.config import Config
 from lintloader.findings import PARSE_ERROR_CODE, Finding
@@ -19,10 +19,12 @@ def filter_findings(
     config: Config,
     summaries: dict[str, FileSummary],
     displays: dict[str, str],
+    read: Callable[[str], bytes | None] | None = None,
 ) -> tuple[list[Finding], dict[str, int], dict[str, int]]:
     """Apply select/ignore, per-file-ignores, ``# noqa`` and the severity threshold; dedupe.
     Returns the findings kept and, per file (display path), how many a suppression removed
-    and how many fell below the threshold (the summary says they are hidden)."""
+    and how many fell below the threshold (the summary says they are hidden). ``read``: how
+    a file with ``# noqa`` comments is read (``read_source`` unless given)."""
     noqa_by_display = {displays.get(p, p): s.noqa for p, s in summaries.items()}
     path_by_display = {d: p for p, d in displays.items()}
     kept: dict[tuple[str, int, int, int, str], Finding] = {}
@@ -48,7 +50,7 @@ def filter_findings(
             continue
         kept.setdefault(finding.sort_key, finding)
     if config.enabled(UNUSED_NOQA) and not config.hides(UNUSED_NOQA, UNUSED_NOQA_SEVERITY):
-        for finding in unused_noqa(by_noqa, config, noqa_by_display, path_by_display):
+        for finding in unused_noqa(by_noqa, config, noqa_by_display, path_by_display, read):
             kept.setdefault(finding.sort_key, finding)
     return sorted(kept.values(), key=lambda f: f.sort_key), dict(suppressed), dict(hidden)
 
@@ -58,6 +60,7 @@ def unused_noqa(
     config: Config,
     noqa_by_display: dict[str, dict[int, Codes]],
     path_by_display: dict[str, str],
+    read: Callable[[str], bytes | None] | None = None,
 ) -> list[Finding]:
     """LL001 (on by default) for the files whose ``# noqa`` comments suppress less than they
     name. Only the codes of rules that ran are judged: a disabled rule found nothing to use."""
@@ -69,5 +72,5 @@ def unused_noqa(
         for display, noqa in noqa_by_display.items()
         if noqa
     }
-    found = unused(by_noqa, paths, read_source, config.enabled)
+    found = unused(by_noqa, paths, read or read_source, config.enabled)
     return [f for f in found if not config.ignored_in(f.code, paths.get(f.path, f.path))]

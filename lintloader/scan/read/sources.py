@@ -11,6 +11,9 @@ scan), and :meth:`SourceSet.forget` drops the bytes of files whose token answers
 that memory follows the few files that are parsed, not the many that are scanned. A file is
 read again if a later round needs it; its digest, when worked out, comes from the same bytes as
 its summary (bytes whose digest is known are never dropped).
+
+A :class:`~lintloader.scan.read.memo.ReadMemo` carries the index and the bytes held at the end of
+a check over to the next check of the same process (``check``'s fix trial, ``fix``'s rounds).
 """
 
 from __future__ import annotations
@@ -23,12 +26,17 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import content_digest
 from lintloader.limits import size_problem
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
+from lintloader.scan.read.memo import ReadMemo
 from lintloader.scan.read.statindex import StatIndex, index_path, is_racy, load_index, save_index
 from lintloader.scan.read.tokens import found_in
+
+if TYPE_CHECKING:
+    from lintloader.summary.model import FileSummary
 
 Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
 # A file larger on disk than this many times ``max-file-size`` is too large, never read (a
@@ -47,8 +55,10 @@ class SourceSet:
         roots: Iterable[str] = (),
         max_mb: float = 0.0,
         writes: bool = True,
+        memo: ReadMemo | None = None,
     ) -> None:
         self._reader = reader
+        self.memo = memo
         # False: the run reads the cache but writes nothing to it, neither summaries nor the
         # index (check's fix trial: its edited bytes are never read again, and the index must
         # keep the edited files as they are on disk)
@@ -57,16 +67,35 @@ class SourceSet:
         self._overrides = dict(overrides or {})
         self._cache_dir = cache_dir
         self._index_path = index_path(cache_dir, roots) if cache_dir else None
-        self.index = (
-            load_index(cache_dir, self._index_path)
-            if cache_dir and self._index_path
-            else StatIndex()
-        )
+        self.index = self._start_index(tuple(sorted(set(roots))))
         self._contents: dict[str, bytes] = {}
         self._deferred: set[str] = set()  # stat'ed, counted in read_count, not read yet
         self._rows: dict[str, int] = {}  # admitted path -> its row in the index
         self.read_count = 0
+        self._spared = 0  # bytes that forget() kept (see its ``spare``)
         self._changed = False  # anything the index did not know yet
+
+    def _start_index(self, roots: tuple[str, ...]) -> StatIndex:
+        """The memo's index of these roots (an earlier check of this process), else the stored
+        one, else an empty one."""
+        if self.memo is not None and roots in self.memo.indexes:
+            return self.memo.indexes[roots]
+        cache_dir, stored = self._cache_dir, self._index_path
+        index = load_index(cache_dir, stored) if cache_dir and stored else StatIndex()
+        if self.memo is not None:
+            self.memo.indexes[roots] = index
+        return index
+
+    def keep(self) -> None:
+        """Leave the bytes held now (the parsed files') to the memo, for the next check of
+        this process: those of files whose stamp was trusted when they were read."""
+        if self.memo is None:
+            return
+        kept, stamps = self.memo.kept, self.index.stamps
+        for path, data in self._contents.items():
+            stamp = stamps[self._rows[path]]
+            if path not in self._overrides and stamp[1] >= 0:
+                kept[path] = (stamp, data)
 
     @property
     def index_file(self) -> Path | None:
@@ -138,7 +167,12 @@ class SourceSet:
             self._deferred.add(path)
             self.read_count += 1
             return self.index.record(path, stamp, "", now)
-        data = self._read(path)
+        data = self.memo.bytes_of(path, stamp) if self.memo is not None else None
+        if data is not None:
+            self._contents[path] = data
+            self.read_count += 1
+        else:
+            data = self._read(path)
         if data is None:
             return None
         self._changed = True
@@ -160,10 +194,13 @@ class SourceSet:
         empty)."""
         data = self._contents.get(path)
         if data is None:
+            data = self._kept(path)
+        if data is None:
             try:
                 data = self._reader(path) or b""
             except OSError:
                 data = b""
+        if path not in self._contents:
             self._contents[path] = data
             if path in self._deferred:
                 self._deferred.discard(path)
@@ -171,9 +208,30 @@ class SourceSet:
                 self.read_count += 1
         return data
 
-    def forget(self, paths: Iterable[str]) -> None:
+    def remember_summaries(
+        self, summarized: Iterable[tuple[SourceFile, FileSummary]], uncached: bool
+    ) -> None:
+        """Give the memo the summaries forked children made (their own memo went with them),
+        when there is no cache to find them in (``select/parse.py``): by the digest the child
+        worked out, never reading a file for it."""
+        if self.memo is None or not uncached:
+            return
+        made, rows, digests = self.memo.summaries, self._rows, self.index.digests
+        for file, summary in summarized:
+            digest = digests[rows[file.path]]
+            if digest and file.path not in self._overrides:
+                made.setdefault((digest, file.module, file.is_package), summary)
+
+    def _kept(self, path: str) -> bytes | None:
+        """The memo's bytes of ``path``, if they were read at the stamp the file has now."""
+        if self.memo is None or path not in self._rows:
+            return None
+        return self.memo.bytes_of(path, self.index.stamps[self._rows[path]])
+
+    def forget(self, paths: Iterable[str], spare: int = 0) -> None:
         """Drop the bytes of ``paths`` (read again if needed), except bytes given instead of a
-        file's and bytes whose digest is known (a summary made later must come from them)."""
+        file's, bytes whose digest is known (a summary made later must come from them) and,
+        first come first kept, bytes of up to ``spare`` in all over the run's calls."""
         contents, overrides, rows, digests = (
             self._contents,
             self._overrides,
@@ -182,7 +240,11 @@ class SourceSet:
         )
         for path in paths:
             if path in contents and path not in overrides and not digests[rows[path]]:
-                del contents[path]
+                size = len(contents[path])
+                if spare > 0 and self._spared + size <= spare:
+                    self._spared += size
+                else:
+                    del contents[path]
 
     def held(self) -> set[str]:
         """The paths whose bytes are in memory now."""
