@@ -18,6 +18,7 @@ from lintloader.summary.dataloaders.bounds import lower_bound
 from lintloader.summary.helpers import dotted
 from lintloader.summary.model import Passed
 from lintloader.summary.none_guards import may_be_none
+from lintloader.summary.walk import descendants
 
 _READ_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -28,7 +29,9 @@ def written(value: ast.expr) -> str:
     name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
     if name:
         return ".".join(name)
-    if any(isinstance(node, ast.JoinedStr) for node in ast.walk(value)):
+    if isinstance(value, ast.JoinedStr) or any(
+        isinstance(node, ast.JoinedStr) for node in descendants(value)
+    ):
         value = _FStringsAsCalls().visit(copy.deepcopy(value))
     return ast.unparse(value)
 
