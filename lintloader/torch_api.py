@@ -1,7 +1,7 @@
 """Every torch and Lightning name lintloader knows, in one place.
 
 The summarizers, the linker, the rules and the fixers read these; the prefilter's byte tokens
-are derived from them (:data:`SINK_TOKENS`, :data:`LOADER_TOKENS`, :data:`LOADER_FACT_TOKENS`).
+are derived from them (:data:`LOADER_TOKENS`, :data:`LOADER_FACT_TOKENS`).
 This is the module a configuration of in-house loader classes and hooks would extend.
 """
 
@@ -102,14 +102,7 @@ TRAINER_KEYWORDS = frozenset({"reload_dataloaders_every_n_epochs", "max_epochs"}
 RELOAD_KEYWORD = "reload_dataloaders_every_n_epochs"
 
 # -- the prefilter's byte tokens, derived from the names above ----------------------------------
-_SINK = SINK_ATTRIBUTE.encode()
-# A file can hold a sink only if it contains one of these (``setattr(x, "_iterator", None)``).
-SINK_TOKENS = (
-    (b"." + _SINK,),
-    (SHUTDOWN_METHOD.encode(),),
-    (b'"' + _SINK + b'"',),
-    (b"'" + _SINK + b"'",),
-)
+# (the reset rules' seeds, which also check a shape of the bytes: analysis/reset_demand.py)
 _LOADER = DATALOADER_CLASS.encode()
 # Files that can construct a DataLoader themselves: they call it or bind another name to it.
 # (A file that only names the class, in an import, a type hint or a docstring, cannot; calls of

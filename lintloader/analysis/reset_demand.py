@@ -19,8 +19,32 @@ from lintloader.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.link.program import Program
 from lintloader.link.receiver_names import is_distinctive
-from lintloader.scan.read.tokens import function_groups, method_group, package_scope, whole_word
-from lintloader.torch_api import EPOCH_HOOKS
+from lintloader.scan.read.tokens import (
+    function_groups,
+    method_group,
+    package_scope,
+    shape,
+    whole_word,
+)
+from lintloader.torch_api import EPOCH_HOOKS, SHUTDOWN_METHOD, SINK_ATTRIBUTE
+
+_SINK = SINK_ATTRIBUTE.encode()
+_SPELLINGS = (b"." + _SINK, b'"' + _SINK + b'"', b"'" + _SINK + b"'")  # setattr(x, "_iterator")
+# The seeds of LL101-LL103 and LL105: files that can hold a sink. A `_shutdown_workers`, or a
+# reset written on one line (the `iterator-reset` shape of scan/read/shapes.py), or any mention
+# of `_iterator` with a loader in sight (a reset split over lines, an annotated one). A class's
+# own `self._iterator = iter(...)` in a file with no loader (jinja2's LoopContext,
+# more_itertools) is none of them.
+SINK_SEEDS = (
+    (SHUTDOWN_METHOD.encode(),),
+    *((spelling, shape("iterator-reset")) for spelling in _SPELLINGS),
+    *((spelling, b"oader") for spelling in _SPELLINGS),
+)
+# LL104's seeds: an `__iter__` that calls a reset (the `iter-reset` shape) in a file that
+# mentions a loader ("oader": DataLoader, loader, Loader).
+ITER_RESET_SEEDS = tuple(
+    (b"def __iter__", call, b"oader", shape("iter-reset")) for call in (b".reset", b"._reset")
+)
 
 
 def reset_demand(program: Program) -> Demand:

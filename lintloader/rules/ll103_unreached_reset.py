@@ -29,10 +29,9 @@ from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reachability import sink_hop
-from lintloader.analysis.reset_demand import reset_demand
+from lintloader.analysis.reset_demand import SINK_SEEDS, reset_demand
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import Rule
-from lintloader.torch_api import SINK_TOKENS
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -75,7 +74,7 @@ RULE = Rule(
     summary="a DataLoader iterator reset that no root reaches (inventory)",
     doc=__doc__ or "",
     check=check,
-    seed_tokens=SINK_TOKENS,
+    seed_tokens=SINK_SEEDS,
     valid=VALID,
     invalid=INVALID,
     demand=reset_demand,

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
-from lintloader.analysis.reset_demand import reset_demand
+from lintloader.analysis.reset_demand import ITER_RESET_SEEDS, reset_demand
 from lintloader.findings import Finding, Hop, Severity
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.rules.base import Rule
@@ -95,9 +95,8 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     rebuilds_from=Severity.INFO,
-    # An __iter__ calling a reset in a file that never mentions a loader is none of our business;
-    # "oader" covers DataLoader, loader, Loader.
-    seed_tokens=((b"def __iter__", b".reset", b"oader"), (b"def __iter__", b"._reset", b"oader")),
+    # An __iter__ calling a reset in a file that never mentions a loader is none of our business
+    seed_tokens=ITER_RESET_SEEDS,
     valid=VALID,
     invalid=INVALID,
     demand=reset_demand,

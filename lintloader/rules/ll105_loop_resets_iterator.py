@@ -58,10 +58,9 @@ from collections.abc import Iterator
 
 from lintloader.analysis.chains import findings_for_loops
 from lintloader.analysis.context import AnalysisContext
-from lintloader.analysis.reset_demand import reset_demand
+from lintloader.analysis.reset_demand import SINK_SEEDS, reset_demand
 from lintloader.findings import Finding, Severity
 from lintloader.rules.base import Rule
-from lintloader.torch_api import SINK_TOKENS
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:
@@ -124,7 +123,7 @@ RULE = Rule(
     doc=__doc__ or "",
     check=check,
     rebuilds_from=Severity.INFO,
-    seed_tokens=SINK_TOKENS,
+    seed_tokens=SINK_SEEDS,
     fixes=("move-reset-after-loop",),
     valid=VALID,
     invalid=INVALID,

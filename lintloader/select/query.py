@@ -16,6 +16,7 @@ from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.tokens import (
     index_token,
+    is_shape,
     prerequisites,
     scope_package,
     top_package,
@@ -26,9 +27,10 @@ from lintloader.scan.read.tokens import (
 class GroupQuery:
     """Token groups arranged for a fast search: a file matches when it contains every token of
     some group (a scope token: when it is inside that package or names it). Groups are
-    bucketed under their most shared token, which is searched first, so a file costs one
-    search per bucket it fails, and a token whose prerequisite (a shorter token it contains,
-    see :func:`tokens.prerequisites`) is absent costs none. The index remembers every answer."""
+    bucketed under their most shared token (never a shape), which is searched first, so a file
+    costs one search per bucket it fails, and a token whose prerequisite (a shorter token it
+    contains, see :func:`tokens.prerequisites`) is absent costs none; a shape is checked last.
+    The index remembers every answer."""
 
     buckets: dict[bytes, list[TokenGroup]] = field(default_factory=dict)
     needs: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
@@ -47,8 +49,8 @@ class GroupQuery:
         for group in groups:
             if not group:
                 continue
-            head = max(group, key=lambda token: (shared[token], token))
-            rest = tuple(sorted(token for token in set(group) if token != head))
+            head = max(group, key=lambda token: (not is_shape(token), shared[token], token))
+            rest = tuple(sorted((t for t in set(group) if t != head), key=_shapes_last))
             buckets.setdefault(head, []).append(rest)
         query = cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
         query.needs = prerequisites(query.tokens)
@@ -128,6 +130,12 @@ class GroupQuery:
         package = scope_package(token)
         inside = package is not None and top_package(file.module) == package
         return inside or sources.contains(file.path, index_token(token), self.needs)
+
+
+def _shapes_last(token: bytes) -> tuple[bool, bytes]:
+    """A shape (a check of the bytes, ``scan/read/shapes.py``) is asked after the plain tokens
+    of its group, of the files that hold them all."""
+    return is_shape(token), token
 
 
 def chosen_by(

@@ -10,7 +10,8 @@ Read from the tree, not from the header text a summary keeps: that text is cut a
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+
+from lintloader.summary.walk import descendants
 
 _DISPLAYS = (ast.Tuple, ast.List, ast.Set)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -33,30 +34,25 @@ def fixed_loop(
         return False
     fixed = memo.get(id(scope))
     if fixed is None:
-        fixed = memo[id(scope)] = _fixed_names(list(_own_nodes(scope)))
+        fixed = memo[id(scope)] = _fixed_names(scope)
     return iterable.id in fixed
 
 
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``scope`` outside the functions, classes and lambdas defined in it."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
-
-
-def _fixed_names(nodes: list[ast.AST]) -> frozenset[str]:
-    """Names whose every binding in the scope is ``name = <display>`` with items written in it
-    (or a conditional expression choosing between such displays); any other binding (a loop
-    target, ``+=``, an unpacking, a call's result), an empty display, or a change in place
-    (``name.append(x)``, ``name[i] = x``) disqualifies the name."""
+def _fixed_names(scope: ast.AST) -> frozenset[str]:
+    """Names whose every binding in the scope (outside the functions, classes and lambdas
+    defined in it) is ``name = <display>`` with items written in it (or a conditional
+    expression choosing between such displays); any other binding (a loop target, ``+=``, an
+    unpacking, a call's result), an empty display, or a change in place (``name.append(x)``,
+    ``name[i] = x``) disqualifies the name. One pass over the scope's nodes."""
     good: set[str] = set()
     bad: set[str] = set()
     plain: set[int] = set()
-    for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+    stored: list[ast.Name] = []
+    for node in descendants(scope, _SCOPES):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                stored.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name):
                 plain.add(id(target))
@@ -65,11 +61,7 @@ def _fixed_names(nodes: list[ast.AST]) -> frozenset[str]:
             bad.update(node.names)
         elif (changed := _changed_in_place(node)) is not None:
             bad.add(changed)
-    for node in nodes:
-        if not isinstance(node, ast.Name) or id(node) in plain:
-            continue
-        if isinstance(node.ctx, (ast.Store, ast.Del)):
-            bad.add(node.id)
+    bad.update(name.id for name in stored if id(name) not in plain)
     return frozenset(good - bad)
 
 

@@ -16,7 +16,7 @@ never handed to the fixers' libcst, which could crash on it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from lintloader.limits import MAX_NESTING
@@ -153,3 +153,28 @@ class Walker(ast.NodeVisitor):
         self.visit(node.args)
         if node.returns:
             self.visit(node.returns)
+
+
+def descendants(node: ast.AST, stop: tuple[type, ...] = ()) -> Iterator[ast.AST]:
+    """The nodes under ``node`` (not itself), depth first; the children of a node of a
+    ``stop`` class are not entered (the node itself is given). About twice as fast as
+    ``ast.walk``: fields are read directly, with no generator per node."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    first = True
+    while stack:
+        current = pop()
+        if first:
+            first = False
+        else:
+            yield current
+            if stop and isinstance(current, stop):
+                continue
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+            elif isinstance(value, ast.AST):
+                push(value)

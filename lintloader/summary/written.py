@@ -7,6 +7,7 @@ import ast
 import copy
 
 from lintloader.summary.helpers import dotted
+from lintloader.summary.walk import descendants
 
 
 def written(value: ast.expr) -> str:
@@ -15,7 +16,9 @@ def written(value: ast.expr) -> str:
     name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
     if name:
         return ".".join(name)
-    if any(isinstance(node, ast.JoinedStr) for node in ast.walk(value)):
+    if isinstance(value, ast.JoinedStr) or any(
+        isinstance(node, ast.JoinedStr) for node in descendants(value)
+    ):
         value = _FStringsAsCalls().visit(copy.deepcopy(value))
     return ast.unparse(value)
 

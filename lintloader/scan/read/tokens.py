@@ -4,7 +4,9 @@ A plain token matches anywhere in a file's bytes (``._iterator``, ``oader``). A 
 :func:`whole_word` matches only as a whole identifier: the name of a function or class that the
 analysis wants callers of (``dataloader`` must not match ``train_dataloader``). A token made by
 :func:`package_scope` matches a file inside a top-level package, or one that names the package
-as a whole word: code that calls into a package imports it, unless it is part of it.
+as a whole word: code that calls into a package imports it, unless it is part of it. A token
+made by :func:`shape` is a named check of the bytes (``scan/read/shapes.py``), searched after
+the plain tokens of its group.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from lintloader.scan.read.shapes import shape_in
+
 WORD_MARK = b"\b"  # never part of Python source text we search for
 SCOPE_MARK = b"\x01"  # neither
+SHAPE_MARK = b"\x02"  # nor this
+_MARKS = (WORD_MARK, SCOPE_MARK, SHAPE_MARK)
 _IDENTIFIER_RUN = re.compile(rb"\w+")
 _WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # \w
 
@@ -23,7 +29,18 @@ def whole_word(name: str | bytes) -> bytes:
     return WORD_MARK + raw
 
 
+def shape(name: str) -> bytes:
+    """The token of a shape of ``scan/read/shapes.py``."""
+    return SHAPE_MARK + name.encode()
+
+
+def is_shape(token: bytes) -> bool:
+    return token.startswith(SHAPE_MARK)
+
+
 def found_in(data: bytes, token: bytes) -> bool:
+    if token.startswith(SHAPE_MARK):
+        return shape_in(data, token[len(SHAPE_MARK) :])
     if not token.startswith(WORD_MARK):
         return token in data
     return whole_word_in(data, token[len(WORD_MARK) :])
@@ -80,7 +97,7 @@ def searched_text(token: bytes) -> bytes:
 def absence_implies(inner: bytes, token: bytes) -> bool:
     """Whether a file without ``inner`` cannot contain ``token``: ``inner`` is another plain
     token that occurs inside the text of ``token``."""
-    if token.startswith(SCOPE_MARK) or inner.startswith((WORD_MARK, SCOPE_MARK)):
+    if token.startswith((SCOPE_MARK, SHAPE_MARK)) or inner.startswith(_MARKS):
         return False
     return inner != token and inner in searched_text(token)
 
@@ -98,7 +115,7 @@ def prerequisites(tokens: Iterable[bytes]) -> dict[bytes, tuple[bytes, ...]]:
     (``oader`` for ``DataLoader``, ``_iterator`` for ``._iterator``). One search for an absent
     prerequisite answers every token that needs it, which is most of a seed search (a
     whole-word token's own search starts with its plain word anyway)."""
-    tokens = {token for token in tokens if not token.startswith(SCOPE_MARK)}
+    tokens = {token for token in tokens if not token.startswith((SCOPE_MARK, SHAPE_MARK))}
     plain = {token for token in tokens if not token.startswith(WORD_MARK)}
     candidates = plain | {core(token) for token in plain}
     found: dict[bytes, tuple[bytes, ...]] = {}
