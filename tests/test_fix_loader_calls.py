@@ -282,7 +282,14 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
 
 
 @pytest.mark.parametrize(
-    "name", ["keep_eval_loader", "pass_loader_in_getter", "pass_loader_in_method"]
+    "name",
+    [
+        "keep_eval_loader",
+        "pass_loader_in_getter",
+        "pass_loader_in_method",
+        "pass_loader_in_renamed",
+        "pass_loader_in_setting",
+    ],
 )
 def test_check_promises_what_fix_applies(name: str, tmp_path: Path) -> None:
     """``check`` calls fixable exactly the findings ``fix`` then fixes."""
