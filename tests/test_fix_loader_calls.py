@@ -46,7 +46,7 @@ class Wrapper:
 
 
 def evaluate(args, dataset):
-    args.eval_batch_size = args.per_gpu * 2
+    args.eval_batch_size = args.eval_batch_size * 2
     loader = DataLoader(
         dataset, batch_size=args.eval_batch_size, num_workers=2, persistent_workers=True
     )
@@ -79,9 +79,35 @@ def test_each_safe_strategy_refuses_what_persistence_would_change(tmp_path: Path
     )
     assert (
         "LL202 pass-loader-in not applied: `evaluate` sets "
-        "`args.eval_batch_size = args.per_gpu * 2` before it builds the loader" in stderr
+        "`args.eval_batch_size = args.eval_batch_size * 2` before it builds the loader" in stderr
     )
     assert "3 findings left" in stderr
+
+
+SWITCHED = """\
+from torch.utils.data import DataLoader
+
+
+def evaluate(dataset):
+    loader = DataLoader(dataset, batch_size=2, num_workers=2)
+    return sum(len(b) for b in loader)
+
+
+def train(dataset, steps, quick, log):
+    for step in range(steps):
+        if quick:
+            log(step)
+        else:
+            evaluate(dataset)
+"""
+
+
+def test_pass_loader_in_refuses_switches_it_cannot_copy(tmp_path: Path) -> None:
+    """A call in the ``else`` of a switch keeps its loader: the copy cannot be put under it."""
+    stderr, fixed = fix(tmp_path, SWITCHED)
+    assert fixed == SWITCHED, stderr
+    assert "pass-loader-in not applied: the call is in the `else` of an `if` in the loop" in stderr
+    assert "1 finding left" in stderr
 
 
 CONSUMED = """\
@@ -282,7 +308,15 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
 
 
 @pytest.mark.parametrize(
-    "name", ["keep_eval_loader", "pass_loader_in_getter", "pass_loader_in_method"]
+    "name",
+    [
+        "keep_eval_loader",
+        "pass_loader_in_getter",
+        "pass_loader_in_method",
+        "pass_loader_in_renamed",
+        "pass_loader_in_setting",
+        "pass_loader_in_switch",
+    ],
 )
 def test_check_promises_what_fix_applies(name: str, tmp_path: Path) -> None:
     """``check`` calls fixable exactly the findings ``fix`` then fixes."""

@@ -278,11 +278,16 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
     # an evaluation every other step: 6 pools in 3 epochs before, one after
     "keep-eval-loader": [Harness("fix/keep_eval_loader.in.py", "train", {"epochs": 3})],
     # validate() every other step, train_epoch() (a method) at every epoch, evaluate() through
-    # a getter every other step: 6, 3 and 6 pools in 3 epochs before, one after
+    # a getter every other step, validate() called with a long argument list and a local the
+    # caller uses too, evaluate() that sets its batch size first, evaluate() under a switch:
+    # 6, 3, 6, 3, 6 and 6 pools in 3 epochs before, one after
     "pass-loader-in": [
         Harness("fix/pass_loader_in.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_method.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_getter.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_renamed.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_setting.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_switch.in.py", "train", {"epochs": 3}),
     ],
     "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each

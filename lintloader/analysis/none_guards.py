@@ -12,7 +12,7 @@ after a ``*args``), and is neither a false literal (``None``, ``0``, ``[]``), no
 expression with one, nor a name the caller may bind to None, nor an attribute of the caller's
 instance that its class, a scanned base or subclass binds to None (``self.val_loader = None``).
 (A name bound to another false value, ``n = 0``, counts as filled for ``if not p: p = ...``.)
-A call whose text the summary cut fills nothing.
+A call whose text the summary cut counts the same: its arguments are read from the tree.
 """
 
 from __future__ import annotations

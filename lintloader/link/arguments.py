@@ -46,8 +46,8 @@ class Binding:
     in order (``self`` left out for a call on an object). ``keywords``: the names passed by
     keyword; ``positional``: how many positional arguments come before any ``*args``;
     ``stars``: a ``*args`` or ``**kwargs`` may fill more. ``parsed``: the call's text reads
-    back whole (``written`` and ``slots`` are there; a text cut at the summary's limit, or
-    one a comment runs on, keeps its shape only, as it always has); ``reference``: the
+    back whole (``slots`` are there; a text cut at the summary's limit, or one a comment runs
+    on, keeps its shape and ``written``, read from the tree); ``reference``: the
     function is passed as a value, not called (what it will be passed is up to whoever calls
     it)."""
 
@@ -74,7 +74,8 @@ class Binding:
 
     def written(self, name: str) -> Passed | None:
         """The argument written for parameter ``name`` (by keyword, or by position before any
-        ``*args``); None when none is, or the call's text was cut."""
+        ``*args``; read from the tree, so also for a call whose text was cut); None when none
+        is."""
         return self.arguments.get(name)
 
 
@@ -83,11 +84,11 @@ def bind(call: CallSite, callee: FunctionSummary) -> Binding:
     params = tuple(callee.params[_offset(call, callee) :])
     if call.is_reference:
         return Binding(params, reference=True)
-    if not call.whole:  # cut at the text limit, or a comment in it: its shape only
-        positional = call.positional
-        stars = positional < 0 or "**" in call.keywords
-        keywords = frozenset(k for k in call.keywords if k != "**")
-        return Binding(params, keywords, max(positional, 0), stars)
+    if not call.whole:  # cut at the text limit, or a comment in it: its shape and arguments
+        whole = _bind_whole(call, callee, params)
+        return Binding(
+            params, whole.keywords, whole.positional, whole.stars, arguments=whole.arguments
+        )
     return _bind_whole(call, callee, params)
 
 

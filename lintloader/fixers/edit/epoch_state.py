@@ -9,7 +9,9 @@ passes run; they are refused naming the first one found.
 A *watched* value is a dotted name (``dataset``, ``self.train_set``): the values the loader's
 construction reads. A statement sets state on it when it assigns to it or to anything below it
 (``dataset.x = ...``, ``self.train_set[i] = ...``, ``self.train_set = ...``), or calls a method
-of it (``dataset.shuffle()``); any ``set_epoch`` call counts, whatever its receiver.
+of it (``dataset.shuffle()``); any ``set_epoch`` call counts, whatever its receiver, but where
+the fix builds a new loader whose sampler is its own (``fresh``): there a ``set_epoch`` on a
+plain name that is not watched (``train_sampler.set_epoch(epoch)``) is another loader's.
 """
 
 from __future__ import annotations
@@ -42,10 +44,13 @@ def related(name: str, watched: Iterable[str]) -> bool:
 class StateFinder(cst.CSTVisitor):
     """The first statement that sets per-epoch state on a watched value, outside ``skip``."""
 
-    def __init__(self, watched: set[str], skip: cst.CSTNode | None = None) -> None:
+    def __init__(
+        self, watched: set[str], skip: cst.CSTNode | None = None, fresh: bool = False
+    ) -> None:
         super().__init__()
         self.watched = watched
         self.skip = skip
+        self.fresh = fresh
         self.found: cst.CSTNode | None = None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -56,9 +61,9 @@ class StateFinder(cst.CSTVisitor):
         if not isinstance(func, cst.Attribute):
             return
         receiver = dotted(func.value)
-        if func.attr.value == "set_epoch" or (
-            receiver is not None and below(receiver, self.watched)
-        ):
+        watched = receiver is not None and below(receiver, self.watched)
+        others = self.fresh and isinstance(func.value, cst.Name)
+        if watched or (func.attr.value == "set_epoch" and not others):
             self.found = self.found or node
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -83,10 +88,11 @@ class StateFinder(cst.CSTVisitor):
 
 
 def state_set(
-    node: cst.CSTNode, watched: set[str], skip: cst.CSTNode | None = None
+    node: cst.CSTNode, watched: set[str], skip: cst.CSTNode | None = None, fresh: bool = False
 ) -> cst.CSTNode | None:
-    """The first statement in ``node`` (outside ``skip``) that sets state on ``watched``."""
-    finder = StateFinder(watched, skip)
+    """The first statement in ``node`` (outside ``skip``) that sets state on ``watched``
+    (``fresh``: on a new loader whose sampler is its own, see the module's text)."""
+    finder = StateFinder(watched, skip, fresh)
     node.visit(finder)
     return finder.found
 

@@ -23,14 +23,19 @@ that binds nothing they read (one loader for the whole run, not one per epoch).
 
 Safe, because it is refused (with the reason) wherever the loader built once could differ from
 the one built at each call: what the copy reads is bound in the loops; a statement of the
-function before the construction sets state on what it reads (``args.eval_batch_size = ...``);
-the loops set per-epoch state on it (:mod:`lintloader.fixers.edit.epoch_state`); for a method,
+function before the construction sets state on what it reads, unless it sets an attribute to
+the same value at every call (``args.eval_batch_size = args.per_gpu_eval_batch_size * max(1,
+args.n_gpu)``, which the copy then sets too, in order); the call runs under an ``if`` whose test
+the loops do not change (a switch that may be off for the whole run); the loops set per-epoch
+state on it (:mod:`lintloader.fixers.edit.epoch_state`); for a method,
 another method of its class sets such state on what it reads from ``self``. What the functions
 below it on the chain read (a getter's attributes) counts as read. Also refused when the
 function is not a module-level function of the caller's file called by name or an undecorated
 method of the caller's class called on ``self`` that no other class defines, takes ``**kwargs``
-or already has a parameter of the loader's name, when the construction is inside an ``if``,
-loop or ``try`` of the function, or when a name the copy binds is already used by the caller.
+or already has a parameter of the loader's name, or when the construction is inside an ``if``,
+loop or ``try`` of the function. A local the copy binds that the caller already uses is renamed
+after the function in the copy (``collate_fn`` of ``validate`` becomes ``validate_collate_fn``);
+refused when that name is taken too.
 """
 
 from __future__ import annotations
@@ -43,7 +48,14 @@ import libcst as cst
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import locate
-from lintloader.fixers.edit.epoch_state import changed_by_methods, reads, state_set
+from lintloader.fixers.edit.epoch_state import below as is_below
+from lintloader.fixers.edit.epoch_state import (
+    changed_by_methods,
+    dotted,
+    reads,
+    related,
+    state_set,
+)
 from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import Build, appended, build_of
@@ -78,17 +90,19 @@ def apply(request: FixRequest) -> Edits | None:
     called = _called(request, target, chain[0].function, chain[2].function)
     callee = _callee(target, made, called)
     bindings = _arguments(target.call, callee.function, called.method)
-    moved = [*callee.needed, callee.statement]
-    copies = [_substituted(s, bindings) for s in moved]
-    loop = _outermost(target, copies)
     below = _read_below(request, chain)
-    _check_caller(target, loop, callee, copies, bindings, below)
-    _check_callee(target, callee, moved, below)
+    moved = _in_order(callee, [*_settings(target, callee, below), *callee.needed])
+    renames = _renames(target, callee, moved)
+    copies = [_substituted(_renamed(s, renames), bindings) for s in moved]
+    value = _name_of(renames.get(callee.name)) or callee.name
+    loop = _outermost(target, copies)
+    switch = _switch(target, loop)
+    _check_caller(target, loop, moved, callee.function, copies, bindings, below | switch.reads)
     if called.method:
         _check_class(target, callee, below)
     edits: dict[cst.CSTNode, EditFn] = {
-        loop: lambda node: cst.FlattenSentinel([*copies, node]),
-        target.call: lambda node: _passing(node, callee.name),
+        loop: lambda node: cst.FlattenSentinel([*switch.around(copies), node]),
+        target.call: lambda node: _passing(node, callee.name, value),
         **_guarded(callee),
     }
     if made is build.call:
@@ -378,28 +392,120 @@ def _outermost(target: Target, copies: list[cst.SimpleStatementLine]) -> Loop:
     return found
 
 
+class _Rename(_Substitute):
+    """The function's own locals renamed, where they are bound too."""
+
+    def leave_AssignTarget(
+        self, original_node: cst.AssignTarget, updated_node: cst.AssignTarget
+    ) -> cst.AssignTarget:
+        return updated_node
+
+
+def _renames(
+    target: Target, callee: Callee, moved: list[cst.SimpleStatementLine]
+) -> dict[str, cst.BaseExpression]:
+    """A new name, after the function, for each local the moved statements bind that the
+    caller already uses (``collator`` of ``evaluate`` becomes ``evaluate_collator``); refused
+    when that name is taken too."""
+    scope = _around(target, target.call, cst.FunctionDef)
+    names = collect([scope.body if scope is not None else target.module])
+    taken = names.used | names.bound
+    introduced = {name for s in moved if (name := _single_binding(s)) is not None}
+    prefix = callee.function.name.value
+    renames = {name: f"{prefix}_{name}" for name in introduced & taken}
+    clash = sorted(set(renames.values()) & (taken | introduced))
+    if clash:
+        raise FixError(f"the caller already uses `{clash[0]}`")
+    return {old: cst.Name(new) for old, new in renames.items()}
+
+
+def _renamed(
+    statement: cst.SimpleStatementLine, renames: dict[str, cst.BaseExpression]
+) -> cst.SimpleStatementLine:
+    copy = statement.visit(_Rename(renames))
+    assert isinstance(copy, cst.SimpleStatementLine)
+    return copy
+
+
+def _name_of(node: cst.BaseExpression | None) -> str | None:
+    return node.value if isinstance(node, cst.Name) else None
+
+
+@dataclass(frozen=True)
+class Switch:
+    """The tests of the ``if`` blocks around the call in the loops that the loops do not change
+    (``if args.evaluate_during_training:``): the switches under which the run evaluates."""
+
+    tests: tuple[cst.BaseExpression, ...] = ()
+
+    @property
+    def reads(self) -> set[str]:
+        return set().union(*(reads(test) for test in self.tests))
+
+    def around(self, copies: list[cst.SimpleStatementLine]) -> list[cst.BaseStatement]:
+        """The copies, under the same switches (a loader the run uses, or none)."""
+        if not self.tests:
+            return list(copies)
+        parts = [
+            t.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) for t in self.tests
+        ]
+        test = parts[0] if len(parts) > 1 else self.tests[0]
+        for part in parts[1:]:
+            test = cst.BooleanOperation(test, cst.And(), part)
+        return [cst.If(test, cst.IndentedBlock(list(copies)))]
+
+
+def _switch(target: Target, loop: Loop) -> Switch:
+    """The tests of the ``if`` blocks around the call inside ``loop`` that read nothing the loops
+    bind: a switch that may be off for the whole run, under which the copy is built too, so that
+    it builds no loader (and reads no data) that the run never uses. Refused when the call is
+    in the ``else`` of one, or a switch calls anything but a builtin."""
+    tests: list[cst.BaseExpression] = []
+    changed: set[str] = set()
+    child: cst.CSTNode = target.call
+    node = target.parent(child)
+    while node is not None and node is not target.parent(loop):
+        if isinstance(node, cst.If):
+            if child is not node.body:
+                raise FixError("the call is in the `else` of an `if` in the loop")
+            tests.append(node.test)
+        if isinstance(node, (cst.For, cst.While)):
+            bound = [node.target, node.body] if isinstance(node, cst.For) else [node.body]
+            changed |= collect(bound).bound
+        child, node = node, target.parent(node)
+    switches = [t for t in tests if not collect([t]).used & changed]
+    for test in switches:
+        called = _called_names(test)
+        if called is None or not called <= _PURE:
+            code = target.module.code_for_node(test).strip()
+            raise FixError(f"the call runs only when `{code}`, which calls more than builtins")
+    return Switch(tuple(reversed(switches)))
+
+
 def _check_caller(
     target: Target,
     loop: Loop,
-    callee: Callee,
+    originals: list[cst.SimpleStatementLine],
+    function: cst.FunctionDef,
     copies: list[cst.SimpleStatementLine],
     bindings: dict[str, cst.BaseExpression],
     below: set[str],
 ) -> None:
-    """The copies fit the caller: no name they bind is used there, every parameter they read
-    is passed, and the loops set no per-epoch state on what they read."""
-    scope = _around(target, loop, cst.FunctionDef)
-    names = collect([scope.body if scope is not None else target.module])
-    introduced = {name for s in copies if (name := _single_binding(s)) is not None}
-    clash = introduced & (names.used | names.bound)
-    if clash:
-        raise FixError(f"the caller already uses `{sorted(clash)[0]}`")
-    originals = [*callee.needed, callee.statement]
-    unpassed = collect(originals).used & (parameters(callee.function) - set(bindings))
+    """The copies fit the caller: every parameter they read is passed, nothing else in it
+    touches an attribute they set, and the loops set no per-epoch state on what they read
+    (what they bind is renamed where taken: ``_renames``)."""
+    unpassed = collect(originals).used & (parameters(function) - set(bindings))
     if unpassed:
         raise FixError(f"the call passes nothing usable for `{sorted(unpassed)[0]}`")
+    scope = _around(target, loop, cst.FunctionDef)
+    used = reads(scope.body if scope is not None else target.module)
+    for copy in copies:
+        small = copy.body[0]
+        name = dotted(small.targets[0].target) if isinstance(small, cst.Assign) else None
+        if name is not None and "." in name and any(is_below(r, {name}) for r in used):
+            raise FixError(f"the caller uses `{name}`, which the copy would set earlier")
     watched = reads(cst.Module(body=list(copies))) | below
-    found = state_set(loop.body, watched)
+    found = state_set(loop.body, watched, fresh=True)
     if found is not None:
         code = target.module.code_for_node(found).strip()
         raise FixError(
@@ -407,19 +513,71 @@ def _check_caller(
         )
 
 
-def _check_callee(
-    target: Target, callee: Callee, moved: list[cst.SimpleStatementLine], below: set[str]
-) -> None:
-    """Nothing the function does before the construction sets state on what it reads."""
+def _in_order(
+    callee: Callee, earlier: list[cst.SimpleStatementLine]
+) -> list[cst.SimpleStatementLine]:
+    """``earlier`` as the function runs them, then the construction."""
+    before = _before(_body(callee.function), callee.statement)
+    ordered = [s for s in before if any(s is e for e in earlier)]
+    return [*(s for s in ordered if isinstance(s, cst.SimpleStatementLine)), callee.statement]
+
+
+_PURE = frozenset({"max", "min", "int", "float", "bool", "str", "abs", "round", "len"})
+
+
+def _settings(target: Target, callee: Callee, below: set[str]) -> list[cst.SimpleStatementLine]:
+    """The statements of the function before the construction that set an attribute it reads
+    to the same value at every call (``args.eval_batch_size = args.per_gpu_eval_batch_size *
+    max(1, args.n_gpu)``: read from the parameters only, not from what it sets, calling only
+    builtins like ``max``): the copy sets it too, before the loader. Refused for any other
+    statement that sets state on what the construction reads."""
+    moved = [*callee.needed, callee.statement]
     watched = reads(cst.Module(body=list(moved))) | below
+    local = collect([callee.function.body]).bound - parameters(callee.function)
+    found: list[cst.SimpleStatementLine] = []
     for statement in _before(_body(callee.function), callee.statement):
-        if any(statement is m for m in moved):
+        if any(statement is m for m in moved) or state_set(statement, watched) is None:
             continue
-        found = state_set(statement, watched)
-        if found is not None:
-            code = target.module.code_for_node(found).strip()
-            name = callee.function.name.value
-            raise FixError(f"`{name}` sets `{code}` before it builds the loader")
+        if isinstance(statement, cst.SimpleStatementLine) and _same_value(statement, local):
+            found.append(statement)
+            continue
+        code = target.module.code_for_node(statement).strip()
+        raise FixError(f"`{callee.function.name.value}` sets `{code}` before it builds the loader")
+    return found
+
+
+def _same_value(statement: cst.SimpleStatementLine, local: set[str]) -> bool:
+    """``a.b = value`` whose value reads no local, not what it sets, and calls only builtins."""
+    small = statement.body[0] if len(statement.body) == 1 else None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return False
+    name = dotted(small.targets[0].target)
+    read = reads(small.value)
+    called = _called_names(small.value)
+    return (
+        name is not None
+        and "." in name
+        and not (collect([small.value]).used & local)
+        and not related(name, read)
+        and called is not None
+        and called <= _PURE
+    )
+
+
+def _called_names(node: cst.CSTNode) -> set[str] | None:
+    """The names of the functions called in ``node``; None when one is not a plain name."""
+    found: set[str] = set()
+    other: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Name):
+                found.add(call.func.value)
+            else:
+                other.append(call)
+
+    node.visit(_Calls())
+    return None if other else found
 
 
 def _check_class(target: Target, callee: Callee, below: set[str]) -> None:
@@ -440,10 +598,10 @@ def _persistent_copy(copy: cst.SimpleStatementLine, build: Build) -> cst.SimpleS
     return copy.with_changes(body=[small.with_changes(value=build.persistent(small.value))])
 
 
-def _passing(node: cst.CSTNode, name: str) -> cst.CSTNode:
-    """The call in the loop, also passing ``name=name``."""
+def _passing(node: cst.CSTNode, name: str, value: str) -> cst.CSTNode:
+    """The call in the loop, also passing ``name=value``."""
     assert isinstance(node, cst.Call)
-    added = cst.Arg(value=cst.Name(name), keyword=cst.Name(name), equal=_EQUAL)
+    added = cst.Arg(value=cst.Name(value), keyword=cst.Name(name), equal=_EQUAL)
     return node.with_changes(args=appended(list(node.args), added))
 
 
@@ -465,7 +623,8 @@ def _guarded(callee: Callee) -> dict[cst.CSTNode, EditFn]:
 
     def take(node: cst.CSTNode) -> cst.RemovalSentinel:
         assert isinstance(node, cst.SimpleStatementLine)
-        moved.append(node.with_changes(leading_lines=()))
+        comments = [line for line in node.leading_lines if line.comment is not None]
+        moved.append(node.with_changes(leading_lines=comments))
         return cst.RemovalSentinel.REMOVE
 
     def guard(node: cst.CSTNode) -> cst.CSTNode:
