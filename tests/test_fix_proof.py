@@ -273,6 +273,8 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/hoist_call_helper.in.py", "train", {"epochs": 3}),
         Harness("fix/hoist_call_method.in.py", "train", {"epochs": 3}),
         Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
+        # a test loader built under an `if` every other step: 6 pools in 3 epochs before, one after
+        Harness("fix/hoist_periodic_if.in.py", "train", {"epochs": 3}),
     ],
     "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 3})],
     # an evaluation every other step: 6 pools in 3 epochs before, one after

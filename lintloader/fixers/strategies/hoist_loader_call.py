@@ -10,6 +10,12 @@ Two shapes of the statement in the loop body:
   name): ``loader = make_loader(args)`` is written before the loop and the inner loop iterates
   ``loader``.
 
+The statement may also sit in the body of an ``if`` of the loop body (a periodic evaluation:
+``if step % 500 == 0: test_loader = DataLoader(...)``): it moves before the loop all the same,
+since building a DataLoader starts no worker (iterating it does). Then nothing of the function
+outside that ``if``'s body may read or bind the name (after the loop, or in an ``else``, it would
+be bound where the ``if`` never ran), and the ``if`` tests and branches count as the loop body.
+
 The construction at the end of the chain gets ``persistent_workers`` (``True``, or
 ``<num_workers> > 0`` when it may be 0; see :mod:`lintloader.fixers.edit.persistence`): one
 loader iterated at every iteration keeps one pool. Each function between the call and the
@@ -24,6 +30,9 @@ would not see. The hoisted call runs once even when the loop runs zero times.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -46,7 +55,7 @@ NAMES = ("loader", "data_loader", "train_loader")
 
 def apply(request: FixRequest) -> Edits | None:
     target = target_call(request)
-    statement, loop = statement_in_loop(target)
+    statement, loop, guards = statement_in_loop(target)
     _check_loop(request, target, loop)
     name = _bound_name(target, statement)
     iterated = name is None
@@ -54,7 +63,9 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError(
             "the loader is neither bound to a name nor iterated by a loop in the loop body"
         )
-    _check_unchanged(request, target, statement, loop, name)
+    _check_unchanged(request, target, Place(statement, loop, guards), name)
+    if guards and name is not None:
+        _check_kept_in(target, guards[0], name)
     for hop in request.finding.chain[2:]:
         check_returns(request, hop)
     build = build_of(request, target)
@@ -71,25 +82,64 @@ def apply(request: FixRequest) -> Edits | None:
     return result
 
 
-def statement_in_loop(target: Target) -> tuple[cst.BaseStatement, Loop]:
-    """The statement directly in a loop's body that holds the call, and that loop."""
+@dataclass(frozen=True)
+class Place:
+    """Where the call is: the statement that holds it, the loop whose body holds that statement
+    (directly or inside ``guards``), and the ``if`` blocks in between, innermost first."""
+
+    statement: cst.BaseStatement
+    loop: Loop
+    guards: tuple[cst.If, ...]
+
+    def around(self) -> list[cst.CSTNode]:
+        """Everything of the loop body but the statement: what runs at each iteration besides
+        it (the ``if`` tests and ``else`` branches included)."""
+        nodes: list[cst.CSTNode] = []
+        inner: cst.BaseStatement = self.statement
+        for guard in self.guards:
+            nodes.extend(s for s in _statements(guard.body) if s is not inner)
+            nodes.append(guard.test)
+            if guard.orelse is not None:
+                nodes.append(guard.orelse)
+            inner = guard
+        nodes.extend(s for s in _statements(self.loop.body) if s is not inner)
+        return nodes
+
+
+def _statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    return block.body if isinstance(block, cst.IndentedBlock) else ()
+
+
+def statement_in_loop(target: Target) -> tuple[cst.BaseStatement, Loop, tuple[cst.If, ...]]:
+    """The statement that holds the call, the loop whose body holds it (directly, or in the
+    body of ``if`` blocks: a periodic evaluation), and those ``if`` blocks, innermost first."""
     node: cst.CSTNode = target.call
+    child: cst.CSTNode | None = None
+    statement: cst.BaseStatement | None = None
+    guards: list[cst.If] = []
     while True:
         parent = target.parent(node)
         if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             raise FixError("the call is not in a loop of its function")
         grand = target.parent(parent)
+        if isinstance(node, cst.BaseStatement) and statement is None:
+            if not (isinstance(node, cst.SimpleStatementLine) or _iterates(target, node)):
+                raise FixError("the call is inside a block of the loop body (`with`, ...)")
+            statement = node
+        elif isinstance(node, cst.If) and statement is not None:
+            if child is not node.body or not isinstance(node.body, cst.IndentedBlock):
+                raise FixError("the call is in the `else` branch or the test of an `if`")
+            guards.append(node)
+        elif isinstance(node, cst.BaseStatement) and statement is not None:
+            raise FixError("the call is inside a block of the loop body (`with`, ...)")
         if (
-            isinstance(node, cst.BaseStatement)
+            statement is not None
+            and isinstance(node, cst.BaseStatement)
             and isinstance(grand, (cst.For, cst.While))
             and grand.body is parent
         ):
-            return node, grand
-        if isinstance(node, cst.BaseStatement) and not (
-            isinstance(node, cst.SimpleStatementLine) or _iterates(target, node)
-        ):
-            raise FixError("the call is inside a block of the loop body (`if`, `with`, ...)")
-        node = parent
+            return statement, grand, tuple(guards)
+        child, node = node, parent
 
 
 def _check_loop(request: FixRequest, target: Target, loop: Loop) -> None:
@@ -120,17 +170,11 @@ def _iterates(target: Target, statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.For) and _inside(target, target.call, statement.iter)
 
 
-def _check_unchanged(
-    request: FixRequest,
-    target: Target,
-    statement: cst.BaseStatement,
-    loop: Loop,
-    name: str | None,
-) -> None:
+def _check_unchanged(request: FixRequest, target: Target, place: Place, name: str | None) -> None:
     """FixError when the loader built once could differ from the one built per iteration."""
-    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    loop = place.loop
     rest = collect([loop.target] if isinstance(loop, cst.For) else [])
-    others = collect(s for s in body if s is not statement)
+    others = collect(place.around())
     changed = (rest.bound | others.bound) & collect([target.call]).used
     if changed:
         raise FixError(f"its arguments read `{sorted(changed)[0]}`, which the loop assigns")
@@ -139,12 +183,36 @@ def _check_unchanged(
     if name is not None and name not in others.used:
         raise FixError(f"the loop does not use `{name}`: nothing iterates the loader there")
     watched = reads(target.call) | _self_reads(request, target)
-    found = state_set(loop.body, watched, skip=statement if name is not None else target.call)
+    skip = place.statement if name is not None else target.call
+    found = state_set(loop.body, watched, skip=skip)
     if found is not None:
         code = target.module.code_for_node(found).strip()
         raise FixError(
             f"the loop sets per-epoch state (`{code}`), which persistent workers would not see"
         )
+
+
+def _check_kept_in(target: Target, guard: cst.If, name: str) -> None:
+    """A loader bound inside an ``if``: nothing of its function outside that ``if``'s body
+    reads or binds ``name`` (after the loop, or in an ``else``, it would be the loader
+    built before the loop even where the ``if`` never ran)."""
+    scope: cst.CSTNode = guard
+    parent = target.parent(guard)
+    while parent is not None and not isinstance(parent, cst.FunctionDef):
+        scope, parent = parent, target.parent(parent)
+    found: list[cst.Name] = []
+
+    class _Uses(cst.CSTVisitor):
+        def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+            return node is not guard.body
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+    (parent if parent is not None else scope).visit(_Uses())
+    if found:
+        raise FixError(f"`{name}` is used outside the `if` that builds it")
 
 
 def _self_reads(request: FixRequest, target: Target) -> set[str]:
