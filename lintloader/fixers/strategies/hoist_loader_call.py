@@ -196,10 +196,7 @@ def _check_kept_in(target: Target, guard: cst.If, name: str) -> None:
     """A loader bound inside an ``if``: nothing of its function outside that ``if``'s body
     reads or binds ``name`` (after the loop, or in an ``else``, it would be the loader
     built before the loop even where the ``if`` never ran)."""
-    scope: cst.CSTNode = guard
-    parent = target.parent(guard)
-    while parent is not None and not isinstance(parent, cst.FunctionDef):
-        scope, parent = parent, target.parent(parent)
+    function, top = _enclosing(target, guard)
     found: list[cst.Name] = []
 
     class _Uses(cst.CSTVisitor):
@@ -210,7 +207,7 @@ def _check_kept_in(target: Target, guard: cst.If, name: str) -> None:
             if node.value == name:
                 found.append(node)
 
-    (parent if parent is not None else scope).visit(_Uses())
+    (function or top).visit(_Uses())
     if found:
         raise FixError(f"`{name}` is used outside the `if` that builds it")
 
@@ -273,14 +270,19 @@ def _returned(function: cst.FunctionDef) -> set[str]:
 
 def fresh_name(target: Target, loop: Loop) -> str:
     """A name for the loader that nothing around the loop uses yet."""
-    scope: cst.CSTNode = loop
-    parent = target.parent(loop)
-    while parent is not None and not isinstance(parent, cst.FunctionDef):
-        scope, parent = parent, target.parent(parent)
-    taken = collect([parent.params, parent.body] if parent is not None else [scope])
+    function, top = _enclosing(target, loop)
+    taken = collect([function.params, function.body] if function is not None else [top])
     used = taken.used | taken.bound
     candidates = (*NAMES, *(f"loader_{n}" for n in range(2, 100)))
     return next(n for n in candidates if n not in used)
+
+
+def _enclosing(target: Target, node: cst.CSTNode) -> tuple[cst.FunctionDef | None, cst.CSTNode]:
+    """The function that holds ``node`` (None at module level), and the top of the tree."""
+    scope, parent = node, target.parent(node)
+    while parent is not None and not isinstance(parent, cst.FunctionDef):
+        scope, parent = parent, target.parent(parent)
+    return parent, scope
 
 
 def _bind_before(target: Target, loop: Loop, name: str) -> dict[cst.CSTNode, EditFn]:
