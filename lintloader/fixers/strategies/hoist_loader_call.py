@@ -180,6 +180,8 @@ def _check_unchanged(request: FixRequest, target: Target, place: Place, name: st
         raise FixError(f"its arguments read `{sorted(changed)[0]}`, which the loop assigns")
     if name is not None and name in others.bound:
         raise FixError(f"the loop assigns `{name}` again")
+    if name is not None and name in _deleted(place.around()):
+        raise FixError(f"the loop deletes `{name}`: the next iteration would not find it")
     if name is not None and name not in others.used:
         raise FixError(f"the loop does not use `{name}`: nothing iterates the loader there")
     watched = reads(target.call) | _self_reads(request, target)
@@ -190,6 +192,19 @@ def _check_unchanged(request: FixRequest, target: Target, place: Place, name: st
         raise FixError(
             f"the loop sets per-epoch state (`{code}`), which persistent workers would not see"
         )
+
+
+def _deleted(nodes: list[cst.CSTNode]) -> set[str]:
+    """The names a ``del`` in ``nodes`` unbinds."""
+    found: set[str] = set()
+
+    class _Dels(cst.CSTVisitor):
+        def visit_Del(self, node: cst.Del) -> None:
+            found.update(collect([node.target]).used)
+
+    for node in nodes:
+        node.visit(_Dels())
+    return found
 
 
 def _check_kept_in(target: Target, guard: cst.If, name: str) -> None:
