@@ -131,3 +131,34 @@ def test_persistence_is_safe_only_without_per_epoch_state(tmp_path: Path) -> Non
     )
     expected = FIXTURES / "rules" / "LL204" / "fix_stateless_after.py"
     assert (tmp_path / "mod.py").read_bytes() == expected.read_bytes()
+
+
+TWO_LOADERS = """\
+from torch.utils.data import DataLoader
+
+
+def train(dataset, epochs, workers=2):
+    seen = 0
+    for epoch in range(epochs):
+        train_loader = DataLoader(dataset, batch_size=4, num_workers=workers)
+        for step, batch in enumerate(train_loader):
+            seen += len(batch)
+            if step % 2 == 0:
+                test_loader = DataLoader(dataset, batch_size=4, num_workers=workers)
+                for batch in test_loader:
+                    seen += len(batch)
+    return seen
+"""
+
+
+def test_a_finding_a_fix_moves_on_is_not_counted_twice(tmp_path: Path) -> None:
+    """Two loaders of one function: the test loader hoisted out of the step loop (round 1)
+    sits in the epoch loop, a finding no first-round one matches alone, hoisted again in round
+    2. ``fix`` counts the findings it ends as ``check`` promised them: 2, not 3."""
+    (tmp_path / "train.py").write_text(TWO_LOADERS)
+    info = ("--no-cache", "--min-severity", "info", "train.py")
+    check = run_cli("check", *info, cwd=tmp_path)
+    assert "[*] 2 fixable with `--fix`" in check.stderr
+    done = run_cli("fix", *info, cwd=tmp_path)
+    assert "Fixed 2 findings in 1 file; 0 findings left" in done.stderr, done.stderr
+    assert run_cli("check", *info, cwd=tmp_path).returncode == 0

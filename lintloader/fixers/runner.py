@@ -102,7 +102,10 @@ class FixOutcome:
         groups: dict[int, list[Applied]] = {}
         alone: list[list[Applied]] = []
         matched = matches(self.found, [a.finding for a in self.applied])
+        first = set(self.found)
         for applied, index in zip(self.applied, matched, strict=True):
+            if index is None and applied.finding not in first:
+                index = _continued(applied.finding, groups)
             if index is None:
                 alone.append([applied])
             else:
@@ -160,6 +163,19 @@ def matches(findings: Sequence[Finding], later: Sequence[Finding]) -> list[int |
     second once the first call is removed), when one finding alone has them."""
     keys = [key_parts(f) for f in findings]
     return [_index(keys, key_parts(finding)) for finding in later]
+
+
+def _continued(finding: Finding, groups: dict[int, list[Applied]]) -> int | None:
+    """A finding an earlier fix made (a loader hoisted out of one loop now sits in the next)
+    that no first-round finding matches alone (two loaders of one function): the group of the
+    latest fix of the same rule in the same file, so that it is not counted as one more
+    finding fixed."""
+    same = [
+        index
+        for index, fixes in groups.items()
+        if any(a.finding.code == finding.code and a.finding.path == finding.path for a in fixes)
+    ]
+    return same[-1] if same else None
 
 
 def _index(keys: Sequence[tuple[str, ...]], key: tuple[str, ...]) -> int | None:
