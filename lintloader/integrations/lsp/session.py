@@ -421,8 +421,11 @@ class Session:
             for finding in findings:
                 if finding in tried:
                     continue
-                fixes = quick_fixes(analysis, finding, restrict, codec, disabled)
-                fixes = fixes if finding in open_ else []
+                fixes = (
+                    quick_fixes(analysis, finding, restrict, codec, disabled)
+                    if finding in open_  # one the baseline accepts gets no fix: none tried
+                    else []
+                )
                 noqa = noqa_action(analysis, path, finding, data, codec)
                 tried[finding] = [action for action in [*fixes, noqa] if action is not None]
 
