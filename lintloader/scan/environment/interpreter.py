@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from lintloader.scan.environment import site_query
 from lintloader.scan.environment.interpreter_memo import remember_answer, remembered_answer
 from lintloader.scan.model import DiscoveryError
+from lintloader.scan.read.statindex import stamp_of
 
 if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
     from lintloader.scan.environment.site_query import Answer
@@ -111,7 +112,7 @@ def _stat_stamp(
         status = stat_call(path)
     except OSError:
         return None
-    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+    return stamp_of(status)
 
 
 def _ask_interpreter(executable: str, wanted: list[str]) -> Answer:

@@ -54,11 +54,13 @@ class ReadMemo:
         one they were read at (``fix``'s rounds read the files they edit this way)."""
         found = self.kept.get(path)
         if found is not None:
+            from lintloader.scan.read.statindex import stamp_of
+
             try:
                 now = os.stat(path)
             except OSError:
                 return reader(path)
-            data = self.bytes_of(path, (now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_ino))
+            data = self.bytes_of(path, stamp_of(now))
             if data is not None:
                 return data
         return reader(path)

@@ -32,7 +32,14 @@ from lintloader.cache.summaries import content_digest
 from lintloader.limits import size_problem
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
 from lintloader.scan.read.memo import ReadMemo
-from lintloader.scan.read.statindex import StatIndex, index_path, is_racy, load_index, save_index
+from lintloader.scan.read.statindex import (
+    StatIndex,
+    index_path,
+    is_racy,
+    load_index,
+    save_index,
+    stamp_of,
+)
 from lintloader.scan.read.tokens import found_in
 
 if TYPE_CHECKING:
@@ -122,7 +129,7 @@ class SourceSet:
                     if too_large:
                         problems.append(FileProblem(file.display, too_large))
                         continue
-                    stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+                    stamp = stamp_of(status)
                     row = fresh(path, stamp)
                     if row is None:
                         row = self._admit_read(path, stamp, status.st_mode)

@@ -18,6 +18,7 @@ foreign one is simply ignored.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,11 @@ _KIND = "stat index 3"
 _Stored = tuple[list[bytes], list[str], list[int], list[str], list[int], list[int]]
 Stamp = tuple[int, int, int, int]  # st_size, st_mtime_ns, st_ctime_ns, st_ino
 UNTRUSTED: Stamp = (-1, -1, -1, -1)
+
+
+def stamp_of(status: os.stat_result) -> Stamp:
+    """A file's stamp from its ``os.stat``."""
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
 def is_racy(stamp: Stamp, read_ns: int) -> bool:
