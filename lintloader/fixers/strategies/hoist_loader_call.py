@@ -174,13 +174,14 @@ def _check_unchanged(request: FixRequest, target: Target, place: Place, name: st
     """FixError when the loader built once could differ from the one built per iteration."""
     loop = place.loop
     rest = collect([loop.target] if isinstance(loop, cst.For) else [])
-    others = collect(place.around())
+    around = place.around()
+    others = collect(around)
     changed = (rest.bound | others.bound) & collect([target.call]).used
     if changed:
         raise FixError(f"its arguments read `{sorted(changed)[0]}`, which the loop assigns")
     if name is not None and name in others.bound:
         raise FixError(f"the loop assigns `{name}` again")
-    if name is not None and name in _deleted(place.around()):
+    if name is not None and name in _deleted(around):
         raise FixError(f"the loop deletes `{name}`: the next iteration would not find it")
     if name is not None and name not in others.used:
         raise FixError(f"the loop does not use `{name}`: nothing iterates the loader there")
