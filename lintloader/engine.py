@@ -158,6 +158,7 @@ def analyze(
         wanted=vocabulary.modules,
         extra=extra,
         link=RecordingProgram,
+        grow=taker.grow,
     )
     sources.save()
     sources.keep()
