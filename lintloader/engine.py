@@ -158,7 +158,6 @@ def analyze(
         wanted=vocabulary.modules,
         extra=extra,
         link=RecordingProgram,
-        grow=taker.grow,
     )
     sources.save()
     sources.keep()

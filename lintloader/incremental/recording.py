@@ -30,14 +30,6 @@ class RecordingProgram(Program):
         self.read_kinds: set[tuple[str, str]] = set()  # (function key, kind name)
         super().__init__(summaries)
 
-    def relinked(self, summaries: Iterable[FileSummary]) -> RecordingProgram:
-        """Linked anew, still holding what was recorded so far."""
-        program = RecordingProgram(summaries)
-        program.read_calls |= self.read_calls
-        program.asked_names |= self.asked_names
-        program.read_kinds |= self.read_kinds
-        return program
-
     def edges_from(self, key: str) -> list[Edge]:
         self.read_calls.add(key)
         return super().edges_from(key)

@@ -183,12 +183,11 @@ def _one_file_summarizer(
 ) -> Summarize:
     """Summarize one file as a selection round would (the parser is imported when called)."""
 
-    def summarize(file: SourceFile, texts: tuple[bytes, ...] | None) -> FileSummary:
+    def summarize(file: SourceFile) -> FileSummary:
         from lintloader.select.rounds import RoundTaker
 
         taker = RoundTaker(sources, cache, stats, 1, options.config.max_file_size)
-        wanted = {file.path: texts} if texts is not None else None
-        return taker.summarize([file], stats, 1, wanted)[file.path]
+        return taker.summarize([file], stats, jobs=1)[file.path]
 
     return summarize
 

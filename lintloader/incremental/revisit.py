@@ -50,7 +50,7 @@ from lintloader.incremental.trailing import PYTHON_SUFFIXES, summarized_digest
 from lintloader.link.linkable import defined_names
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
-from lintloader.select.trail import as_trail, asked_texts, first_taking_round
+from lintloader.select.trail import as_trail, first_taking_round
 
 if TYPE_CHECKING:
     from lintloader.findings import Finding
@@ -63,8 +63,7 @@ MAX_CHANGED = 32
 # unless one shows the file) or otherwise (MOVED: the rules run again). incremental/moves.py
 SAME = "same"
 
-# a file's summary, walking the top-level definitions that hold one of these bytes (None: all)
-Summarize = Callable[[SourceFile, "tuple[bytes, ...] | None"], "FileSummary"]
+Summarize = Callable[[SourceFile], "FileSummary"]
 
 
 @dataclass(frozen=True)
@@ -122,9 +121,8 @@ def revisit(
             after = before  # only comment or blank lines at its end changed
             if sources.writes:
                 cache.put(new_key, after)
-        else:  # summarized whole when taken by its module name, else for the run's tokens
-            whole = file.module in rounds[number].modules
-            after = summarize(file, None if whole else asked_texts(rounds))
+        else:
+            after = summarize(file)
         codes[file.path] = code
         edits.append((file, before, after))
         keys.discard(old_key)

@@ -55,11 +55,6 @@ class Program(CallGraph):
                 self._add(summary)
         self._forget()
 
-    def relinked(self, summaries: Iterable[FileSummary]) -> Program:
-        """A program of the same kind linking ``summaries`` from scratch (one of the files
-        linked so far has a summary that grew: ``select/policy.py``)."""
-        return type(self)(summaries)
-
     def derived(self, work_out: Callable[[Program], Derived]) -> Derived:
         """``work_out(self)``, worked out once for the files linked so far: what analyses and
         fixers share (``loader_sites``), typed by the function that works it out."""

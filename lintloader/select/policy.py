@@ -36,9 +36,6 @@ MAX_ROUNDS = 12
 Take = Callable[[list[SourceFile], "GroupQuery | None", frozenset[str]], dict[str, FileSummary]]
 # A module that is not among the files, found by dotted path (scan/environment/locate.py), or None.
 Locate = Callable[[str], "SourceFile | None"]
-# Summaries again of files taken before whose narrow definitions hold a token asked since
-# (summary/definitions.py): those that grew.
-Grow = Callable[[list[tuple[SourceFile, FileSummary]]], dict[str, FileSummary]]
 
 
 def seed_groups(rules: Iterable[Rule]) -> set[TokenGroup]:
@@ -63,7 +60,6 @@ def select(
     wanted: frozenset[str] = frozenset(),
     extra: Sequence[Callable[[Program], Demand]] = (),
     link: Callable[[Iterable[FileSummary]], Program] = Program,
-    grow: Grow | None = None,
 ) -> tuple[dict[str, FileSummary], Program]:
     """Summaries of every file the active rules need, found backwards from their seeds, and
     the program they link into.
@@ -73,11 +69,7 @@ def select(
     round asked for and took (the trail a later run revisits, see ``select/trail.py``);
     ``wanted``: dotted paths whose modules are parsed from the start (a declared vocabulary,
     ``analysis/vocabulary.py``), and ``extra`` the demand hooks that follow them;
-    ``link`` links the summaries (``engine.py`` gives a program that records what was read);
-    ``grow``: a file taken for a round's tokens walked only the definitions that hold them
-    (``summary/definitions.py``): after each round, the files taken before whose other
-    definitions hold a token asked since are summarized again and linked anew (a round's
-    trail names the files it took first)."""
+    ``link`` links the summaries (``engine.py`` gives a program that records what was read)."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     files = list(files)
@@ -103,30 +95,11 @@ def select(
         candidates = [f for f in files if f.path not in summaries]
         found = take(candidates, query if fresh else None, modules)
         rounds.append(Round(tuple(sorted(fresh)) if fresh else None, modules, tuple(found)))
-        grown = _grown(grow, files, summaries) if fresh else {}
-        if not found and not grown:
+        if not found:
             break
         summaries.update(found)
-        if grown:
-            summaries.update(grown)
-            program = program.relinked(summaries.values())
-        else:
-            program.extend(found.values())
+        program.extend(found.values())
     return summaries, program
-
-
-def _grown(
-    grow: Grow | None, files: Sequence[SourceFile], summaries: dict[str, FileSummary]
-) -> dict[str, FileSummary]:
-    """The summaries of taken files that grew (see :func:`select`)."""
-    if grow is None:
-        return {}
-    narrow = [
-        (f, summaries[f.path])
-        for f in files
-        if f.path in summaries and any(not whole for _, _, whole in summaries[f.path].narrowed)
-    ]
-    return grow(narrow) if narrow else {}
 
 
 def _located(

@@ -15,7 +15,7 @@ are the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 from lintloader.cache import codec
@@ -23,9 +23,8 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.limits import size_problem
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
-from lintloader.select.parse import at_path, grow_files, summarize_files
+from lintloader.select.parse import at_path, summarize_files
 from lintloader.select.query import GroupQuery, chosen_by
-from lintloader.select.trail import walked_texts
 from lintloader.summary.model import FileSummary
 from lintloader.workers.forked import can_fork, map_forked
 from lintloader.workers.progress import ParseStats
@@ -104,37 +103,19 @@ class RoundTaker:
     max_file_mb: float
     shard_min_files: int = SHARD_MIN_FILES
     spare_bytes: int = SPARE_BYTES
-    # the bytes of every token the run's rounds asked for so far: a file a query takes is
-    # summarized for them (summary/definitions.py), one taken by its module name whole
-    asked: set[bytes] = field(default_factory=set)
 
     def take(
         self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
     ) -> dict[str, FileSummary]:
         """Summaries of the candidates the query or the module names choose, in the
         candidates' order."""
-        if query is not None:
-            self.asked.update(walked_texts(query))
         if self._worth_sharding(candidates, query):
             assert query is not None
             found = self._take_sharded(candidates, query, modules)
         else:
             chosen = self._choose(candidates, query, modules)
-            found = self.summarize(chosen, self.stats, self.jobs, self._texts(chosen, modules))
+            found = self.summarize(chosen, self.stats, self.jobs)
         return {f.path: found[f.path] for f in candidates if f.path in found}
-
-    def grow(self, taken: list[tuple[SourceFile, FileSummary]]) -> dict[str, FileSummary]:
-        """The summaries of files taken before (with their summaries) whose cut functions
-        hold a token asked since, grown (counted once: as the files taken)."""
-        return grow_files(taken, self.sources, self.cache, tuple(sorted(self.asked)))
-
-    def _texts(
-        self, chosen: Sequence[SourceFile], modules: frozenset[str]
-    ) -> dict[str, tuple[bytes, ...]]:
-        """What each chosen file is summarized for: the tokens asked so far, but for a file
-        chosen by its module name (walked whole)."""
-        texts = tuple(sorted(self.asked))
-        return {f.path: texts for f in chosen if f.module not in modules}
 
     def _take_sharded(
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
@@ -168,7 +149,7 @@ class RoundTaker:
         stats = ParseStats()
         used_before = set(self.cache.used) if self.cache is not None else set()
         chosen = self._choose(shard, query, modules)
-        summaries = self.summarize(chosen, stats, 1, self._texts(chosen, modules))
+        summaries = self.summarize(chosen, stats, jobs=1)
         used = (self.cache.used - used_before) if self.cache is not None else set()
         answers = self.sources.token_answers(f.path for f in shard)
         table_size = len(self.sources.index.tokens)
@@ -193,14 +174,9 @@ class RoundTaker:
         return chosen
 
     def summarize(
-        self,
-        batch: Sequence[SourceFile],
-        stats: ParseStats,
-        jobs: int,
-        texts: dict[str, tuple[bytes, ...]] | None = None,
+        self, batch: Sequence[SourceFile], stats: ParseStats, jobs: int
     ) -> dict[str, FileSummary]:
-        """Summaries of ``batch``; files too large to parse get an error summary (uncached);
-        ``texts``: per path, what it is summarized for (``parse.summarize_files``)."""
+        """Summaries of ``batch``; files too large to parse get an error summary (uncached)."""
         large: dict[str, FileSummary] = {}
         for file in batch:
             problem = size_problem(self.sources.size(file.path), self.max_file_mb)
@@ -209,8 +185,7 @@ class RoundTaker:
                     file.path, file.module, file.is_package, error=problem
                 )
         small = [f for f in batch if f.path not in large]
-        made = summarize_files(small, self.sources, self.cache, jobs, stats, texts)
-        return {**made, **large}
+        return {**summarize_files(small, self.sources, self.cache, jobs, stats), **large}
 
 
 def shards_files(

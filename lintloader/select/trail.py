@@ -17,7 +17,6 @@ from typing import NamedTuple
 from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
-from lintloader.scan.read.tokens import is_shape, scope_package
 from lintloader.select.query import GroupQuery, chosen_by
 
 
@@ -81,21 +80,3 @@ def first_taking_round(
         if chosen_by(query, round_.modules, sources, [file]):
             return number
     return None
-
-
-def walked_texts(query: GroupQuery) -> set[bytes]:
-    """The tokens a definition's source must hold for ``query`` to name it (what a file it
-    takes is summarized for, ``summary/definitions.py``): its plain and whole-word tokens. A
-    scope token says where a file is, a shape narrows its group: neither names anything,
-    the other tokens of their group do."""
-    return {t for t in query.tokens if not is_shape(t) and scope_package(t) is None}
-
-
-def asked_texts(rounds: Sequence[Round]) -> tuple[bytes, ...]:
-    """:func:`walked_texts` of every round of a trail: what its run asked for in the end."""
-    texts: set[bytes] = set()
-    for round_ in rounds:
-        query = round_.query()
-        if query is not None:
-            texts |= walked_texts(query)
-    return tuple(sorted(texts))

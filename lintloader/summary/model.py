@@ -23,9 +23,7 @@ from lintloader.cost import Branch, every_k
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
 MODULE_SCOPE = "<module>"
-# per top-level def or class: (first line, last line, walked whole) (summary/definitions.py)
-Narrowed = tuple[tuple[int, int, bool], ...]
-SUMMARY_SCHEMA = 42  # part of the cache key: bump when FileSummary gains or changes fields
+SUMMARY_SCHEMA = 41  # part of the cache key: bump when FileSummary gains or changes fields
 
 
 class ImportBinding(NamedTuple):
@@ -415,9 +413,6 @@ class FileSummary:
     error_line: int = 1
     error_column: int = 1
     loaders: LoaderFacts | None = None  # DataLoader facts for LL2xx (below)
-    # of a file summarized for a round's tokens, its top-level definitions and which were
-    # walked whole (summary/definitions.py); empty: everything was
-    narrowed: Narrowed = ()
 
     @property
     def ok(self) -> bool:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
 from lintloader.summary.calls import Summarizer
 from lintloader.summary.dataloaders import loader_rider
-from lintloader.summary.definitions import holding, merged, narrowed
 from lintloader.summary.grammar import Unreadable
 from lintloader.summary.helpers import one_line
 from lintloader.summary.model import FileSummary
@@ -17,28 +14,21 @@ from lintloader.summary.walk import TooDeep
 
 
 def summarize_source(
-    source: bytes,
-    path: str,
-    module: str,
-    is_package: bool = False,
-    texts: Sequence[bytes] | None = None,
+    source: bytes, path: str, module: str, is_package: bool = False
 ) -> FileSummary:
     """Parse ``source`` with CPython's ``ast`` (through libcst when the file is written for a
     newer Python) and summarize it; a file that cannot be decoded, parsed or analyzed gets
     ``summary.error`` (an LL000 finding) instead. Whatever else goes wrong with one file (a
     bug, a parser library without a node this code names) is that file's LL000 too, never
-    the run's end. ``texts``: walk only the top-level definitions that hold one of these
-    bytes, the others narrow (``summary/definitions.py``); None: walk everything."""
+    the run's end."""
     try:
-        return _summarize(source, path, module, is_package, texts)
+        return _summarize(source, path, module, is_package)
     except Exception as exc:
         error = f"internal error reading this file: {type(exc).__name__}: {one_line(str(exc))}"
         return FileSummary(path, module, is_package, error=error)
 
 
-def _summarize(
-    source: bytes, path: str, module: str, is_package: bool, texts: Sequence[bytes] | None
-) -> FileSummary:
+def _summarize(source: bytes, path: str, module: str, is_package: bool) -> FileSummary:
     summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
         parsed = parse_source(source)
@@ -55,28 +45,18 @@ def _summarize(
     except Unreadable as exc:
         summary.error, summary.error_line, summary.error_column = str(exc), exc.line, exc.column
         return summary
-    return summarize_parsed(parsed, source, path, module, is_package, texts)
+    return summarize_parsed(parsed, source, path, module, is_package)
 
 
 def summarize_parsed(
-    parsed: ParsedSource,
-    source: bytes,
-    path: str,
-    module: str,
-    is_package: bool = False,
-    texts: Sequence[bytes] | None = None,
+    parsed: ParsedSource, source: bytes, path: str, module: str, is_package: bool = False
 ) -> FileSummary:
-    """The summary of a parsed file (``source``: its bytes, for the loader facts' token test;
-    ``texts``: as :func:`summarize_source`'s)."""
+    """The summary of a parsed file (``source``: its bytes, for the loader facts' token test)."""
     summary = FileSummary(path=path, module=module, is_package=is_package)
     try:
         summary.noqa = noqa_lines(parsed.text, parsed.tree)
         loaders = loader_rider(parsed, source)
-        if texts is None:
-            Summarizer(summary, parsed, loaders).visit(parsed.tree)
-        else:
-            with narrowed(parsed.tree, holding(source, texts)) as summary.narrowed:
-                Summarizer(summary, parsed, loaders).visit(parsed.tree)
+        Summarizer(summary, parsed, loaders).visit(parsed.tree)
         summary.loaders = loaders.finish(parsed.tree) if loaders else None
     except TooDeep:
         summary.error = too_deep(f"more than {MAX_NESTING} levels")
@@ -85,24 +65,6 @@ def summarize_parsed(
     if summary.error:  # nothing half-summarized reaches the analysis
         summary = FileSummary(path, module, is_package, error=summary.error)
     return summary
-
-
-def grow_summary(summary: FileSummary, source: bytes, texts: Sequence[bytes]) -> FileSummary:
-    """``summary`` (of ``source``, made for fewer tokens) as :func:`summarize_source` makes it
-    for ``texts``: the bodies of the functions it cut that hold one of them are walked (alone:
-    what was walked before stays) and put in their place (``summary/definitions.py``)."""
-    try:
-        parsed = parse_source(source)
-        grown = FileSummary(summary.path, summary.module, summary.is_package)
-        holds = holding(source, texts)
-        wanted = {(f, last) for f, last, whole in summary.narrowed if not whole and holds(f, last)}
-        loaders = loader_rider(parsed, source)
-        with narrowed(parsed.tree, lambda first, last: (first, last) in wanted, check=False):
-            Summarizer(grown, parsed, loaders).visit(parsed.tree)
-        grown.loaders = loaders.facts if loaders else None
-    except Exception:  # it was read before: what fails now fails the same way made anew
-        return summarize_source(source, summary.path, summary.module, summary.is_package, texts)
-    return merged(summary, grown, wanted)
 
 
 def parse_source(source: bytes) -> ParsedSource:
