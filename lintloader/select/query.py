@@ -40,6 +40,8 @@ class GroupQuery:
     _masks_for: object = None
     _heads: tuple[int, frozenset[str]] = (0, frozenset())
     _heads_for: object = None
+    # per token: the package of a scope token (None: another token), the token searched
+    _searched_as: dict[bytes, tuple[str | None, bytes]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -70,9 +72,10 @@ class GroupQuery:
         known = self._known(sources, file)
         if known is not None:
             return known
+        package = top_package(file.module)
         for head, rests in self.buckets.items():
-            if self._has(sources, file, head) and any(
-                all(self._has(sources, file, token) for token in rest) for rest in rests
+            if self._has(sources, file, package, head) and any(
+                all(self._has(sources, file, package, token) for token in rest) for rest in rests
             ):
                 return True
         return False
@@ -126,10 +129,16 @@ class GroupQuery:
             self._masks, self._masks_for = masks, index
         return self._masks
 
-    def _has(self, sources: SourceSet, file: SourceFile, token: bytes) -> bool:
-        package = scope_package(token)
-        inside = package is not None and top_package(file.module) == package
-        return inside or sources.contains(file.path, index_token(token), self.needs)
+    def _has(
+        self, sources: SourceSet, file: SourceFile, package_of_file: str, token: bytes
+    ) -> bool:
+        """Whether ``file`` (of top-level package ``package_of_file``) holds ``token``."""
+        known = self._searched_as.get(token)
+        if known is None:
+            known = self._searched_as[token] = (scope_package(token), index_token(token))
+        package, searched = known
+        inside = package is not None and package_of_file == package
+        return inside or sources.contains(file.path, searched, self.needs)
 
 
 def _shapes_last(token: bytes) -> tuple[bool, bytes]:
