@@ -4,13 +4,28 @@ the text a summary keeps for it, the same whichever Python made the summary."""
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
 from lintloader.summary.helpers import dotted
 
-# ``ast.unparse``'s own writer (CPython 3.9+): subclassed so that an f-string is written as a
-# call while the text is made, with no copy of the tree and no search of it beforehand.
-_Unparser: Any = ast._Unparser  # type: ignore[attr-defined]
+
+def _unparser() -> Any:
+    """``ast.unparse``'s own writer (``ast._Unparser`` on 3.10-3.13), subclassed below so that an
+    f-string is written as a call while the text is made, with no copy of the tree and no
+    search of it beforehand. A Python that loads the writer on its first use (in a module of
+    its own) has it once ``ast.unparse`` ran."""
+    found = getattr(ast, "_Unparser", None)
+    if found is None:
+        ast.unparse(ast.Name("x", ast.Load()))
+        found = getattr(ast, "_Unparser", None)
+        found = found or getattr(sys.modules.get("_ast_unparse"), "Unparser", None)
+    if found is None:
+        raise ImportError("this Python's ast.unparse has no writer class to extend")
+    return found
+
+
+_Unparser: Any = _unparser()
 
 
 def written(value: ast.expr) -> str:
