@@ -8,7 +8,7 @@ file's bytes, remembered by :class:`~lintloader.scan.read.sources.SourceSet` and
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from lintloader.analysis.context import TokenGroup
@@ -29,7 +29,8 @@ class GroupQuery:
     some group (a scope token: when it is inside that package or names it). Groups are
     bucketed under their most shared token (never a shape), which is searched first, so a file
     costs one search per bucket it fails, and a token whose prerequisite (a shorter token it
-    contains, see :func:`tokens.prerequisites`) is absent costs none; a shape is checked last.
+    contains, see :func:`tokens.prerequisites`) is absent costs none; the other tokens of a
+    group are asked most shared first, a shape last.
     The index remembers every answer."""
 
     buckets: dict[bytes, list[TokenGroup]] = field(default_factory=dict)
@@ -40,6 +41,8 @@ class GroupQuery:
     _masks_for: object = None
     _heads: tuple[int, frozenset[str]] = (0, frozenset())
     _heads_for: object = None
+    # per token: the package of a scope token (None: another token), the token searched
+    _searched_as: dict[bytes, tuple[str | None, bytes]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -50,7 +53,7 @@ class GroupQuery:
             if not group:
                 continue
             head = max(group, key=lambda token: (not is_shape(token), shared[token], token))
-            rest = tuple(sorted((t for t in set(group) if t != head), key=_shapes_last))
+            rest = tuple(sorted((t for t in set(group) if t != head), key=_order(shared)))
             buckets.setdefault(head, []).append(rest)
         query = cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
         query.needs = prerequisites(query.tokens)
@@ -70,9 +73,10 @@ class GroupQuery:
         known = self._known(sources, file)
         if known is not None:
             return known
+        package = top_package(file.module)
         for head, rests in self.buckets.items():
-            if self._has(sources, file, head) and any(
-                all(self._has(sources, file, token) for token in rest) for rest in rests
+            if self._has(sources, file, package, head) and any(
+                all(self._has(sources, file, package, token) for token in rest) for rest in rests
             ):
                 return True
         return False
@@ -126,16 +130,24 @@ class GroupQuery:
             self._masks, self._masks_for = masks, index
         return self._masks
 
-    def _has(self, sources: SourceSet, file: SourceFile, token: bytes) -> bool:
-        package = scope_package(token)
-        inside = package is not None and top_package(file.module) == package
-        return inside or sources.contains(file.path, index_token(token), self.needs)
+    def _has(
+        self, sources: SourceSet, file: SourceFile, package_of_file: str, token: bytes
+    ) -> bool:
+        """Whether ``file`` (of top-level package ``package_of_file``) holds ``token``."""
+        known = self._searched_as.get(token)
+        if known is None:
+            known = self._searched_as[token] = (scope_package(token), index_token(token))
+        package, searched = known
+        inside = package is not None and package_of_file == package
+        return inside or sources.contains(file.path, searched, self.needs)
 
 
-def _shapes_last(token: bytes) -> tuple[bool, bytes]:
-    """A shape (a check of the bytes, ``scan/read/shapes.py``) is asked after the plain tokens
-    of its group, of the files that hold them all."""
-    return is_shape(token), token
+def _order(shared: Counter[bytes]) -> Callable[[bytes], tuple[bool, int, bytes]]:
+    """The order a group's other tokens are asked in: the most shared first (a file that lacks
+    ``__call__`` fails the 22 groups of ``(XPipeline, __call__)`` on one search of it, its
+    answer remembered, instead of on a search of each class name), a shape (a check of the
+    bytes, ``scan/read/shapes.py``) last, of the files that hold the plain tokens of its group."""
+    return lambda token: (is_shape(token), -shared[token], token)
 
 
 def chosen_by(

@@ -19,16 +19,21 @@ Literal = int | bool | str | None
 REWRITTEN = "<set>"  # the class sets the attribute itself: no default is proven
 _SETUP_METHODS = frozenset({"__init__", "__post_init__", "__attrs_post_init__", "model_post_init"})
 _FIELD_CALLS = frozenset({"field", "Field", "attrib", "ib"})
+Walked = dict[int, list[ast.AST]]  # a method's nodes in ast.walk's order, by id of the method
 
 
-def class_stores(tree: ast.Module) -> dict[str, dict[str, tuple[str, ...]]]:
+def class_stores(
+    tree: ast.Module, walked: Walked | None = None
+) -> dict[str, dict[str, tuple[str, ...]]]:
     """Class qualname -> attribute -> the annotation of the ``__init__`` parameter stored in
-    it (``def __init__(self, args: TrainingArguments): self.args = args``)."""
+    it (``def __init__(self, args: TrainingArguments): self.args = args``); ``walked``: the
+    methods' nodes, shared with :func:`class_defaults` so that each method is walked once."""
     found: dict[str, dict[str, tuple[str, ...]]] = {}
+    walked = {} if walked is None else walked
     for qualname, node in _classes(tree):
         for method in node.body:
             if _is_init(method):
-                stores = _annotated_stores(method)  # type: ignore[arg-type]
+                stores = _annotated_stores(method, walked)  # type: ignore[arg-type]
                 if stores:
                     found[qualname] = stores
     return found
@@ -71,7 +76,17 @@ def _annotation(node: ast.expr | None) -> tuple[str, ...] | None:
     return dotted(node) if node is not None else None
 
 
-def _annotated_stores(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[str, ...]]:
+def _nodes(method: ast.FunctionDef | ast.AsyncFunctionDef, walked: Walked) -> list[ast.AST]:
+    """``ast.walk(method)``, walked once per method."""
+    nodes = walked.get(id(method))
+    if nodes is None:
+        nodes = walked[id(method)] = list(ast.walk(method))
+    return nodes
+
+
+def _annotated_stores(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, walked: Walked
+) -> dict[str, tuple[str, ...]]:
     self_name = method.args.args[0].arg
     arguments = method.args
     params = {
@@ -79,7 +94,7 @@ def _annotated_stores(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[st
         for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
         if a.annotation is not None
     }
-    found: dict[str, tuple[str, ...]] = _passed_to_base(method, params)
+    found: dict[str, tuple[str, ...]] = _passed_to_base(_nodes(method, walked), params)
     for statement in method.body:
         if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name)):
             continue
@@ -91,12 +106,13 @@ def _annotated_stores(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[st
 
 
 def _passed_to_base(
-    method: ast.FunctionDef | ast.AsyncFunctionDef, params: dict[str, ast.expr]
+    nodes: list[ast.AST], params: dict[str, ast.expr]
 ) -> dict[str, tuple[str, ...]]:
-    """``super().__init__(args=args)`` with ``args: TrainingArguments``: the base stores it
-    under its own name, by the convention of keyword arguments named after attributes."""
+    """``super().__init__(args=args)`` with ``args: TrainingArguments`` among a method's
+    ``nodes``: the base stores it under its own name, by the convention of keyword arguments
+    named after attributes."""
     found: dict[str, tuple[str, ...]] = {}
-    for node in ast.walk(method):
+    for node in nodes:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         owner = node.func.value
@@ -112,12 +128,13 @@ def _passed_to_base(
     return found
 
 
-def class_defaults(tree: ast.Module) -> dict[str, dict[str, Literal]]:
+def class_defaults(tree: ast.Module, walked: Walked | None = None) -> dict[str, dict[str, Literal]]:
     """Class qualname -> attribute -> literal default (:data:`REWRITTEN`: set by the class
-    itself), for every class of a module."""
+    itself), for every class of a module (``walked``: as :func:`class_stores` takes it)."""
     found: dict[str, dict[str, Literal]] = {}
+    walked = {} if walked is None else walked
     for qualname, node in _classes(tree):
-        defaults = _defaults_of(node)
+        defaults = _defaults_of(node, walked)
         if defaults:
             found[qualname] = defaults
     return found
@@ -137,7 +154,7 @@ def _literal(node: ast.expr | None) -> tuple[bool, Literal]:
     return False, None
 
 
-def _defaults_of(node: ast.ClassDef) -> dict[str, Literal]:
+def _defaults_of(node: ast.ClassDef, walked: Walked) -> dict[str, Literal]:
     defaults: dict[str, Literal] = {}
     rewritten: set[str] = set()
     for statement in node.body:
@@ -155,14 +172,14 @@ def _defaults_of(node: ast.ClassDef) -> dict[str, Literal]:
             and statement.name in _SETUP_METHODS
             and statement.args.args
         ):
-            stored, others = _stored_params(statement)
+            stored, others = _stored_params(statement, walked)
             defaults.update(stored)
             rewritten |= others
     return {**defaults, **dict.fromkeys(rewritten, REWRITTEN)}
 
 
 def _stored_params(
-    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    method: ast.FunctionDef | ast.AsyncFunctionDef, walked: Walked
 ) -> tuple[dict[str, Literal], set[str]]:
     """``self.x = x`` at the top of ``method`` for a parameter ``x`` with a literal default,
     and every other ``self.<attr>`` the method sets."""
@@ -171,7 +188,7 @@ def _stored_params(
     stored: dict[str, Literal] = {}
     others: set[str] = set()
     top = set(map(id, method.body))
-    for node in ast.walk(method):
+    for node in _nodes(method, walked):
         targets = _self_targets(node, self_name)
         for attribute in targets:
             value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None

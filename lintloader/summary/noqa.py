@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -58,9 +59,12 @@ def noqa_lines(code: str, tree: ast.AST | None = None) -> dict[int, Codes]:
     """Suppressions by line (``FILE_LEVEL`` for the file); with ``tree``, spread over the
     lines of each multi-line statement that holds one."""
     found: dict[int, Codes] = {}
-    if "noqa" not in code.lower():
+    lowered = code.lower()
+    if "noqa" not in lowered:
         return found
-    for number, line in enumerate(code.splitlines(), start=1):
+    lines = code.splitlines()  # lowering moves no line break: the same lines, lowered
+    mentions = [n for n, line in enumerate(lowered.splitlines()) if "noqa" in line]
+    for number, line in ((n + 1, lines[n]) for n in mentions):
         comment = lex(line)
         if comment is None:
             continue
@@ -86,7 +90,7 @@ def _merge(first: Codes, second: Codes) -> Codes:
 
 
 def _spread_over_statements(found: dict[int, Codes], tree: ast.AST) -> None:
-    for first, last in _statement_spans(tree):
+    for first, last in _statement_spans(tree, sorted(found)):
         lines = [line for line in range(first, last + 1) if line in found]
         if not lines:
             continue
@@ -97,11 +101,12 @@ def _spread_over_statements(found: dict[int, Codes], tree: ast.AST) -> None:
             found[line] = _merge(found.get(line, frozenset()), merged)
 
 
-def _statement_spans(tree: ast.AST) -> list[tuple[int, int]]:
-    """(first, last) line of every statement over several lines; a compound statement's span
-    is its header (up to the line before its body)."""
+def _statement_spans(tree: ast.AST, lines: list[int]) -> list[tuple[int, int]]:
+    """(first, last) line of every statement over several lines that may hold one of
+    ``lines`` (sorted); a compound statement's span is its header (up to the line before its
+    body)."""
     spans = []
-    for node in _statements(tree):
+    for node in _statements(tree, lines):
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
@@ -116,15 +121,30 @@ def _statement_spans(tree: ast.AST) -> list[tuple[int, int]]:
 _HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)  # what a statement may sit in
 
 
-def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+def _statements(tree: ast.AST, lines: list[int]) -> Iterator[ast.stmt]:
     """The statements of ``tree`` in ``ast.walk``'s order, without a visit of the expressions
-    (statements sit only in statement lists, of statements, handlers and cases)."""
+    (statements sit only in statement lists, of statements, handlers and cases), and without
+    entering a statement or handler none of whose lines is one of ``lines`` (sorted): no span
+    inside it can hold one (statements share lines only through ``;``, and a simple statement
+    holds no other)."""
     pending = deque([tree])
     while pending:
         node = pending.popleft()
         if isinstance(node, ast.stmt):
             yield node
+        if not _holds_one(node, lines):
+            continue
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 pending.extend(item for item in value if isinstance(item, _HOLDERS))
+
+
+def _holds_one(node: ast.AST, lines: list[int]) -> bool:
+    """Whether one of ``lines`` (sorted) falls within ``node``'s lines (a node without lines,
+    the module or a ``case``: True). What sits in a statement sits within its lines."""
+    end = getattr(node, "end_lineno", None)
+    if end is None:
+        return True
+    index = bisect_left(lines, node.lineno)  # type: ignore[attr-defined]
+    return index < len(lines) and lines[index] <= end

@@ -72,23 +72,26 @@ def unused(
         source = data.decode("utf-8", "surrogateescape")
         if "noqa" not in source.lower():
             continue
-        try:
-            tree: ast.AST | None = ast.parse(source)
-        except (SyntaxError, ValueError):
-            tree = None
         seen = by_file.get(display, set())
+        trees: list[ast.AST | None] = []  # parsed once, for the first directive judged
         for directive in directives(source):
-            lines = covered_lines(directive, source, tree)
-            stale = [
-                code
-                for code in directive.codes
-                if code.startswith(PREFIX)
-                and judged(code)
-                and not any((ln, code) in seen for ln in lines)
-            ]
+            codes = [code for code in directive.codes if code.startswith(PREFIX) and judged(code)]
+            if not codes:
+                continue  # it names no code of an enabled rule (only E501, say): nothing to judge
+            if not trees:
+                trees.append(_tree(source))
+            lines = covered_lines(directive, source, trees[0])
+            stale = [code for code in codes if not any((ln, code) in seen for ln in lines)]
             if stale:
                 found.append(_finding(display, directive, stale))
     return found
+
+
+def _tree(source: str) -> ast.AST | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _finding(display: str, directive: Directive, stale: list[str]) -> Finding:

@@ -195,3 +195,23 @@ def test_scope_tokens_match_files_inside_the_package_or_naming_it(tmp_path: Path
         Path(f.path).relative_to(tmp_path).as_posix() for f in loaded if query.matches(sources, f)
     }
     assert matching == {"pkg_a/core.py", "pkg_a/fetch.py", "user/train.py"}
+
+
+def test_a_group_asks_its_most_shared_token_first(tmp_path: Path) -> None:
+    """Groups ``(XPipeline, __call__)`` in one bucket (issue 45: transformers' third round):
+    a file without ``__call__`` fails them all on one search of it, no class name searched."""
+    (tmp_path / "plain.py").write_text("import pkg\n\nclass Pipe3:\n    pass\n")
+    (tmp_path / "called.py").write_text("import pkg\n\nclass Pipe3:\n    def __call__(self): ...\n")
+    discovery = discover_paths([str(tmp_path)], ())
+    sources = SourceSet(read_source)
+    files = {Path(f.path).name: f for f in sources.load(discovery.files, [])}
+    scope, call = package_scope("pkg.core"), whole_word("__call__")
+    pipes = [whole_word(f"Pipe{n}") for n in range(5)]
+    groups = [(scope, pipe, call) for pipe in pipes] + [(scope, whole_word("Other"), b"evaluate")]
+    query = GroupQuery.build(groups)
+    assert list(query.buckets) == [scope]  # the most shared token heads the bucket
+    assert not query.matches(sources, files["plain.py"])
+    checked, _ = sources.answers(files["plain.py"].path)
+    asked = {t for t in sources.index.tokens if checked & sources.index.bit(t)}
+    assert asked == {whole_word("pkg"), call, whole_word("Other")}
+    assert query.matches(sources, files["called.py"])

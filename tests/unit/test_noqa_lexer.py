@@ -3,6 +3,8 @@ read a comment through :func:`lintloader.summary.noqa.lex`, so they cannot disag
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from lintloader.fixers.add_noqa import add_noqa
@@ -36,3 +38,37 @@ def test_the_readers_agree_with_the_lexer() -> None:
     assert without_unused("a = 1  # noqa: ll101, E501", ["LL101"]) == "a = 1  # noqa: E501"
     edited, count = add_noqa(b"a = f(1)  # noqa: ll101\n", {1: {"LL203"}})
     assert (edited, count) == (b"a = f(1)  # noqa: LL101, LL203\n", 1)
+
+
+SPREAD = """\
+import ast
+
+
+@decorate(
+    x)  # noqa: LL101
+def f(
+    a,
+):
+    if a:
+        g(1,
+          2)  # noqa: LL202
+        h(3,
+          4)
+    return (5,
+            6); k = (7,  # noqa: LL203
+                     8)
+"""
+
+
+def test_a_comment_spreads_over_the_lines_of_its_statement_only() -> None:
+    """Over the header of a decorated def (not its body), the call it ends, and the two
+    statements that share a line through ``;`` (not the call next to them)."""
+    found = noqa_lines(SPREAD, ast.parse(SPREAD))
+    assert found == {
+        **dict.fromkeys(range(4, 9), frozenset({"LL101"})),
+        10: frozenset({"LL202"}),
+        11: frozenset({"LL202"}),
+        14: frozenset({"LL203"}),
+        15: frozenset({"LL203"}),
+        16: frozenset({"LL203"}),
+    }

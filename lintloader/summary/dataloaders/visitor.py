@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from lintloader.summary.config_defaults import class_defaults, class_stores
+from lintloader.summary.config_defaults import Walked, class_defaults, class_stores
 from lintloader.summary.dataloaders.bounds import Bounds, literal, positive_test, zero_test
 from lintloader.summary.dataloaders.dict_flow import DictFlows
 from lintloader.summary.dataloaders.expressions import (
@@ -142,8 +142,9 @@ class LoaderRider(Rider):
     def finish(self, tree: ast.Module) -> LoaderFacts:
         """The facts, once the walk is over."""
         if isinstance(tree, ast.Module):
-            self.facts.class_defaults = class_defaults(tree)
-            self.facts.class_stores = class_stores(tree)
+            walked: Walked = {}  # each setup method walked once for both
+            self.facts.class_defaults = class_defaults(tree, walked)
+            self.facts.class_stores = class_stores(tree, walked)
         return self.facts
 
     def body_enter(self, node: Body, scope: ast.AST | None) -> None:
