@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from lintloader.summary.written import written
+from lintloader.summary.written import written, written_by_copy
 
 pytestmark = pytest.mark.fast
 
@@ -32,6 +32,7 @@ def value(text: str) -> ast.expr:
 )
 def test_f_strings_are_written_as_calls(source: str, text: str) -> None:
     assert written(value(source)) == text
+    assert written_by_copy(value(source)) == text  # the way of a Python with no writer class
 
 
 @pytest.mark.parametrize(
@@ -40,4 +41,4 @@ def test_f_strings_are_written_as_calls(source: str, text: str) -> None:
 )
 def test_other_values_are_written_as_unparse_writes_them(source: str) -> None:
     node = value(source)
-    assert written(node) == ast.unparse(node)
+    assert written(node) == ast.unparse(node) == written_by_copy(node)
