@@ -35,8 +35,8 @@ UNKNOWN_S = 1.0
 PRIOR_S: dict[str, float] = {
     "tests/test_rule_contract.py": 135.0,  # 226 before: one run of each unedited tree, not three
     # its copy runs the marked tests a new rule can change (some 90) with -n 2
-    "tests/test_user_rules.py::test_a_new_rule_is_one_module_plus_a_fixtures_folder": 110.0,
-    "tests/test_fix_honest.py": 87.0,
+    # (round 9: test_fix_honest's rule fixtures one case per rule, the copy runs the new one's)
+    "tests/test_user_rules.py::test_a_new_rule_is_one_module_plus_a_fixtures_folder": 80.0,
     "tests/test_trace.py": 76.0,
     "tests/test_newer_grammar.py": 70.0,  # 180 before: one check of the five fixtures, not five
     "tests/test_fix_proof.py": 62.0,
