@@ -228,6 +228,7 @@ NEW_RULE_CASES = (
     "tests/test_user_rules.py::test_fixture_findings_match_markers[{code}/positive.py]",
     "tests/test_user_rules.py::test_fixture_findings_match_markers[{code}/negative.py]",
     "tests/test_user_rules.py::test_every_rule_has_fixtures_and_known_fixes[{code}]",
+    "tests/test_fix_honest.py::test_check_promises_what_fix_applies_on_every_rule_fixture[{code}]",
     "tests/test_rule_docs.py::test_committed_page_is_what_the_generator_writes[{code}.md]",
     "tests/unit/test_rule_examples.py::test_rule_example[{code}-invalid-0]",
     "tests/unit/test_rule_examples.py::test_rule_example[{code}-valid-0]",
