@@ -16,6 +16,7 @@ import click
 from lintloader.cli.baselining import apply_baseline
 from lintloader.cli.baselining import write_baseline as write_baseline_file
 from lintloader.cli.exits import CheckDone
+from lintloader.cli.fast_record import Witness
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -210,6 +211,7 @@ def check(
     edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
     # a format that carries fixes' edits needs the linked program, which a replayed run lacks
     result = run_check(discovery, replace(options, replay=not edits_wanted))
+    witnessed(result, discovery, options, reports)
     if scope is not None:
         excluded_notes(scope.targets, result)
         result = scope.restrict(result)
@@ -243,6 +245,18 @@ def check(
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
     raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
+
+
+def witnessed(
+    result: CheckResult, discovery: Discovery, options: CheckOptions, reports: Sequence[Target]
+) -> None:
+    """Tell the console script's witness (``cli/fast_record.py``) of a run that replayed its
+    stored run and writes no report file: the next same check may take the fast path."""
+    context = click.get_current_context(silent=True)
+    witness = context.find_object(Witness) if context is not None else None
+    if witness is None or result.route != "replayed" or any(t.path for t in reports):
+        return
+    witness.saw([file.path for file in result.files], discovery.roots, options.cache_dir)
 
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:

@@ -1,0 +1,202 @@
+"""Storing a ``check``'s answer for the warm fast path (``cli/fast.py`` reads it).
+
+A :class:`Witness` watches a ``check`` the fast path could answer but did not: it copies what
+the check writes to standard output and standard error, and notes (an audit hook) the files
+it opens to read and the directories it lists. ``check`` tells it what it scanned; when the
+check replayed its stored run, the witness stores the output, the exit code and the stamps of
+every path the answer depends on (see ``cli/fast.py``), unless one of them changed within
+:data:`RACY_NS` of the check's start (as git's racy rule: a change in the same tick as the
+stamp would go unseen).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO
+
+from lintloader.cli import fast
+
+RACY_NS = 2_000_000_000
+# what no check's answer depends on, and whose stamps change on their own
+UNSTAMPED = ("/proc/", "/sys/", "/dev/")
+
+
+class Tee(io.RawIOBase):
+    """The binary layer under a copy of ``sys.stdout`` or ``sys.stderr``: each write goes
+    through to the stream at once (so that the order of the two streams is the order of the
+    writes) and is kept, in that order, in ``chunks``."""
+
+    def __init__(self, target: BinaryIO, fd: int, chunks: fast.Chunks) -> None:
+        super().__init__()
+        self.target, self.fd, self.chunks = target, fd, chunks
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        written = bytes(data)
+        self.target.write(written)
+        self.target.flush()
+        self.chunks.append((self.fd, written))
+        return len(written)
+
+    def isatty(self) -> bool:
+        return self.target.isatty()
+
+    def fileno(self) -> int:
+        return self.target.fileno()
+
+
+def _teed(stream: Any, fd: int, chunks: fast.Chunks) -> io.TextIOWrapper:
+    """A text stream that writes as ``stream`` does, through a :class:`Tee`."""
+    stream.flush()
+    return io.TextIOWrapper(
+        Tee(stream.buffer, fd, chunks),  # type: ignore[arg-type]  # a raw layer, as -u's
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.line_buffering,
+        write_through=True,
+    )
+
+
+class Witness:
+    """What a ``check`` the fast path could answer wrote, opened and scanned."""
+
+    def __init__(self, argv: list[str], folder: str, key: bytes) -> None:
+        self.argv, self.folder, self.key = argv, folder, key
+        self.started = time.time_ns()
+        self.chunks: fast.Chunks = []
+        self.opened: dict[str, None] = {}
+        self.listed: dict[str, None] = {}
+        self.scanned: list[str] | None = None  # set by check, when its stored run replayed
+        self.roots: list[str] = []
+
+    @classmethod
+    def watch(cls, argv: list[str]) -> Witness | None:
+        """A witness of ``check ARGS`` (its output teed from now on), if the fast path could
+        answer it; else None."""
+        folder = fast.cache_folder(argv)
+        key = fast.run_key(argv) if folder is not None else None
+        if folder is None or key is None or sys.stdout is None or sys.stderr is None:
+            return None
+        witness = cls(argv, folder, key)
+        sys.stdout = _teed(sys.stdout, 1, witness.chunks)
+        sys.stderr = _teed(sys.stderr, 2, witness.chunks)
+        sys.addaudithook(witness.audit)
+        return witness
+
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        """The audit hook: files opened to read, directories listed."""
+        if event == "open":
+            path, mode, flags = args
+            reading = "r" in mode and "+" not in mode if isinstance(mode, str) else None
+            if reading is None:
+                reading = isinstance(flags, int) and not flags & (os.O_WRONLY | os.O_RDWR)
+            if reading and isinstance(path, str | bytes):
+                self.opened[os.path.abspath(os.fsdecode(path))] = None
+        elif event in ("os.listdir", "os.scandir") and isinstance(args[0], str | bytes):
+            self.listed[os.path.abspath(os.fsdecode(args[0]))] = None
+
+    def saw(
+        self, scanned: Sequence[str], roots: Sequence[str], cache_dir: os.PathLike[str] | None
+    ) -> None:
+        """``check`` replayed its stored run over ``scanned`` below ``roots``, with the cache
+        in ``cache_dir``: its answer may be stored (see :meth:`store`)."""
+        if cache_dir is not None and os.path.abspath(cache_dir) == os.path.abspath(self.folder):
+            self.scanned, self.roots = list(scanned), list(roots)
+
+    def store(self, code: int) -> None:
+        """Store the answer (exit ``code``), if the check replayed and nothing it depends on
+        changed since it started."""
+        if self.scanned is None or code not in (0, 1):
+            return
+        paths = list(dict.fromkeys(self._paths()))
+        stamps = fast.stamps_now(paths)
+        # stamps are (size, mtime, ctime, inode): a change since the check began is not seen
+        recent = self.started - RACY_NS
+        if any(number >= recent for number in _times(stamps)):
+            return
+        record = fast.encode(self.key, code, self.chunks, paths, stamps)
+        if len(record) <= fast.MAX_RECORD:
+            _save(self.folder, fast.record_path(self.folder, self.key), record)
+
+    def _paths(self) -> Iterator[str]:
+        from lintloader.cache.code import package_root
+        from lintloader.scan.environment.site_query import site_candidates
+
+        cache = os.path.abspath(self.folder)
+        unstamped = (cache + os.sep, *UNSTAMPED)  # the cache changes on every run
+        used = [*(_source_of(path) for path in self.opened), *self.listed]
+        yield from (p for p in used if p != cache and not p.startswith(unstamped))
+        # where a configuration is searched for (config.find_pyproject): the file, not its
+        # folder, which may be /tmp
+        yield from (os.path.join(f, "pyproject.toml") for f in _folders_up(os.getcwd()))
+        yield from _tree(str(package_root()), files=True)  # lintloader's code and data
+        yield from site_candidates(sys.executable, None)  # a site directory made later
+        for root in self.roots:
+            yield from _tree(root, files=False)
+        yield from self.scanned or ()
+
+
+def _times(stamps: Sequence[int]) -> Iterator[int]:
+    """The mtimes and ctimes of a column of stamps."""
+    for index in range(1, len(stamps), 4):
+        yield stamps[index]
+        yield stamps[index + 1]
+
+
+def _source_of(path: str) -> str:
+    """The module's source for a compiled module (what Python checks before it uses the
+    compiled file), else ``path``."""
+    folder, name = os.path.split(path)
+    if os.path.basename(folder) != "__pycache__" or not name.endswith(".pyc"):
+        return path
+    return os.path.join(os.path.dirname(folder), name.split(".")[0] + ".py")
+
+
+def _folders_up(start: str) -> Iterator[str]:
+    folder = os.path.abspath(start)
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
+def _tree(root: str, files: bool) -> Iterator[str]:
+    """``root`` and every directory below it (not through links, not ``__pycache__``), and
+    with ``files`` their files."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        yield folder
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    stack.append(entry.path)
+            elif files:
+                yield entry.path
+
+
+def _save(folder: str, path: str, record: bytes) -> None:
+    """Write ``record`` as a cache entry (private, atomic, never through a link); a cache
+    that cannot be written only makes the next run slower."""
+    from pathlib import Path
+
+    from lintloader.cache.files import make_private_dirs
+    from lintloader.safe_file import write_atomic
+
+    try:
+        if make_private_dirs(Path(folder), Path(path).parent):
+            write_atomic(path, record, private=True, replace_link=True, durable=False)
+    except OSError:
+        return
