@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import sysconfig
 import time
 from pathlib import Path
 
 import pytest
 from harness import REPO, run_python
+from test_robustness_python import make_venv
 
 from lintloader.cli import fast
 from lintloader.cli.fast_record import RACY_NS
@@ -37,20 +37,13 @@ def settle() -> None:
 @pytest.fixture
 def venv(tmp_path: Path) -> tuple[Path, Path]:
     """(its python, its site-packages), lintloader importable from this checkout."""
-    where = tmp_path / "env"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(where)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    site = next((where / "lib").glob("python3*/site-packages"))
+    python, site = make_venv(tmp_path / "env")
     (site / "zz_lintloader.pth").write_text(f"{REPO}\n{sysconfig.get_paths()['purelib']}\n")
     package = site / "feeder"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "loop.py").write_text(BUG)
-    return where / "bin" / "python", site
+    return python, site
 
 
 def check(python: Path, cwd: Path, *args: str) -> Answer:
