@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from array import array
 
@@ -96,7 +97,7 @@ def run_key(argv: list[str]) -> bytes | None:
         sys.executable,
         sys.version,
         repr(sys.flags),
-        str(os.geteuid()),
+        str(os.geteuid() if hasattr(os, "geteuid") else ""),
         ttys,
         *sys.path,
         "",
@@ -141,7 +142,7 @@ def _read(folder: str, path: str) -> bytes | None:
             status = os.lstat(level)
         except OSError:
             return None
-        if not os.path.isdir(level) or os.path.islink(level) or foreign_problem(status):
+        if not stat.S_ISDIR(status.st_mode) or foreign_problem(status):  # a link is no dir
             return None
     try:
         return read_regular(path, MAX_RECORD, accept=foreign_problem)
@@ -216,10 +217,10 @@ def stamps_now(paths: list[str]) -> array[int]:
     one that cannot be stat'ed."""
     stamps = array("q")
     add = stamps.extend
-    stat = os.stat
+    stat_of = os.stat
     for path in paths:
         try:
-            status = stat(path)
+            status = stat_of(path)
         except (OSError, ValueError):  # ValueError: a NUL, which no stored path holds
             add(ABSENT)
             continue

@@ -11,6 +11,7 @@ stamp would go unseen).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -90,7 +91,12 @@ class Witness:
         return witness
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        """The audit hook: files opened to read, directories listed."""
+        """The audit hook: files opened to read, directories listed (never raises: that
+        would stop the operation)."""
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            self._note(event, args)
+
+    def _note(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = args
             reading = "r" in mode and "+" not in mode if isinstance(mode, str) else None
@@ -112,8 +118,11 @@ class Witness:
     def store(self, code: int) -> None:
         """Store the answer (exit ``code``), if the check replayed and nothing it depends on
         changed since it started."""
-        if self.scanned is None or code not in (0, 1):
-            return
+        if self.scanned is not None and code in (0, 1):
+            with contextlib.suppress(OSError, ValueError):  # a name no stamp can hold, say
+                self._store(code)
+
+    def _store(self, code: int) -> None:
         paths = list(dict.fromkeys(self._paths()))
         stamps = fast.stamps_now(paths)
         # stamps are (size, mtime, ctime, inode): a change since the check began is not seen
