@@ -169,7 +169,7 @@ def test_standard_input_and_other_forms_are_never_answered(
     python, site = venv
     cache = tmp_path / "cache"
     cold_and_warm(python, tmp_path, cache)
-    for form in (["-"], ["--stdin-filename", "x.py"], ["--no-cache"], ["feeder"], ["-v"]):
+    for form in (["-"], ["--stdin-filename", "x.py"], ["--no-cache"], ["feeder"], ["--fix"]):
         assert fast.cache_folder(["check", "--site-packages", *form]) is None
     assert (
         fast.cache_folder(["check", "--output-format", "json:out.json", "--site-packages"]) is None
@@ -235,6 +235,10 @@ def test_a_hostile_stored_answer_is_not_used(
     assert answered(good, mode=0o620) == warm  # others may write it: refused
     assert answered(good, mode=0o602) == warm
     assert answered(good, owner=mate[0]) == warm  # another user's
+    record.parent.chmod(0o770)  # in a folder its group may write: the cache is not used
+    grouped = answered(good)
+    assert grouped[:2] == warm[:2] and "writable by its group" in grouped[2]
+    record.parent.chmod(0o700)
     assert answered(planted(record, code=7)) == warm  # no exit code a check gives
     assert answered(planted(record, fd=3)) == warm  # no stream a check writes
     assert answered(good[:-1]) == warm  # cut short
@@ -253,3 +257,53 @@ def test_a_hostile_stored_answer_is_not_used(
     odd = [f"$(touch {marker})", f"; touch {marker}", str(fifo)]
     assert answered(planted(record, more=odd)) == (1, "planted\n", "")  # given at once
     assert not marker.exists()
+
+
+def test_a_cold_run_stores_the_answer_a_replay_gives(
+    venv: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The run that analyzed and stored its run stores its answer too: the first warm run
+    takes the fast path."""
+    python, _ = venv
+    cache = tmp_path / "cache"
+    settle()
+    cold = check(python, tmp_path, "--cache-dir", str(cache), "--output-format", "json")
+    assert cold[0] == 1 and '"LL101"' in cold[1]
+    assert fast_answer(python, tmp_path, cache, "--output-format", "json") == cold
+
+
+def test_another_interpreters_site_packages(venv: tuple[Path, Path], tmp_path: Path) -> None:
+    """``--python``: an answer holds while that interpreter's sites are as they were."""
+    python, _ = venv
+    other, other_site = make_venv(tmp_path / "other")
+    (other_site / "pool.py").write_text(SECOND)
+    cache = tmp_path / "cache"
+    settle()
+    args = ("--python", str(other))
+    cold = check(python, tmp_path, "--cache-dir", str(cache), *args)
+    assert cold[0] == 1 and "pool.py" in cold[1] and "feeder" not in cold[1]
+    assert fast_answer(python, tmp_path, cache, *args) == cold
+    (other_site / "more.py").write_text(BUG)
+    added = check(python, tmp_path, "--cache-dir", str(cache), *args)
+    assert "more.py" in added[1] and added[:2] != cold[:2]
+
+
+def test_verbose_counts_are_the_replays(venv: tuple[Path, Path], tmp_path: Path) -> None:
+    """``-v`` says how many summaries were parsed and came from the cache: the answer a cold
+    run stores says what its replay says, and a summary removed from the cache is seen."""
+    python, _ = venv
+    cache = tmp_path / "cache"
+    settle()
+    cold = check(python, tmp_path, "--cache-dir", str(cache), "-v")
+    assert "1 parsed, 0 from cache" in cold[2]
+    fast = fast_answer(python, tmp_path, cache, "-v")
+    assert "0 parsed, 1 from cache" in fast[2]
+    assert fast[2] == cold[2].replace("1 parsed, 0 from cache", "0 parsed, 1 from cache")
+    (record,) = records(cache)
+    record.unlink()
+    assert check(python, tmp_path, "--cache-dir", str(cache), "-v") == fast  # click's replay
+    assert fast_answer(python, tmp_path, cache, "-v") == fast
+    (entry,) = cache.glob("summaries-*/*/*.json")
+    entry.unlink()
+    again = check(python, tmp_path, "--cache-dir", str(cache), "-v")
+    assert again == cold  # parsed again, not the stored answer

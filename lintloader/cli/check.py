@@ -41,6 +41,7 @@ from lintloader.report.context import Replacement, ReportContext, SortKey
 from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
 from lintloader.wording import counted, plural
+from lintloader.workers.progress import ParseStats
 
 if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
@@ -211,7 +212,7 @@ def check(
     edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
     # a format that carries fixes' edits needs the linked program, which a replayed run lacks
     result = run_check(discovery, replace(options, replay=not edits_wanted))
-    witnessed(result, discovery, options, reports)
+    witness = witnessed(result, discovery, options, reports, scan.python)
     if scope is not None:
         excluded_notes(scope.targets, result)
         result = scope.restrict(result)
@@ -235,9 +236,13 @@ def check(
 
             for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
                 click.echo(line, err=True)
-        click.echo(
-            summary_line(result, config.min_severity, baselined.count, scan.verbose), err=True
-        )
+        line = summary_line(result, config.min_severity, baselined.count, scan.verbose)
+        if witness is not None and scan.verbose and result.stats.parsed:
+            # what the replay of the run stored will say: all its summaries from the cache
+            replayed = replace(result, stats=ParseStats(cached=witness.summaries))
+            again = summary_line(replayed, config.min_severity, baselined.count, True)
+            witness.replaced_line(line, again)
+        click.echo(line, err=True)
         if alone is not None:
             click.echo(alone, err=True)
     if fixed is not None and fixed.failed:
@@ -248,15 +253,27 @@ def check(
 
 
 def witnessed(
-    result: CheckResult, discovery: Discovery, options: CheckOptions, reports: Sequence[Target]
-) -> None:
+    result: CheckResult,
+    discovery: Discovery,
+    options: CheckOptions,
+    reports: Sequence[Target],
+    python: str | None,
+) -> Witness | None:
     """Tell the console script's witness (``cli/fast_record.py``) of a run that replayed its
-    stored run and writes no report file: the next same check may take the fast path."""
+    stored run, or was stored for the next one to replay (the same answer but for the counts
+    of ``-v``), and writes no report file: the next same check may take the fast path. The
+    witness, if it was told."""
     context = click.get_current_context(silent=True)
     witness = context.find_object(Witness) if context is not None else None
-    if witness is None or result.route != "replayed" or any(t.path for t in reports):
-        return
-    witness.saw([file.path for file in result.files], discovery.roots, options.cache_dir)
+    stored = result.route == "analyzed" and result.remember_fixable is not None
+    if witness is None or not (stored or result.route == "replayed"):
+        return None
+    if any(target.path for target in reports):
+        return None
+    scanned = [file.path for file in result.files]
+    witness.saw(scanned, discovery.roots, options.cache_dir, python)
+    witness.summaries = result.stats.parsed + result.stats.cached  # as the run was stored
+    return witness
 
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:

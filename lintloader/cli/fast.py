@@ -32,9 +32,20 @@ FOLDER_PREFIX = "fast-"
 MAX_RECORD = 64 * 1024 * 1024
 ABSENT = (-1, -1, -1, -1)  # the stamp of a path that cannot be stat'ed
 # the options a stored answer may stand for: no side effect but the report on standard
-# output, no standard input, and inputs the stamps cover (not --python, not distributions)
+# output, no standard input, and inputs the stamps cover (not distributions: their files
+# come from metadata)
 FLAGS = frozenset(
-    ("--site-packages", "-q", "--quiet", "--exit-zero", "--statistics", "--color", "--no-color")
+    (
+        "--site-packages",
+        "-q",
+        "--quiet",
+        "-v",
+        "--verbose",
+        "--exit-zero",
+        "--statistics",
+        "--color",
+        "--no-color",
+    )
 )
 VALUED = frozenset(
     (
@@ -51,6 +62,7 @@ VALUED = frozenset(
         "--cache-dir",
         "-j",
         "--jobs",
+        "--python",
     )
 )
 # what a shell sets anew for every command, which no check reads

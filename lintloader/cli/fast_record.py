@@ -73,8 +73,11 @@ class Witness:
         self.chunks: fast.Chunks = []
         self.opened: dict[str, None] = {}
         self.listed: dict[str, None] = {}
-        self.scanned: list[str] | None = None  # set by check, when its stored run replayed
+        self.scanned: list[str] | None = None  # set by check, when its run was stored
         self.roots: list[str] = []
+        self.python: str | None = None
+        self.summaries = 0  # how many summaries the run stored (its replay's -v count)
+        self.lines: dict[str, str] = {}  # a line printed -> what a replay prints instead
 
     @classmethod
     def watch(cls, argv: list[str]) -> Witness | None:
@@ -108,12 +111,22 @@ class Witness:
             self.listed[os.path.abspath(os.fsdecode(args[0]))] = None
 
     def saw(
-        self, scanned: Sequence[str], roots: Sequence[str], cache_dir: os.PathLike[str] | None
+        self,
+        scanned: Sequence[str],
+        roots: Sequence[str],
+        cache_dir: os.PathLike[str] | None,
+        python: str | None,
     ) -> None:
-        """``check`` replayed its stored run over ``scanned`` below ``roots``, with the cache
-        in ``cache_dir``: its answer may be stored (see :meth:`store`)."""
+        """``check`` replayed or stored a run over ``scanned`` below ``roots``, the site
+        directories of ``python`` (None: the running interpreter), with the cache in
+        ``cache_dir``: its answer may be stored (see :meth:`store`)."""
         if cache_dir is not None and os.path.abspath(cache_dir) == os.path.abspath(self.folder):
-            self.scanned, self.roots = list(scanned), list(roots)
+            self.scanned, self.roots, self.python = list(scanned), list(roots), python
+
+    def replaced_line(self, printed: str, replayed: str) -> None:
+        """``check -v`` printed ``printed`` (on standard error) where a replay of its run
+        prints ``replayed``: the stored answer is the replay's."""
+        self.lines[printed] = replayed
 
     def store(self, code: int) -> None:
         """Store the answer (exit ``code``), if the check replayed and nothing it depends on
@@ -123,32 +136,79 @@ class Witness:
                 self._store(code)
 
     def _store(self, code: int) -> None:
+        if any(data.startswith(b"\r") for _, data in self.chunks):
+            return  # a progress line (a terminal): no part of the answer
+        chunks = self._as_replayed()
+        if chunks is None:
+            return
         paths = list(dict.fromkeys(self._paths()))
         stamps = fast.stamps_now(paths)
         # stamps are (size, mtime, ctime, inode): a change since the check began is not seen
         recent = self.started - RACY_NS
         if any(number >= recent for number in _times(stamps)):
             return
-        record = fast.encode(self.key, code, self.chunks, paths, stamps)
+        cache = self._cache_paths()  # rewritten atomically (a new inode): no racy rule
+        paths.extend(cache)
+        stamps.extend(fast.stamps_now(cache))
+        record = fast.encode(self.key, code, chunks, paths, stamps)
         if len(record) <= fast.MAX_RECORD:
             _save(self.folder, fast.record_path(self.folder, self.key), record)
 
+    def _as_replayed(self) -> fast.Chunks | None:
+        """The chunks written, each line :meth:`replaced_line` names as a replay prints it
+        (None: one was not found)."""
+        encoding, errors = sys.stderr.encoding, sys.stderr.errors or "strict"
+        wanted = {
+            (printed + "\n").encode(encoding, errors): (again + "\n").encode(encoding, errors)
+            for printed, again in self.lines.items()
+        }
+        chunks = [(fd, wanted.get(data, data) if fd == 2 else data) for fd, data in self.chunks]
+        found = sum(fd == 2 and data in wanted for fd, data in self.chunks)
+        return chunks if found == len(wanted) else None
+
+    def _cache_paths(self) -> list[str]:
+        """With ``-v`` (its counts say what came from the cache): every folder of the summary
+        cache, whose entries a replay needs (one removed, the run parses again)."""
+        if not self.lines and not {"-v", "--verbose"} & set(self.argv):
+            return []
+        from lintloader import __version__
+
+        return list(_tree(os.path.join(self.folder, f"summaries-{__version__}"), files=False))
+
     def _paths(self) -> Iterator[str]:
         from lintloader.cache.code import package_root
-        from lintloader.scan.environment.site_query import site_candidates
 
         cache = os.path.abspath(self.folder)
         unstamped = (cache + os.sep, *UNSTAMPED)  # the cache changes on every run
-        used = [*(_source_of(path) for path in self.opened), *self.listed]
+        # the import system lists each folder of sys.path (the working directory too, for
+        # `python -m`): the modules it found there are among the files opened
+        searched = {os.path.abspath(folder) for folder in sys.path}
+        listed = [path for path in self.listed if path not in searched]
+        used = [*(_source_of(path) for path in self.opened), *listed]
         yield from (p for p in used if p != cache and not p.startswith(unstamped))
         # where a configuration is searched for (config.find_pyproject): the file, not its
         # folder, which may be /tmp
         yield from (os.path.join(f, "pyproject.toml") for f in _folders_up(os.getcwd()))
         yield from _tree(str(package_root()), files=True)  # lintloader's code and data
-        yield from site_candidates(sys.executable, None)  # a site directory made later
+        yield from self._interpreter()
         for root in self.roots:
             yield from _tree(root, files=False)
         yield from self.scanned or ()
+
+    def _interpreter(self) -> Iterator[str]:
+        """What the interpreter's answer depends on (``scan/environment/interpreter.py``):
+        for ``--python``, its path and the ``pyvenv.cfg`` files looked for beside it; the
+        candidate site directories (one made later becomes a site)."""
+        from pathlib import Path
+
+        from lintloader.scan.environment.interpreter import query_interpreter
+
+        if self.python is not None:
+            executable = os.path.abspath(self.python)
+            bindir = os.path.dirname(executable)
+            yield executable
+            yield from (os.path.join(f, "pyvenv.cfg") for f in (bindir, os.path.dirname(bindir)))
+        yield from query_interpreter(self.python, [], Path(self.folder))["candidates"]
 
 
 def _times(stamps: Sequence[int]) -> Iterator[int]:
