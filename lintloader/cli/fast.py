@@ -2,17 +2,19 @@
 ``check --site-packages`` whose stored answer still holds prints that answer and exits.
 
 The stored answer (``fast_record.py`` writes it, at the end of a ``check`` that replayed its
-stored run) is what that check printed, chunk by chunk on standard output and standard error,
+stored run or stored one) is what a replay prints, chunk by chunk on standard output and error,
 its exit code, and the stamp (size, mtime, ctime, inode) of every path the answer depends on:
-the scanned files, every directory below the site directories, the folders searched for a
-configuration, the files the check opened (configuration, baseline, the modules it imported)
-and lintloader's own files. It is kept under a name made from the command line, the working
-directory, the environment and the interpreter (:func:`run_key`), which it also stores in full.
+the scanned files, every directory below the site directories, each ``pyproject.toml`` a
+configuration is looked for in, the files the check opened (configuration, baseline, the
+modules it imported), lintloader's own files and the interpreter's candidate sites.
+It is kept under a name made from the command line, the working directory, the environment
+and the interpreter (:func:`run_key`), which it also stores in full.
 It answers only when all of that is equal now: else the command runs through click as always.
 
 A stored answer is data: its paths are only stat'ed, its bytes only written to standard output
 and standard error, and it is read only from the user's own cache (``cache/place.py``).
-Everything here imports ``os``, ``sys``, ``array`` and ``zlib`` and nothing that makes a class.
+This module imports only the standard library's ``os``, ``stat``, ``array`` and ``zlib``,
+``safe_file.py`` and ``cache/place.py``, and makes no dataclass.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 A :class:`Witness` watches a ``check`` the fast path could answer but did not: it copies what
 the check writes to standard output and standard error, and notes (an audit hook) the files
 it opens to read and the directories it lists. ``check`` tells it what it scanned; when the
-check replayed its stored run, the witness stores the output, the exit code and the stamps of
-every path the answer depends on (see ``cli/fast.py``), unless one of them changed within
+check replayed its stored run or stored its run for the next one, the witness stores what a
+replay prints (with ``-v``, the replay's counts), the exit code and the stamps of every path
+the answer depends on (see ``cli/fast.py``), unless one of them changed within
 :data:`RACY_NS` of the check's start (as git's racy rule: a change in the same tick as the
 stamp would go unseen).
 """
@@ -129,8 +130,8 @@ class Witness:
         self.lines[printed] = replayed
 
     def store(self, code: int) -> None:
-        """Store the answer (exit ``code``), if the check replayed and nothing it depends on
-        changed since it started."""
+        """Store the answer (exit ``code``), if the check replayed or stored its run and
+        nothing it depends on changed since it started."""
         if self.scanned is not None and code in (0, 1):
             with contextlib.suppress(OSError, ValueError):  # a name no stamp can hold, say
                 self._store(code)
@@ -169,7 +170,7 @@ class Witness:
     def _cache_paths(self) -> list[str]:
         """With ``-v`` (its counts say what came from the cache): every folder of the summary
         cache, whose entries a replay needs (one removed, the run parses again)."""
-        if not self.lines and not {"-v", "--verbose"} & set(self.argv):
+        if not {"-v", "--verbose"} & set(self.argv):
             return []
         from lintloader import __version__
 
