@@ -264,12 +264,11 @@ def test_a_cold_run_stores_the_answer_a_replay_gives(
 ) -> None:
     """The run that analyzed and stored its run stores its answer too: the first warm run
     takes the fast path."""
-    python, _ = venv
-    cache = tmp_path / "cache"
     settle()
-    cold = check(python, tmp_path, "--cache-dir", str(cache), "--output-format", "json")
+    json_format = ("--cache-dir", str(tmp_path / "cache"), "--output-format", "json")
+    cold = check(venv[0], tmp_path, *json_format)
     assert cold[0] == 1 and '"LL101"' in cold[1]
-    assert fast_answer(python, tmp_path, cache, "--output-format", "json") == cold
+    assert fast_answer(venv[0], tmp_path, tmp_path / "cache", *json_format[2:]) == cold
 
 
 def test_another_interpreters_site_packages(venv: tuple[Path, Path], tmp_path: Path) -> None:
