@@ -1,6 +1,6 @@
 """``python -m lintloader``: the same command line as the ``lintloader`` script."""
 
-from lintloader.cli.main import main
+from lintloader.cli.main import run
 
 if __name__ == "__main__":
-    main(prog_name="lintloader")
+    run(prog_name="lintloader")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lintloader.cache import codec
+from lintloader.cache.place import default_cache_folder, foreign_problem
 from lintloader.safe_file import TEMP_SUFFIX, read_regular, write_atomic
 
 CACHE_DIR_NAME = ".lintloader_cache"
@@ -34,11 +35,7 @@ MARKER_TEXT = (
 
 
 def default_cache_dir() -> Path:
-    override = os.environ.get("LINTLOADER_CACHE_DIR")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "lintloader"
+    return Path(default_cache_folder())
 
 
 def cache_problem(directory: Path) -> str | None:
@@ -78,18 +75,6 @@ def _store_problem(directory: Path) -> str | None:
         problem = foreign_problem(status) if stat.S_ISDIR(status.st_mode) else None
         if problem:
             return f"its {name}/ is {problem.split(';')[0]}; `lintloader clean` removes it"
-    return None
-
-
-def foreign_problem(status: os.stat_result) -> str | None:
-    """Why a cache directory with ``status`` could hold entries written by someone else
-    (another user owns it, or others may write in it); None when only the user can."""
-    if hasattr(os, "geteuid") and status.st_uid != os.geteuid():
-        return f"owned by another user (uid {status.st_uid}); its entries are not trusted"
-    if status.st_mode & 0o002:
-        return "writable by every user; its entries are not trusted"
-    if status.st_mode & 0o020:
-        return "writable by its group; its entries are not trusted (chmod 700 it)"
     return None
 
 
@@ -189,7 +174,7 @@ def make_private_dirs(root: Path, folder: Path) -> bool:
 # What lintloader names an entry of the cache root: a store of this or another version, the
 # flake8 plugin's locks, a probe (the pid and random hex), a temporary file of a write
 # (safe_file.write_atomic's: the entry's name, the pid and random hex).
-_STORE = r"(?:summaries|index|interpreters|listings|code)-[0-9][0-9A-Za-z.+!-]*"
+_STORE = r"(?:summaries|index|interpreters|listings|code|fast)-[0-9][0-9A-Za-z.+!-]*"
 _ENTRY_NAME = re.compile(
     rf"{_STORE}|flake8-locks"
     r"|\.tmp-(?:probe-)?[0-9]+-[0-9a-f]+"

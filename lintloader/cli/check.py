@@ -16,6 +16,7 @@ import click
 from lintloader.cli.baselining import apply_baseline
 from lintloader.cli.baselining import write_baseline as write_baseline_file
 from lintloader.cli.exits import CheckDone
+from lintloader.cli.fast_record import Witness
 from lintloader.cli.options import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -40,6 +41,7 @@ from lintloader.report.context import Replacement, ReportContext, SortKey
 from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
 from lintloader.wording import counted, plural
+from lintloader.workers.progress import ParseStats
 
 if TYPE_CHECKING:
     from lintloader.cli.fixing import FixRun
@@ -210,6 +212,7 @@ def check(
     edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
     # a format that carries fixes' edits needs the linked program, which a replayed run lacks
     result = run_check(discovery, replace(options, replay=not edits_wanted))
+    witness = witnessed(result, discovery, options, reports, scan.python)
     if scope is not None:
         excluded_notes(scope.targets, result)
         result = scope.restrict(result)
@@ -233,9 +236,13 @@ def check(
 
             for line in package_lines(result.findings, result.files, discovery.roots, scan.python):
                 click.echo(line, err=True)
-        click.echo(
-            summary_line(result, config.min_severity, baselined.count, scan.verbose), err=True
-        )
+        line = summary_line(result, config.min_severity, baselined.count, scan.verbose)
+        if witness is not None and scan.verbose and result.stats.parsed:
+            # what the replay of the run stored will say: all its summaries from the cache
+            replayed = replace(result, stats=ParseStats(cached=witness.summaries))
+            again = summary_line(replayed, config.min_severity, baselined.count, True)
+            witness.replaced_line(line, again)
+        click.echo(line, err=True)
         if alone is not None:
             click.echo(alone, err=True)
     if fixed is not None and fixed.failed:
@@ -243,6 +250,30 @@ def check(
     applied = fixed is not None and bool(fixed.outcome.applied)
     failed = exit_zero is False and (bool(result.findings) or (exit_non_zero_on_fix and applied))
     raise CheckDone(EXIT_FINDINGS if failed else EXIT_CLEAN)
+
+
+def witnessed(
+    result: CheckResult,
+    discovery: Discovery,
+    options: CheckOptions,
+    reports: Sequence[Target],
+    python: str | None,
+) -> Witness | None:
+    """Tell the console script's witness (``cli/fast_record.py``) of a run that replayed its
+    stored run, or was stored for the next one to replay (the same answer but for the counts
+    of ``-v``), and writes no report file: the next same check may take the fast path. The
+    witness, if it was told."""
+    context = click.get_current_context(silent=True)
+    witness = context.find_object(Witness) if context is not None else None
+    stored = result.route == "analyzed" and result.remember_fixable is not None
+    if witness is None or not (stored or result.route == "replayed"):
+        return None
+    if any(target.path for target in reports):
+        return None
+    scanned = [file.path for file in result.files]
+    witness.saw(scanned, discovery.roots, options.cache_dir, python)
+    witness.summaries = result.stats.parsed + result.stats.cached  # as the run was stored
+    return witness
 
 
 def add_noqa_comments(result: CheckResult, roots: Sequence[str]) -> int:
