@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import libcst as cst
+from libcst.metadata import CodeRange
+
 from lintloader.findings import Finding, Hop
 from lintloader.link.program import FunctionInfo, Program
 
@@ -25,18 +28,33 @@ class FixError(Exception):
 
 
 @dataclass(frozen=True)
+class Parsed:
+    """A source as libcst read it, with the positions and parents the strategies look up."""
+
+    source: bytes
+    module: cst.Module
+    positions: Mapping[cst.CSTNode, CodeRange]
+    parents: Mapping[cst.CSTNode, cst.CSTNode]
+    calls: Mapping[tuple[int, int], cst.Call]  # (line, 1-based column) -> the call starting there
+
+
+@dataclass(frozen=True)
 class FixRequest:
     """Everything a strategy may read.
 
     ``sources`` maps paths (as discovered) to their current bytes; parse them with
     ``libcst.parse_module(data)`` and return ``module.bytes``, which keeps the encoding, a BOM and
-    the line endings. ``displays`` maps a finding's/hop's display path to the path.
+    the line endings. ``displays`` maps a finding's/hop's display path to the path. ``parsed``
+    is shared by the requests of one run of fix rounds: a file's text is parsed, and its
+    metadata resolved, once for every strategy and round that reads that text (path -> its last
+    parse; ``fixers.edit.loader_calls.parsed``).
     """
 
     finding: Finding
     program: Program
     sources: Mapping[str, bytes]
     displays: Mapping[str, str]
+    parsed: dict[str, Parsed] = field(default_factory=dict, repr=False, compare=False)
 
     def path_of(self, hop: Hop) -> str:
         return self.displays.get(hop.path, hop.path)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
 from lintloader.findings import Finding, Severity
-from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Registry
+from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Parsed, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.residual import Key, keys_of, residual
 from lintloader.scan.model import Discovery
@@ -197,11 +197,15 @@ def fix_in_memory(
     unsafe: bool,
     guard: Guard | None = None,
     restrict: Restrict | None = None,
+    parsed: dict[str, Parsed] | None = None,
 ) -> FixOutcome:
     """Fix rounds in memory. ``restrict`` narrows each round's findings (e.g. to the files a
-    pre-commit hook was given while the whole project is indexed)."""
+    pre-commit hook was given while the whole project is indexed); ``parsed`` holds each file's
+    libcst parse for the rounds' strategies (give one to share it with another run of rounds on
+    the same files)."""
     outcome = FixOutcome(originals=dict(options.sources), sources=dict(options.sources))
     tried: set[tuple[str, ...]] = set()
+    parsed = {} if parsed is None else parsed
 
     def check() -> CheckResult:  # bytes given in options (stdin) count as on disk
         result = run_check(
@@ -214,7 +218,7 @@ def fix_in_memory(
         if not outcome.rounds:
             outcome.found = result.findings
         outcome.rounds += 1
-        request_for = _requests(result, Sources(outcome, options.reads))
+        request_for = _requests(result, Sources(outcome, options.reads), parsed)
         findings = fixable(result.findings)
         made = _round(findings, request_for, registry, False, guard, outcome, tried)
         if not made and unsafe:
@@ -261,9 +265,11 @@ def _place(finding: Finding) -> Key:
     return key_parts(finding)[:4]
 
 
-def _requests(result: CheckResult, sources: Sources) -> Callable[[Finding], FixRequest]:
+def _requests(
+    result: CheckResult, sources: Sources, parsed: dict[str, Parsed]
+) -> Callable[[Finding], FixRequest]:
     displays = {f.display: f.path for f in result.files}
-    return lambda finding: FixRequest(finding, result.program, sources, displays)
+    return lambda finding: FixRequest(finding, result.program, sources, displays, parsed)
 
 
 def _keys(request: FixRequest) -> frozenset[Key]:

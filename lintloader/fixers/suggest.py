@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lintloader.engine import CheckResult
 from lintloader.findings import Finding
-from lintloader.fixers.base import FixError, FixRequest, Registry
+from lintloader.fixers.base import FixError, FixRequest, Parsed, Registry
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, Sources
 from lintloader.report.context import Replacement, SortKey
@@ -21,9 +21,10 @@ def replacements(result: CheckResult) -> dict[SortKey, tuple[Replacement, ...]]:
     sources = Sources(FixOutcome())
     displays = {file.display: file.path for file in result.files}
     found = {}
+    parsed: dict[str, Parsed] = {}  # one libcst parse per file for all its findings
     for finding in result.findings:
         if finding.chain and not finding.cell and finding.path in displays:
-            request = FixRequest(finding, result.program, sources, displays)
+            request = FixRequest(finding, result.program, sources, displays, parsed)
             edit = _safe_edit(finding, request, registry, displays[finding.path])
             if edit:
                 found[finding.sort_key] = edit

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from lintloader.engine import CheckOptions, CheckResult
 from lintloader.findings import Finding
 from lintloader.fix_safety import FIX_SAFETY
+from lintloader.fixers.base import Parsed
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import (
     FixOutcome,
@@ -138,9 +139,11 @@ def with_unsafe(
     options: CheckOptions,
     restrict: Restrict | None = None,
     guard: Guard | None = None,
+    parsed: dict[str, Parsed] | None = None,
 ) -> Tried:
     """``safe`` (fix rounds with the safe strategies), and the rounds with the unsafe ones too
-    when a finding the safe ones leave names one."""
+    when a finding the safe ones leave names one (``parsed``: the safe rounds' libcst parses,
+    which the unsafe rounds' first round reads again)."""
     registry = load_registry()
     unsafe_named = any(
         not strategy.safe
@@ -150,7 +153,7 @@ def with_unsafe(
     )
     if not unsafe_named:
         return Tried(safe)
-    return Tried(safe, fix_in_memory(discovery, options, registry, True, guard, restrict))
+    return Tried(safe, fix_in_memory(discovery, options, registry, True, guard, restrict, parsed))
 
 
 def try_fixes(
@@ -162,5 +165,6 @@ def try_fixes(
     """The fix rounds in memory: safe strategies, then unsafe ones where they are named. They
     write nothing to the cache: no run reads the edited bytes again."""
     options = replace(options, cache_writes=False)
-    safe = fix_in_memory(discovery, options, load_registry(), False, guard, restrict)
-    return with_unsafe(safe, discovery, options, restrict, guard)
+    parsed: dict[str, Parsed] = {}
+    safe = fix_in_memory(discovery, options, load_registry(), False, guard, restrict, parsed)
+    return with_unsafe(safe, discovery, options, restrict, guard, parsed)

@@ -10,7 +10,7 @@ from typing import TypeVar
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from lintloader.fixers.base import FixError, FixRequest
+from lintloader.fixers.base import FixError, FixRequest, Parsed
 from lintloader.fixers.edit.parsing import parse_module
 
 Loop = cst.For | cst.While
@@ -25,7 +25,7 @@ class Target:
     path: str
     module: cst.Module
     call: cst.Call
-    parents: dict[cst.CSTNode, cst.CSTNode]
+    parents: Mapping[cst.CSTNode, cst.CSTNode]
     positions: Mapping[cst.CSTNode, CodeRange] = field(default_factory=dict)
 
     def call_at(self, line: int, column: int) -> cst.Call | None:
@@ -98,13 +98,30 @@ def call_at(
         source = request.sources.get(path)
     if source is None:
         raise FixError(f"{display}: source not available")
-    wrapper = MetadataWrapper(parse_module(source))
-    positions = wrapper.resolve(PositionProvider)
-    parents = dict(wrapper.resolve(ParentNodeProvider))
-    found = _call_at(positions, line, column)
+    read = parsed(request, path, source)
+    found = read.calls.get((line, column))
     if found is None:
         raise FixError(f"{display}:{line}:{column}: no call there")
-    return Target(path, wrapper.module, found, parents, positions)
+    return Target(path, read.module, found, read.parents, read.positions)
+
+
+def parsed(request: FixRequest, path: str, source: bytes) -> Parsed:
+    """``path``'s text ``source`` parsed with its positions and parents, once for all the
+    strategies and rounds that read that text: they share the tree (libcst nodes are never
+    changed in place; an edit makes new ones), so a finding's second strategy, or the next
+    round's look at a file no fix changed, does not parse and resolve it again. One text is kept
+    per path: an edited file's old tree is dropped."""
+    known = request.parsed.get(path)
+    if known is None or known.source != source:
+        wrapper = MetadataWrapper(parse_module(source))
+        positions = wrapper.resolve(PositionProvider)
+        calls: dict[tuple[int, int], cst.Call] = {}
+        for node, where in positions.items():
+            if isinstance(node, cst.Call):
+                calls.setdefault((where.start.line, where.start.column + 1), node)
+        parents = wrapper.resolve(ParentNodeProvider)
+        known = request.parsed[path] = Parsed(source, wrapper.module, positions, parents, calls)
+    return known
 
 
 def _call_at(positions: Mapping[cst.CSTNode, CodeRange], line: int, column: int) -> cst.Call | None:
