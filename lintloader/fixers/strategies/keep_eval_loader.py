@@ -66,7 +66,7 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError(f"`{owner}` has no `__init__` of its own to start the kept loaders in")
     statement = _statement(target, getter)
     check_returns(request, built)
-    dataset = _dataset(target.call)
+    dataset = dataset_of(target.call)
     local = (collect([getter.body]).bound | parameters(getter)) - {"self"}
     key_root = dataset.split(".")[0]
     _check_reads(target, local, key_root)
@@ -117,7 +117,7 @@ def _body(function: cst.FunctionDef) -> Sequence[cst.BaseStatement]:
     return function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
 
 
-def _dataset(call: cst.Call) -> str:
+def dataset_of(call: cst.Call) -> str:
     """The dataset argument, a name or a chain of attributes."""
     positional = [a for a in call.args if a.keyword is None and not a.star]
     arg = next((a for a in call.args if a.keyword and a.keyword.value == "dataset"), None)

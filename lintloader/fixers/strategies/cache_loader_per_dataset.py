@@ -1,0 +1,264 @@
+"""cache-loader-per-dataset (unsafe), for LL202: an evaluation function builds one loader per
+evaluation set at every call (``for item in eval_sets: loader = DataLoader(item.data, ...)``),
+or one over the dataset it is given (``def evaluate(args, eval_data): loader =
+DataLoader(eval_data, ...)``, called every epoch with a dataset the caller keeps in a dict or a
+module global): the function keeps each loader in a dict of its module, keyed by the dataset's
+identity, built persistent on first use and reused::
+
+    # the loaders of `evaluate`, one per dataset, kept with their workers for the run
+    _evaluate_loaders = {}
+
+
+    def evaluate(args, eval_data):
+        if id(eval_data) not in _evaluate_loaders:
+            sampler = SequentialSampler(eval_data)
+            _evaluate_loaders[id(eval_data)] = DataLoader(
+                eval_data, sampler=sampler, num_workers=4, persistent_workers=True
+            )
+        loader = _evaluate_loaders[id(eval_data)]
+
+The statements just before the construction that only prepare its arguments (a sampler) move
+into the ``if``. The key is the dataset's identity, unique while the kept loader holds the
+dataset. The shape of transformers 4.55's and sentence-transformers 5.7's evaluation loaders,
+kept per dataset with persistent workers; a module function has no instance, so its module holds
+the dict.
+
+Unsafe (``--unsafe-fixes``), for a reviewer to judge: every dataset's loader keeps its workers and
+their memory for the rest of the run; a dataset changed in place afterwards, or other arguments of
+a later call (a batch size, a sampler), are not seen, the first call's loader is reused. Refused
+when the dataset is plainly new at each call (bound in the function, or made by a call at every
+pass of the caller's loop: each would keep a pool of its own), when the construction is not
+``name = DataLoader(...)`` directly in the function's body (or, one per set, directly in a loop
+over the sets whose target the dataset comes from), and when the loader cannot be made
+persistent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from lintloader.findings import Hop
+from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
+from lintloader.fixers.edit.cst_edit import body_of
+from lintloader.fixers.edit.loader_calls import Target, call_at
+from lintloader.fixers.edit.names import collect, parameters
+from lintloader.fixers.edit.persistence import build_of
+from lintloader.fixers.edit.rewrite import EditFn, rewritten
+from lintloader.fixers.strategies.keep_eval_loader import dataset_of
+
+Statement = cst.SimpleStatementLine
+
+
+def apply(request: FixRequest) -> Edits | None:
+    chain = request.finding.chain
+    if len(chain) < 2 or chain[0].verb != "loop":
+        raise FixError("the loader is not rebuilt by a loop")
+    built = chain[-1]
+    target = call_at(request, request.path_of(built), built.line, built.column)
+    function = target.enclosing(cst.FunctionDef, "a function")
+    statement = target.statement()
+    assign = target.assignment(statement)
+    if assign is None or not isinstance(assign.targets[0].target, cst.Name):
+        raise FixError("the construction is not `name = DataLoader(...)`")
+    dataset = dataset_of(target.call)
+    root = dataset.split(".")[0]
+    block = target.parent(statement)
+    if chain[-2].verb == "loop":
+        _check_per_set(target, statement, root)
+    else:
+        if block is not function.body:
+            raise FixError(f"the construction is not in `{function.name.value}`'s own body")
+        _check_given(function, root)
+        _check_caller(request, chain, root, function)
+    assert isinstance(block, cst.IndentedBlock)
+    moved = _prelude(function, block, statement, target.call)
+    build = build_of(request, target)
+    cache = _free_name(target.module, f"_{function.name.value}_loaders")
+    key = f"id({dataset})"
+    edits = _kept(target, statement, moved, f"{cache}[{key}]", f"{key} not in {cache}")
+    take = edits[target.call]
+    edits[target.call] = lambda node: take(build.persistent(node))
+    edits[_top_level(target, function)] = _declared_before(cache, function.name.value)
+    return target.result(rewritten(target.module, edits))
+
+
+def _check_per_set(target: Target, statement: Statement, root: str) -> None:
+    """One loader per set: directly in a ``for`` over the sets whose target the dataset is."""
+    loop = target.loop_of(statement)
+    if not isinstance(loop, cst.For) or root not in collect([loop.target]).used:
+        raise FixError("the loader's dataset is not an item of the loop it is built in")
+
+
+def _check_given(function: cst.FunctionDef, root: str) -> None:
+    """The dataset comes from outside the call: a parameter or a global, not a local that the
+    function binds at each call (a new dataset each time, each kept with its pool)."""
+    declared = {
+        name.name.value
+        for statement in body_of(function)
+        if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body
+        if isinstance(small, cst.Global)
+        for name in small.names
+    }
+    bound = collect([function.body]).bound - declared
+    if root in bound:
+        raise FixError(
+            f"`{root}` is bound in `{function.name.value}` at each call: a new dataset each time "
+            "would keep a pool of its own"
+        )
+
+
+def _check_caller(
+    request: FixRequest, chain: Sequence[Hop], root: str, function: cst.FunctionDef
+) -> None:
+    """A dataset passed in is not made by a call at every pass of the caller's loop."""
+    if root not in parameters(function) or len(chain) != 3:
+        return
+    hop = chain[1]
+    caller = call_at(request, request.path_of(hop), hop.line, hop.column)
+    passed = _passed(caller.call, function, root)
+    statement = caller.statement()
+    try:
+        loop = caller.loop_of(statement)
+    except FixError:
+        return
+    if not isinstance(passed, cst.Name):
+        return
+    for earlier in body_of(loop):
+        if earlier is statement:
+            return
+        assigns = earlier.body if isinstance(earlier, cst.SimpleStatementLine) else ()
+        for small in assigns:
+            if (
+                isinstance(small, cst.Assign)
+                and isinstance(small.value, cst.Call)
+                and passed.value in collect([small]).bound
+            ):
+                raise FixError(
+                    f"`{passed.value}` is made at every pass of the loop: each dataset would "
+                    "keep a pool of its own"
+                )
+
+
+def _passed(call: cst.Call, function: cst.FunctionDef, wanted: str) -> cst.BaseExpression | None:
+    """What ``call`` passes for the parameter ``wanted`` of ``function`` (None: not seen)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == wanted:
+            return arg.value
+    names = [p.name.value for p in function.params.params]
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    index = names.index(wanted) if wanted in names else -1
+    return positional[index].value if 0 <= index < len(positional) else None
+
+
+def _prelude(
+    function: cst.FunctionDef, block: cst.IndentedBlock, statement: Statement, call: cst.Call
+) -> list[Statement]:
+    """The statements just before the construction that only prepare its arguments (``sampler =
+    SequentialSampler(data)``): plain assignments to names nothing else in the function reads."""
+    body = list(block.body)
+    index = next(i for i, s in enumerate(body) if s is statement)
+    moved: list[Statement] = []
+    needed = collect([call]).used
+    for earlier in reversed(body[:index]):
+        if not (
+            isinstance(earlier, cst.SimpleStatementLine)
+            and len(earlier.body) == 1
+            and isinstance(earlier.body[0], cst.Assign)
+            and all(isinstance(t.target, cst.Name) for t in earlier.body[0].targets)
+        ):
+            break
+        bound = collect([earlier]).bound
+        if not bound & needed or bound & _read_elsewhere(function, [earlier, *moved, statement]):
+            break
+        moved.insert(0, earlier)
+        needed |= collect([earlier.body[0].value]).used
+    return moved
+
+
+def _read_elsewhere(function: cst.FunctionDef, left_out: list[Statement]) -> set[str]:
+    """The names the function reads outside ``left_out``."""
+    drop: dict[cst.CSTNode, EditFn] = {s: lambda _: cst.RemovalSentinel.REMOVE for s in left_out}
+    return collect([rewritten(cst.Module([function]), drop)]).used
+
+
+def _kept(
+    target: Target, statement: Statement, moved: list[Statement], slot: str, missing: str
+) -> dict[cst.CSTNode, EditFn]:
+    """``if <missing>: <moved>; <slot> = <call>`` where the first of them stood, and the
+    statement's name bound to ``<slot>``."""
+    built: list[cst.BaseExpression] = []
+
+    def take(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.BaseExpression)
+        built.append(updated)
+        return cst.parse_expression(slot)
+
+    def guarded(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        assert isinstance(updated, cst.SimpleStatementLine)
+        first = moved[0] if moved else updated
+        store = cst.Assign([cst.AssignTarget(cst.parse_expression(slot))], built[0])
+        inner = [s.with_changes(leading_lines=()) for s in moved]
+        guard = cst.If(
+            test=cst.parse_expression(missing),
+            body=cst.IndentedBlock([*inner, cst.SimpleStatementLine([store])]),
+            leading_lines=first.leading_lines,
+        )
+        return cst.FlattenSentinel([guard, updated.with_changes(leading_lines=())])
+
+    edits: dict[cst.CSTNode, EditFn] = {s: lambda _: cst.RemovalSentinel.REMOVE for s in moved}
+    edits[target.call] = take
+    edits[statement] = guarded
+    return edits
+
+
+def _free_name(module: cst.Module, wanted: str) -> str:
+    """``wanted`` (then ``wanted_2``, ...) when the module uses no such name."""
+    names = collect([module])
+    used = names.used | names.bound
+    more = (f"{wanted}_{i}" for i in range(2, 100))
+    return next(n for n in (wanted, *more) if n not in used)
+
+
+def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
+    """The statement of the module that holds ``function`` (itself, or a class around it)."""
+    node: cst.CSTNode = function
+    parent = target.parent(node)
+    while parent is not None and not isinstance(parent, cst.Module):
+        node, parent = parent, target.parent(parent)
+    return node
+
+
+def _declared_before(cache: str, owner: str) -> EditFn:
+    """``<cache> = {}``, with a comment, before the module statement (its blank lines above)."""
+
+    def declare(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        assert isinstance(updated, cst.BaseCompoundStatement)
+        blank = []
+        for line in updated.leading_lines:
+            if line.comment is not None:
+                break
+            blank.append(line)
+        comment = cst.EmptyLine(
+            comment=cst.Comment(
+                f"# the loaders of `{owner}`, one per dataset, kept with their workers for the run"
+            )
+        )
+        declared = cst.parse_statement(f"{cache} = {{}}\n").with_changes(
+            leading_lines=[*blank, comment]
+        )
+        return cst.FlattenSentinel([declared, updated])
+
+    return declare
+
+
+STRATEGY = FixStrategy(
+    name="cache-loader-per-dataset",
+    safe=False,
+    description="keep the loader an evaluation function builds for each dataset in a dict of its "
+    "module, keyed by the dataset, persistent; every dataset's workers stay up for the run "
+    "(LL202)",
+    apply=apply,
+)
