@@ -91,3 +91,40 @@ def test_refuses_a_dataset_that_is_new_at_each_call(tmp_path: Path) -> None:
         "of its own" in done.stderr
     )
     assert (tmp_path / "mod.py").read_text() == NEW_EACH_CALL
+
+
+READ_AGAIN = """\
+from torch.utils.data import DataLoader, SequentialSampler
+
+
+def evaluate(model, eval_data):
+    sampler = SequentialSampler(eval_data)
+    size = 4
+    loader = DataLoader(eval_data, sampler=sampler, batch_size=size, num_workers=2)
+    print(len(sampler))
+    return sum(model(batch) for batch in loader)
+
+
+def train(model, parts, epochs):
+    for epoch in range(epochs):
+        current = parts[0]
+        evaluate(model, current)
+"""
+
+
+def test_only_what_feeds_the_loader_alone_moves_into_the_if(tmp_path: Path) -> None:
+    """`size` feeds only the loader and moves; `sampler`, read again after it, stays."""
+    (tmp_path / "mod.py").write_text(READ_AGAIN)
+    done = run_cli(
+        "fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"LL202 fixed by {STRATEGY} (mod.py)" in done.stderr
+    fixed = (tmp_path / "mod.py").read_text()
+    assert (
+        "    sampler = SequentialSampler(eval_data)\n"
+        "    if id(eval_data) not in _evaluate_loaders:\n"
+        "        size = 4\n"
+        "        _evaluate_loaders[id(eval_data)] = DataLoader(" in fixed
+    )
+    assert "    loader = _evaluate_loaders[id(eval_data)]\n    print(len(sampler))\n" in fixed

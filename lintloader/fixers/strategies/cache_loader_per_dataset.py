@@ -35,6 +35,7 @@ persistent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
@@ -42,11 +43,12 @@ import libcst as cst
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of
+from lintloader.fixers.edit.kept import Slot, keep
 from lintloader.fixers.edit.loader_calls import Target, call_at
 from lintloader.fixers.edit.names import collect, parameters
 from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
-from lintloader.fixers.strategies.keep_eval_loader import dataset_of
+from lintloader.fixers.strategies.keep_eval_loader import dataset_of, passed_for
 
 Statement = cst.SimpleStatementLine
 
@@ -76,8 +78,7 @@ def apply(request: FixRequest) -> Edits | None:
     moved = _prelude(function, block, statement, target.call)
     build = build_of(request, target)
     cache = _free_name(target.module, f"_{function.name.value}_loaders")
-    key = f"id({dataset})"
-    edits = _kept(target, statement, moved, f"{cache}[{key}]", f"{key} not in {cache}")
+    edits = keep(target.call, statement, Slot(cache, f"id({dataset})", owner=""), moved)
     take = edits[target.call]
     edits[target.call] = lambda node: take(build.persistent(node))
     edits[_top_level(target, function)] = _declared_before(cache, function.name.value)
@@ -118,7 +119,7 @@ def _check_caller(
         return
     hop = chain[1]
     caller = call_at(request, request.path_of(hop), hop.line, hop.column)
-    passed = _passed(caller.call, function, root)
+    passed = passed_for(caller.call, function, root)
     statement = caller.statement()
     try:
         loop = caller.loop_of(statement)
@@ -140,17 +141,6 @@ def _check_caller(
                     f"`{passed.value}` is made at every pass of the loop: each dataset would "
                     "keep a pool of its own"
                 )
-
-
-def _passed(call: cst.Call, function: cst.FunctionDef, wanted: str) -> cst.BaseExpression | None:
-    """What ``call`` passes for the parameter ``wanted`` of ``function`` (None: not seen)."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == wanted:
-            return arg.value
-    names = [p.name.value for p in function.params.params]
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    index = names.index(wanted) if wanted in names else -1
-    return positional[index].value if 0 <= index < len(positional) else None
 
 
 def _prelude(
@@ -181,45 +171,16 @@ def _prelude(
 def _read_elsewhere(function: cst.FunctionDef, left_out: list[Statement]) -> set[str]:
     """The names the function reads outside ``left_out``."""
     drop: dict[cst.CSTNode, EditFn] = {s: lambda _: cst.RemovalSentinel.REMOVE for s in left_out}
-    return collect([rewritten(cst.Module([function]), drop)]).used
-
-
-def _kept(
-    target: Target, statement: Statement, moved: list[Statement], slot: str, missing: str
-) -> dict[cst.CSTNode, EditFn]:
-    """``if <missing>: <moved>; <slot> = <call>`` where the first of them stood, and the
-    statement's name bound to ``<slot>``."""
-    built: list[cst.BaseExpression] = []
-
-    def take(updated: cst.CSTNode) -> cst.CSTNode:
-        assert isinstance(updated, cst.BaseExpression)
-        built.append(updated)
-        return cst.parse_expression(slot)
-
-    def guarded(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
-        assert isinstance(updated, cst.SimpleStatementLine)
-        first = moved[0] if moved else updated
-        store = cst.Assign([cst.AssignTarget(cst.parse_expression(slot))], built[0])
-        inner = [s.with_changes(leading_lines=()) for s in moved]
-        guard = cst.If(
-            test=cst.parse_expression(missing),
-            body=cst.IndentedBlock([*inner, cst.SimpleStatementLine([store])]),
-            leading_lines=first.leading_lines,
-        )
-        return cst.FlattenSentinel([guard, updated.with_changes(leading_lines=())])
-
-    edits: dict[cst.CSTNode, EditFn] = {s: lambda _: cst.RemovalSentinel.REMOVE for s in moved}
-    edits[target.call] = take
-    edits[statement] = guarded
-    return edits
+    rest = rewritten(cst.Module([function]), drop).body[0]
+    assert isinstance(rest, cst.FunctionDef)
+    return collect([rest.params, rest.body]).used
 
 
 def _free_name(module: cst.Module, wanted: str) -> str:
-    """``wanted`` (then ``wanted_2``, ...) when the module uses no such name."""
-    names = collect([module])
-    used = names.used | names.bound
+    """``wanted`` (then ``wanted_2``, ...) when the module's text has no such word."""
+    code = module.code
     more = (f"{wanted}_{i}" for i in range(2, 100))
-    return next(n for n in (wanted, *more) if n not in used)
+    return next(n for n in (wanted, *more) if not re.search(rf"\b{n}\b", code))
 
 
 def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
