@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,13 @@ from harness import run_cli
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "fix"
 INFO = ("--min-severity", "info")
 STRATEGY = "cache-loader-per-dataset"
+
+
+def fix_unsafe(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "mod.py").write_text(source)
+    return run_cli(
+        "fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path, timeout=180
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,10 +84,7 @@ def train(model, parts, epochs):
 
 def test_refuses_a_dataset_that_is_new_at_each_call(tmp_path: Path) -> None:
     """A cache by dataset would keep one pool per call: refused, with the reason."""
-    (tmp_path / "mod.py").write_text(NEW_EACH_CALL)
-    done = run_cli(
-        "fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path, timeout=180
-    )
+    done = fix_unsafe(tmp_path, NEW_EACH_CALL)
     assert done.returncode == 1, done.stderr
     refused = f"LL202 {STRATEGY} not applied: "
     assert (
@@ -114,10 +119,7 @@ def train(model, parts, epochs):
 
 def test_only_what_feeds_the_loader_alone_moves_into_the_if(tmp_path: Path) -> None:
     """`size` feeds only the loader and moves; `sampler`, read again after it, stays."""
-    (tmp_path / "mod.py").write_text(READ_AGAIN)
-    done = run_cli(
-        "fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path, timeout=180
-    )
+    done = fix_unsafe(tmp_path, READ_AGAIN)
     assert done.returncode == 0, done.stderr
     assert f"LL202 fixed by {STRATEGY} (mod.py)" in done.stderr
     fixed = (tmp_path / "mod.py").read_text()
