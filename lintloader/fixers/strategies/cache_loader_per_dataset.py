@@ -81,7 +81,8 @@ def apply(request: FixRequest) -> Edits | None:
     edits = keep(target.call, statement, Slot(cache, f"id({dataset})", owner=""), moved)
     take = edits[target.call]
     edits[target.call] = lambda node: take(build.persistent(node))
-    edits[_top_level(target, function)] = _declared_before(cache, function.name.value)
+    declared = _declared(target.module, cache, function.name.value)
+    edits[_top_level(target, function)] = declared
     return target.result(rewritten(target.module, edits))
 
 
@@ -192,8 +193,10 @@ def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
     return node
 
 
-def _declared_before(cache: str, owner: str) -> EditFn:
+def _declared(module: cst.Module, cache: str, owner: str) -> EditFn:
     """``<cache> = {}``, with a comment, before the module statement (its blank lines above)."""
+    text = f"{cache} = {{}}\n"
+    statement = cst.parse_statement(text, module.config_for_parsing)
 
     def declare(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
         assert isinstance(updated, cst.BaseCompoundStatement)
@@ -207,9 +210,7 @@ def _declared_before(cache: str, owner: str) -> EditFn:
                 f"# the loaders of `{owner}`, one per dataset, kept with their workers for the run"
             )
         )
-        declared = cst.parse_statement(f"{cache} = {{}}\n").with_changes(
-            leading_lines=[*blank, comment]
-        )
+        declared = statement.with_changes(leading_lines=[*blank, comment])
         return cst.FlattenSentinel([declared, updated])
 
     return declare
