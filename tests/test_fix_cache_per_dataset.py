@@ -77,13 +77,15 @@ def train(model, parts, epochs):
     for epoch in range(epochs):
         files = parts[epoch % 2]
         evaluate(model, files)
-        fresh = list(files)
-        score(model, fresh)
+        if epoch % 2 == 0:
+            fresh = list(files)
+            score(model, fresh)
 """
 
 
 def test_refuses_a_dataset_that_is_new_at_each_call(tmp_path: Path) -> None:
-    """A cache by dataset would keep one pool per call: refused, with the reason."""
+    """A cache by dataset would keep one pool per call: refused, with the reason (`fresh` is
+    made in the block of the call, under an `if` of the loop)."""
     done = fix_unsafe(tmp_path, NEW_EACH_CALL)
     assert done.returncode == 1, done.stderr
     refused = f"LL202 {STRATEGY} not applied: "

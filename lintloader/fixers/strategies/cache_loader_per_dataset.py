@@ -115,33 +115,43 @@ def _check_given(function: cst.FunctionDef, root: str) -> None:
 def _check_caller(
     request: FixRequest, chain: Sequence[Hop], root: str, function: cst.FunctionDef
 ) -> None:
-    """A dataset passed in is not made by a call at every pass of the caller's loop."""
+    """A dataset passed in is not made by a call at every pass of the caller's loop: bound by
+    ``name = <call>`` before the call in its block or in a block around it, up to the loop."""
     if root not in parameters(function) or len(chain) != 3:
         return
     hop = chain[1]
     caller = call_at(request, request.path_of(hop), hop.line, hop.column)
     passed = passed_for(caller.call, function, root)
-    statement = caller.statement()
-    try:
-        loop = caller.loop_of(statement)
-    except FixError:
-        return
     if not isinstance(passed, cst.Name):
         return
-    for earlier in body_of(loop):
-        if earlier is statement:
-            return
-        assigns = earlier.body if isinstance(earlier, cst.SimpleStatementLine) else ()
-        for small in assigns:
-            if (
-                isinstance(small, cst.Assign)
-                and isinstance(small.value, cst.Call)
-                and passed.value in collect([small]).bound
-            ):
-                raise FixError(
-                    f"`{passed.value}` is made at every pass of the loop: each dataset would "
-                    "keep a pool of its own"
-                )
+    node: cst.CSTNode | None = caller.statement()
+    while node is not None and not isinstance(node, (cst.For, cst.While, cst.FunctionDef)):
+        block = caller.parent(node)
+        if isinstance(block, cst.IndentedBlock) and any(
+            _made_by_call(earlier, passed.value) for earlier in _before(block, node)
+        ):
+            raise FixError(
+                f"`{passed.value}` is made at every pass of the loop: each dataset would keep a "
+                "pool of its own"
+            )
+        node = block
+
+
+def _before(block: cst.IndentedBlock, statement: cst.CSTNode) -> Sequence[cst.BaseStatement]:
+    """The statements of ``block`` before ``statement``."""
+    index = next((i for i, s in enumerate(block.body) if s is statement), 0)
+    return block.body[:index]
+
+
+def _made_by_call(statement: cst.BaseStatement, name: str) -> bool:
+    """``name = <call>`` (a new object at each pass)."""
+    smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+    return any(
+        isinstance(small, cst.Assign)
+        and isinstance(small.value, cst.Call)
+        and name in collect([small]).bound
+        for small in smalls
+    )
 
 
 def _prelude(
