@@ -66,6 +66,13 @@ _ENTRIES = (
         "with persistent workers IterableDataset.set_epoch is no longer seen by the workers",
     ),
     FixSafety(
+        "cache-loader-per-dataset",
+        False,
+        "every dataset's loader keeps its workers and their memory for the rest of the run; a "
+        "dataset changed in place afterwards, or other arguments of a later call, are not seen: "
+        "the first call's loader is reused",
+    ),
+    FixSafety(
         "reuse-iterator",
         False,
         "reusing an iterator shifts the random stream: the loop walks through the data (shuffling "

@@ -43,9 +43,9 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 def test_fixture_pair(name: str, tmp_path: Path) -> None:
     target = tmp_path / "mod.py"
     shutil.copy(FIX / f"{name}.in.py", target)
-    unsafe = ["--unsafe-fixes"] if name.startswith("remove_") else []
-    # a construction under an `if` of the loop: its LL202 is at info (a pool every N steps)
-    info = ["--min-severity", "info"] if name.startswith("hoist_periodic_if") else []
+    unsafe = ["--unsafe-fixes"] if name.startswith(("remove_", "cache_loader_")) else []
+    # a construction under an `if` of the loop, or one per evaluation: its LL202 is at info
+    info = ["--min-severity", "info"] if name.startswith(("hoist_periodic_if", "cache_")) else []
     result = lintloader("fix", ".", *unsafe, *info, cwd=tmp_path)
     expected = (FIX / f"{name}.out.py").read_bytes()
     assert target.read_bytes().decode() == expected.decode(), result.stderr

@@ -291,6 +291,13 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/pass_loader_in_setting.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_switch.in.py", "train", {"epochs": 3}),
     ],
+    # one loader per evaluation set, over a dataset kept in a dict, over a module global:
+    # 3, 3 and 6 pools in 3 epochs before, one after
+    "cache-loader-per-dataset": [
+        Harness("fix/cache_loader_per_set.in.py", "train", {"epochs": 3}),
+        Harness("fix/cache_loader_given_dataset.in.py", "train", {"epochs": 3}),
+        Harness("fix/cache_loader_global_dataset.in.py", "train", {"epochs": 3}),
+    ],
     "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],

@@ -82,6 +82,16 @@ for the whole loop. Refused, with the reason, when that cannot be written (`**kw
 expression already given). Unsafe because the arguments may still depend on state the loop
 mutates (a dataset object changed in place, a sampler seeded per epoch).
 
+`cache-loader-per-dataset` (unsafe): an evaluation function that builds one loader per
+evaluation set at every call (`for item in eval_sets: loader = DataLoader(item.data, ...)`), or
+one over the dataset it is given (a dataset the caller keeps in a dict or a module global), keeps
+each loader in a dict of its module keyed by the dataset's identity, persistent, built on first
+use (`if id(item.data) not in _run_eval_loaders:`); the statements that only prepare its
+arguments (a sampler) move into that `if`. Unsafe because every dataset's loader keeps its
+workers and their memory for the rest of the run, and a dataset changed in place afterwards (or
+another batch size at a later call) is not seen. Refused when the dataset is plainly new at each
+call (bound in the function, or made by a call at every pass of the caller's loop).
+
 ### Severity
 From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the
 finding costs ("a new pool of 4 workers every step", "every evaluation", "every 500 steps",
@@ -165,6 +175,7 @@ HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads ch
 KEEP = "keep-iter-loader"
 PASS_IN = "pass-loader-in"
 KEEP_EVAL = "keep-eval-loader"
+CACHE = "cache-loader-per-dataset"  # unsafe: every dataset's loader keeps its workers
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -179,6 +190,8 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     sites += declared_loader_sites(program, ctx.vocabulary.loaders)
     sites += framework_built(program).sites
     for site in (*sites, *pool_sites(program)):
+        if built_once.in_kept_block(site.facts, site.call.site.line, site.call.context.loop):
+            continue  # built once per key and kept beyond the call (`_loaders[key] = ...`)
         if site.call.context.loop >= 0:
             yield _per_item_again(ctx, site) or _in_loop(ctx, site)
         elif not built_once.guarded(site.facts, site.call.context):
@@ -214,7 +227,7 @@ def _in_loop(ctx: AnalysisContext, site: LoaderSite) -> Finding:
         end_line=call.site.end_line,
         message=f"{what} inside `{loop.header}` (line {loop.line}): {cost.phrase}{note}",
         chain=(_loop_hop(ctx, site.info, loop), _build_hop(ctx, site)),
-        fixes=(HOIST_CALL, FIX) if hoistable else (HOIST_CALL,) if movable else (),
+        fixes=(HOIST_CALL, FIX) if hoistable else (HOIST_CALL,) if movable else _cache(site, place),
     )
 
 
@@ -304,13 +317,22 @@ def _repeated(ctx: AnalysisContext, site: LoaderSite) -> Finding | None:
 def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
     """A loop calls what builds the loader: hoist the call, keep it in the getter that builds
     it, or build it in the caller and pass it in; ``__iter__`` builds it: keep it."""
+    if place.kind == "loop" and note == DEPENDENT_NOTE:
+        return (CACHE,)
     if note or place.passed:
         return ()
     if place.kind == "iter":
         return (KEEP,)
     return (
-        (HOIST_CALL, KEEP_EVAL, PASS_IN) if place.kind == "loop" and place.loop is not None else ()
+        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE)
+        if place.kind == "loop" and place.loop is not None
+        else ()
     )
+
+
+def _cache(site: LoaderSite, place: Place) -> tuple[str, ...]:
+    """One loader per item of the loop (an evaluation set): keep each, per dataset."""
+    return (CACHE,) if place.dependent and not site.pool else ()
 
 
 def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
@@ -424,7 +446,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

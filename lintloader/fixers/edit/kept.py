@@ -7,11 +7,13 @@
         self._eval_loaders[id(dataset)] = DataLoader(...)
 
 The construction becomes the kept value where it stood, and the attribute starts in the class's
-``__init__`` (``None``, or ``{}`` for one per key).
+``__init__`` (``None``, or ``{}`` for one per key). cache-loader-per-dataset keeps its loaders in
+a dict of the module instead (``Slot("_run_eval_loaders", "id(item.data)", owner="")``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -23,19 +25,21 @@ from lintloader.fixers.edit.rewrite import EditFn
 
 @dataclass(frozen=True)
 class Slot:
-    """Where the kept loader lives: ``self.<attribute>``, or ``self.<attribute>[<key>]``."""
+    """Where the kept loader lives: ``self.<attribute>``, or ``self.<attribute>[<key>]``
+    (``<attribute>[<key>]`` for a name of the module: ``owner=""``)."""
 
     attribute: str
     key: str | None = None
+    owner: str = "self."
 
     @property
     def value(self) -> str:
-        kept = f"self.{self.attribute}"
+        kept = f"{self.owner}{self.attribute}"
         return kept if self.key is None else f"{kept}[{self.key}]"
 
     @property
     def missing(self) -> str:
-        kept = f"self.{self.attribute}"
+        kept = f"{self.owner}{self.attribute}"
         return f"{kept} is None" if self.key is None else f"{self.key} not in {kept}"
 
     @property
@@ -56,10 +60,15 @@ def free_attribute(cls: cst.ClassDef, names: tuple[str, ...]) -> str:
 
 
 def keep(
-    call: cst.Call, statement: cst.SimpleStatementLine, slot: Slot
+    call: cst.Call,
+    statement: cst.SimpleStatementLine,
+    slot: Slot,
+    prelude: Sequence[cst.SimpleStatementLine] = (),
 ) -> dict[cst.CSTNode, EditFn]:
     """``if <missing>: <slot> = <call>`` before ``statement`` (which gives the ``if`` the comment
-    lines above it); the call becomes the kept value."""
+    lines above it); the call becomes the kept value. The statements of ``prelude`` (just before
+    ``statement``, preparing only the call's arguments) move into the ``if``, the first giving it
+    its lines above."""
     built: list[cst.BaseExpression] = []
 
     def take(updated: cst.CSTNode) -> cst.CSTNode:
@@ -72,14 +81,21 @@ def keep(
         kept = cst.parse_expression(slot.value)
         assert isinstance(kept, (cst.Attribute, cst.Subscript))
         store = cst.Assign([cst.AssignTarget(kept)], built[0])
+        moved = [s.with_changes(leading_lines=()) for s in prelude]
         guard = cst.If(
             test=cst.parse_expression(slot.missing),
-            body=cst.IndentedBlock([cst.SimpleStatementLine([store])]),
-            leading_lines=updated.leading_lines,
+            body=cst.IndentedBlock([*moved, cst.SimpleStatementLine([store])]),
+            leading_lines=(prelude[0] if prelude else updated).leading_lines,
         )
         return cst.FlattenSentinel([guard, updated.with_changes(leading_lines=())])
 
-    return {call: take, statement: before}
+    edits: dict[cst.CSTNode, EditFn] = {s: _removed for s in prelude}
+    edits.update({call: take, statement: before})
+    return edits
+
+
+def _removed(updated: cst.CSTNode) -> cst.RemovalSentinel:
+    return cst.RemovalSentinel.REMOVE
 
 
 def start(init: cst.FunctionDef, module: cst.Module, slot: Slot) -> dict[cst.CSTNode, EditFn]:

@@ -66,7 +66,7 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError(f"`{owner}` has no `__init__` of its own to start the kept loaders in")
     statement = _statement(target, getter)
     check_returns(request, built)
-    dataset = _dataset(target.call)
+    dataset = dataset_of(target.call)
     local = (collect([getter.body]).bound | parameters(getter)) - {"self"}
     key_root = dataset.split(".")[0]
     _check_reads(target, local, key_root)
@@ -117,7 +117,7 @@ def _body(function: cst.FunctionDef) -> Sequence[cst.BaseStatement]:
     return function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
 
 
-def _dataset(call: cst.Call) -> str:
+def dataset_of(call: cst.Call) -> str:
     """The dataset argument, a name or a chain of attributes."""
     positional = [a for a in call.args if a.keyword is None and not a.star]
     arg = next((a for a in call.args if a.keyword and a.keyword.value == "dataset"), None)
@@ -204,7 +204,7 @@ def _passed_along(request: FixRequest, chain: Sequence[Hop], wanted: str) -> set
         function = locate(request.sources[request.path_of(callee)]).functions.get(callee.function)
         if function is None:
             raise FixError(f"cannot find `{callee.function}`")
-        value = _argument(target.call, function, wanted)
+        value = passed_for(target.call, function, wanted)
         if value is None or (isinstance(value, cst.Name) and value.value == "None"):
             return watched
         name = dotted(value)
@@ -222,7 +222,7 @@ def _passed_along(request: FixRequest, chain: Sequence[Hop], wanted: str) -> set
     return watched
 
 
-def _argument(call: cst.Call, function: cst.FunctionDef, wanted: str) -> cst.BaseExpression | None:
+def passed_for(call: cst.Call, function: cst.FunctionDef, wanted: str) -> cst.BaseExpression | None:
     """What ``call`` passes for the parameter ``wanted`` of ``function`` (None: nothing)."""
     for arg in call.args:
         if arg.star:
@@ -249,7 +249,7 @@ def _passed_in_class(
         if not isinstance(caller, cst.FunctionDef):
             continue
         for call in _self_calls(caller, method.name.value):
-            value = _argument(call, method, wanted)
+            value = passed_for(call, method, wanted)
             name = dotted(value) if value is not None else None
             if value is None or name == "None":
                 continue

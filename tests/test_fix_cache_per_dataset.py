@@ -1,0 +1,134 @@
+"""cache-loader-per-dataset (unsafe, issue 43), through the real CLI: ``check`` promises it
+(with ``--unsafe-fixes``) exactly where ``fix --unsafe-fixes`` applies it, a second ``fix``
+changes nothing, ``fix`` without the flag says it needs it, and it refuses a dataset that is new
+at each call. The fixture pairs are in fixtures/fix/cache_loader_*; tests/test_fix_proof.py runs
+them with real workers (one pool over three evaluations)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from harness import run_cli
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "fix"
+INFO = ("--min-severity", "info")
+STRATEGY = "cache-loader-per-dataset"
+
+
+def fix_unsafe(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "mod.py").write_text(source)
+    return run_cli(
+        "fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path, timeout=180
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["cache_loader_per_set", "cache_loader_given_dataset", "cache_loader_global_dataset"]
+)
+def test_check_promises_what_fix_applies_and_a_second_fix_changes_nothing(
+    name: str, tmp_path: Path
+) -> None:
+    shutil.copy(FIX / f"{name}.in.py", tmp_path / "mod.py")
+    check = run_cli("check", "--no-cache", *INFO, "--output-format", "json", "mod.py", cwd=tmp_path)
+    findings = json.loads(check.stdout)
+    promised = [f for f in findings if f["fixes"]]
+    assert [f["code"] for f in promised] == ["LL202"], findings
+    summary = run_cli("check", "--no-cache", *INFO, "mod.py", cwd=tmp_path)
+    assert "[*] 1 fixable with `--fix --unsafe-fixes`." in summary.stdout + summary.stderr
+
+    safe = run_cli("fix", "--no-cache", *INFO, "mod.py", cwd=tmp_path, timeout=180)
+    assert safe.returncode == 1, safe.stderr
+    assert f"LL202 not fixed: `--unsafe-fixes` offers {STRATEGY}" in safe.stderr
+    assert "1 finding left (1 fixable with --unsafe-fixes)" in safe.stderr
+    assert (tmp_path / "mod.py").read_bytes() == (FIX / f"{name}.in.py").read_bytes()
+
+    done = run_cli(
+        "fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(promised) == done.stderr.count(f" fixed by {STRATEGY} ") == 1, done.stderr
+    assert (tmp_path / "mod.py").read_bytes() == (FIX / f"{name}.out.py").read_bytes()
+
+    again = run_cli("fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "mod.py").read_bytes() == (FIX / f"{name}.out.py").read_bytes()
+
+
+NEW_EACH_CALL = """\
+from torch.utils.data import DataLoader
+
+
+def evaluate(model, files):
+    dataset = list(files)
+    loader = DataLoader(dataset, batch_size=2, num_workers=2)
+    return sum(model(batch) for batch in loader)
+
+
+def score(model, dataset):
+    loader = DataLoader(dataset, batch_size=2, num_workers=2)
+    return sum(model(batch) for batch in loader)
+
+
+def train(model, parts, epochs):
+    for epoch in range(epochs):
+        files = parts[epoch % 2]
+        evaluate(model, files)
+        if epoch % 2 == 0:
+            fresh = list(files)
+            score(model, fresh)
+"""
+
+
+def test_refuses_a_dataset_that_is_new_at_each_call(tmp_path: Path) -> None:
+    """A cache by dataset would keep one pool per call: refused, with the reason (`fresh` is
+    made in the block of the call, under an `if` of the loop)."""
+    done = fix_unsafe(tmp_path, NEW_EACH_CALL)
+    assert done.returncode == 1, done.stderr
+    refused = f"LL202 {STRATEGY} not applied: "
+    assert (
+        f"{refused}`dataset` is bound in `evaluate` at each call: a new dataset each time "
+        "would keep a pool of its own" in done.stderr
+    )
+    assert (
+        f"{refused}`fresh` is made at every pass of the loop: each dataset would keep a pool "
+        "of its own" in done.stderr
+    )
+    assert (tmp_path / "mod.py").read_text() == NEW_EACH_CALL
+
+
+READ_AGAIN = """\
+from torch.utils.data import DataLoader, SequentialSampler
+
+
+def evaluate(model, eval_data):
+    sampler = SequentialSampler(eval_data)
+    size = 4
+    loader = DataLoader(eval_data, sampler=sampler, batch_size=size, num_workers=2)
+    print(len(sampler))
+    return sum(model(batch) for batch in loader)
+
+
+def train(model, parts, epochs):
+    for epoch in range(epochs):
+        current = parts[0]
+        evaluate(model, current)
+"""
+
+
+def test_only_what_feeds_the_loader_alone_moves_into_the_if(tmp_path: Path) -> None:
+    """`size` feeds only the loader and moves; `sampler`, read again after it, stays."""
+    done = fix_unsafe(tmp_path, READ_AGAIN)
+    assert done.returncode == 0, done.stderr
+    assert f"LL202 fixed by {STRATEGY} (mod.py)" in done.stderr
+    fixed = (tmp_path / "mod.py").read_text()
+    assert (
+        "    sampler = SequentialSampler(eval_data)\n"
+        "    if id(eval_data) not in _evaluate_loaders:\n"
+        "        size = 4\n"
+        "        _evaluate_loaders[id(eval_data)] = DataLoader(" in fixed
+    )
+    assert "    loader = _evaluate_loaders[id(eval_data)]\n    print(len(sampler))\n" in fixed
