@@ -7,13 +7,15 @@ code it was not pointed at, and ``module.bytes`` round-trips everything else byt
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from lintloader.fixers.base import FixRequest
 from lintloader.fixers.edit.parsing import parse_module
+from lintloader.fixers.edit.shared_parse import parsed
 from lintloader.summary.helpers import Scope, qualname_in
 
 Statement = cst.BaseStatement  # a SimpleStatementLine or a compound statement
@@ -24,7 +26,7 @@ class Located:
     """A parsed module with positions: ``module`` is the tree that edits must start from."""
 
     module: cst.Module
-    positions: dict[cst.CSTNode, CodeRange]
+    positions: Mapping[cst.CSTNode, CodeRange]
     functions: dict[str, cst.FunctionDef]  # qualname (as the summarizer builds it) -> node
     classes: dict[str, cst.ClassDef]
 
@@ -37,10 +39,19 @@ class Located:
 
 def locate(data: bytes) -> Located:
     wrapper = MetadataWrapper(parse_module(data))
-    positions = dict(wrapper.resolve(PositionProvider))
+    return _located(wrapper.module, wrapper.resolve(PositionProvider))
+
+
+def located_in(request: FixRequest, path: str) -> Located:
+    """:func:`locate` of ``path``'s current text, on the parse the trial's strategies share."""
+    read = parsed(request, path, request.sources[path])
+    return _located(read.module, read.positions)
+
+
+def _located(module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange]) -> Located:
     finder = _FunctionFinder()
-    wrapper.module.visit(finder)
-    return Located(wrapper.module, positions, finder.found, finder.classes)
+    module.visit(finder)
+    return Located(module, positions, finder.found, finder.classes)
 
 
 class _FunctionFinder(cst.CSTVisitor):

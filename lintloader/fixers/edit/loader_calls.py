@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange
 
-from lintloader.fixers.base import FixError, FixRequest, Parsed
+from lintloader.fixers.base import FixError, FixRequest
 from lintloader.fixers.edit.parsing import parse_module
+from lintloader.fixers.edit.shared_parse import parsed
 
 Loop = cst.For | cst.While
 Node = TypeVar("Node", bound=cst.CSTNode)
@@ -103,25 +104,6 @@ def call_at(
     if found is None:
         raise FixError(f"{display}:{line}:{column}: no call there")
     return Target(path, read.module, found, read.parents, read.positions)
-
-
-def parsed(request: FixRequest, path: str, source: bytes) -> Parsed:
-    """``path``'s text ``source`` parsed with its positions and parents, once for all the
-    strategies and rounds that read that text: they share the tree (libcst nodes are never
-    changed in place; an edit makes new ones), so a finding's second strategy, or the next
-    round's look at a file no fix changed, does not parse and resolve it again. One text is kept
-    per path: an edited file's old tree is dropped."""
-    known = request.parsed.get(path)
-    if known is None or known.source != source:
-        wrapper = MetadataWrapper(parse_module(source))
-        positions = wrapper.resolve(PositionProvider)
-        calls: dict[tuple[int, int], cst.Call] = {}
-        for node, where in positions.items():
-            if isinstance(node, cst.Call):
-                calls.setdefault((where.start.line, where.start.column + 1), node)
-        parents = wrapper.resolve(ParentNodeProvider)
-        known = request.parsed[path] = Parsed(source, wrapper.module, positions, parents, calls)
-    return known
 
 
 def _call_at(positions: Mapping[cst.CSTNode, CodeRange], line: int, column: int) -> cst.Call | None:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest
-from lintloader.fixers.edit.cst_edit import Edit, locate, small_statement_at
+from lintloader.fixers.edit.cst_edit import Edit, located_in, small_statement_at
 
 Accept = Callable[[cst.BaseSmallStatement, cst.Module], bool]
 
@@ -18,7 +18,7 @@ def remove_statement_at(request: FixRequest, hop: Hop, accept: Accept, what: str
     """Delete the small statement of ``hop.function`` on ``hop.line`` if ``accept`` says it is
     exactly the ``what`` to remove; a block left empty gets ``pass``."""
     path = request.path_of(hop)
-    located = locate(request.sources[path])
+    located = located_in(request, path)
     function = located.functions.get(hop.function)
     if function is None:
         raise FixError(f"cannot find `{hop.function}` in {hop.path}")

@@ -40,7 +40,7 @@ from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import (
     comment_lines,
-    locate,
+    located_in,
     small_statement_at,
     walk_statements,
 )
@@ -238,7 +238,7 @@ def _self_reads(request: FixRequest, target: Target) -> set[str]:
         return set()
     found: set[str] = set()
     for hop in request.finding.chain[2:]:
-        function = locate(request.sources[request.path_of(hop)]).functions.get(hop.function)
+        function = located_in(request, request.path_of(hop)).functions.get(hop.function)
         if function is not None:
             found |= {r for r in reads(function.body) if r.startswith("self.")}
     return found
@@ -247,7 +247,7 @@ def _self_reads(request: FixRequest, target: Target) -> set[str]:
 def check_returns(request: FixRequest, hop: Hop) -> None:
     """The function ``hop`` is in returns the value of the call at ``hop`` (directly or through
     the name it binds): else what the loop gets is not the loader."""
-    located = locate(request.sources[request.path_of(hop)])
+    located = located_in(request, request.path_of(hop))
     function = located.functions.get(hop.function)
     found = small_statement_at(located, function, hop.line) if function is not None else None
     small = found[1] if found is not None else None

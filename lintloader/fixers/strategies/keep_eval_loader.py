@@ -36,7 +36,7 @@ import libcst as cst
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import body_of, locate, walk_statements
+from lintloader.fixers.edit.cst_edit import body_of, located_in, walk_statements
 from lintloader.fixers.edit.epoch_state import changed_by_methods, dotted, reads
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, call_at
@@ -201,7 +201,7 @@ def _passed_along(request: FixRequest, chain: Sequence[Hop], wanted: str) -> set
         hop = chain[index]
         target = call_at(request, request.path_of(hop), hop.line, hop.column)
         callee = chain[index + 1]
-        function = locate(request.sources[request.path_of(callee)]).functions.get(callee.function)
+        function = located_in(request, request.path_of(callee)).functions.get(callee.function)
         if function is None:
             raise FixError(f"cannot find `{callee.function}`")
         value = passed_for(target.call, function, wanted)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import locate
+from lintloader.fixers.edit.cst_edit import located_in
 from lintloader.fixers.edit.epoch_state import changed_by_methods, reads
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, target_call
@@ -89,7 +89,7 @@ def _check_kept(request: FixRequest, target: Target, cls: cst.ClassDef) -> None:
     """FixError when a method of the class changes what the kept loader is built from."""
     watched = {r for r in reads(target.call) if r.startswith("self.")}
     for hop in request.finding.chain[1:]:
-        located = locate(request.sources[request.path_of(hop)])
+        located = located_in(request, request.path_of(hop))
         function = located.functions.get(hop.function)
         if function is not None:
             watched |= {r for r in reads(function.body) if r.startswith("self.")}

@@ -14,7 +14,13 @@ import libcst as cst
 
 from lintloader.analysis.reachability import Reachability
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import Edit, body_of, comment_lines, locate, walk_statements
+from lintloader.fixers.edit.cst_edit import (
+    Edit,
+    body_of,
+    comment_lines,
+    located_in,
+    walk_statements,
+)
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.strategies.remove_reset_call import does_more, is_plain_call
 
@@ -33,7 +39,7 @@ def apply(request: FixRequest) -> Edits | None:
     if why:
         raise FixError(f"`{helper.display_name}` does more than the reset: {why}")
     path = request.path_of(loop_hop)
-    located = locate(request.sources[path])
+    located = located_in(request, path)
     function = located.functions.get(loop_hop.function)
     if function is None:
         raise FixError(f"cannot find `{loop_hop.function}` in {loop_hop.path}")

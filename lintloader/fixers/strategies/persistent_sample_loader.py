@@ -23,7 +23,7 @@ import libcst.matchers as m
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import Located, locate
+from lintloader.fixers.edit.cst_edit import Located, located_in
 from lintloader.fixers.edit.epoch_state import reads, state_set
 from lintloader.fixers.edit.loader_calls import call_at, next_of_iter, target_call
 from lintloader.fixers.edit.names import collect
@@ -79,7 +79,7 @@ def _functions(request: FixRequest, chain: Sequence[Hop]) -> Iterator[tuple[Hop,
             continue
         seen.add((path, hop.function))
         if path not in parsed:
-            parsed[path] = locate(request.sources[path])
+            parsed[path] = located_in(request, path)
         yield hop, parsed[path]
 
 

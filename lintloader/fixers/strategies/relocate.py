@@ -32,7 +32,7 @@ from lintloader.fixers.edit.cst_edit import (
     Statement,
     body_of,
     comment_lines,
-    locate,
+    located_in,
     top_statement_at,
     walk_statements,
 )
@@ -57,7 +57,7 @@ class Target:
 def apply(request: FixRequest) -> Edits | None:
     target = find_target(request)
     path = target.owner.file.path
-    located = locate(request.sources[path])
+    located = located_in(request, path)
     owner_node = located.functions.get(target.owner.function.qualname)
     if owner_node is None:
         raise FixError(f"cannot find `{target.owner.display_name}` in {path}")

@@ -16,7 +16,7 @@ import libcst as cst
 
 from lintloader.analysis.reachability import Reachability
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import Located, body_of, locate
+from lintloader.fixers.edit.cst_edit import Located, body_of, located_in
 from lintloader.fixers.edit.statements import remove_statement_at
 from lintloader.link.program import FunctionInfo, Program
 
@@ -70,7 +70,7 @@ def does_more(
 ) -> str | None:
     """What ``info`` does besides resetting (a statement, shown), or None."""
     seen.add(info.key)
-    located = locate(request.sources[info.file.path])
+    located = located_in(request, info.file.path)
     node = located.functions.get(info.function.qualname)
     if node is None:
         return f"cannot find it in {info.file.path}"
