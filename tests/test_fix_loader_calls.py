@@ -145,6 +145,44 @@ def test_a_function_that_consumes_its_loader_gets_it_passed_in(tmp_path: Path) -
     assert again.returncode == 0 and (tmp_path / "mod.py").read_text() == fixed
 
 
+CHANGED_VOCABULARY = """\
+from torch.utils.data import DataLoader
+
+
+def evaluate(model, vocabulary, dataset):
+    eval_set = vocabulary.encoded(dataset)
+    eval_loader = DataLoader(eval_set, batch_size=2, num_workers=2)
+    return sum(model(batch) for batch in eval_loader)
+
+
+def train(model, vocabulary, dataset, steps):
+    for step in range(steps):
+        model.load_state_dict(model.state_dict())
+        vocabulary.save_pretrained(f"checkpoint-{step}")
+        vocabulary.add_tokens([f"<step-{step}>"])
+        evaluate(model, vocabulary, dataset)
+"""
+
+
+def test_pass_loader_in_refuses_a_call_on_what_the_loader_is_built_from(tmp_path: Path) -> None:
+    """The nearest negative of pass_loader_in_read_only: besides methods that only read it
+    (``save_pretrained``) and a checkpoint loaded into the model the loader does not read, the
+    loop calls a method of the vocabulary its evaluation set is encoded with (``add_tokens``),
+    which may change what a loader built at each call would hold."""
+    stderr, fixed = fix(tmp_path, CHANGED_VOCABULARY)
+    assert fixed == CHANGED_VOCABULARY, stderr
+    assert (
+        "LL202 pass-loader-in not applied: the loop sets per-epoch state "
+        '(`vocabulary.add_tokens([f"<step-{step}>"])`), which a persistent loader would not see'
+        in stderr
+    )
+    added = '        vocabulary.add_tokens([f"<step-{step}>"])\n'
+    read_only = CHANGED_VOCABULARY.replace(added, "")
+    stderr, fixed = fix(tmp_path, read_only)
+    assert "LL202 fixed by pass-loader-in (mod.py)" in stderr
+    assert "evaluate(model, vocabulary, dataset, eval_loader=eval_loader)" in fixed
+
+
 METHODS = """\
 from torch.utils.data import DataLoader
 
@@ -313,6 +351,7 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
         "keep_eval_loader",
         "pass_loader_in_getter",
         "pass_loader_in_method",
+        "pass_loader_in_read_only",
         "pass_loader_in_renamed",
         "pass_loader_in_setting",
         "pass_loader_in_switch",

@@ -9,9 +9,12 @@ passes run; they are refused naming the first one found.
 A *watched* value is a dotted name (``dataset``, ``self.train_set``): the values the loader's
 construction reads. A statement sets state on it when it assigns to it or to anything below it
 (``dataset.x = ...``, ``self.train_set[i] = ...``, ``self.train_set = ...``), or calls a method
-of it (``dataset.shuffle()``); any ``set_epoch`` call counts, whatever its receiver, but where
-the fix builds a new loader whose sampler is its own (``fresh``): there a ``set_epoch`` on a
-plain name that is not watched (``train_sampler.set_epoch(epoch)``) is another loader's.
+of it or of what it is read from (``dataset.shuffle()``, ``vocab.add_tokens()`` for
+``vocab.encoded(items)``) other than one that only reads it (:data:`READ_ONLY`:
+``tokenizer.save_pretrained(dir)``, ``model.state_dict()``); any ``set_epoch`` call counts,
+whatever its receiver, but where the fix builds a new loader whose sampler is its own
+(``fresh``): there a ``set_epoch`` on a plain name that is not watched
+(``train_sampler.set_epoch(epoch)``) is another loader's.
 """
 
 from __future__ import annotations
@@ -19,6 +22,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import libcst as cst
+
+# methods that read their object and change nothing of it: torch's module walks and state_dict,
+# transformers' save_pretrained (it writes files from the object), a dict's or list's readers
+READ_ONLY = frozenset(
+    {
+        *("save_pretrained", "save_vocabulary", "state_dict"),
+        *("parameters", "named_parameters", "buffers", "named_buffers"),
+        *("modules", "named_modules", "children", "named_children"),
+        *("keys", "values", "items", "get", "copy", "count", "index"),
+    }
+)
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -41,6 +55,13 @@ def related(name: str, watched: Iterable[str]) -> bool:
     return below(name, watched) or any(w.startswith(f"{name}.") for w in watched)
 
 
+def _reaches(receiver: str, watched: set[str]) -> bool:
+    """A method called on ``receiver`` may change a watched value: it is one, below one, or
+    (but for ``self``, whose methods the class checks apart) a value one is read from
+    (``vocabulary.add_tokens(...)`` where the loader reads ``vocabulary.encoded(dataset)``)."""
+    return below(receiver, watched) if receiver == "self" else related(receiver, watched)
+
+
 class StateFinder(cst.CSTVisitor):
     """The first statement that sets per-epoch state on a watched value, outside ``skip``."""
 
@@ -61,7 +82,8 @@ class StateFinder(cst.CSTVisitor):
         if not isinstance(func, cst.Attribute):
             return
         receiver = dotted(func.value)
-        watched = receiver is not None and below(receiver, self.watched)
+        watched = receiver is not None and _reaches(receiver, self.watched)
+        watched = watched and func.attr.value not in READ_ONLY
         others = self.fresh and isinstance(func.value, cst.Name)
         if watched or (func.attr.value == "set_epoch" and not others):
             self.found = self.found or node
