@@ -9,8 +9,7 @@ passes run; they are refused naming the first one found.
 A *watched* value is a dotted name (``dataset``, ``self.train_set``): the values the loader's
 construction reads. A statement sets state on it when it assigns to it or to anything below it
 (``dataset.x = ...``, ``self.train_set[i] = ...``, ``self.train_set = ...``), or calls a method
-of it or of what it is read from (``dataset.shuffle()``, ``vocab.add_tokens()`` for
-``vocab.encoded(items)``) other than one that only reads it (:data:`READ_ONLY`:
+of it (``dataset.shuffle()``) other than one that only reads it (:data:`READ_ONLY`:
 ``tokenizer.save_pretrained(dir)``, ``model.state_dict()``); any ``set_epoch`` call counts,
 whatever its receiver, but where the fix builds a new loader whose sampler is its own
 (``fresh``): there a ``set_epoch`` on a plain name that is not watched
@@ -55,13 +54,6 @@ def related(name: str, watched: Iterable[str]) -> bool:
     return below(name, watched) or any(w.startswith(f"{name}.") for w in watched)
 
 
-def _reaches(receiver: str, watched: set[str]) -> bool:
-    """A method called on ``receiver`` may change a watched value: it is one, below one, or
-    (but for ``self``, whose methods the class checks apart) a value one is read from
-    (``vocabulary.add_tokens(...)`` where the loader reads ``vocabulary.encoded(dataset)``)."""
-    return below(receiver, watched) if receiver == "self" else related(receiver, watched)
-
-
 class StateFinder(cst.CSTVisitor):
     """The first statement that sets per-epoch state on a watched value, outside ``skip``."""
 
@@ -82,7 +74,7 @@ class StateFinder(cst.CSTVisitor):
         if not isinstance(func, cst.Attribute):
             return
         receiver = dotted(func.value)
-        watched = receiver is not None and _reaches(receiver, self.watched)
+        watched = receiver is not None and below(receiver, self.watched)
         watched = watched and func.attr.value not in READ_ONLY
         others = self.fresh and isinstance(func.value, cst.Name)
         if watched or (func.attr.value == "set_epoch" and not others):
