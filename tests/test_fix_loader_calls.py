@@ -145,6 +145,46 @@ def test_a_function_that_consumes_its_loader_gets_it_passed_in(tmp_path: Path) -
     assert again.returncode == 0 and (tmp_path / "mod.py").read_text() == fixed
 
 
+CHANGED_VOCABULARY = """\
+from torch.utils.data import DataLoader
+
+from encoding import Encoded
+
+
+def evaluate(model, vocabulary, dataset):
+    eval_set = Encoded(vocabulary, dataset)
+    eval_loader = DataLoader(eval_set, batch_size=2, num_workers=2)
+    return sum(model(batch) for batch in eval_loader)
+
+
+def train(model, vocabulary, dataset, steps):
+    for step in range(steps):
+        model.load_state_dict(model.state_dict())
+        vocabulary.save_pretrained(f"checkpoint-{step}")
+        vocabulary.add_tokens([f"<step-{step}>"])
+        evaluate(model, vocabulary, dataset)
+"""
+
+
+def test_pass_loader_in_refuses_a_call_on_what_the_loader_is_built_from(tmp_path: Path) -> None:
+    """The nearest negative of pass_loader_in_read_only: besides methods that only read it
+    (``save_pretrained``) and a checkpoint loaded into the model the loader does not read, the
+    loop calls a method of the vocabulary its evaluation set is encoded with (``add_tokens``),
+    which may change what a loader built at each call would hold."""
+    stderr, fixed = fix(tmp_path, CHANGED_VOCABULARY)
+    assert fixed == CHANGED_VOCABULARY, stderr
+    assert (
+        "LL202 pass-loader-in not applied: the loop sets per-epoch state "
+        '(`vocabulary.add_tokens([f"<step-{step}>"])`), which a persistent loader would not see'
+        in stderr
+    )
+    added = '        vocabulary.add_tokens([f"<step-{step}>"])\n'
+    read_only = CHANGED_VOCABULARY.replace(added, "")
+    stderr, fixed = fix(tmp_path, read_only)
+    assert "LL202 fixed by pass-loader-in (mod.py)" in stderr
+    assert "evaluate(model, vocabulary, dataset, eval_loader=eval_loader)" in fixed
+
+
 METHODS = """\
 from torch.utils.data import DataLoader
 
@@ -313,6 +353,7 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
         "keep_eval_loader",
         "pass_loader_in_getter",
         "pass_loader_in_method",
+        "pass_loader_in_read_only",
         "pass_loader_in_renamed",
         "pass_loader_in_setting",
         "pass_loader_in_switch",
@@ -328,3 +369,45 @@ def test_check_promises_what_fix_applies(name: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert len(promised) == done.stderr.count(" fixed by ") == 1, done.stderr
     assert (tmp_path / "mod.py").read_bytes() == (FIX / f"{name}.out.py").read_bytes()
+
+
+RESIZED = """\
+import random
+
+from torch.utils.data import DataLoader
+
+
+class Resize:
+    def __init__(self, size):
+        self.size = size
+
+    def __call__(self, batch):
+        return batch
+
+
+def train(dataset, steps):
+    loader = DataLoader(dataset, batch_size=2, shuffle=True, num_workers=2)
+    batches = iter(loader)
+    for step in range(steps):
+        next(batches)
+        if step % 10 == 0:
+            # multi-scale training: a new image size every 10 steps
+            size = random.choice([320, 352, 384])
+            resize = Resize(size)
+            loader = DataLoader(dataset, batch_size=2, num_workers=2, collate_fn=resize)
+            batches = iter(loader)
+"""
+
+
+def test_fix_says_why_a_loader_built_from_what_its_loop_changes_is_left(tmp_path: Path) -> None:
+    """PyTorch_YOLOv3's multi-scale resize: the loop changes what the loader is built from, so
+    no fix keeps one loader (it would not see the new size); the note says so in one line."""
+    (tmp_path / "mod.py").write_text(RESIZED)
+    done = run_cli("fix", "--no-cache", "--min-severity", "info", "mod.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert (tmp_path / "mod.py").read_text() == RESIZED
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note: mod.py:23")]
+    assert notes == [
+        "note: mod.py:23: LL202 not fixed: its arguments change with the loop: a loader built "
+        "once (or persistent) would not see the change, and a new loader may be intended"
+    ], done.stderr

@@ -27,6 +27,7 @@ import pytest
 from harness import run_cli
 
 from lintloader.fixers.registry import all_strategies
+from lintloader.summary.older import old_names, placeholders_for, renamed
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
@@ -249,6 +250,8 @@ class Harness:
     pairs: bool = False
     control: str = "respawns"  # what the unfixed fixture does: "respawns" or an exception name
     pids: int = 2  # worker processes a pool that starts once leaves
+    # written for Python 3.6 (`async` as a name): run as 3.6 reads it, each such name renamed
+    older: bool = False
 
 
 @dataclass(frozen=True)
@@ -281,8 +284,9 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
     "keep-eval-loader": [Harness("fix/keep_eval_loader.in.py", "train", {"epochs": 3})],
     # validate() every other step, train_epoch() (a method) at every epoch, evaluate() through
     # a getter every other step, validate() called with a long argument list and a local the
-    # caller uses too, evaluate() that sets its batch size first, evaluate() under a switch:
-    # 6, 3, 6, 3, 6 and 6 pools in 3 epochs before, one after
+    # caller uses too, evaluate() that sets its batch size first, evaluate() under a switch,
+    # evaluate() in a loop that saves the vocabulary its set is encoded with:
+    # 6, 3, 6, 3, 6, 6 and 6 pools in 3 epochs before, one after
     "pass-loader-in": [
         Harness("fix/pass_loader_in.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_method.in.py", "train", {"epochs": 3}),
@@ -290,6 +294,10 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/pass_loader_in_renamed.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_setting.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_switch.in.py", "train", {"epochs": 3}),
+        # evaluate() every other step in a loop that saves the vocabulary it encodes with
+        Harness("fix/pass_loader_in_read_only.in.py", "train", {"epochs": 3}),
+        # three checkpoints evaluated, a loader built in one branch of an `if`: 3 pools, then 1
+        Harness("fix/pass_loader_in_branches.in.py", "train", {"epochs": 3}),
     ],
     # one loader per evaluation set, over a dataset kept in a dict, over a module global:
     # 3, 3 and 6 pools in 3 epochs before, one after
@@ -316,6 +324,8 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
     "persistent-sample-loader": [
         Harness("rules/LL203/fix_sample_before.py", "train", {"epochs": 3}),
         Harness("rules/LL203/fix_sample_before.py", "train_with_helper", {"epochs": 3}),
+        # a search batch every step, in a file written for Python 3.6: 6 pools before, one after
+        Harness("fix/older_sample_loader.in.py", "train", {"epochs": 3}, older=True),
     ],
     "remove-call": [Verify("fix/remove_call.in.py", "mod.Fetcher(loader)")],
     "remove-reset-call": [Verify("rules/LL101/fix_reset_only_before.py", "mod.Fetcher(loader)")],
@@ -406,6 +416,16 @@ def verify(folder: Path, glue: str) -> tuple[int, dict]:
     return done.returncode, json.loads(done.stdout)
 
 
+def as_python36_reads_it(path: Path) -> None:
+    """Rename each ``async``/``await`` that Python 3.6 reads as a name to a placeholder of the
+    same length, so this interpreter runs the file as Python 3.6 would."""
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    names = list(old_names(lines))
+    assert names, path
+    path.write_text(renamed(lines, names, placeholders_for(text)))
+
+
 @pytest.fixture(scope="module")
 def harness_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Harness, tuple[dict, dict]]:
     """Every harness case, fixed and unfixed, run in one harness process (one torch import):
@@ -417,6 +437,9 @@ def harness_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Harness, tupl
     before = [prepared(c, root / f"before{i}", False) for i, c in enumerate(runs)]
     (root / "logs").mkdir()
     pairs = [*zip(after, runs, strict=True), *zip(before, runs, strict=True)]
+    for path, case in pairs:
+        if case.older:
+            as_python36_reads_it(path)
     results = harness(pairs, root / "logs")
     outcomes = zip(results[: len(runs)], results[len(runs) :], strict=True)
     return dict(zip(runs, outcomes, strict=True))

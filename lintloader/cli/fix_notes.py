@@ -60,4 +60,16 @@ def unfixed_notes(
         elif offered:
             click.echo(f"{where} not fixed: `--unsafe-fixes` offers {', '.join(offered)}", err=True)
         elif not reasons:
-            click.echo(f"{where} not fixed: no fixer for this shape", err=True)
+            click.echo(f"{where} not fixed: {_no_fixer(finding)}", err=True)
+
+
+def _no_fixer(finding: Finding) -> str:
+    """Why no strategy was tried: a loader built from what its loop changes has none to try."""
+    from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE
+
+    if finding.code == "LL202" and finding.message.endswith(DEPENDENT_NOTE):
+        return (
+            "its arguments change with the loop: a loader built once (or persistent) would not "
+            "see the change, and a new loader may be intended"
+        )
+    return "no fixer for this shape"

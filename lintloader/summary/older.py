@@ -52,14 +52,10 @@ def parse_older(text: str) -> ParsedSource | None:
         return None
     if not names:
         return None
-    placeholders = {word: _placeholder(word, text) for word in _WORDS}
-    for name in names:
-        line = lines[name.line - 1]
-        end = name.column + len(name.word)
-        lines[name.line - 1] = line[: name.column] + placeholders[name.word] + line[end:]
+    placeholders = placeholders_for(text)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences and the like
-        tree = ast.parse("".join(lines))
+        tree = ast.parse(renamed(lines, names, placeholders))
     _rename(tree, {new: old for old, new in placeholders.items()})
     return ParsedSource.of(text, tree)
 
@@ -93,6 +89,21 @@ def old_names(lines: list[str]) -> Iterator[OldName]:
         if token.string == "await" and (header or async_body is not None):
             continue
         yield OldName(token.string, *token.start)
+
+
+def placeholders_for(text: str) -> dict[str, str]:
+    """For ``async`` and ``await``, a name as long that ``text`` does not contain."""
+    return {word: _placeholder(word, text) for word in _WORDS}
+
+
+def renamed(lines: list[str], names: list[OldName], placeholders: dict[str, str]) -> str:
+    """``lines`` with each of ``names`` replaced in place by its placeholder."""
+    lines = list(lines)
+    for name in names:
+        line = lines[name.line - 1]
+        end = name.column + len(name.word)
+        lines[name.line - 1] = line[: name.column] + placeholders[name.word] + line[end:]
+    return "".join(lines)
 
 
 def _tokens(lines: list[str]) -> list[tokenize.TokenInfo]:

@@ -9,9 +9,11 @@ passes run; they are refused naming the first one found.
 A *watched* value is a dotted name (``dataset``, ``self.train_set``): the values the loader's
 construction reads. A statement sets state on it when it assigns to it or to anything below it
 (``dataset.x = ...``, ``self.train_set[i] = ...``, ``self.train_set = ...``), or calls a method
-of it (``dataset.shuffle()``); any ``set_epoch`` call counts, whatever its receiver, but where
-the fix builds a new loader whose sampler is its own (``fresh``): there a ``set_epoch`` on a
-plain name that is not watched (``train_sampler.set_epoch(epoch)``) is another loader's.
+of it (``dataset.shuffle()``) other than one that only reads it (:data:`READ_ONLY`:
+``tokenizer.save_pretrained(dir)``, ``model.state_dict()``); any ``set_epoch`` call counts,
+whatever its receiver, but where the fix builds a new loader whose sampler is its own
+(``fresh``): there a ``set_epoch`` on a plain name that is not watched
+(``train_sampler.set_epoch(epoch)``) is another loader's.
 """
 
 from __future__ import annotations
@@ -19,6 +21,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import libcst as cst
+
+# methods that read their object and change nothing of it: torch's module walks and state_dict,
+# transformers' save_pretrained (it writes files from the object), a dict's or list's readers
+READ_ONLY = frozenset(
+    {
+        *("save_pretrained", "save_vocabulary", "state_dict"),
+        *("parameters", "named_parameters", "buffers", "named_buffers"),
+        *("modules", "named_modules", "children", "named_children"),
+        *("keys", "values", "items", "get", "copy", "count", "index"),
+    }
+)
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -62,6 +75,7 @@ class StateFinder(cst.CSTVisitor):
             return
         receiver = dotted(func.value)
         watched = receiver is not None and below(receiver, self.watched)
+        watched = watched and func.attr.value not in READ_ONLY
         others = self.fresh and isinstance(func.value, cst.Name)
         if watched or (func.attr.value == "set_epoch" and not others):
             self.found = self.found or node

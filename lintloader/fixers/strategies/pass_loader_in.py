@@ -1,4 +1,4 @@
-"""pass-loader-in (safe), for LL202: a function called from a loop builds a loader and consumes it
+r"""pass-loader-in (safe), for LL202: a function called from a loop builds a loader and consumes it
 itself (``validate(model, valset, ...)`` every N steps builds ``val_loader = DataLoader(valset,
 ...)`` and iterates it; ``self.train_epoch()`` builds ``DataLoader(self.train_set, ...)``; or it
 asks a getter, ``loader = get_eval_loader(valset, bs)``): the loader is built once in the caller,
@@ -33,9 +33,15 @@ below it on the chain read (a getter's attributes) counts as read. Also refused 
 function is not a module-level function of the caller's file called by name or an undecorated
 method of the caller's class called on ``self`` that no other class defines, takes ``**kwargs``
 or already has a parameter of the loader's name, or when the construction is inside an ``if``,
-loop or ``try`` of the function. A local the copy binds that the caller already uses is renamed
-after the function in the copy (``collate_fn`` of ``validate`` becomes ``validate_collate_fn``);
-refused when that name is taken too.
+loop or ``try`` of the function; but an ``if`` (with its ``elif``\ s and an ``else``) whose every
+branch is ``name = ...`` alone builds the loader one way or the other, and is copied whole
+(``if args.data_num == -1: loader = DataLoader(..., num_workers=4)`` / ``else: loader =
+DataLoader(...)``: the branch on the chain is made persistent). A method called in the loop on
+what the copy does not read (``model.load_state_dict(...)`` when the loader reads the test set)
+does not count as state set on it (:mod:`lintloader.fixers.edit.epoch_state`). A local the
+copy binds that the caller already uses is renamed after the function in the copy
+(``collate_fn`` of ``validate`` becomes ``validate_collate_fn``); refused when that name is
+taken too.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ import libcst as cst
 
 from lintloader.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import locate
+from lintloader.fixers.edit.cst_edit import located_in
 from lintloader.fixers.edit.epoch_state import below as is_below
 from lintloader.fixers.edit.epoch_state import (
     changed_by_methods,
@@ -58,9 +64,14 @@ from lintloader.fixers.edit.epoch_state import (
 )
 from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
-from lintloader.fixers.edit.persistence import Build, appended, build_of
+from lintloader.fixers.edit.persistence import appended, build_of
+from lintloader.fixers.edit.replace import replaced
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
 from lintloader.fixers.strategies.hoist_loader_call import check_returns
+
+# ``name = DataLoader(...)``, or an ``if`` whose every branch is ``name = ...`` (the loader
+# built one way or another: ``if args.data_num == -1: loader = DataLoader(..., num_workers=4)``)
+Construction = cst.SimpleStatementLine | cst.If
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ class Callee:
     of its locals that the construction needs, in order."""
 
     function: cst.FunctionDef
-    statement: cst.SimpleStatementLine
+    statement: Construction
     name: str  # what the loader is bound to
     needed: tuple[cst.SimpleStatementLine, ...]  # earlier assignments the construction reads
 
@@ -89,11 +100,15 @@ def apply(request: FixRequest) -> Edits | None:
         check_returns(request, hop)
     called = _called(request, target, chain[0].function, chain[2].function)
     callee = _callee(target, made, called)
+    construction = callee.statement
+    if made is build.call:  # the copy builds it persistent (in its branch of an `if`)
+        construction = replaced(construction, made, build.persistent(made))
     bindings = _arguments(target.call, callee.function, called.method)
     below = _read_below(request, chain)
     moved = _in_order(callee, [*_settings(target, callee, below), *callee.needed])
     renames = _renames(target, callee, moved)
-    copies = [_substituted(_renamed(s, renames), bindings) for s in moved]
+    built = [construction if s is callee.statement else s for s in moved]
+    copies = [_substituted(_renamed(s, renames), bindings) for s in built]
     value = _name_of(renames.get(callee.name)) or callee.name
     loop = _outermost(target, copies)
     switch = _switch(target, loop)
@@ -105,9 +120,7 @@ def apply(request: FixRequest) -> Edits | None:
         target.call: lambda node: _passing(node, callee.name, value),
         **_guarded(callee),
     }
-    if made is build.call:
-        copies[-1] = _persistent_copy(copies[-1], build)
-    elif build.target is target:
+    if made is not build.call and build.target is target:
         edits[build.call] = build.persistent
     result = target.result(rewritten(target.module, edits))
     if made is not build.call and build.target is not target:
@@ -120,7 +133,7 @@ def _read_below(request: FixRequest, chain: Sequence[Hop]) -> set[str]:
     ``self.eval_dataset``, a helper's globals): the loader the copy builds reads them too."""
     found: set[str] = set()
     for hop in chain[3:]:
-        function = locate(request.sources[request.path_of(hop)]).functions.get(hop.function)
+        function = located_in(request, request.path_of(hop)).functions.get(hop.function)
         if function is not None:
             found |= reads(function.body)
     return found
@@ -175,17 +188,43 @@ def _callee(target: Target, made: cst.Call, called: Called) -> Callee:
         raise FixError(f"cannot find `{qualname}` around the construction")
     if called.method and not _plain_method(target, function, called.owner):
         raise FixError(f"`{qualname}` is decorated or takes no `self` first")
-    statement = _around(target, made, cst.SimpleStatementLine)
-    if statement is None:
+    line = _around(target, made, cst.SimpleStatementLine)
+    if line is None:
         raise FixError(f"the construction in `{qualname}` is not a statement of its own line")
-    name = _single_binding(statement)
-    small = statement.body[0]
+    name = _single_binding(line)
+    small = line.body[0]
     if name is None or not (isinstance(small, cst.Assign) and small.value is made):
         raise FixError(f"the construction in `{qualname}` is not `name = DataLoader(...)`")
+    statement = _branches(target, line, name) or line
     _check_block(target, statement, function)
     if isinstance(function.params.star_kwarg, cst.Param) or name in parameters(function):
         raise FixError(f"`{qualname}` takes `**kwargs` or a parameter named `{name}` already")
     return Callee(function, statement, name, tuple(_needed(function, statement)))
+
+
+def _branches(target: Target, line: cst.SimpleStatementLine, name: str) -> cst.If | None:
+    """The ``if`` whose branches are each ``name = ...`` alone, ``line`` one of them, with an
+    ``else``: the loader is built one way or the other (None when ``line`` is in no such
+    ``if``)."""
+    block = target.parent(line)
+    top = target.parent(block) if block is not None else None
+    outer = target.parent(top) if top is not None else None
+    while isinstance(outer, cst.If) and outer.orelse is top:  # an `else` or an `elif`
+        top, outer = outer, target.parent(outer)
+    if not isinstance(top, cst.If):
+        return None
+    branch: cst.If | cst.Else | None = top
+    while isinstance(branch, cst.If):
+        if not _binds_only(branch.body, name):
+            return None
+        branch = branch.orelse
+    return top if branch is not None and _binds_only(branch.body, name) else None
+
+
+def _binds_only(block: cst.BaseSuite, name: str) -> bool:
+    body = block.body if isinstance(block, cst.IndentedBlock) else ()
+    line = body[0] if len(body) == 1 else None
+    return isinstance(line, cst.SimpleStatementLine) and _single_binding(line) == name
 
 
 def _around(target: Target, node: cst.CSTNode, kind: type[Node]) -> Node | None:
@@ -208,9 +247,7 @@ def _body(node: cst.FunctionDef | cst.With) -> Sequence[cst.BaseStatement]:
     return node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
 
 
-def _before(
-    body: Sequence[cst.BaseStatement], statement: cst.SimpleStatementLine
-) -> list[cst.BaseStatement]:
+def _before(body: Sequence[cst.BaseStatement], statement: Construction) -> list[cst.BaseStatement]:
     """The statements that run before ``statement``: those before it in its block and in the
     blocks around it (``with`` bodies), up to the function's body."""
     found: list[cst.BaseStatement] = []
@@ -236,9 +273,7 @@ def _contains(node: cst.CSTNode, wanted: cst.CSTNode) -> bool:
     return bool(hits)
 
 
-def _needed(
-    function: cst.FunctionDef, statement: cst.SimpleStatementLine
-) -> list[cst.SimpleStatementLine]:
+def _needed(function: cst.FunctionDef, statement: Construction) -> list[cst.SimpleStatementLine]:
     """The assignments of locals the construction reads, transitively, in order: each a single
     ``name = ...`` bound nowhere else in the function."""
     before = _before(_body(function), statement)
@@ -253,7 +288,7 @@ def _needed(
         needed.insert(0, earlier)
         wanted = (wanted - {bound}) | (_reads_of(earlier) & local)
     mine = [*needed, statement]
-    others = [s for s in _every_statement(function) if all(s is not n for n in mine)]
+    others = [s for s in _every_statement(function, statement) if all(s is not n for n in mine)]
     rebound = collect(others).bound & {_single_binding(s) for s in mine}
     missing = wanted - {_single_binding(s) for s in needed}
     if missing or rebound:
@@ -262,20 +297,53 @@ def _needed(
     return needed
 
 
-def _reads_of(statement: cst.SimpleStatementLine) -> set[str]:
-    """The names the value of ``name = <value>`` reads."""
+def _reads_of(statement: Construction) -> set[str]:
+    """The names the value of ``name = <value>`` reads (of each branch and the tests of an
+    ``if`` that builds it one way or another)."""
+    if isinstance(statement, cst.If):
+        tests = [node.test for node in _chain_of(statement)]
+        return collect(tests).used.union(*(_reads_of(line) for line in _lines_of(statement)))
     small = statement.body[0]
     assert isinstance(small, cst.Assign)
     return collect([small.value]).used
 
 
-def _every_statement(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
+def _chain_of(statement: cst.If) -> list[cst.If]:
+    """The ``if`` and its ``elif`` branches."""
+    found = [statement]
+    while isinstance(found[-1].orelse, cst.If):
+        found.append(found[-1].orelse)
+    return found
+
+
+def _lines_of(statement: cst.If) -> list[cst.SimpleStatementLine]:
+    """The one line of each branch (:func:`_branches` checked there is one)."""
+    blocks = [node.body for node in _chain_of(statement)]
+    last = _chain_of(statement)[-1].orelse
+    blocks += [last.body] if last is not None else []
+    return [
+        line
+        for block in blocks
+        if isinstance(block, cst.IndentedBlock)
+        for line in block.body
+        if isinstance(line, cst.SimpleStatementLine)
+    ]
+
+
+def _every_statement(
+    function: cst.FunctionDef, construction: Construction
+) -> list[cst.SimpleStatementLine]:
+    """The simple statements of ``function`` (but those of an ``if`` that is the
+    construction: its branches bind the loader one way or the other)."""
     found: list[cst.SimpleStatementLine] = []
 
     class _Walk(cst.CSTVisitor):
         def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
             found.append(node)
             return False
+
+        def visit_If(self, node: cst.If) -> bool:
+            return node is not construction
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is function
@@ -284,7 +352,12 @@ def _every_statement(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]
     return found
 
 
-def _single_binding(statement: cst.SimpleStatementLine) -> str | None:
+def _single_binding(statement: cst.BaseStatement) -> str | None:
+    if isinstance(statement, cst.If):  # a construction: each branch binds the same name
+        lines = _lines_of(statement)
+        return _single_binding(lines[0]) if lines else None
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
     small = statement.body[0] if len(statement.body) == 1 else None
     if (
         isinstance(small, cst.Assign)
@@ -367,15 +440,13 @@ class _Substitute(cst.CSTTransformer):
         return updated_node.with_changes(target=original_node.target)
 
 
-def _substituted(
-    statement: cst.SimpleStatementLine, bindings: dict[str, cst.BaseExpression]
-) -> cst.SimpleStatementLine:
+def _substituted(statement: Construction, bindings: dict[str, cst.BaseExpression]) -> Construction:
     copy = statement.visit(_Substitute(bindings))
-    assert isinstance(copy, cst.SimpleStatementLine)
+    assert isinstance(copy, (cst.SimpleStatementLine, cst.If))
     return copy.with_changes(leading_lines=())
 
 
-def _outermost(target: Target, copies: list[cst.SimpleStatementLine]) -> Loop:
+def _outermost(target: Target, copies: list[Construction]) -> Loop:
     """The outermost loop around the call whose loops bind nothing the copies read."""
     used = collect(copies).used
     found: Loop | None = None
@@ -402,7 +473,7 @@ class _Rename(_Substitute):
 
 
 def _renames(
-    target: Target, callee: Callee, moved: list[cst.SimpleStatementLine]
+    target: Target, callee: Callee, moved: list[Construction]
 ) -> dict[str, cst.BaseExpression]:
     """A new name, after the function, for each local the moved statements bind that the
     caller already uses (``collator`` of ``evaluate`` becomes ``evaluate_collator``); refused
@@ -419,11 +490,9 @@ def _renames(
     return {old: cst.Name(new) for old, new in renames.items()}
 
 
-def _renamed(
-    statement: cst.SimpleStatementLine, renames: dict[str, cst.BaseExpression]
-) -> cst.SimpleStatementLine:
+def _renamed(statement: Construction, renames: dict[str, cst.BaseExpression]) -> Construction:
     copy = statement.visit(_Rename(renames))
-    assert isinstance(copy, cst.SimpleStatementLine)
+    assert isinstance(copy, (cst.SimpleStatementLine, cst.If))
     return copy
 
 
@@ -442,7 +511,7 @@ class Switch:
     def reads(self) -> set[str]:
         return set().union(*(reads(test) for test in self.tests))
 
-    def around(self, copies: list[cst.SimpleStatementLine]) -> list[cst.BaseStatement]:
+    def around(self, copies: list[Construction]) -> list[cst.BaseStatement]:
         """The copies, under the same switches (a loader the run uses, or none)."""
         if not self.tests:
             return list(copies)
@@ -485,9 +554,9 @@ def _switch(target: Target, loop: Loop) -> Switch:
 def _check_caller(
     target: Target,
     loop: Loop,
-    originals: list[cst.SimpleStatementLine],
+    originals: list[Construction],
     function: cst.FunctionDef,
-    copies: list[cst.SimpleStatementLine],
+    copies: list[Construction],
     bindings: dict[str, cst.BaseExpression],
     below: set[str],
 ) -> None:
@@ -500,7 +569,7 @@ def _check_caller(
     scope = _around(target, loop, cst.FunctionDef)
     used = reads(scope.body if scope is not None else target.module)
     for copy in copies:
-        small = copy.body[0]
+        small = copy.body[0] if isinstance(copy, cst.SimpleStatementLine) else None
         name = dotted(small.targets[0].target) if isinstance(small, cst.Assign) else None
         if name is not None and "." in name and any(is_below(r, {name}) for r in used):
             raise FixError(f"the caller uses `{name}`, which the copy would set earlier")
@@ -513,9 +582,7 @@ def _check_caller(
         )
 
 
-def _in_order(
-    callee: Callee, earlier: list[cst.SimpleStatementLine]
-) -> list[cst.SimpleStatementLine]:
+def _in_order(callee: Callee, earlier: list[cst.SimpleStatementLine]) -> list[Construction]:
     """``earlier`` as the function runs them, then the construction."""
     before = _before(_body(callee.function), callee.statement)
     ordered = [s for s in before if any(s is e for e in earlier)]
@@ -592,12 +659,6 @@ def _check_class(target: Target, callee: Callee, below: set[str]) -> None:
         raise FixError(f"{why}: a loader built once would not see it")
 
 
-def _persistent_copy(copy: cst.SimpleStatementLine, build: Build) -> cst.SimpleStatementLine:
-    small = copy.body[0]
-    assert isinstance(small, cst.Assign)
-    return copy.with_changes(body=[small.with_changes(value=build.persistent(small.value))])
-
-
 def _passing(node: cst.CSTNode, name: str, value: str) -> cst.CSTNode:
     """The call in the loop, also passing ``name=value``."""
     assert isinstance(node, cst.Call)
@@ -628,7 +689,7 @@ def _guarded(callee: Callee) -> dict[cst.CSTNode, EditFn]:
         return cst.RemovalSentinel.REMOVE
 
     def guard(node: cst.CSTNode) -> cst.CSTNode:
-        assert isinstance(node, cst.SimpleStatementLine)
+        assert isinstance(node, (cst.SimpleStatementLine, cst.If))
         body = [*moved, node.with_changes(leading_lines=())]
         test = cst.parse_expression(f"{name} is None")
         return cst.If(test, cst.IndentedBlock(body), leading_lines=node.leading_lines)
@@ -690,7 +751,7 @@ def _withs(node: cst.CSTNode) -> list[cst.With]:
     return found
 
 
-def _names_outside(function: cst.FunctionDef, skipped: list[cst.SimpleStatementLine]) -> set[str]:
+def _names_outside(function: cst.FunctionDef, skipped: list[cst.BaseStatement]) -> set[str]:
     """Every name read in ``function`` outside the ``skipped`` statements."""
     found: set[str] = set()
 
