@@ -48,7 +48,8 @@ def unfixed_notes(
         refused.setdefault(key_parts(note.finding), {}).setdefault(note.strategy, note.reason)
     for finding in findings:
         where = f"note: {place(finding)}: {finding.code}"
-        reasons = refused.get(key_parts(finding), {})
+        # a loader built from what its loop changes: that is why, whatever else was refused
+        reasons = {} if _dependent(finding) else refused.get(key_parts(finding), {})
         at = (refusal_place or place)(finding)
         for strategy, reason in reasons.items():
             click.echo(
@@ -63,11 +64,16 @@ def unfixed_notes(
             click.echo(f"{where} not fixed: {_no_fixer(finding)}", err=True)
 
 
-def _no_fixer(finding: Finding) -> str:
-    """Why no strategy was tried: a loader built from what its loop changes has none to try."""
+def _dependent(finding: Finding) -> bool:
+    """An LL202 whose loader is built from what its loop changes: no fix keeps one loader."""
     from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE
 
-    if finding.code == "LL202" and finding.message.endswith(DEPENDENT_NOTE):
+    return finding.code == "LL202" and finding.message.endswith(DEPENDENT_NOTE)
+
+
+def _no_fixer(finding: Finding) -> str:
+    """Why no strategy was tried: a loader built from what its loop changes has none to try."""
+    if _dependent(finding):
         return (
             "its arguments change with the loop: a loader built once (or persistent) would not "
             "see the change, and a new loader may be intended"
