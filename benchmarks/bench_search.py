@@ -35,10 +35,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from lintloader.checking import active_rules
-from lintloader.config import Config
+from lintloader.conclude.checking import active_rules
 from lintloader.scan.read.tokens import WORD_MARK, found_in, searched_text, whole_word
 from lintloader.select.policy import seed_groups
+from lintloader.settings.config import Config
 
 Answers = list[frozenset[bytes]]  # per file, the tokens it holds
 _WORD = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ecosystem_scan import WARNING_PLUS, Row  # noqa: E402
 from first_contact import Repo, Score, load_labels  # noqa: E402
 
-from lintloader.findings import Severity  # noqa: E402
+from lintloader.finding.findings import Severity  # noqa: E402
 from lintloader.rules.registry import rules_by_code  # noqa: E402
 
 FIXTURES = ROOT / "fixtures" / "rules"

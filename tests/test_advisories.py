@@ -12,7 +12,7 @@ from conftest import run_cli, unpacked_wheel
 
 from lintloader.analysis.advisories import BUG_CLASSES, COST_CLASSES, known_advisories
 from lintloader.cli.packages import upgrade_hint
-from lintloader.findings import Advisory
+from lintloader.finding.findings import Advisory
 from lintloader.rules.registry import rules_by_code
 
 UPGRADE = "pip install 'pytorch-lightning>=1.5.1'"

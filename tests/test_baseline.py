@@ -14,7 +14,8 @@ from conftest import run_cli
 REPO = Path(__file__).resolve().parents[1]
 LIGHTNING = REPO / "fixtures" / "check" / "lightning150" / "minilight"
 
-# a loader built in a step loop: a pool per step, a defeated pool (a warning, lintloader/cost.py)
+# a loader built in a step loop: a pool per step, a defeated pool (a warning,
+# lintloader/domain/cost.py)
 TRAIN = """\
 from torch.utils.data import DataLoader
 

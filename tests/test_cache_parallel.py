@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES, run_cli
 
 from lintloader.cache.summaries import SummaryCache, content_digest, summary_key
-from lintloader.engine import CheckOptions, read_source, run_check
+from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.statindex import RACY_NS

@@ -371,9 +371,9 @@ def test_a_select_error_from_an_extended_file_names_that_file(tmp_path: Path) ->
 
 @pytest.mark.enumerates_rules
 def test_fix_safety_is_data_that_agrees_with_the_strategies() -> None:
-    """SARIF's and the rule pages' fix safety come from fix_safety.py, which imports no
+    """SARIF's and the rule pages' fix safety come from finding/fix_safety.py, which imports no
     strategy (libcst); it says what the strategies' own ``safe`` says."""
-    from lintloader.fix_safety import fix_text
+    from lintloader.finding.fix_safety import fix_text
     from lintloader.fixers.registry import fix_safety
     from lintloader.rules.registry import all_rules
 

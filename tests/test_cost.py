@@ -1,5 +1,5 @@
-"""The one cost model (lintloader/cost.py): the kinds of extra pool, the start method a loader
-gets, the severity and the words every part of lintloader derives from them."""
+"""The one cost model (lintloader/domain/cost.py): the kinds of extra pool, the start method a
+loader gets, the severity and the words every part of lintloader derives from them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lintloader import cost
-from lintloader.cost import Frequency, Kind, PoolCount, StartMethod
+from lintloader.domain import cost
+from lintloader.domain.cost import Frequency, Kind, PoolCount, StartMethod
 from lintloader.summary.start_methods import context_branches
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
@@ -225,7 +225,7 @@ def test_retry_loop_by_its_header() -> None:
 
 def test_advisories_say_affected_only_for_a_defeated_pool_or_a_raise() -> None:
     from lintloader.analysis.advisories import known_advisories
-    from lintloader.findings import Advisory
+    from lintloader.finding.findings import Advisory
 
     kinds = {entry.distribution: Kind(entry.cost_class) for entry in known_advisories()}
     assert {name for name, kind in kinds.items() if kind is Kind.AVOIDABLE} == {

@@ -1,5 +1,5 @@
-"""``check``'s severities and messages follow the cost model (lintloader/cost.py), through the
-real CLI: the same cost written two ways gets the same severity; the frequency read from the
+"""``check``'s severities and messages follow the cost model (lintloader/domain/cost.py), through
+the real CLI: the same cost written two ways gets the same severity; the frequency read from the
 code is said in the message; a costly start method (spawn, forkserver: explicit, or the
 default of the Python the project's ``requires-python`` targets) raises the severity."""
 

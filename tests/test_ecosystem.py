@@ -82,7 +82,8 @@ def test_a_true_positive_in_a_current_release_carries_its_advisory(
     cache: Path, tmp_path: Path
 ) -> None:
     root, _ = scan.unpack(released("torchio", cache), tmp_path)
-    # a non-persistent loader rebuilt per pass: avoidable (lintloader/cost.py), an info finding
+    # a non-persistent loader rebuilt per pass: avoidable (lintloader/domain/cost.py), an info
+    # finding
     info = ("--min-severity", "info")
     done = run_cli("check", "--no-cache", *info, "--output-format", "json", "torchio", cwd=root)
     assert done.returncode == 1, done.stderr
@@ -105,8 +106,8 @@ def test_a_true_positive_in_a_current_release_carries_its_advisory(
 
 # The tool's own domain: PyTorch Lightning is what the LL1xx rules were written against (its
 # loops, hooks, Trainer flags), and "lightning" names that framework in messages and in the
-# Trainer paths of torch_api.py. Rule examples (VALID/INVALID sources) may import any library:
-# they are documentation of what is and is not reported, not a branch of the analysis.
+# Trainer paths of domain/torch_api.py. Rule examples (VALID/INVALID sources) may import any
+# library: they are documentation of what is and is not reported, not a branch of the analysis.
 DOMAIN_VOCABULARY = {"lightning", "pytorch_lightning", "pytorch-lightning", "pytorchlightning"}
 EXAMPLES = {"VALID", "INVALID"}
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from lintloader.engine import read_source
+from lintloader.pipeline.engine import read_source
 from lintloader.scan.discover.directories import link_problem
 from lintloader.scan.discover.display import display_path
 from lintloader.scan.discover.excludes import is_excluded

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
-from lintloader.findings import Severity
-from lintloader.fix_safety import FIX_SAFETY
+from lintloader.finding.findings import Severity
+from lintloader.finding.fix_safety import FIX_SAFETY
 from lintloader.rules.registry import rules_by_code
 
 RULES = rules_by_code()

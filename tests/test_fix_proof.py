@@ -140,7 +140,7 @@ def test_the_documented_leftovers_are_info() -> None:
 def test_every_rule_says_whether_its_findings_mean_a_rebuilt_pool() -> None:
     """The re-check after a fix reads this to decide "fixed": the rule module says it
     (``Rule.rebuilds_from``), so a new rule needs no list edited elsewhere."""
-    from lintloader.findings import Severity
+    from lintloader.finding.findings import Severity
     from lintloader.rules.registry import rules_by_code
 
     rules = rules_by_code()
@@ -176,7 +176,7 @@ def test_summary_never_says_fixed_while_the_loader_still_respawns(tmp_path: Path
         "    return trainer\n"
     )
     (tmp_path / "mod.py").write_text(source)
-    # a non-persistent loader rebuilt per epoch is info (avoidable, lintloader/cost.py)
+    # a non-persistent loader rebuilt per epoch is info (avoidable, lintloader/domain/cost.py)
     info = ("--min-severity", "info")
     done = lintloader("fix", "--no-cache", "--unsafe-fixes", *info, "mod.py", cwd=tmp_path)
     assert done.returncode == 1, done.stderr

@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.engine import read_source
+from lintloader.pipeline.engine import read_source
 from lintloader.rules.registry import all_rules
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet

@@ -36,7 +36,7 @@ import pytest
 from test_revisit import HELPER, _blank_line_inserted, _call_added, check, make_project, shown
 
 from lintloader.analysis.context import AnalysisContext
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.incremental import moves, recording, revisit
 from lintloader.link.program import Program
 from lintloader.rules import registry

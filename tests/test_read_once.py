@@ -87,7 +87,7 @@ def test_a_check_and_its_fix_trial_read_each_file_once(tmp_path: Path, cache: st
 def test_a_check_after_an_edit_reads_the_edited_file(tmp_path: Path) -> None:
     """The memo never stands in for a changed file: an edit of the same size whose mtime is
     set back to the old one (only its ctime tells) is read again by the next check."""
-    from lintloader.engine import CheckOptions, run_check
+    from lintloader.pipeline.engine import CheckOptions, run_check
     from lintloader.scan.discover.paths import discover_paths
     from lintloader.scan.read.memo import ReadMemo
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
-from lintloader.engine import CheckOptions, CheckResult, run_check
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.incremental.reads import DemandReads, stored_reads
 from lintloader.incremental.replay import Replay, read_replay, save_replay
 from lintloader.incremental.reuse import READ_FOR_SUMMARIZED
 from lintloader.incremental.revisit import MAX_CHANGED
+from lintloader.pipeline.engine import CheckOptions, CheckResult, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.statindex import RACY_NS
 from lintloader.select.trail import as_trail

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from lintloader.engine import CheckOptions, run_check
+from lintloader.pipeline.engine import CheckOptions, run_check
 from lintloader.scan.discover.paths import discover_paths
 
 GOOD = (

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.engine import CheckOptions, read_source, run_check
+from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.rules.registry import all_rules
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet

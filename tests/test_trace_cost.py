@@ -1,5 +1,5 @@
-"""``lintloader trace`` counts pools against the cheapest correct run (lintloader/cost.py), on
-real runs: real DataLoader workers whose ``worker_init_fn`` sleeps a known time, so that every
+"""``lintloader trace`` counts pools against the cheapest correct run (lintloader/domain/cost.py),
+on real runs: real DataLoader workers whose ``worker_init_fn`` sleeps a known time, so that every
 pool start has a known least cost. The shortest settings that show each point: 2 workers per
 loader, 2 or 3 epochs, 2 steps.
 

@@ -1,5 +1,5 @@
 """What lintloader reads and writes when the tree, its configuration or a co-user is hostile
-(issue 39): one safe-file module (``lintloader/safe_file.py``) with no fixed temporary name,
+(issue 39): one safe-file module (``lintloader/trust/safe_file.py``) with no fixed temporary name,
 report files a configuration names kept inside the project, configuration files and baselines
 of another user (a real second user) refused, inputs that are devices, deeply nested or hold
 huge numbers, a 3,000-long ``extend`` chain, and terminal escapes in what is printed."""
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from lintloader import safe_file
+from lintloader.trust import safe_file
 
 CLI = [sys.executable, "-m", "lintloader"]
 BUG = "class Fetcher:\n    def __iter__(self):\n        self.loader._iterator = None\n"
@@ -58,14 +58,14 @@ def test_safe_file_imports_nothing_of_lintloader() -> None:
 
 
 def test_no_writer_of_the_package_keeps_its_own_rename() -> None:
-    """``os.replace`` and the fixed ``.lintloader-tmp`` name live in safe_file.py alone."""
-    package = Path(safe_file.__file__).parent
+    """``os.replace`` and the fixed ``.lintloader-tmp`` name live in trust/safe_file.py alone."""
+    package = Path(safe_file.__file__).parent.parent
     found = [
         path.relative_to(package).as_posix()
         for path in package.rglob("*.py")
         if "os.replace(" in path.read_text() or '.lintloader-tmp"' in path.read_text()
     ]
-    assert found == ["safe_file.py"]
+    assert found == ["trust/safe_file.py"]
 
 
 def test_read_regular_refuses_what_is_no_small_regular_file(tmp_path: Path) -> None:

@@ -255,7 +255,7 @@ def test_a_level_owned_by_another_user_is_not_read(
 
 
 def test_codec_refuses_values_of_another_type() -> None:
-    from lintloader.findings import Finding, Hop, Severity
+    from lintloader.finding.findings import Finding, Hop, Severity
 
     hop = Hop("a.py", 1, 2, "f", "calls g()")
     finding = Finding("LL101", Severity.WARNING, "a.py", 3, 4, "message", chain=(hop,))

@@ -183,7 +183,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.rules.base import Rule
 
 
@@ -459,9 +459,9 @@ def test_ll202_after_runs_with_real_workers() -> None:
 
 
 def test_the_strategy_catalog_agrees_with_the_imported_strategies() -> None:
-    """Reporting reads each strategy's safety from data (fix_safety.py, no libcst import);
+    """Reporting reads each strategy's safety from data (finding/fix_safety.py, no libcst import);
     the fixers import the modules: both must say the same, and every unsafe one says why."""
-    from lintloader.fix_safety import FIX_SAFETY
+    from lintloader.finding.fix_safety import FIX_SAFETY
     from lintloader.fixers.catalog import strategy_safety
     from lintloader.fixers.registry import all_strategies
 

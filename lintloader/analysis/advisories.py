@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from lintloader.cost import Kind
-from lintloader.findings import Advisory, Finding
+from lintloader.domain.cost import Kind
+from lintloader.finding.findings import Advisory, Finding
 from lintloader.scan.model import SourceFile
 
 if sys.version_info >= (3, 11):
@@ -25,8 +25,8 @@ else:  # pragma: no cover - exercised only on old interpreters
     import tomli as tomllib
 
 
-# the cost model's kinds (lintloader/cost.py, docs/concepts.md): a defeated pool or a raise is a
-# bug, "affected"; an avoidable pool (torch's default, non-persistent, once per epoch or
+# the cost model's kinds (lintloader/domain/cost.py, docs/concepts.md): a defeated pool or a raise
+# is a bug, "affected"; an avoidable pool (torch's default, non-persistent, once per epoch or
 # evaluation) is "advice".
 COST_CLASSES = frozenset(kind.value for kind in Kind)
 BUG_CLASSES = frozenset(kind.value for kind in Kind if kind.defect)

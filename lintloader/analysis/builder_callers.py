@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from lintloader.analysis.loaders import LoaderSite
-from lintloader.findings import Confidence
+from lintloader.finding.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.program import Edge, FunctionInfo, Program
 

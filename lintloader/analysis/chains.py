@@ -14,9 +14,9 @@ from lintloader.analysis.reachability import (
     sink_hop,
 )
 from lintloader.analysis.vocabulary import DECLARED_RESET
-from lintloader.findings import Confidence, Finding, Hop, Severity
+from lintloader.finding.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 
 def chain_severity(base: Severity, chain: Chain) -> Severity:

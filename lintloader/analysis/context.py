@@ -16,8 +16,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.analysis.vocabulary import Vocabulary
-from lintloader.config import requires_python
-from lintloader.cost import Branch, StartMethod, lowest_python, start_method
+from lintloader.domain.cost import Branch, StartMethod, lowest_python, start_method
+from lintloader.settings.config import requires_python
 
 if TYPE_CHECKING:
     from lintloader.analysis.reachability import Reachability

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lintloader.analysis.frameworks import stub_roots, unlinked
 from lintloader.analysis.loaders import LoaderSite, functions_with_facts
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.link.hierarchy import FOREIGN
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.link.symbols import symbol_key

@@ -1,5 +1,5 @@
-"""A loader site's cost in the words of the one cost model (lintloader/cost.py): how often the
-code that builds or iterates it runs, its start method and the severity and phrase that follow.
+"""A loader site's cost in the words of the one cost model (lintloader/domain/cost.py): how often
+the code that builds or iterates it runs, its start method and the severity and phrase that follow.
 The LL2xx rules ask here; the model itself knows nothing of the program.
 """
 
@@ -11,10 +11,10 @@ from typing import NamedTuple
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.loaders import LoaderSite
 from lintloader.analysis.repetition import Place, loop_frequency
-from lintloader.cost import Frequency, Kind, StartMethod, cost_phrase, every_k, retry_loop
-from lintloader.cost import extra_kind as model_kind
-from lintloader.cost import severity as model_severity
-from lintloader.findings import Severity
+from lintloader.domain.cost import Frequency, Kind, StartMethod, cost_phrase, every_k, retry_loop
+from lintloader.domain.cost import extra_kind as model_kind
+from lintloader.domain.cost import severity as model_severity
+from lintloader.finding.findings import Severity
 from lintloader.summary.model import Condition, LoopInfo
 
 _EVALUATION = re.compile(r"eval|valid|test", re.IGNORECASE)

@@ -15,7 +15,21 @@ from typing import NamedTuple
 
 from lintloader.analysis.context import Demand
 from lintloader.analysis.torch_classes import is_dataloader_class
-from lintloader.findings import Confidence, Hop
+from lintloader.domain.torch_api import (
+    DATALOADER_PATHS,
+    GET_ITERATOR_METHOD,
+    NUM_WORKERS_POSITION,
+    POOL_ITERATOR_CLASS,
+    POOL_ITERATOR_PATHS,
+    TRAINER_PATHS,
+)
+from lintloader.domain.torch_api import (
+    DATALOADER_STAR_SOURCES as _STAR_SOURCES,
+)
+from lintloader.domain.torch_api import (
+    TRAINER_MODULES as _TRAINER_MODULES,
+)
+from lintloader.finding.findings import Confidence, Hop
 from lintloader.link.arguments import Binding, bind_loader_call
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.scan.read.tokens import function_groups, method_group
@@ -28,20 +42,6 @@ from lintloader.summary.model import (
     LoaderCall,
     Site,
     TrainerCall,
-)
-from lintloader.torch_api import (
-    DATALOADER_PATHS,
-    GET_ITERATOR_METHOD,
-    NUM_WORKERS_POSITION,
-    POOL_ITERATOR_CLASS,
-    POOL_ITERATOR_PATHS,
-    TRAINER_PATHS,
-)
-from lintloader.torch_api import (
-    DATALOADER_STAR_SOURCES as _STAR_SOURCES,
-)
-from lintloader.torch_api import (
-    TRAINER_MODULES as _TRAINER_MODULES,
 )
 
 

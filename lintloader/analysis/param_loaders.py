@@ -14,7 +14,7 @@ from lintloader.analysis.loaders import (
     loader_bound_to,
     resolves_to_dataloader,
 )
-from lintloader.findings import Confidence
+from lintloader.finding.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.summary.model import Dotted, Passed

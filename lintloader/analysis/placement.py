@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from lintloader.findings import Finding, Hop
+from lintloader.finding.findings import Finding, Hop
 from lintloader.link.program import Program, symbol_key
 from lintloader.scan.read.tokens import top_package
 

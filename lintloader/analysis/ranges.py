@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.summary.model import FileSummary, Site
 
 Position = tuple[int, int]

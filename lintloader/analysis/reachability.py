@@ -16,10 +16,7 @@ from typing import NamedTuple
 from lintloader.analysis.frameworks import root_keys
 from lintloader.analysis.torch_classes import is_dataloader_class, is_dataloader_iterator_class
 from lintloader.analysis.vocabulary import DECLARED_RESET, Vocabulary, function_keys
-from lintloader.findings import Confidence, Hop
-from lintloader.link.program import Edge, FunctionInfo, Program
-from lintloader.summary.model import LoopInfo, SinkSite, Site
-from lintloader.torch_api import (
+from lintloader.domain.torch_api import (
     EPOCH_HOOKS,
     ITER_ROOTS,
     LOOP_METHODS,
@@ -27,6 +24,9 @@ from lintloader.torch_api import (
     STEP_LOOP_WORDS,
     TEARDOWN_NAMES,
 )
+from lintloader.finding.findings import Confidence, Hop
+from lintloader.link.program import Edge, FunctionInfo, Program
+from lintloader.summary.model import LoopInfo, SinkSite, Site
 
 _WORD = re.compile(r"[A-Z]?[a-z]+")
 _Start = tuple[str, tuple[Edge, ...]]  # a function to explore, and the edges that led there

@@ -22,13 +22,13 @@ from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
 from lintloader.analysis.zero_workers import zero_along
-from lintloader.findings import Confidence
+from lintloader.domain.torch_api import CONSTRUCTION_ROOTS
+from lintloader.finding.findings import Confidence
 from lintloader.link.arguments import binding
 from lintloader.link.call_kinds import LOCAL_BUILDERS
 from lintloader.link.fixed_sets import only_fixed_sets
 from lintloader.link.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import CallSite, LoopInfo, reads_back_whole
-from lintloader.torch_api import CONSTRUCTION_ROOTS
 
 MAX_PLACES = 8  # places kept per construction (the best one and "also reached from")
 

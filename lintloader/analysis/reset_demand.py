@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from lintloader.analysis.context import Demand, TokenGroup
 from lintloader.analysis.reachability import is_iter_root, is_real_sink
-from lintloader.findings import Confidence
+from lintloader.domain.torch_api import EPOCH_HOOKS, SHUTDOWN_METHOD, SINK_ATTRIBUTE
+from lintloader.finding.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.link.program import Program
 from lintloader.link.receiver_names import is_distinctive
@@ -26,7 +27,6 @@ from lintloader.scan.read.tokens import (
     shape,
     whole_word,
 )
-from lintloader.torch_api import EPOCH_HOOKS, SHUTDOWN_METHOD, SINK_ATTRIBUTE
 
 _SINK = SINK_ATTRIBUTE.encode()
 _SPELLINGS = (b"." + _SINK, b'"' + _SINK + b'"', b"'" + _SINK + b"'")  # setattr(x, "_iterator")

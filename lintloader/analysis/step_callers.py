@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from lintloader.analysis import built_once
 from lintloader.analysis.loaders import facts_of
-from lintloader.findings import Confidence
+from lintloader.finding.findings import Confidence
 from lintloader.link.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import LoopInfo
 

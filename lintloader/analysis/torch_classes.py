@@ -1,11 +1,11 @@
 """Which linked classes are torch's DataLoader or one of its iterators: torch knowledge the
-linker leaves to the analyses (``torch_api.py`` holds the names)."""
+linker leaves to the analyses (``domain/torch_api.py`` holds the names)."""
 
 from __future__ import annotations
 
+from lintloader.domain.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 from lintloader.link.program import Program
 from lintloader.link.symbols import ClassInfo
-from lintloader.torch_api import DATALOADER_ITER_MARKERS, DATALOADER_PATHS
 
 
 def is_dataloader_class(program: Program, class_key: str) -> bool:

@@ -1,6 +1,6 @@
 """The cache directory and the safe file operations every cache file uses: reads that never
 follow a symbolic link and trust only what the user alone can have written, atomic writes of
-private files (both through ``lintloader/safe_file.py``), and a clean that removes only
+private files (both through ``lintloader/trust/safe_file.py``), and a clean that removes only
 lintloader's own entries.
 
 Entries are data (``cache/codec.py``), never pickles. Everything under the cache directory is
@@ -19,7 +19,7 @@ from typing import Any
 
 from lintloader.cache import codec
 from lintloader.cache.place import default_cache_folder, foreign_problem
-from lintloader.safe_file import TEMP_SUFFIX, read_regular, write_atomic
+from lintloader.trust.safe_file import TEMP_SUFFIX, read_regular, write_atomic
 
 CACHE_DIR_NAME = ".lintloader_cache"
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

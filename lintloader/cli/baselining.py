@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import click
 
 from lintloader.cli.options import Failure
-from lintloader.engine import CheckResult
+from lintloader.pipeline.engine import CheckResult
 from lintloader.scan.discover.escape import printable
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a baseline
     from lintloader.suppress.baseline import Entry

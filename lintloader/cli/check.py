@@ -34,13 +34,13 @@ from lintloader.cli.options import (
     stdin_scan,
 )
 from lintloader.cli.outputs import Target, targets, write_output
-from lintloader.engine import CheckOptions, CheckResult, run_check
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
-from lintloader.fix_safety import unsafe_names
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.finding.fix_safety import unsafe_names
+from lintloader.pipeline.engine import CheckOptions, CheckResult, run_check
 from lintloader.report.context import Replacement, ReportContext, SortKey
 from lintloader.report.formats import EDITING_FORMATS, FORMATS, render
 from lintloader.scan.model import NOTEBOOK_SUFFIX, Discovery
-from lintloader.wording import counted, plural
+from lintloader.text.wording import counted, plural
 from lintloader.workers.progress import ParseStats
 
 if TYPE_CHECKING:
@@ -320,7 +320,7 @@ def after_fixes(
 def fix_notes(result: CheckResult, fixed: FixRun, tried: Tried | None, unsafe: bool) -> None:
     """``--fix``: a note for every finding left (not those the baseline accepts)."""
     from lintloader.cli.fix_notes import unfixed_notes
-    from lintloader.fix_safety import FIX_SAFETY
+    from lintloader.finding.fix_safety import FIX_SAFETY
 
     shown = dict(zip(result.findings, located_in_cells(result).findings, strict=True))
     unfixed_notes(
@@ -423,7 +423,7 @@ def located_in_cells(result: CheckResult) -> CheckResult:
     """Findings in notebooks reported by cell (``train.ipynb:cell 3:2:14``)."""
     if not any(f.path.endswith(NOTEBOOK_SUFFIX) for f in result.findings):
         return result
-    from lintloader.engine import read_source
+    from lintloader.pipeline.engine import read_source
     from lintloader.scan.read.notebooks import in_cells
 
     return replace(result, findings=in_cells(result.findings, result.files, read_source))

@@ -8,7 +8,7 @@ import click
 
 from lintloader.cache.files import NotACache, clean_cache, default_cache_dir
 from lintloader.cli.options import Failure, guarded
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 
 @click.command("clean", short_help="Remove lintloader's own cache entries.")

@@ -14,7 +14,7 @@ It answers only when all of that is equal now: else the command runs through cli
 A stored answer is data: its paths are only stat'ed, its bytes only written to standard output
 and standard error, and it is read only from the user's own cache (``cache/place.py``).
 This module imports only the standard library's ``os``, ``stat``, ``array`` and ``zlib``,
-``safe_file.py`` and ``cache/place.py``, and makes no dataclass.
+``trust/safe_file.py`` and ``cache/place.py``, and makes no dataclass.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from array import array
 
 from lintloader import __version__
 from lintloader.cache.place import default_cache_folder, foreign_problem
-from lintloader.safe_file import read_regular
+from lintloader.trust.safe_file import read_regular
 
 MAGIC = b"lintloader fast check 1\n"
 FOLDER_PREFIX = "fast-"

@@ -263,7 +263,7 @@ def _save(folder: str, path: str, record: bytes) -> None:
     from pathlib import Path
 
     from lintloader.cache.files import make_private_dirs
-    from lintloader.safe_file import write_atomic
+    from lintloader.trust.safe_file import write_atomic
 
     try:
         if make_private_dirs(Path(folder), Path(path).parent):

@@ -37,7 +37,7 @@ from lintloader.cli.options import (
     stdin_filename_option,
     stdin_scan,
 )
-from lintloader.fix_safety import unsafe_names
+from lintloader.finding.fix_safety import unsafe_names
 from lintloader.fixers.backup import BackupStore, locked_store, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.installed import original_of
@@ -60,7 +60,7 @@ from lintloader.scan.environment.interpreter import query_interpreter
 from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import Discovery
 from lintloader.scan.read.notebooks import is_notebook, notebook_to_python, python_to_notebook
-from lintloader.wording import counted, plural
+from lintloader.text.wording import counted, plural
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope

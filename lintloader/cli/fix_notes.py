@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 
 if TYPE_CHECKING:
     from lintloader.fixers.runner import Note, Restrict

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lintloader.engine import CheckOptions
 from lintloader.fixers.runner import FixOutcome, Restrict
+from lintloader.pipeline.engine import CheckOptions
 from lintloader.scan.model import Discovery
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 if TYPE_CHECKING:
     from lintloader.integrations.project import ReportScope

@@ -9,9 +9,9 @@ from functools import partial
 
 import click
 
-from lintloader.engine import CheckResult
+from lintloader.pipeline.engine import CheckResult
 from lintloader.suppress.unused_noqa import CODE, STALE_CODES, without_unused
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 
 def remove_unused_noqa(result: CheckResult, roots: Sequence[str]) -> CheckResult:

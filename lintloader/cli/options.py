@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import click
 
 from lintloader.cache.files import default_cache_dir
-from lintloader.config import (
+from lintloader.finding.findings import PARSE_ERROR_CODE, Severity
+from lintloader.pipeline.engine import CheckOptions, collector_paused
+from lintloader.pipeline.preparation import (
+    discover_trees,
+    nearest_config,
+    usable_cache,
+)
+from lintloader.scan.discover.escape import printable
+from lintloader.scan.model import Discovery, DiscoveryError
+from lintloader.scan.read.memo import ReadMemo
+from lintloader.settings.config import (
     Config,
     ConfigError,
     load_config,
@@ -25,16 +35,6 @@ from lintloader.config import (
     split_codes,
     unknown_selector,
 )
-from lintloader.engine import CheckOptions, collector_paused
-from lintloader.findings import PARSE_ERROR_CODE, Severity
-from lintloader.preparation import (
-    discover_trees,
-    nearest_config,
-    usable_cache,
-)
-from lintloader.scan.discover.escape import printable
-from lintloader.scan.model import Discovery, DiscoveryError
-from lintloader.scan.read.memo import ReadMemo
 from lintloader.workers.progress import Progress
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ def discover(
 ) -> Discovery:
     if not site_packages and not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
-    with collector_paused():  # thousands of small records, no cycles (see engine.py)
+    with collector_paused():  # thousands of small records, no cycles (see pipeline/engine.py)
         if site_packages:  # imported when used: a project's check never asks an interpreter
             from lintloader.scan.environment.site_packages import discover_site_packages
 

@@ -25,8 +25,8 @@ import click
 
 from lintloader.cli.options import Failure
 from lintloader.report.formats import FORMATS
-from lintloader.safe_file import UnsafeWrite, is_below, write_atomic
 from lintloader.scan.discover.escape import printable
+from lintloader.trust.safe_file import UnsafeWrite, is_below, write_atomic
 
 # The names a report file named in a configuration may have: what the formats write (text,
 # JSON, SARIF, JUnit XML, Markdown, Graphviz). Never a name a program runs or reads at start

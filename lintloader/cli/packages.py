@@ -9,10 +9,10 @@ import shlex
 from collections import Counter
 from collections.abc import Sequence
 
-from lintloader.findings import Advisory, Finding
+from lintloader.finding.findings import Advisory, Finding
 from lintloader.scan.environment.distributions import Distribution, owners
 from lintloader.scan.model import SourceFile
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 UNOWNED = Distribution("(no distribution)", "")
 

@@ -3,15 +3,15 @@ instead of running it."""
 
 from __future__ import annotations
 
-from lintloader.config import Config
 from lintloader.rules.registry import all_rules
 from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import Discovery
+from lintloader.settings.config import Config
 
 
 def settings_text(config: Config, discovery: Discovery) -> str:
     """The resolved configuration, the file it came from, the roots, the vocabulary in force."""
-    from lintloader import torch_api
+    from lintloader.domain import torch_api
 
     enabled = [rule.code for rule in all_rules() if config.enabled(rule.code)]
     ignores = [f"{glob} = {', '.join(codes)}" for glob, codes in config.per_file_ignores]

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from lintloader.runtime.exits import EXIT_CANNOT_RUN
-from lintloader.safe_file import write_atomic
+from lintloader.trust.safe_file import write_atomic
 
 _HELP = """Run a training command and report, per place that creates DataLoaders, how
 many worker pools it started and how many the run needed.

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from lintloader.dev.option_docs import with_tables
 from lintloader.dev.rule_docs import readme_table, rule_pages, stale_pages, with_readme_table
-from lintloader.safe_file import write_atomic
+from lintloader.trust.safe_file import write_atomic
 
 
 class Output(NamedTuple):

@@ -87,8 +87,8 @@ def docstring_body(doc: str) -> str:
 
 def applicability(rule: Rule) -> str:
     """The generated part of a page's Fix safety section: each fix the rule declares, safe or
-    unsafe and why, from :mod:`lintloader.fix_safety` (the data reports carry too)."""
-    from lintloader.fix_safety import safety_of  # plain data: no strategy is imported
+    unsafe and why, from :mod:`lintloader.finding.fix_safety` (the data reports carry too)."""
+    from lintloader.finding.fix_safety import safety_of  # plain data: no strategy is imported
 
     entries = safety_of(rule.fixes)
     if not entries:

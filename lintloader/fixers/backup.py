@@ -45,7 +45,7 @@ from lintloader.fixers.manifest import (
     render_manifest,
 )
 from lintloader.fixers.writer import FileChanged, WriteError, atomic_write, remove_stale_bytecode
-from lintloader.safe_file import read_regular, write_atomic
+from lintloader.trust.safe_file import read_regular, write_atomic
 
 MANIFEST = "manifest.json"
 MANIFEST_LOCK = "manifest.lock"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from lintloader.findings import Finding, Hop
+from lintloader.finding.findings import Finding, Hop
 from lintloader.link.program import FunctionInfo, Program
 
 

@@ -1,4 +1,4 @@
-"""Which fix strategies exist and whether each is safe, from :mod:`lintloader.fix_safety`.
+"""Which fix strategies exist and whether each is safe, from :mod:`lintloader.finding.fix_safety`.
 
 Reporting needs to know which findings a fix would act on (ruff's ``[*]`` and "N fixable"), but
 a check must not import the fixers (libcst and the linker: a replayed run imports neither). So
@@ -7,7 +7,7 @@ fix safety is plain data there; a test checks that it agrees with the imported s
 
 from __future__ import annotations
 
-from lintloader.fix_safety import FIX_SAFETY
+from lintloader.finding.fix_safety import FIX_SAFETY
 
 
 def strategy_safety() -> dict[str, bool]:

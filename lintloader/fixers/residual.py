@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.fixers.edit.persistence import site_at
 from lintloader.link.program import Program
 from lintloader.rules.registry import rules_by_code

@@ -16,11 +16,11 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from lintloader.engine import CheckOptions, CheckResult, read_source, run_check
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Parsed, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.residual import Key, keys_of, residual
+from lintloader.pipeline.engine import CheckOptions, CheckResult, read_source, run_check
 from lintloader.scan.model import Discovery
 from lintloader.scan.read.memo import ReadMemo
 from lintloader.suppress.baseline import key_parts

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from lintloader.engine import CheckResult
 from lintloader.fixers.runner import Restrict
+from lintloader.pipeline.engine import CheckResult
 from lintloader.suppress.baseline import Entry, match_files
 
 

@@ -7,11 +7,11 @@ one file); an edit becomes the smallest run of whole lines that changes.
 
 from __future__ import annotations
 
-from lintloader.engine import CheckResult
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.fixers.base import FixError, FixRequest, Parsed, Registry
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import FixOutcome, Sources
+from lintloader.pipeline.engine import CheckResult
 from lintloader.report.context import Replacement, SortKey
 
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from lintloader.engine import CheckOptions, CheckResult
-from lintloader.findings import Finding
-from lintloader.fix_safety import FIX_SAFETY
+from lintloader.finding.findings import Finding
+from lintloader.finding.fix_safety import FIX_SAFETY
 from lintloader.fixers.base import Parsed
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import (
@@ -30,6 +29,7 @@ from lintloader.fixers.runner import (
     fix_in_memory,
     matches,
 )
+from lintloader.pipeline.engine import CheckOptions, CheckResult
 from lintloader.scan.model import Discovery
 from lintloader.suppress.baseline import key_parts
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from lintloader.fixers.edit.parsing import reparse_ok
-from lintloader.safe_file import write_atomic
+from lintloader.trust.safe_file import write_atomic
 
 INSTALLED_MARKERS = ("site-packages", "dist-packages")
 

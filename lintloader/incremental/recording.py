@@ -7,7 +7,7 @@ The demand hooks and the rules read calls only through ``edges_from``, ``edges_i
 :class:`~lintloader.link.program.Program` does and records, over every extension, the keys of
 the functions whose calls were read, the call names whose callers were looked up, and which
 kinds of whose calls were read as written (``link/call_kinds.py``); ``incremental/reads.py``
-keeps that with the stored run. ``engine.py`` installs it as the selection's linker, so the
+keeps that with the stored run. ``pipeline/engine.py`` installs it as the selection's linker, so the
 linker's queries have no side effect and a rule knows nothing of it.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from lintloader.findings import Confidence
+from lintloader.finding.findings import Confidence
 from lintloader.link.call_kinds import EVERY_CALL, CallKind
 from lintloader.link.program import Edge, FunctionInfo, Program
 from lintloader.summary.model import CallSite, FileSummary

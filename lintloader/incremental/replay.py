@@ -30,12 +30,12 @@ from typing import NamedTuple
 from lintloader.cache.code import code_stamp
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.cache.summaries import SummaryCache
-from lintloader.checking import Counts, FixNames
-from lintloader.config import Config
-from lintloader.findings import Finding
+from lintloader.conclude.checking import Counts, FixNames
+from lintloader.finding.findings import Finding
 from lintloader.incremental.reads import DemandReads
 from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.read.sources import SourceSet
+from lintloader.settings.config import Config
 
 KIND = "replay 6"
 ContentId = str | tuple[int, int, int, int]  # a file's digest, else its stat stamp

@@ -11,7 +11,7 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.checking import CheckOptions, CheckResult, FixNames, conclude
+from lintloader.conclude.checking import CheckOptions, CheckResult, FixNames, conclude
 from lintloader.incremental.reads import recorded
 from lintloader.incremental.replay import (
     Replay,

@@ -53,7 +53,7 @@ from lintloader.scan.read.sources import SourceSet
 from lintloader.select.trail import as_trail, first_taking_round
 
 if TYPE_CHECKING:
-    from lintloader.findings import Finding
+    from lintloader.finding.findings import Finding
     from lintloader.summary.model import FileSummary
 
 # More changed files than this: a checkout or a rebase, which a full analysis serves as fast.

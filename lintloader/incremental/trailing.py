@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 
-from lintloader.torch_api import LOADER_FACT_TOKENS
+from lintloader.domain.torch_api import LOADER_FACT_TOKENS
 
 _BLANK = b" \t\f"
 _UNSAFE = (b'"', b"'", b"\\", b"\0", b"noqa", *LOADER_FACT_TOKENS)

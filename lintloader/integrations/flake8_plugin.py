@@ -32,14 +32,14 @@ from typing import Any, ClassVar
 from lintloader import __version__
 from lintloader.cache.files import default_cache_dir, make_private_dirs
 from lintloader.cache.locks import LockBusy, bounded_lock
-from lintloader.config import ConfigError
-from lintloader.engine import CheckOptions, run_check
-from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding
 from lintloader.integrations.project import find_project_root
-from lintloader.preparation import discover_trees, nearest_config, usable_cache
-from lintloader.safe_file import write_atomic
+from lintloader.pipeline.engine import CheckOptions, run_check
+from lintloader.pipeline.preparation import discover_trees, nearest_config, usable_cache
 from lintloader.scan.discover.escape import printable
 from lintloader.scan.model import DiscoveryError
+from lintloader.settings.config import ConfigError
+from lintloader.trust.safe_file import write_atomic
 
 SCOPES = ("project", "file")
 STDIN_NAMES = ("stdin", "-", "/dev/stdin")

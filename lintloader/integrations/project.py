@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lintloader.engine import CheckResult
+from lintloader.pipeline.engine import CheckResult
 from lintloader.scan.model import DiscoveryError
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")

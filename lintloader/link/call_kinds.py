@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from lintloader.domain.torch_api import RESET_LIKE
 from lintloader.summary.model import CallSite, FunctionSummary
-from lintloader.torch_api import RESET_LIKE
 
 
 class CallKind(NamedTuple):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from lintloader.findings import Confidence
+from lintloader.finding.findings import Confidence
 from lintloader.link.call_kinds import EVERY_CALL, CallKind
 from lintloader.link.fixed_sets import fixed_set_value
 from lintloader.link.hierarchy import FOREIGN, Hierarchy

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lintloader.findings import Finding, Hop
+from lintloader.finding.findings import Finding, Hop
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.report.chain_graph import Node, also_nodes, chain_nodes
 from lintloader.report.context import ReportContext
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.report.context import ReportContext
 from lintloader.report.printable import DATA_FORMATS, printable_findings
 

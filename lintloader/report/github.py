@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.report.context import ReportContext
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.report.context import ReportContext
 from lintloader.report.locations import relative_to
 from lintloader.suppress.baseline import fingerprints

@@ -13,8 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from lintloader.findings import Finding, documentation_url
-from lintloader.fix_safety import safety_of
+from lintloader.finding.findings import Finding, documentation_url
+from lintloader.finding.fix_safety import safety_of
 from lintloader.report.context import ReportContext
 
 

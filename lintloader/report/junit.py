@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from itertools import groupby
 from xml.etree import ElementTree
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.report.context import ReportContext
 from lintloader.report.text import render as render_text
 

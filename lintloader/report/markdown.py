@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.report.chain_graph import Node, also_nodes, chain_nodes
 from lintloader.report.context import ReportContext
 from lintloader.report.markdown_text import code_span, inline
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 _ESCAPES = {'"': "#quot;", "<": "#lt;", ">": "#gt;", "`": "#96;", "\n": " "}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from lintloader.findings import Finding, Hop
+from lintloader.finding.findings import Finding, Hop
 from lintloader.scan.discover.escape import printable
 
 DATA_FORMATS = frozenset({"json", "sarif"})

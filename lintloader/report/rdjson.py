@@ -18,8 +18,8 @@ from functools import cache
 from typing import Any
 
 from lintloader import DOCS_URL
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity, documentation_url
-from lintloader.fix_safety import safety_of
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding, Severity, documentation_url
+from lintloader.finding.fix_safety import safety_of
 from lintloader.report.context import Replacement, ReportContext
 from lintloader.report.locations import relative_to
 

@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import quote
 
 from lintloader import DOCS_URL, __version__
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Hop, Severity, documentation_url
-from lintloader.fix_safety import fix_text, safety_of
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding, Hop, Severity, documentation_url
+from lintloader.finding.fix_safety import fix_text, safety_of
 from lintloader.report.context import ReportContext
 from lintloader.rules.base import Rule
 from lintloader.rules.registry import all_rules

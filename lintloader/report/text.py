@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import click
 
-from lintloader.findings import Confidence, Finding, Severity
+from lintloader.finding.findings import Confidence, Finding, Severity
 from lintloader.report.context import ReportContext
 
 _COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}

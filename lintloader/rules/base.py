@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from lintloader.analysis.context import AnalysisContext, Demand, TokenGroups
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.link.program import Program
 
 

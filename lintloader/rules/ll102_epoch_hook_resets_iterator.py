@@ -44,7 +44,7 @@ from collections.abc import Iterator
 from lintloader.analysis.chains import findings_for_roots
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reset_demand import SINK_SEEDS, reset_demand
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.rules.base import Rule
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reachability import sink_hop
 from lintloader.analysis.reset_demand import SINK_SEEDS, reset_demand
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.rules.base import Rule
 
 

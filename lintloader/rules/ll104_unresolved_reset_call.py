@@ -37,7 +37,7 @@ from collections.abc import Iterator
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.analysis.reset_demand import ITER_RESET_SEEDS, reset_demand
-from lintloader.findings import Finding, Hop, Severity
+from lintloader.finding.findings import Finding, Hop, Severity
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
 from lintloader.rules.base import Rule
 

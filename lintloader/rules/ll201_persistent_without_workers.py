@@ -78,7 +78,7 @@ from lintloader.analysis.config_defaults import config_default, config_demand
 from lintloader.analysis.context import AnalysisContext, Demand
 from lintloader.analysis.loaders import LoaderSite, Workers, hop, loader_demand, loader_sites
 from lintloader.analysis.override_demand import override_demand
-from lintloader.findings import Finding, Severity
+from lintloader.finding.findings import Finding, Severity
 from lintloader.link.program import Program
 from lintloader.rules.base import Rule
 

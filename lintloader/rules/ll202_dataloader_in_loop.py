@@ -162,13 +162,13 @@ from lintloader.analysis.loaders import (
 )
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.repetition import Place, loop_frequency, own_loop, places
-from lintloader.cost import Kind
-from lintloader.findings import Finding, Hop, Severity
+from lintloader.domain.cost import Kind
+from lintloader.domain.torch_api import LOADER_TOKENS, POOL_TOKENS
+from lintloader.finding.findings import Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import LoopInfo, Site
-from lintloader.torch_api import LOADER_TOKENS, POOL_TOKENS
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 FIX = "hoist-dataloader"
 HOIST_CALL = "hoist-loader-call"  # safe: refused where what the loader reads changes per pass

@@ -95,12 +95,12 @@ from lintloader.analysis.loaders import (
 from lintloader.analysis.override_demand import override_demand
 from lintloader.analysis.param_loaders import PassedLoader, passed_loader
 from lintloader.analysis.step_callers import StepCaller, step_caller
-from lintloader.cost import every_k
-from lintloader.findings import Confidence, Finding, Hop, Severity
+from lintloader.domain.cost import every_k
+from lintloader.finding.findings import Confidence, Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo, Program
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Dotted, FunctionFacts, IterCall
-from lintloader.wording import counted
+from lintloader.text.wording import counted
 
 FIX = "reuse-iterator"
 SAMPLE_FIX = "persistent-sample-loader"

@@ -69,11 +69,11 @@ from lintloader.analysis.loaders import (
     returned,
 )
 from lintloader.analysis.override_demand import override_demand
-from lintloader.findings import Finding, Hop, Severity
+from lintloader.domain.torch_api import LIGHTNING_EPOCH_HOOKS
+from lintloader.finding.findings import Finding, Hop, Severity
 from lintloader.link.program import FunctionInfo
 from lintloader.rules.base import Rule
 from lintloader.summary.model import Site
-from lintloader.torch_api import LIGHTNING_EPOCH_HOOKS
 
 FIX = "add-persistent-workers"
 SAFE_FIX = "persistent-workers-stateless"

@@ -42,10 +42,10 @@ from lintloader.analysis.loaders import (
     loader_sites,
 )
 from lintloader.analysis.override_demand import override_demand
-from lintloader.findings import Finding, Severity
+from lintloader.domain.torch_api import LIGHTNING_RELOADED_HOOKS
+from lintloader.domain.torch_api import RELOAD_KEYWORD as KEYWORD
+from lintloader.finding.findings import Finding, Severity
 from lintloader.rules.base import Rule
-from lintloader.torch_api import LIGHTNING_RELOADED_HOOKS
-from lintloader.torch_api import RELOAD_KEYWORD as KEYWORD
 
 
 def check(ctx: AnalysisContext) -> Iterator[Finding]:

@@ -69,7 +69,8 @@ def select(
     round asked for and took (the trail a later run revisits, see ``select/trail.py``);
     ``wanted``: dotted paths whose modules are parsed from the start (a declared vocabulary,
     ``analysis/vocabulary.py``), and ``extra`` the demand hooks that follow them;
-    ``link`` links the summaries (``engine.py`` gives a program that records what was read)."""
+    ``link`` links the summaries (``pipeline/engine.py`` gives a program that records what was
+    read)."""
     rules = list(rules)
     rounds = [] if rounds is None else rounds
     files = list(files)

@@ -20,11 +20,11 @@ from functools import partial
 
 from lintloader.cache import codec
 from lintloader.cache.summaries import SummaryCache
-from lintloader.limits import size_problem
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.select.parse import at_path, summarize_files
 from lintloader.select.query import GroupQuery, chosen_by
+from lintloader.summary.limits import size_problem
 from lintloader.summary.model import FileSummary
 from lintloader.workers.forked import can_fork, map_forked
 from lintloader.workers.progress import ParseStats

@@ -7,7 +7,13 @@ import ast
 import re
 from collections.abc import Sequence
 
-from lintloader.cost import every_k
+from lintloader.domain.cost import every_k
+from lintloader.domain.torch_api import (
+    DEFERRED_REGISTRATIONS,
+    INSPECTING_BUILTINS,
+    SHUTDOWN_METHOD,
+    SINK_ATTRIBUTE,
+)
 from lintloader.summary.guards import built_once, requires_persistent
 from lintloader.summary.helpers import call_arguments, dotted, loop_info, one_line, qualname_in
 from lintloader.summary.model import (
@@ -33,12 +39,6 @@ from lintloader.summary.passed import loop_reads, names_in, passed, receiver
 from lintloader.summary.periodic import is_periodic_test, remainder_test
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.walk import Rider, Walker
-from lintloader.torch_api import (
-    DEFERRED_REGISTRATIONS,
-    INSPECTING_BUILTINS,
-    SHUTDOWN_METHOD,
-    SINK_ATTRIBUTE,
-)
 
 
 def _annotation_type(node: ast.expr) -> Dotted | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from lintloader.cost import Branch, every_k
+from lintloader.domain.cost import Branch, every_k
 
 Dotted = tuple[str, ...]  # ("self", "dataloader", "reset"); ("super()", "reset") for super calls
 
@@ -107,7 +107,7 @@ class CallSite(NamedTuple):
     @property
     def every(self) -> str:
         """K of the every-K-steps test the call runs under (``step % K == 0``: "K"), or empty
-        (read from ``periodic``: lintloader/cost.py's every_k)."""
+        (read from ``periodic``: lintloader/domain/cost.py's every_k)."""
         return (every_k(self.periodic) or "") if self.periodic else ""
 
     @property

@@ -13,7 +13,6 @@ import warnings
 
 import libcst as cst
 
-from lintloader.limits import MAX_NESTING
 from lintloader.summary.grammar import (
     NewerGrammar,
     Unreadable,
@@ -21,6 +20,7 @@ from lintloader.summary.grammar import (
     stopped_earlier,
     too_new_for_libcst,
 )
+from lintloader.summary.limits import MAX_NESTING
 from lintloader.summary.lowering import CannotLower, lower, parser_config
 from lintloader.summary.restore import RestoreError, restore
 from lintloader.summary.source_text import ParsedSource

@@ -1,6 +1,6 @@
 """What a ``multiprocessing_context`` argument names on each of its branches, read from the tree
 while the summarizer walks it (``summary/dataloaders/visitor.py``), so that the cost model
-(``lintloader/cost.py``) prices a loader's start method without parsing its text again.
+(``lintloader/domain/cost.py``) prices a loader's start method without parsing its text again.
 
 ``"spawn"`` -> ``(("spawn", None),)``; ``"spawn" if flag else None`` -> ``(("spawn", "flag"),
 (None, "not flag"))``. Only a string, or ``get_context`` of one, names a method: a config value
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from lintloader.cost import METHODS, Branch
+from lintloader.domain.cost import METHODS, Branch
 from lintloader.summary.written import written
 
 

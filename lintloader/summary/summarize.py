@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from lintloader.limits import MAX_NESTING, parser_nesting_problem, too_deep
 from lintloader.summary.calls import Summarizer
 from lintloader.summary.dataloaders import loader_rider
 from lintloader.summary.grammar import Unreadable
 from lintloader.summary.helpers import one_line
+from lintloader.summary.limits import MAX_NESTING, parser_nesting_problem, too_deep
 from lintloader.summary.model import FileSummary
 from lintloader.summary.noqa import noqa_lines
 from lintloader.summary.source_text import DecodeError, ParsedSource, decode_source

@@ -9,8 +9,8 @@ loop's body and each branch of an ``if``, so a file is walked once for all of th
 Names, constants, load/store contexts and operators hold nothing a summary records, and they
 are most of a tree's nodes, so they are never dispatched. Depth is counted as libcst counts it
 (``a and b and c`` is one level per operator): a file nested deeper than
-:data:`~lintloader.limits.MAX_NESTING` raises :class:`TooDeep`, becomes an LL000 finding and is
-never handed to the fixers' libcst, which could crash on it.
+:data:`~lintloader.summary.limits.MAX_NESTING` raises :class:`TooDeep`, becomes an LL000 finding and
+is never handed to the fixers' libcst, which could crash on it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import ast
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from lintloader.limits import MAX_NESTING
+from lintloader.summary.limits import MAX_NESTING
 
 LEAVES = (
     ast.Name,

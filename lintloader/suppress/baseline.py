@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lintloader.findings import Finding, Hop
-from lintloader.safe_file import Refused, owned_by_another_user, read_regular, write_atomic
+from lintloader.finding.findings import Finding, Hop
 from lintloader.scan.model import SourceFile
+from lintloader.trust.safe_file import Refused, owned_by_another_user, read_regular, write_atomic
 
 VERSION = 1
 MAX_BYTES = 64 * 1024 * 1024  # some 200,000 entries

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from lintloader.config import Config
-from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding
+from lintloader.settings.config import Config
 from lintloader.summary.model import FileSummary
 from lintloader.summary.noqa import Codes, suppresses
 from lintloader.suppress.unused_noqa import CODE as UNUSED_NOQA

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lintloader.findings import UNUSED_NOQA_CODE, Finding, Severity
+from lintloader.finding.findings import UNUSED_NOQA_CODE, Finding, Severity
 from lintloader.summary.noqa import FILE_LEVEL, lex, noqa_lines
 
 CODE = UNUSED_NOQA_CODE

@@ -39,7 +39,7 @@ def _bare_exists(name: str) -> bool:
 
 def test_every_module_the_architecture_names_exists() -> None:
     modules = named_modules(DOC.read_text(encoding="utf-8"))
-    assert {"link/program.py", "incremental/reuse.py", "checking.py"} <= modules
+    assert {"link/program.py", "incremental/reuse.py", "conclude/checking.py"} <= modules
     missing = [
         name
         for name in sorted(modules)

@@ -13,15 +13,15 @@ import pytest
 from conftest import FIXTURES
 
 from lintloader.analysis.reset_demand import demanding_sinks, functions_reaching_sinks
-from lintloader.config import Config
-from lintloader.engine import CheckOptions, read_source, run_check
-from lintloader.findings import Confidence
+from lintloader.finding.findings import Confidence
 from lintloader.link.program import Program
+from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.statindex import RACY_NS
 from lintloader.scan.read.tokens import package_scope, whole_word
 from lintloader.select.query import GroupQuery
+from lintloader.settings.config import Config
 from lintloader.summary.summarize import summarize_source
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from lintloader.engine import CheckOptions, analyze
 from lintloader.incremental.reads import DemandReads, recorded, unread_view
+from lintloader.pipeline.engine import CheckOptions, analyze
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.summary.model import FileSummary

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lintloader.engine import CheckOptions, run_check
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import fix_in_memory
+from lintloader.pipeline.engine import CheckOptions, run_check
 from lintloader.scan.discover.paths import discover_paths
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)

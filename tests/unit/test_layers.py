@@ -128,7 +128,7 @@ def test_the_check_finds_a_loop() -> None:
     here = file_graph()
     assert "lintloader.link.program" in here["lintloader.analysis.reachability"]
     # engine imports the parser only inside a function: still an edge
-    assert "lintloader.select.policy" in here["lintloader.engine"]
+    assert "lintloader.select.policy" in here["lintloader.pipeline.engine"]
 
 
 def test_the_layers_below_import_nothing_above() -> None:
@@ -136,7 +136,10 @@ def test_the_layers_below_import_nothing_above() -> None:
     linker's helpers import nothing of the analysis, the selection or reuse."""
     graph = part_graph(file_graph())
     above = {"lintloader.analysis", "lintloader.rules", "lintloader.select"}
-    above |= {"lintloader.incremental", "lintloader.engine", "lintloader.cli"}
+    above |= {"lintloader.incremental", "lintloader.pipeline", "lintloader.cli"}
     for low in ("lintloader.workers", "lintloader.cache", "lintloader.summary", "lintloader.scan"):
         assert graph[low] & above == set(), low
     assert graph["lintloader.link"] & above == set()
+    floor = ("workers", "finding", "domain", "text", "trust")
+    for part in floor:  # the floor imports nothing else of lintloader
+        assert graph[f"lintloader.{part}"] == set(), part

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lintloader.wording import counted, plural
+from lintloader.text.wording import counted, plural
 
 pytestmark = pytest.mark.fast
 

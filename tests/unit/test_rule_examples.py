@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from lintloader.config import Config
-from lintloader.engine import CheckOptions, run_check
-from lintloader.findings import Severity
+from lintloader.finding.findings import Severity
+from lintloader.pipeline.engine import CheckOptions, run_check
 from lintloader.rules.registry import all_rules
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.settings.config import Config
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from lintloader.analysis.loaders import LoaderSite, Workers, loader_sites
+from lintloader.domain.torch_api import NUM_WORKERS_POSITION
 from lintloader.fixers.base import FixError, FixRequest
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.replace import replaced
 from lintloader.link.program import Program
-from lintloader.torch_api import NUM_WORKERS_POSITION
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
 

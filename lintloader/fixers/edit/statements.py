@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from lintloader.findings import Hop
+from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest
 from lintloader.fixers.edit.cst_edit import Edit, located_in, small_statement_at
 

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from lintloader.findings import Hop
+from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of
 from lintloader.fixers.edit.kept import Slot, keep

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from lintloader.findings import Hop
+from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import (
     comment_lines,

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from lintloader.findings import Hop
+from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of, located_in, walk_statements
 from lintloader.fixers.edit.epoch_state import changed_by_methods, dotted, reads

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from lintloader.findings import Hop
+from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import located_in
 from lintloader.fixers.edit.epoch_state import below as is_below

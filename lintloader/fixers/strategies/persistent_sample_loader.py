@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from lintloader.findings import Hop
+from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import Located, located_in
 from lintloader.fixers.edit.epoch_state import reads, state_set

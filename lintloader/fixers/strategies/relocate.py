@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from lintloader.analysis.reachability import Reachability
+from lintloader.domain.torch_api import LIFECYCLE_NAMES, TEARDOWN_NAMES, WORK_NAMES
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import (
     Edit,
@@ -38,7 +39,6 @@ from lintloader.fixers.edit.cst_edit import (
 )
 from lintloader.fixers.edit.names import has_flow_exit, name_conflicts
 from lintloader.link.program import FunctionInfo, Program
-from lintloader.torch_api import LIFECYCLE_NAMES, TEARDOWN_NAMES, WORK_NAMES
 
 # Statement kinds that may move: a reset, a call, a branch or a loop over a collection.
 MOVABLE = (cst.SimpleStatementLine, cst.If, cst.For)

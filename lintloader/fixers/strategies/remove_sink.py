@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from lintloader.domain.torch_api import SHUTDOWN_METHOD, SINK_ATTRIBUTE
 from lintloader.fixers.base import Edits, FixRequest, FixStrategy
 from lintloader.fixers.edit.statements import remove_statement_at
-from lintloader.torch_api import SHUTDOWN_METHOD, SINK_ATTRIBUTE
 
 
 def is_reset(small: cst.BaseSmallStatement, module: cst.Module) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from lsprotocol import types
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 
 FIX_ALL = "source.fixAll.lintloader"
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL]

@@ -19,7 +19,7 @@ from dataclasses import replace
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
-from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding
 from lintloader.fixers.base import FixStrategy
 from lintloader.fixers.runner import FixOutcome, Guard, Restrict, Sources
 from lintloader.fixers.writer import Roots, why_not_writable

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lintloader.cache.files import default_cache_dir
-from lintloader.config import Config, ConfigError
-from lintloader.engine import CheckOptions, CheckResult, run_check
-from lintloader.findings import PARSE_ERROR_CODE, Finding
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding
 from lintloader.incremental.replay import replay_path
-from lintloader.preparation import discover_trees, nearest_config, usable_cache
+from lintloader.pipeline.engine import CheckOptions, CheckResult, run_check
+from lintloader.pipeline.preparation import discover_trees, nearest_config, usable_cache
 from lintloader.scan.model import Discovery
 from lintloader.scan.read.statindex import index_path
+from lintloader.settings.config import Config, ConfigError
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
-from lintloader.findings import Finding, Hop, Severity, documentation_url
+from lintloader.finding.findings import Finding, Hop, Severity, documentation_url
 
 SOURCE = "lintloader"
 SEVERITIES = {

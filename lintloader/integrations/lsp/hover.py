@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lintloader.findings import Finding, Hop, documentation_url
+from lintloader.finding.findings import Finding, Hop, documentation_url
 from lintloader.integrations.lsp.diagnostics import hop_text
 
 PathOf = Callable[[str], str]

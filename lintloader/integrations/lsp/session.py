@@ -25,8 +25,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from lintloader.config import ConfigError
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.integrations.lsp.analysis import (
     Analysis,
     Settings,
@@ -47,7 +46,8 @@ from lintloader.integrations.lsp.workspace import (
 from lintloader.scan.model import DiscoveryError
 from lintloader.scan.read.notebooks import is_notebook
 from lintloader.scan.read.reading import read_source
-from lintloader.wording import counted
+from lintloader.settings.config import ConfigError
+from lintloader.text.wording import counted
 from lintloader.workers.prefork import Helper
 
 T = TypeVar("T")

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from lintloader.findings import Finding
+from lintloader.finding.findings import Finding
 from lintloader.integrations.lsp.analysis import Analysis
 from lintloader.integrations.lsp.notebooks import notebook_code
 from lintloader.integrations.project import find_project_root

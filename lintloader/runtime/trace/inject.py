@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintloader.runtime.trace import hook
-from lintloader.safe_file import write_atomic
+from lintloader.trust.safe_file import write_atomic
 
 HOOK_MODULE = "_lintloader_trace_hook"
 

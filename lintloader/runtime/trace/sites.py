@@ -1,6 +1,6 @@
 """The unit of ``trace``'s verdict: the place that creates loaders (the creating line and the
 frame that called it), with every loader it created folded together, its pools counted
-against the cheapest correct run (lintloader/cost.py).
+against the cheapest correct run (lintloader/domain/cost.py).
 
 Loaders are matched by the identity of their dataset (and batch size) in one process, across
 creation sites: a loader created after the last pass of an earlier one over the same dataset
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lintloader.cost import Kind
+from lintloader.domain.cost import Kind
 from lintloader.runtime import timing
 from lintloader.runtime.trace.records import Frame, LoaderTrace, PassRecord, PoolStart
 from lintloader.runtime.trace.respawns import LoaderSummary, pass_of, steady_state

@@ -105,7 +105,7 @@ def check_command(files: list[str]) -> list[str]:
     root = str(Path(lintloader.__file__).resolve().parent.parent)
     command = [sys.executable, "-I", "-c", BOOT.format(root=root), "check"]
     command += ["--output-format", "json", "--project-root", "none", "--no-cache"]
-    command += ["--min-severity", "info"]  # an avoidable pool's finding is info (cost.py)
+    command += ["--min-severity", "info"]  # an avoidable pool's finding is info (domain/cost.py)
     return [*command, "--exit-zero", "-q", "--", *files]
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lintloader.domain.torch_api import KNOWN_PACKAGES
 from lintloader.scan.environment.locate import ModuleLocator
 from lintloader.scan.model import Environment, SourceFile
-from lintloader.torch_api import KNOWN_PACKAGES
 
 
 @dataclass
@@ -27,7 +27,7 @@ class EnvironmentLocator(ModuleLocator):
 
     def find(self, dotted: str) -> SourceFile | None:
         if dotted.partition(".")[0] in KNOWN_PACKAGES:
-            return None  # known by name (torch_api.py): parsing it would only cost time
+            return None  # known by name (domain/torch_api.py): parsing it would only cost time
         if not self._asked:
             self._asked = True
             self.directories = [*self.directories, *environment_sites(self.environment)]

@@ -26,7 +26,7 @@ from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.scan.read.notebook_json import source_json, source_spans
 
 if TYPE_CHECKING:
-    from lintloader.findings import Finding, Hop
+    from lintloader.finding.findings import Finding, Hop
     from lintloader.scan.model import SourceFile
 
 MARKER = "# %% lintloader cell "

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from lintloader.safe_file import NotRegular, read_regular
 from lintloader.scan.model import NOTEBOOK_SUFFIX
+from lintloader.trust.safe_file import NotRegular, read_regular
 
 
 def read_source(path: str) -> bytes | None:

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import content_digest
-from lintloader.limits import size_problem
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
 from lintloader.scan.read.memo import ReadMemo
 from lintloader.scan.read.statindex import (
@@ -41,6 +40,7 @@ from lintloader.scan.read.statindex import (
     stamp_of,
 )
 from lintloader.scan.read.tokens import found_in
+from lintloader.summary.limits import size_problem
 
 if TYPE_CHECKING:
     from lintloader.summary.model import FileSummary

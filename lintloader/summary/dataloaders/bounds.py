@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from lintloader.domain.torch_api import CPU_COUNT_CALLS as _CPU_COUNTS
 from lintloader.summary.helpers import dotted
-from lintloader.torch_api import CPU_COUNT_CALLS as _CPU_COUNTS
 
 
 def literal(node: ast.expr) -> tuple[bool, int | bool | None]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import ast
 
+from lintloader.domain.torch_api import POOL_FACTORIES as _POOL_FACTORIES
 from lintloader.summary.dataloaders.expressions import defaults
 from lintloader.summary.helpers import dotted
 from lintloader.summary.model import Dotted
-from lintloader.torch_api import POOL_FACTORIES as _POOL_FACTORIES
 
 
 def constructor_like(name: Dotted | None, aliases: set[str]) -> bool:

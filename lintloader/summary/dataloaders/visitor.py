@@ -11,6 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from lintloader.domain.torch_api import LOADER_FACT_TOKENS as _RELEVANT
+from lintloader.domain.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
+from lintloader.domain.torch_api import POOL_FACTORIES as _POOL_FACTORIES
+from lintloader.domain.torch_api import TRAINER_KEYWORDS as _TRAINER_KEYWORDS
 from lintloader.summary.config_defaults import Walked, class_defaults, class_stores
 from lintloader.summary.dataloaders.bounds import Bounds, literal, positive_test, zero_test
 from lintloader.summary.dataloaders.dict_flow import DictFlows
@@ -58,10 +62,6 @@ from lintloader.summary.periodic import never_holds
 from lintloader.summary.source_text import ParsedSource
 from lintloader.summary.start_methods import context_branches
 from lintloader.summary.walk import Body, Hooks, Rider
-from lintloader.torch_api import LOADER_FACT_TOKENS as _RELEVANT
-from lintloader.torch_api import LOADER_KEYWORDS as _LOADER_KEYWORDS
-from lintloader.torch_api import POOL_FACTORIES as _POOL_FACTORIES
-from lintloader.torch_api import TRAINER_KEYWORDS as _TRAINER_KEYWORDS
 
 RETURNED: Dotted = ("<return>",)
 UNPACKED: Dotted = ("<unpack>",)  # assigned to a tuple or list of targets: ``x, y = ...``

@@ -3,7 +3,7 @@
 
 This is the library entry point that the CLI, the flake8 plugin and the fixers call. What a
 check is asked and answers (:class:`CheckOptions`, :class:`CheckResult`) and its last step
-(``conclude``) are in ``checking.py``; reusing a stored run is ``incremental/reuse.py``.
+(``conclude``) are in ``conclude/checking.py``; reusing a stored run is ``incremental/reuse.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import SummaryCache
-from lintloader.checking import CheckOptions, CheckResult, active_rules, conclude
+from lintloader.conclude.checking import CheckOptions, CheckResult, active_rules, conclude
 from lintloader.incremental.replay import load_replay, replay_keys
 from lintloader.incremental.reuse import Run, reused, store_analyzed
 from lintloader.scan.model import Discovery, Environment, FileProblem, SourceFile
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run ne
     from lintloader.select.trail import Round
 
 # what the CLI, the integrations and the fixers import from here: the entry points, and what a
-# check is asked and answers (defined in checking.py, read through scan/read/reading.py)
+# check is asked and answers (defined in conclude/checking.py, read through scan/read/reading.py)
 __all__ = ["CheckOptions", "CheckResult", "analyze", "read_source", "run_check"]
 
 

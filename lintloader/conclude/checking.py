@@ -11,9 +11,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintloader.config import Config
-from lintloader.findings import PARSE_ERROR_CODE, Finding, Severity
+from lintloader.finding.findings import PARSE_ERROR_CODE, Finding, Severity
 from lintloader.scan.model import FileProblem, SourceFile
+from lintloader.settings.config import Config
 from lintloader.workers.progress import ParseStats
 
 if TYPE_CHECKING:  # imported when something must be analyzed (a replayed run never does)
@@ -125,8 +125,8 @@ def conclude(
     from lintloader.analysis.placement import located_in_scanned, placed_at_overrides
     from lintloader.analysis.ranges import with_ranges
     from lintloader.analysis.vocabulary import Vocabulary, unknown_names
-    from lintloader.config import ConfigError, shown_path
     from lintloader.scan.read.reading import read_source
+    from lintloader.settings.config import ConfigError, shown_path
     from lintloader.suppress.filter import filter_findings
 
     config = options.config

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from lintloader.findings import Severity
-from lintloader.limits import DEFAULT_MAX_FILE_MB
-from lintloader.safe_file import Refused, TooLarge, owned_by_another_user, read_regular
+from lintloader.finding.findings import Severity
+from lintloader.summary.limits import DEFAULT_MAX_FILE_MB
+from lintloader.trust.safe_file import Refused, TooLarge, owned_by_another_user, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -182,7 +182,7 @@ def find_pyproject(start: str) -> Path | None:
 def requires_python(start: str) -> str | None:
     """``[project] requires-python`` of the nearest ``pyproject.toml`` above ``start`` (any
     ``pyproject.toml``, with a ``[tool.lintloader]`` table or not), else None: the Python a
-    project targets, whose default start method its workers get (lintloader/cost.py)."""
+    project targets, whose default start method its workers get (lintloader/domain/cost.py)."""
     directory = Path(os.path.abspath(start))
     if directory.is_file() or not directory.exists():
         directory = directory.parent

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lintloader.cache.files import cache_problem
-from lintloader.config import Config, ForeignConfig, find_pyproject, load_config
 from lintloader.scan.discover.escape import printable
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.model import Discovery, Environment
+from lintloader.settings.config import Config, ForeignConfig, find_pyproject, load_config
 
 Warn = Callable[[str], None]  # shows one warning line
 
