@@ -11,10 +11,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from lintloader.fixers.base import FixRequest
-from lintloader.fixers.edit.parsing import parse_module
 from lintloader.fixers.edit.shared_parse import parsed
 from lintloader.summary.helpers import Scope, qualname_in
 
@@ -35,11 +34,6 @@ class Located:
 
     def end(self, node: cst.CSTNode) -> int:
         return self.positions[node].end.line
-
-
-def locate(data: bytes) -> Located:
-    wrapper = MetadataWrapper(parse_module(data))
-    return _located(wrapper.module, wrapper.resolve(PositionProvider))
 
 
 def located_in(request: FixRequest, path: str) -> Located:

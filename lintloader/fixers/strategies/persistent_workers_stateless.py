@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.epoch_state import state_set
 from lintloader.fixers.edit.loader_calls import Target, target_call
 from lintloader.fixers.edit.names import collect
-from lintloader.fixers.edit.parsing import parse_module
+from lintloader.fixers.edit.shared_parse import parsed
 from lintloader.fixers.strategies.add_persistent_workers import apply as add_persistent
 
 Loop = cst.For | cst.While
@@ -40,9 +39,8 @@ def per_epoch_state(request: FixRequest) -> str | None:
     if not uses:
         raise FixError("the loader is not iterated by a loop the fix can read")
     path = request.path_of(uses[0])
-    wrapper = MetadataWrapper(parse_module(request.sources[path]))
-    positions = wrapper.resolve(PositionProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
+    read = parsed(request, path, request.sources[path])
+    positions, parents = read.positions, read.parents
     line = uses[0].line
     loops = (
         n for n, where in positions.items() if isinstance(n, Loop) and where.start.line == line
@@ -56,7 +54,7 @@ def per_epoch_state(request: FixRequest) -> str | None:
     found = state_set(outer, watched)
     if found is None:
         return None
-    code = wrapper.module.code_for_node(found).strip()
+    code = read.module.code_for_node(found).strip()
     return f"line {positions[found].start.line}: `{code}`"
 
 
