@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,54 @@ def test_only_what_feeds_the_loader_alone_moves_into_the_if(tmp_path: Path) -> N
         "        _evaluate_loaders[id(eval_data)] = DataLoader(" in fixed
     )
     assert "    loader = _evaluate_loaders[id(eval_data)]\n    print(len(sampler))\n" in fixed
+
+
+PRIVATE_METHOD = """\
+from torch.utils.data import DataLoader
+
+
+class Queue:
+    def __init__(self, dataset, rounds):
+        self.dataset = dataset
+        self.rounds = rounds
+        self.items = None
+
+    def fill(self):
+        taken = []
+        while len(taken) < self.rounds * len(self.dataset):
+            taken.append(self._next())
+        return taken
+
+    def _next(self):
+        try:
+            return next(self.items)
+        except (StopIteration, TypeError):
+            self.items = self._subjects()
+            return next(self.items)
+
+    def _subjects(self):
+        loader = DataLoader(self.dataset, num_workers=2, collate_fn=self._first)
+        return iter(loader)
+
+    def _first(self, batch):
+        return batch[0]
+
+
+if __name__ == "__main__":
+    print(sum(Queue(list(range(4)), 3).fill()))
+"""
+
+
+def test_the_cache_of_a_private_method_is_not_mangled_and_runs(tmp_path: Path) -> None:
+    """torchio 1.2.1's shape (a subjects loader built by `Queue._get_subjects_iterable` each
+    pass): the module dict is named after the method without its underscores, since a name
+    with two leading underscores used inside a class is mangled (`_Queue__...`): NameError at
+    the first call. The fixed file runs, with real workers, and takes the same items."""
+    done = fix_unsafe(tmp_path, PRIVATE_METHOD)
+    assert f"LL202 fixed by {STRATEGY}" in done.stderr, done.stderr
+    fixed = (tmp_path / "mod.py").read_text()
+    assert "\n_subjects_loaders = {}\n" in fixed and "__subjects_loaders" not in fixed, fixed
+    ran = subprocess.run(
+        [sys.executable, "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert (ran.returncode, ran.stdout) == (0, "18\n"), ran.stderr

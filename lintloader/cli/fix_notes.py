@@ -48,8 +48,7 @@ def unfixed_notes(
         refused.setdefault(key_parts(note.finding), {}).setdefault(note.strategy, note.reason)
     for finding in findings:
         where = f"note: {place(finding)}: {finding.code}"
-        # a loader built from what its loop changes: that is why, whatever else was refused
-        reasons = {} if _dependent(finding) else refused.get(key_parts(finding), {})
+        reasons = refused.get(key_parts(finding), {})
         at = (refusal_place or place)(finding)
         for strategy, reason in reasons.items():
             click.echo(
@@ -60,7 +59,7 @@ def unfixed_notes(
             click.echo(f"{where} not fixed: its file was not written (see above)", err=True)
         elif offered:
             click.echo(f"{where} not fixed: `--unsafe-fixes` offers {', '.join(offered)}", err=True)
-        elif not reasons:
+        elif not reasons or _dependent(finding):  # the change is why, whatever was refused
             click.echo(f"{where} not fixed: {_no_fixer(finding)}", err=True)
 
 

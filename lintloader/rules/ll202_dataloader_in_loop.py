@@ -190,8 +190,10 @@ def check(ctx: AnalysisContext) -> Iterator[Finding]:
     sites += declared_loader_sites(program, ctx.vocabulary.loaders)
     sites += framework_built(program).sites
     for site in (*sites, *pool_sites(program)):
-        if built_once.in_kept_block(site.facts, site.call.site.line, site.call.context.loop):
-            continue  # built once per key and kept beyond the call (`_loaders[key] = ...`)
+        if site.persistent_with_workers and built_once.in_kept_block(
+            site.facts, site.call.site.line, site.call.context.loop
+        ):
+            continue  # built once per key, kept beyond the call, persistent: one pool each
         if site.call.context.loop >= 0:
             yield _per_item_again(ctx, site) or _in_loop(ctx, site)
         elif not built_once.guarded(site.facts, site.call.context):

@@ -77,7 +77,8 @@ def apply(request: FixRequest) -> Edits | None:
     assert isinstance(block, cst.IndentedBlock)
     moved = _prelude(function, block, statement, target.call)
     build = build_of(request, target)
-    cache = _free_name(target.module, f"_{function.name.value}_loaders")
+    # a name of the module, never mangled in a class: no leading double underscore
+    cache = _free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
     edits = keep(target.call, statement, Slot(cache, f"id({dataset})", owner=""), moved)
     take = edits[target.call]
     edits[target.call] = lambda node: take(build.persistent(node))
