@@ -15,7 +15,7 @@ from lintloader.cache.summaries import SummaryCache, content_digest, summary_key
 from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 from lintloader.select.parse import PARALLEL_MIN_BYTES, summarize_files
 from lintloader.workers.progress import ParseStats
 

@@ -25,7 +25,7 @@ from lintloader.scan.discover.walk.tree_memo import Stored as MemoStored
 from lintloader.scan.environment import site_packages
 from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import Discovery
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 
 
 def age(root: Path) -> None:

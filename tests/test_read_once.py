@@ -20,7 +20,7 @@ import pytest
 from conftest import FIXTURES
 from harness import environment, lintloader_command
 
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 

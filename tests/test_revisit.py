@@ -25,7 +25,7 @@ from lintloader.incremental.reuse import READ_FOR_SUMMARIZED
 from lintloader.incremental.revisit import MAX_CHANGED
 from lintloader.pipeline.engine import CheckOptions, CheckResult, run_check
 from lintloader.scan.discover.paths import discover_paths
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 from lintloader.select.trail import as_trail
 
 EPOCH_REBUILD = """

@@ -15,7 +15,7 @@ from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.rules.registry import all_rules
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 from lintloader.select.policy import select
 from lintloader.select.rounds import CHUNK_FILES, RoundTaker
 from lintloader.select.trail import Round

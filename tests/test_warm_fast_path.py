@@ -21,7 +21,7 @@ from harness import REPO, run_python
 from test_robustness_python import make_venv
 
 from lintloader.cli import fast
-from lintloader.cli.fast_record import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 
 BUG = "class Feeder:\n    def __iter__(self):\n        self.loader._iterator = None\n"
 SECOND = "class Other:\n    def __iter__(self):\n        self.pool._iterator = None\n"

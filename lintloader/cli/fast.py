@@ -14,7 +14,7 @@ It answers only when all of that is equal now: else the command runs through cli
 A stored answer is data: its paths are only stat'ed, its bytes only written to standard output
 and standard error, and it is read only from the user's own cache (``cache/place.py``).
 This module imports only the standard library's ``os``, ``stat``, ``array`` and ``zlib``,
-``trust/safe_file.py`` and ``cache/place.py``, and makes no dataclass.
+``trust/safe_file.py``, ``cache/place.py`` and ``scan/read/stamps.py``, and makes no dataclass.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from array import array
 
 from lintloader import __version__
 from lintloader.cache.place import default_cache_folder, foreign_problem
+from lintloader.scan.read.stamps import UNTRUSTED, stamp_of
 from lintloader.trust.safe_file import read_regular
 
 MAGIC = b"lintloader fast check 1\n"
 FOLDER_PREFIX = "fast-"
 MAX_RECORD = 64 * 1024 * 1024
-ABSENT = (-1, -1, -1, -1)  # the stamp of a path that cannot be stat'ed
 # the options a stored answer may stand for: no side effect but the report on standard
 # output, no standard input, and inputs the stamps cover (not distributions: their files
 # come from metadata)
@@ -227,18 +227,16 @@ def _section(data: bytes) -> bytes:
 
 
 def stamps_now(paths: list[str]) -> array[int]:
-    """Size, mtime, ctime and inode of each of ``paths`` (after links), :data:`ABSENT` for
-    one that cannot be stat'ed."""
+    """The stamp of each of ``paths`` (after links), flat, ``UNTRUSTED`` for one that cannot
+    be stat'ed."""
     stamps = array("q")
     add = stamps.extend
     stat_of = os.stat
     for path in paths:
         try:
-            status = stat_of(path)
+            add(stamp_of(stat_of(path)))
         except (OSError, ValueError):  # ValueError: a NUL, which no stored path holds
-            add(ABSENT)
-            continue
-        add((status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino))
+            add(UNTRUSTED)
     return stamps
 
 

@@ -6,8 +6,8 @@ it opens to read and the directories it lists. ``check`` tells it what it scanne
 check replayed its stored run or stored its run for the next one, the witness stores what a
 replay prints (with ``-v``, the replay's counts), the exit code and the stamps of every path
 the answer depends on (see ``cli/fast.py``), unless one of them changed within
-:data:`RACY_NS` of the check's start (as git's racy rule: a change in the same tick as the
-stamp would go unseen).
+:data:`~lintloader.scan.read.stamps.RACY_NS` of the check's start (git's racy rule: a change in
+the same tick as the stamp would go unseen).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 from lintloader.cli import fast
+from lintloader.scan.read.stamps import is_racy
 
-RACY_NS = 2_000_000_000
 # what no check's answer depends on, and whose stamps change on their own
 UNSTAMPED = ("/proc/", "/sys/", "/dev/")
 
@@ -144,9 +144,8 @@ class Witness:
             return
         paths = list(dict.fromkeys(self._paths()))
         stamps = fast.stamps_now(paths)
-        # stamps are (size, mtime, ctime, inode): a change since the check began is not seen
-        recent = self.started - RACY_NS
-        if any(number >= recent for number in _times(stamps)):
+        rows = zip(*[iter(stamps)] * 4, strict=True)  # a change since the check began is not seen
+        if any(is_racy(row, self.started) for row in rows):
             return
         cache = self._cache_paths()  # rewritten atomically (a new inode): no racy rule
         paths.extend(cache)
@@ -210,13 +209,6 @@ class Witness:
             yield executable
             yield from (os.path.join(f, "pyvenv.cfg") for f in (bindir, os.path.dirname(bindir)))
         yield from query_interpreter(self.python, [], Path(self.folder))["candidates"]
-
-
-def _times(stamps: Sequence[int]) -> Iterator[int]:
-    """The mtimes and ctimes of a column of stamps."""
-    for index in range(1, len(stamps), 4):
-        yield stamps[index]
-        yield stamps[index + 1]
 
 
 def _source_of(path: str) -> str:

@@ -18,7 +18,7 @@ from lintloader.link.program import Program
 from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.sources import SourceSet
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 from lintloader.scan.read.tokens import package_scope, whole_word
 from lintloader.select.query import GroupQuery
 from lintloader.settings.config import Config

@@ -16,7 +16,7 @@ from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.read.shapes import iter_reset, iterator_reset
 from lintloader.scan.read.sources import SourceSet
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 from lintloader.select.query import GroupQuery
 from lintloader.settings.config import Config
 from lintloader.summary.summarize import summarize_source

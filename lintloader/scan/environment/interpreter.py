@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from lintloader.scan.environment import site_query
 from lintloader.scan.environment.interpreter_memo import remember_answer, remembered_answer
 from lintloader.scan.model import DiscoveryError
-from lintloader.scan.read.statindex import stamp_of
+from lintloader.scan.read.stamps import stamp_of
 
 if TYPE_CHECKING:  # the answer's shape (site_query.py runs without typing)
     from lintloader.scan.environment.site_query import Answer

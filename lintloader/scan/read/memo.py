@@ -26,7 +26,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lintloader.scan.read.statindex import Stamp, StatIndex
+    from lintloader.scan.read.stamps import Stamp
+    from lintloader.scan.read.statindex import StatIndex
     from lintloader.summary.model import FileSummary
 
 SummaryKey = tuple[str, str, bool]  # content digest, module name, is a package
@@ -54,7 +55,7 @@ class ReadMemo:
         one they were read at (``fix``'s rounds read the files they edit this way)."""
         found = self.kept.get(path)
         if found is not None:
-            from lintloader.scan.read.statindex import stamp_of
+            from lintloader.scan.read.stamps import stamp_of
 
             try:
                 now = os.stat(path)

@@ -31,14 +31,8 @@ from typing import TYPE_CHECKING
 from lintloader.cache.summaries import content_digest
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
 from lintloader.scan.read.memo import ReadMemo
-from lintloader.scan.read.statindex import (
-    StatIndex,
-    index_path,
-    is_racy,
-    load_index,
-    save_index,
-    stamp_of,
-)
+from lintloader.scan.read.stamps import is_racy, stamp_of
+from lintloader.scan.read.statindex import StatIndex, index_path, load_index, save_index
 from lintloader.scan.read.tokens import found_in
 from lintloader.summary.limits import size_problem
 

@@ -5,8 +5,9 @@ For every path the index keeps the stat stamp seen when the file was read (size,
 inode), the sha256 of its bytes (which keys its cached summary) and which demand tokens it
 contains: two bitmasks over the index's token table, ``checked`` (searched for) and ``present``
 (found). A file whose stamp is unchanged is trusted, except when it had been modified within
-:data:`RACY_NS` of the moment it was read (it may have changed again within the same timestamp
-tick, git's "racy" files): its stamp is not recorded, so it is read again next time.
+:data:`~lintloader.scan.read.stamps.RACY_NS` of the moment it was read (it may have changed
+again within the same timestamp tick, git's "racy" files): its stamp is not recorded, so it is
+read again next time.
 
 The index is a table with one row per path, stored column by column (a list of paths, one of
 stamps, ...): loading it makes a few lists, not an object per file, which matters when a warm
@@ -18,33 +19,19 @@ foreign one is simply ignored.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintloader import __version__
 from lintloader.cache.files import read_entry, write_entry
+from lintloader.scan.read.stamps import UNTRUSTED, Stamp, is_racy
 from lintloader.scan.read.tokens import absence_implies
 
-RACY_NS = 2_000_000_000
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
 _KIND = "stat index 3"
 # tokens, paths, stamps (flat: four ints a row), digests, checked, present
 _Stored = tuple[list[bytes], list[str], list[int], list[str], list[int], list[int]]
-Stamp = tuple[int, int, int, int]  # st_size, st_mtime_ns, st_ctime_ns, st_ino
-UNTRUSTED: Stamp = (-1, -1, -1, -1)
-
-
-def stamp_of(status: os.stat_result) -> Stamp:
-    """A file's stamp from its ``os.stat``."""
-    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-
-
-def is_racy(stamp: Stamp, read_ns: int) -> bool:
-    """Whether a file read at ``read_ns`` was modified too recently for its stamp to vouch
-    for its content next time."""
-    return max(stamp[1], stamp[2]) >= read_ns - RACY_NS
 
 
 @dataclass

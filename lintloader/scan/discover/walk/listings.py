@@ -5,7 +5,7 @@ is what it was when it was listed still holds the same entries: a warm run stats
 (1,600 in a torch + Lightning environment) instead of listing and classifying every entry
 (30,000+), which was a third of its time. Two rules keep that sound:
 
-* a directory modified within :data:`~lintloader.scan.read.statindex.RACY_NS` of being listed is not
+* a directory modified within :data:`~lintloader.scan.read.stamps.RACY_NS` of being listed is not
   remembered (an entry added within the same timestamp tick would leave its mtime unchanged);
 * a directory with a symbolic link among its entries is never remembered: what a link points
   to can change without touching the directory (and broken links must be reported each run).
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from lintloader import __version__
 from lintloader.cache.files import read_keyed, write_entry
-from lintloader.scan.read.statindex import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS
 
 Entries = list[tuple[str, str]]  # sorted (name, path)
 # what is stored of a listing: mtime, names of the subdirectories, of the files, of the broken
