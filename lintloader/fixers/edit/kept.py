@@ -20,6 +20,7 @@ import libcst as cst
 
 from lintloader.fixers.edit.cst_edit import body_of
 from lintloader.fixers.edit.epoch_state import reads
+from lintloader.fixers.edit.names import first_free
 from lintloader.fixers.edit.rewrite import EditFn
 
 
@@ -55,8 +56,7 @@ def method_of(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
 def free_attribute(cls: cst.ClassDef, names: tuple[str, ...]) -> str:
     """The first of ``names`` (then ``<last>_2``, ...) that the class does not use on ``self``."""
     used = {r.split(".")[1] for r in reads(cls) if r.startswith("self.")}
-    more = (f"{names[-1]}_{i}" for i in range(2, 100))
-    return next(n for n in (*names, *more) if n not in used)
+    return first_free(names, used.__contains__)
 
 
 def keep(

@@ -3,7 +3,7 @@ function without changing what they mean (a conservative over-approximation)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
@@ -93,6 +93,14 @@ def collect(nodes: Iterable[cst.CSTNode]) -> _Names:
 def has_flow_exit(statement: cst.CSTNode) -> bool:
     """A ``return`` or ``yield`` (outside nested functions): moving it changes control flow."""
     return collect([statement]).exits
+
+
+def first_free(names: Sequence[str], taken: Callable[[str], bool], stem: str = "") -> str:
+    """The first of ``names`` that is not ``taken``, then ``<stem>_2``, ``<stem>_3``, ...
+    (``stem``: the last of ``names`` unless given): the one way a fix names what it adds."""
+    stem = stem or names[-1]
+    more = (f"{stem}_{i}" for i in range(2, 100))
+    return next(n for n in (*names, *more) if not taken(n))
 
 
 def parameters(function: cst.FunctionDef) -> set[str]:

@@ -45,7 +45,7 @@ from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of
 from lintloader.fixers.edit.kept import Slot, keep
 from lintloader.fixers.edit.loader_calls import Target, call_at
-from lintloader.fixers.edit.names import collect, parameters
+from lintloader.fixers.edit.names import collect, first_free, parameters
 from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
 from lintloader.fixers.strategies.keep_eval_loader import dataset_of, passed_for
@@ -191,8 +191,7 @@ def _read_elsewhere(function: cst.FunctionDef, left_out: list[Statement]) -> set
 def _free_name(module: cst.Module, wanted: str) -> str:
     """``wanted`` (then ``wanted_2``, ...) when the module's text has no such word."""
     code = module.code
-    more = (f"{wanted}_{i}" for i in range(2, 100))
-    return next(n for n in (wanted, *more) if not re.search(rf"\b{n}\b", code))
+    return first_free((wanted,), lambda name: re.search(rf"\b{name}\b", code) is not None)
 
 
 def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:

@@ -46,7 +46,7 @@ from lintloader.fixers.edit.cst_edit import (
 )
 from lintloader.fixers.edit.epoch_state import reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
-from lintloader.fixers.edit.names import collect
+from lintloader.fixers.edit.names import collect, first_free
 from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
 
@@ -288,9 +288,7 @@ def fresh_name(target: Target, loop: Loop) -> str:
     """A name for the loader that nothing around the loop uses yet."""
     function, top = _enclosing(target, loop)
     taken = collect([function.params, function.body] if function is not None else [top])
-    used = taken.used | taken.bound
-    candidates = (*NAMES, *(f"loader_{n}" for n in range(2, 100)))
-    return next(n for n in candidates if n not in used)
+    return first_free(NAMES, (taken.used | taken.bound).__contains__, stem="loader")
 
 
 def _enclosing(target: Target, node: cst.CSTNode) -> tuple[cst.FunctionDef | None, cst.CSTNode]:
