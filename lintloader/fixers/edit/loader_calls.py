@@ -28,10 +28,11 @@ class Target:
     call: cst.Call
     parents: Mapping[cst.CSTNode, cst.CSTNode]
     positions: Mapping[cst.CSTNode, CodeRange] = field(default_factory=dict)
+    calls: Mapping[tuple[int, int], cst.Call] = field(default_factory=dict)
 
     def call_at(self, line: int, column: int) -> cst.Call | None:
         """Another call of the same module, at ``line:column`` (1-based)."""
-        return _call_at(self.positions, line, column)
+        return self.calls.get((line, column))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
@@ -103,20 +104,7 @@ def call_at(
     found = read.calls.get((line, column))
     if found is None:
         raise FixError(f"{display}:{line}:{column}: no call there")
-    return Target(path, read.module, found, read.parents, read.positions)
-
-
-def _call_at(positions: Mapping[cst.CSTNode, CodeRange], line: int, column: int) -> cst.Call | None:
-    return next(
-        (
-            node
-            for node, where in positions.items()
-            if isinstance(node, cst.Call)
-            and where.start.line == line
-            and where.start.column + 1 == column
-        ),
-        None,
-    )
+    return Target(path, read.module, found, read.parents, read.positions, read.calls)
 
 
 def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:
