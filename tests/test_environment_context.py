@@ -108,7 +108,7 @@ class Probe(pl.Callback):
 
 
 def test_real_lightning_calls_the_loader_hooks_once_per_fit(tmp_path: Path) -> None:
-    pytest.importorskip("pytorch_lightning")
+    pytest.importorskip("pytorch_lightning", reason="the runtime extra is absent")
     (tmp_path / "model.py").write_text(LIGHTNING_PROJECT)
     result = run_cli("check", "--output-format", "json", "--no-cache", "model.py", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
