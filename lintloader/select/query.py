@@ -15,6 +15,7 @@ from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.tokens import (
+    in_code,
     index_token,
     is_shape,
     prerequisites,
@@ -46,7 +47,7 @@ class GroupQuery:
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
-        groups = sorted(set(groups))
+        groups = sorted({_with_code_shape(group) for group in groups})
         shared = Counter(token for group in groups for token in set(group))
         buckets: dict[bytes, list[TokenGroup]] = {}
         for group in groups:
@@ -140,6 +141,13 @@ class GroupQuery:
         package, searched = known
         inside = package is not None and package_of_file == package
         return inside or sources.contains(file.path, searched, self.needs)
+
+
+def _with_code_shape(group: TokenGroup) -> TokenGroup:
+    """``group`` and, asked last of a file that holds its other tokens, that they are in its
+    code (not only in comments and docstrings: ``scan/read/code_view.py``)."""
+    shape = in_code(group)
+    return group if shape is None or shape in group else (*group, shape)
 
 
 def _order(shared: Counter[bytes]) -> Callable[[bytes], tuple[bool, int, bytes]]:

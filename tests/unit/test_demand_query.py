@@ -1,5 +1,6 @@
 """The bucketed token search that demand selection uses answers exactly as the plain definition
-("the file contains every token of some group"), and its answers survive in the stat index."""
+("the file's code contains every token of some group": comments and docstrings left out), and its
+answers survive in the stat index."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from lintloader.finding.findings import Confidence
 from lintloader.link.program import Program
 from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.code_view import code_view
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.stamps import RACY_NS
 from lintloader.scan.read.tokens import package_scope, whole_word
@@ -30,7 +32,8 @@ TOKENS = (b"._iterator", b"reset", b"__iter__", b"teardown", b"DataLoader", b"se
 
 
 def plain(data: bytes, groups: list[tuple[bytes, ...]]) -> bool:
-    return any(all(token in data for token in group) for group in groups)
+    code = code_view(data)
+    return any(all(token in code for token in group) for group in groups)
 
 
 def all_groups() -> list[list[tuple[bytes, ...]]]:

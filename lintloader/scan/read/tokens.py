@@ -14,12 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from lintloader.scan.read.code_view import code_view
 from lintloader.scan.read.shapes import shape_in
 
 WORD_MARK = b"\b"  # never part of Python source text we search for
 SCOPE_MARK = b"\x01"  # neither
 SHAPE_MARK = b"\x02"  # nor this
 _MARKS = (WORD_MARK, SCOPE_MARK, SHAPE_MARK)
+# the name of the shape that asks tokens of a file's code (``in_code``), and what parts them
+IN_CODE = b"in-code:"
+IN_CODE_SEPARATOR = b"\x00"
 _IDENTIFIER_RUN = re.compile(rb"\w+")
 _WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # \w
 
@@ -38,9 +42,21 @@ def is_shape(token: bytes) -> bool:
     return token.startswith(SHAPE_MARK)
 
 
+def in_code(group: Iterable[bytes]) -> bytes | None:
+    """The shape token that asks a group's plain and whole-word tokens of the file's code, its
+    comments and docstrings left out (``code_view.py``); None for a group of none."""
+    asked = sorted({t for t in group if not t.startswith((SCOPE_MARK, SHAPE_MARK))})
+    return SHAPE_MARK + IN_CODE + IN_CODE_SEPARATOR.join(asked) if asked else None
+
+
 def found_in(data: bytes, token: bytes) -> bool:
     if token.startswith(SHAPE_MARK):
-        return shape_in(data, token[len(SHAPE_MARK) :])
+        name = token[len(SHAPE_MARK) :]
+        if name.startswith(IN_CODE):
+            view = code_view(data)
+            asked = name[len(IN_CODE) :].split(IN_CODE_SEPARATOR)
+            return all(found_in(view, inner) for inner in asked)
+        return shape_in(data, name)
     if not token.startswith(WORD_MARK):
         return token in data
     return whole_word_in(data, token[len(WORD_MARK) :])
