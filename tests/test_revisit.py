@@ -437,13 +437,25 @@ def test_a_file_that_gains_what_a_rule_looks_for_is_analyzed(tmp_path: Path) -> 
     assert found(second) == found(check(root, None))
 
 
-def test_a_token_in_a_comment_asks_again_and_the_findings_stay(tmp_path: Path) -> None:
+def test_a_token_in_a_string_asks_again_and_the_findings_stay(tmp_path: Path) -> None:
+    root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
+    first = check(root, cache)
+    util = root / "plain" / "util_2.py"
+    util.write_text(util.read_text() + 'NAMES = "_shutdown_workers DataLoader._iterator"\n')
+    second = check(root, cache)
+    assert second.linked is not None  # a round now takes it: analyzed, not replayed
+    assert found(second) == found(first)
+
+
+def test_a_token_in_a_comment_takes_no_file_and_the_run_is_replayed(tmp_path: Path) -> None:
+    """Tokens only in a comment are not in the file's code (scan/read/code_view.py): no
+    round takes the file, so the stored run still holds."""
     root, cache = make_project(tmp_path / "proj"), tmp_path / "cache"
     first = check(root, cache)
     util = root / "plain" / "util_2.py"
     util.write_text(util.read_text() + "# _shutdown_workers DataLoader._iterator\n")
     second = check(root, cache)
-    assert second.linked is not None  # a round now takes it: analyzed, not replayed
+    assert second.linked is None  # replayed
     assert found(second) == found(first)
 
 

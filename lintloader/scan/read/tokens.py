@@ -6,7 +6,10 @@ analysis wants callers of (``dataloader`` must not match ``train_dataloader``). 
 :func:`package_scope` matches a file inside a top-level package, or one that names the package
 as a whole word: code that calls into a package imports it, unless it is part of it. A token
 made by :func:`shape` is a named check of the bytes (``scan/read/shapes.py``), searched after
-the plain tokens of its group.
+the plain tokens of its group. Every group of a query ends in one more shape, :func:`in_code`:
+its plain and whole-word tokens are in the file's code, not only in comments and docstrings
+(``code_view.py``; a change to what that view leaves out needs a new shape name, as the stat
+index keeps the old answers).
 """
 
 from __future__ import annotations
