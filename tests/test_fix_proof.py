@@ -6,7 +6,8 @@
   documents as out of scope (``FixStrategy.leaves``, described in docs/fixes.md);
 * runtime proof: the fixed fixture (the copy the clean re-check's one ``fix`` run left) runs 3
   epochs with real DataLoader worker processes and the pool starts once (LL1xx fixes through
-  ``lintloader verify --dataloader``, which also checks that every epoch sees every sample;
+  ``lintloader verify --dataloader``, which also checks that every epoch sees every sample, each
+  run forked from one probe process, tests/verify_probes.py;
   LL2xx fixes through tests/pool_harness.py, which logs the PID of every worker that loads a
   sample); the unfixed fixture is the control.
 
@@ -20,12 +21,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import run_cli, run_python
 
 from lintloader.fixers.registry import all_strategies
 from lintloader.summary.older import old_names, placeholders_for, renamed
@@ -33,6 +33,7 @@ from lintloader.summary.older import old_names, placeholders_for, renamed
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
+VERIFY_PROBES = HARNESS.with_name("verify_probes.py")
 DOCS = REPO / "docs" / "fixes.md"
 STRATEGIES = {s.name: s for s in all_strategies()}
 FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_*before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
@@ -391,25 +392,13 @@ def harness(cases: list[tuple[Path, Harness]], log_dir: Path) -> list[dict]:
         {"path": str(path), "function": c.function, "kwargs": c.kwargs, "pairs": c.pairs}
         for path, c in cases
     ]
-    done = subprocess.run(
-        [sys.executable, str(HARNESS), str(log_dir), json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_python(str(HARNESS), str(log_dir), json.dumps(spec), timeout=300)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-def verify(folder: Path, glue: str) -> tuple[int, dict]:
-    (folder / "probe_factory.py").write_text(FACTORY.replace("{glue}", glue))
-    done = lintloader(
-        "verify", "--dataloader", "probe_factory.py:make", "--epochs", "3",
-        "--worker-init-delay", "0", "--json", cwd=folder,
-    )  # fmt: skip
-    assert done.stdout, done.stderr
-    return done.returncode, json.loads(done.stdout)
+VERIFY_ARGS = ["verify", "--dataloader", "probe_factory.py:make", "--epochs", "3"]
+VERIFY_ARGS += ["--worker-init-delay", "0", "--json"]
 
 
 def as_python36_reads_it(path: Path) -> None:
@@ -444,10 +433,36 @@ def harness_runs(
     return dict(zip(runs, outcomes, strict=True))
 
 
+@pytest.fixture(scope="module")
+def verify_runs(
+    tmp_path_factory: pytest.TempPathFactory, fixed_inputs: list[Fixed]
+) -> dict[tuple[Verify, bool], tuple[int, dict]]:
+    """Every verify case fixed, and unfixed the first of each strategy that has a control,
+    each probed by ``lintloader verify --dataloader`` in a child of one probe process
+    (tests/verify_probes.py: one torch import): (case, fixed) -> (exit status, its JSON)."""
+    pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
+    root = tmp_path_factory.mktemp("verify")
+    wanted: list[tuple[Verify, bool]] = []
+    for cases in RUNTIME.values():
+        probed = [c for c in cases if isinstance(c, Verify)]
+        wanted += [(case, True) for case in probed]
+        wanted += [(probed[0], False)] if probed and probed[0].control else []
+    folders = []
+    for number, (case, fix) in enumerate(wanted):
+        folder = root / f"case{number}"
+        prepared(case, folder, fixed_inputs if fix else None)
+        (folder / "probe_factory.py").write_text(FACTORY.replace("{glue}", case.glue))
+        folders.append(str(folder))
+    done = run_python(str(VERIFY_PROBES), json.dumps(VERIFY_ARGS), *folders, timeout=600)
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all(r["stdout"] for r in results), results
+    outcomes = [(r["code"], json.loads(r["stdout"])) for r in results]
+    return dict(zip(wanted, outcomes, strict=True))
+
+
 @pytest.mark.parametrize("name", sorted(RUNTIME))
-def test_fixed_fixture_starts_one_pool(
-    name: str, tmp_path: Path, fixed_inputs: list[Fixed], request
-) -> None:
+def test_fixed_fixture_starts_one_pool(name: str, request) -> None:
     pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
     cases = RUNTIME[name]
     for case in (c for c in cases if isinstance(c, Harness)):
@@ -460,9 +475,7 @@ def test_fixed_fixture_starts_one_pool(
         else:
             assert (before["error"] or "").startswith(case.control), before
     for number, case in enumerate(c for c in cases if isinstance(c, Verify)):
-        folder = tmp_path / f"verify{number}"
-        prepared(case, folder, fixed_inputs)
-        code, result = verify(folder, case.glue)
+        code, result = request.getfixturevalue("verify_runs")[case, True]
         assert (code, result["verdict"]) == (0, "PASS"), result
         (loader,) = result["loaders"]
         epochs = loader["epochs"]
@@ -471,7 +484,5 @@ def test_fixed_fixture_starts_one_pool(
         for epoch in epochs:  # and every epoch saw every sample
             assert epoch["unique_samples"] == epoch["expected_samples"] == 8, epoch
         if number == 0 and case.control:  # unfixed, it respawns under the same probe
-            control = tmp_path / "control"
-            prepared(case, control, None)
-            code, result = verify(control, case.glue)
+            code, result = request.getfixturevalue("verify_runs")[case, False]
             assert (code, result["verdict"]) == (1, "FAIL"), result
