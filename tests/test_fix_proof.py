@@ -7,7 +7,7 @@
 * runtime proof: the fixed fixture (the copy the clean re-check's one ``fix`` run left) runs 3
   epochs with real DataLoader worker processes and the pool starts once (LL1xx fixes through
   ``lintloader verify --dataloader``, which also checks that every epoch sees every sample, each
-  run forked from one probe process, tests/verify_probes.py;
+  run forked from one process, tests/forked_cli.py;
   LL2xx fixes through tests/pool_harness.py, which logs the PID of every worker that loads a
   sample); the unfixed fixture is the control.
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from harness import run_cli, run_python
+from harness import run_cli, run_cli_forked, run_python
 
 from lintloader.fixers.registry import all_strategies
 from lintloader.summary.older import old_names, placeholders_for, renamed
@@ -33,7 +33,6 @@ from lintloader.summary.older import old_names, placeholders_for, renamed
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
-VERIFY_PROBES = HARNESS.with_name("verify_probes.py")
 DOCS = REPO / "docs" / "fixes.md"
 STRATEGIES = {s.name: s for s in all_strategies()}
 FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_*before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
@@ -397,8 +396,9 @@ def harness(cases: list[tuple[Path, Harness]], log_dir: Path) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-VERIFY_ARGS = ["verify", "--dataloader", "probe_factory.py:make", "--epochs", "3"]
-VERIFY_ARGS += ["--worker-init-delay", "0", "--json"]
+VERIFY_ARGS = ("verify", "--dataloader", "probe_factory.py:make", "--epochs", "3")
+VERIFY_ARGS += ("--worker-init-delay", "0", "--json")
+VERIFY_MODULES = ("torch.utils.data", "lintloader.cli.group", "lintloader.cli.verify")
 
 
 def as_python36_reads_it(path: Path) -> None:
@@ -438,8 +438,8 @@ def verify_runs(
     tmp_path_factory: pytest.TempPathFactory, fixed_inputs: list[Fixed]
 ) -> dict[tuple[Verify, bool], tuple[int, dict]]:
     """Every verify case fixed, and unfixed the first of each strategy that has a control,
-    each probed by ``lintloader verify --dataloader`` in a child of one probe process
-    (tests/verify_probes.py: one torch import): (case, fixed) -> (exit status, its JSON)."""
+    each probed by ``lintloader verify --dataloader`` in a child of one process
+    (harness.run_cli_forked: one torch import): (case, fixed) -> (exit status, its JSON)."""
     pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
     root = tmp_path_factory.mktemp("verify")
     wanted: list[tuple[Verify, bool]] = []
@@ -453,11 +453,9 @@ def verify_runs(
         prepared(case, folder, fixed_inputs if fix else None)
         (folder / "probe_factory.py").write_text(FACTORY.replace("{glue}", case.glue))
         folders.append(str(folder))
-    done = run_python(str(VERIFY_PROBES), json.dumps(VERIFY_ARGS), *folders, timeout=600)
-    assert done.returncode == 0, done.stderr
-    results = [json.loads(line) for line in done.stdout.splitlines()]
-    assert all(r["stdout"] for r in results), results
-    outcomes = [(r["code"], json.loads(r["stdout"])) for r in results]
+    done = run_cli_forked([(VERIFY_ARGS, folder) for folder in folders], VERIFY_MODULES)
+    assert all(d.stdout for d in done), [d.stderr for d in done]
+    outcomes = [(d.returncode, json.loads(d.stdout)) for d in done]
     return dict(zip(wanted, outcomes, strict=True))
 
 
