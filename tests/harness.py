@@ -3,21 +3,24 @@ subprocess, as a user runs it, with one set of flags and one environment, giving
 stderr and the exit status (``returncode``) of a ``subprocess.CompletedProcess``.
 
 Every test that runs the CLI goes through :func:`run_cli` (or :func:`run_python` for ``python
--m ...`` in another checkout or interpreter); a module adds its own defaults (``--no-cache``, a
-format) in a helper that calls it, never its own ``subprocess.run``.
+-m ...`` in another checkout or interpreter; :func:`run_cli_forked` for many runs that are a
+test's oracle or probe); a module adds its own defaults (``--no-cache``, a format) in a helper
+that calls it, never its own ``subprocess.run``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from child_processes import run_once
 
 REPO = Path(__file__).resolve().parent.parent
+FORKED_CLI = Path(__file__).resolve().with_name("forked_cli.py")
 # what a developer's shell may set that would change what the CLI prints (colours)
 _UNSET = ("FORCE_COLOR", "NO_COLOR", "CLICOLOR_FORCE")
 
@@ -62,6 +65,31 @@ def run_python(
     """``python ARGS`` (``-m lintloader.dev regenerate``, ``-m pytest`` in a copy of the
     checkout, a fixture script) with the same environment as :func:`run_cli`."""
     return _run([str(python), *args], cwd, env, timeout, None, -1)
+
+
+# what `check` and `fix` import when they run (the fix trial's libcst among them)
+CLI_MODULES = ("lintloader.cli.group", "lintloader.cli.check", "lintloader.cli.fix")
+
+
+def run_cli_forked(
+    runs: Sequence[tuple[Sequence[str], Path | str]],
+    preload: Sequence[str] = CLI_MODULES,
+    timeout: float = 600,
+) -> list[subprocess.CompletedProcess[str]]:
+    """``lintloader ARGS`` in ``cwd`` for each ``(ARGS, cwd)`` of ``runs``, in order, each in
+    a child forked from one process that imported ``preload`` first (tests/forked_cli.py): the
+    console script's own code, a cold run, without an interpreter start and the imports each.
+    For a test that runs many commands as its oracle or probe; the command a test is about
+    runs through :func:`run_cli`."""
+    spec = {"preload": list(preload), "runs": [{"cwd": str(c), "args": list(a)} for a, c in runs]}
+    done = run_python(str(FORKED_CLI), json.dumps(spec), timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"tests/forked_cli.py exited {done.returncode}: {done.stderr}")
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    return [
+        subprocess.CompletedProcess(["lintloader", *a], r["code"], r["stdout"], r["stderr"])
+        for (a, _), r in zip(runs, results, strict=True)
+    ]
 
 
 def _run(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from child_processes import run_once
 from conftest import download_wheel
 from test_vocabulary import DATA, TRAIN, VOCABULARY
 from trust_support import ORIGINAL, wheel
@@ -222,10 +223,9 @@ def run(command: str, cwd: Path, cache: Path, expected: list[str]) -> list[str]:
         "COLUMNS": "100",
     }
     env.pop("FORCE_COLOR", None)
-    done = subprocess.run(
-        ["bash", "-c", without_comment(command)],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    # in a process group of its own, killed with what it started (trace's and verify's
+    # workers) once it ends or times out (tests/child_processes.py)
+    done = run_once(["bash", "-c", without_comment(command)], cwd=cwd, env=env, timeout=300)
     output = (done.stdout + done.stderr).replace(str(cwd), "<DIR>").replace(sys.prefix, "<VENV>")
     # a venv's interpreter is python3 or python3.X, after the python that made the venv
     output = VENV_PYTHON.sub("<VENV>/bin/python3", output)

@@ -4,10 +4,12 @@
   ``fixtures/fix/*.in.py``) is fixed through the real ``lintloader fix``, then
   ``lintloader check --min-severity info`` finds nothing on it but the codes the strategy
   documents as out of scope (``FixStrategy.leaves``, described in docs/fixes.md);
-* runtime proof: the fixed fixture runs 3 epochs with real DataLoader worker processes and the
-  pool starts once (LL1xx fixes through ``lintloader verify --dataloader``, which also checks that
-  every epoch sees every sample; LL2xx fixes through tests/pool_harness.py, which logs the PID of
-  every worker that loads a sample); the unfixed fixture is the control.
+* runtime proof: the fixed fixture (the copy the clean re-check's one ``fix`` run left) runs 3
+  epochs with real DataLoader worker processes and the pool starts once (LL1xx fixes through
+  ``lintloader verify --dataloader``, which also checks that every epoch sees every sample, each
+  run forked from one process, tests/forked_cli.py;
+  LL2xx fixes through tests/pool_harness.py, which logs the PID of every worker that loads a
+  sample); the unfixed fixture is the control.
 
 A strategy added to ``lintloader/fixers/strategies/`` without a fixture it fixes, a runtime case
 here, or a section in docs/fixes.md fails these tests.
@@ -19,12 +21,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import run_cli, run_cli_forked, run_python
 
 from lintloader.fixers.registry import all_strategies
 from lintloader.summary.older import old_names, placeholders_for, renamed
@@ -66,14 +67,6 @@ def reported(stderr: str, display: str) -> list[tuple[str, str, str]]:
         if match and line.startswith(f"{display}:"):
             found += [(match["code"], match["status"], s) for s in match["names"].split(", ")]
     return found
-
-
-def fix_copy(source: Path, folder: Path) -> Fixed:
-    folder.mkdir(parents=True)
-    shutil.copy(source, folder / "mod.py")
-    done = lintloader(*FIX_ARGS, "mod.py", cwd=folder)
-    assert done.returncode in (0, 1), done.stderr
-    return Fixed(source, folder, done.stderr, reported(done.stderr, "mod.py"))
 
 
 @pytest.fixture(scope="module")
@@ -379,14 +372,17 @@ def test_every_strategy_has_a_runtime_proof() -> None:
     assert set(RUNTIME) == set(STRATEGIES)
 
 
-def prepared(case: Harness | Verify, folder: Path, fix: bool) -> Path:
+def prepared(case: Harness | Verify, folder: Path, fixed: list[Fixed] | None) -> Path:
+    """``folder/mod.py``: the case's fixture as :func:`fixed_inputs`'s ``fix`` run left it
+    (``fixed``: that fixture's result), or unfixed (``None``)."""
     source = FIXTURES / case.fixture
-    if not fix:
-        folder.mkdir(parents=True)
+    folder.mkdir(parents=True)
+    if fixed is None:
         shutil.copy(source, folder / "mod.py")
         return folder / "mod.py"
-    fixed = fix_copy(source, folder)
-    assert fixed.reported and all(s == "fixed" for _, s, _ in fixed.reported), fixed.stderr
+    (done,) = [f for f in fixed if f.source == source]
+    assert done.reported and all(s == "fixed" for _, s, _ in done.reported), done.stderr
+    shutil.copy(done.folder / "mod.py", folder / "mod.py")
     return folder / "mod.py"
 
 
@@ -395,25 +391,14 @@ def harness(cases: list[tuple[Path, Harness]], log_dir: Path) -> list[dict]:
         {"path": str(path), "function": c.function, "kwargs": c.kwargs, "pairs": c.pairs}
         for path, c in cases
     ]
-    done = subprocess.run(
-        [sys.executable, str(HARNESS), str(log_dir), json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_python(str(HARNESS), str(log_dir), json.dumps(spec), timeout=300)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-def verify(folder: Path, glue: str) -> tuple[int, dict]:
-    (folder / "probe_factory.py").write_text(FACTORY.replace("{glue}", glue))
-    done = lintloader(
-        "verify", "--dataloader", "probe_factory.py:make", "--epochs", "3",
-        "--worker-init-delay", "0", "--json", cwd=folder,
-    )  # fmt: skip
-    assert done.stdout, done.stderr
-    return done.returncode, json.loads(done.stdout)
+VERIFY_ARGS = ("verify", "--dataloader", "probe_factory.py:make", "--epochs", "3")
+VERIFY_ARGS += ("--worker-init-delay", "0", "--json")
+VERIFY_MODULES = ("torch.utils.data", "lintloader.cli.group", "lintloader.cli.verify")
 
 
 def as_python36_reads_it(path: Path) -> None:
@@ -427,14 +412,17 @@ def as_python36_reads_it(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def harness_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Harness, tuple[dict, dict]]:
-    """Every harness case, fixed and unfixed, run in one harness process (one torch import):
-    case -> (result after the fix, result before it)."""
+def harness_runs(
+    tmp_path_factory: pytest.TempPathFactory, fixed_inputs: list[Fixed]
+) -> dict[Harness, tuple[dict, dict]]:
+    """Every harness case, fixed (by :func:`fixed_inputs`'s one ``fix`` run) and unfixed, run
+    in one harness process (one torch import): case -> (result after the fix, result before
+    it)."""
     pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
     root = tmp_path_factory.mktemp("harness")
     runs = [c for cases in RUNTIME.values() for c in cases if isinstance(c, Harness)]
-    after = [prepared(c, root / f"fixed{i}", True) for i, c in enumerate(runs)]
-    before = [prepared(c, root / f"before{i}", False) for i, c in enumerate(runs)]
+    after = [prepared(c, root / f"fixed{i}", fixed_inputs) for i, c in enumerate(runs)]
+    before = [prepared(c, root / f"before{i}", None) for i, c in enumerate(runs)]
     (root / "logs").mkdir()
     pairs = [*zip(after, runs, strict=True), *zip(before, runs, strict=True)]
     for path, case in pairs:
@@ -445,8 +433,34 @@ def harness_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Harness, tupl
     return dict(zip(runs, outcomes, strict=True))
 
 
+@pytest.fixture(scope="module")
+def verify_runs(
+    tmp_path_factory: pytest.TempPathFactory, fixed_inputs: list[Fixed]
+) -> dict[tuple[Verify, bool], tuple[int, dict]]:
+    """Every verify case fixed, and unfixed the first of each strategy that has a control,
+    each probed by ``lintloader verify --dataloader`` in a child of one process
+    (harness.run_cli_forked: one torch import): (case, fixed) -> (exit status, its JSON)."""
+    pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
+    root = tmp_path_factory.mktemp("verify")
+    wanted: list[tuple[Verify, bool]] = []
+    for cases in RUNTIME.values():
+        probed = [c for c in cases if isinstance(c, Verify)]
+        wanted += [(case, True) for case in probed]
+        wanted += [(probed[0], False)] if probed and probed[0].control else []
+    folders = []
+    for number, (case, fix) in enumerate(wanted):
+        folder = root / f"case{number}"
+        prepared(case, folder, fixed_inputs if fix else None)
+        (folder / "probe_factory.py").write_text(FACTORY.replace("{glue}", case.glue))
+        folders.append(str(folder))
+    done = run_cli_forked([(VERIFY_ARGS, folder) for folder in folders], VERIFY_MODULES)
+    assert all(d.stdout for d in done), [d.stderr for d in done]
+    outcomes = [(d.returncode, json.loads(d.stdout)) for d in done]
+    return dict(zip(wanted, outcomes, strict=True))
+
+
 @pytest.mark.parametrize("name", sorted(RUNTIME))
-def test_fixed_fixture_starts_one_pool(name: str, tmp_path: Path, request) -> None:
+def test_fixed_fixture_starts_one_pool(name: str, request) -> None:
     pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
     cases = RUNTIME[name]
     for case in (c for c in cases if isinstance(c, Harness)):
@@ -459,9 +473,7 @@ def test_fixed_fixture_starts_one_pool(name: str, tmp_path: Path, request) -> No
         else:
             assert (before["error"] or "").startswith(case.control), before
     for number, case in enumerate(c for c in cases if isinstance(c, Verify)):
-        folder = tmp_path / f"verify{number}"
-        prepared(case, folder, True)
-        code, result = verify(folder, case.glue)
+        code, result = request.getfixturevalue("verify_runs")[case, True]
         assert (code, result["verdict"]) == (0, "PASS"), result
         (loader,) = result["loaders"]
         epochs = loader["epochs"]
@@ -470,7 +482,5 @@ def test_fixed_fixture_starts_one_pool(name: str, tmp_path: Path, request) -> No
         for epoch in epochs:  # and every epoch saw every sample
             assert epoch["unique_samples"] == epoch["expected_samples"] == 8, epoch
         if number == 0 and case.control:  # unfixed, it respawns under the same probe
-            control = tmp_path / "control"
-            prepared(case, control, False)
-            code, result = verify(control, case.glue)
+            code, result = request.getfixturevalue("verify_runs")[case, False]
             assert (code, result["verdict"]) == (1, "FAIL"), result

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import run_cli, run_cli_forked
 
 from lintloader.rules.registry import all_rules
 
@@ -91,11 +91,14 @@ def test_flake8_file_scope_sees_single_file_chains_only(project: Path) -> None:
     none FILE` does: every chain that stays in one file is still found, the cross-file one is
     not (the limit)."""
     got = flake8_findings("--lintloader-scope=file", "src", cwd=project)
+    files = [str(p.relative_to(project)) for p in sorted((project / "src").rglob("*.py"))]
+    runs = [(("check", "--output-format", "json", "--project-root", "none", f), project)
+            for f in files]  # fmt: skip
     alone = set()
-    for path in sorted((project / "src").rglob("*.py")):
-        relative = str(path.relative_to(project))
-        alone |= keys(check_json("--project-root", "none", relative, cwd=project))
-    assert got == alone
+    for done in run_cli_forked(runs):  # one check per file, each its own cold run
+        assert done.returncode in (0, 1), done.stderr
+        alone |= keys(json.loads(done.stdout))
+    assert len(files) > 20 and got == alone
     assert keys(single_file(check_json("src", cwd=project))) <= got
     assert ("src/minilight/utilities/fetching.py", 16, 9, "LL101") not in got
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
+from harness import run_cli_forked
 from lsp_support import answer, change_document, lsp_session, open_document, types
 from test_revisit import EPOCH_REBUILD, HELPER, _blank_line_inserted, _call_added
 
@@ -55,9 +56,8 @@ def _served(report: types.WorkspaceDiagnosticReport, root: Path) -> set[tuple[ob
     return found
 
 
-def _checked(cli, disk: Path) -> set[tuple[object, ...]]:
-    """The same, from a cold ``lintloader check`` of ``disk``."""
-    printed = cli("check", "--no-cache", "--output-format", "json", ".", cwd=disk).stdout
+def _checked(printed: str) -> set[tuple[object, ...]]:
+    """The same, from what a cold ``lintloader check --output-format json`` printed."""
     found = set()
     for f in json.loads(printed):
         hops = tuple((h["path"], h["line"]) for h in (*f["chain"], *f["also_reaches"]))
@@ -65,13 +65,15 @@ def _checked(cli, disk: Path) -> set[tuple[object, ...]]:
     return found
 
 
-async def test_after_any_series_of_unsaved_edits_diagnostics_are_a_cold_checks(tmp_path, cli):
-    root, disk = _project(tmp_path / "project"), tmp_path / "disk"
+async def test_after_any_series_of_unsaved_edits_diagnostics_are_a_cold_checks(tmp_path):
+    root = _project(tmp_path / "project")
     files = sorted(p.relative_to(root) for p in root.rglob("*.py"))
     seed = int(os.environ.get("LINTLOADER_LSP_SEED", SEED))
     rng = random.Random(seed)
     buffers: dict[Path, str] = {}  # the open documents' texts
     versions: dict[Path, int] = {}
+    served_at: list[set[tuple[object, ...]]] = []  # per step: what the server served
+    disks: list[Path] = []  # per step: the open documents' texts written to disk
     async with lsp_session(root, tmp_path / "cache", pull=True) as client:
         for step in range(int(os.environ.get("LINTLOADER_LSP_STEPS", 12))):
             for relative in rng.sample(files, rng.choice((1, 1, 2))):
@@ -91,10 +93,17 @@ async def test_after_any_series_of_unsaved_edits_diagnostics_are_a_cold_checks(t
                     types.WorkspaceDiagnosticParams(previous_result_ids=[])
                 )
             )
-            shutil.rmtree(disk, ignore_errors=True)
+            disk = tmp_path / f"disk{step}"
             shutil.copytree(root, disk)
             for relative, text in buffers.items():
                 (disk / relative).write_text(text, encoding="utf-8")
-            expected = _checked(cli, disk)
-            assert _served(served, root) == expected, f"seed {seed}, step {step}"
+            served_at.append(_served(served, root))
+            disks.append(disk)
+    # the cold checks, one per step, each a cold run of its own (forked from one process)
+    cold = run_cli_forked([(("check", "--no-cache", "--output-format", "json", "."), d)
+                           for d in disks])  # fmt: skip
+    for step, (diagnostics, done) in enumerate(zip(served_at, cold, strict=True)):
+        assert done.returncode in (0, 1), done.stderr
+        expected = _checked(done.stdout)
+        assert diagnostics == expected, f"seed {seed}, step {step}"
     assert any(code == "LL101" for _, code, *_ in expected)  # something was compared
