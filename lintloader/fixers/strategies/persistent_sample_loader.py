@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
-import libcst.matchers as m
 
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
@@ -143,8 +142,21 @@ def _refuse_loop_over(located: Located, body: cst.CSTNode, hop: Hop, loader: set
             )
 
 
+class _Loops(cst.CSTVisitor):
+    """The ``for`` loops of a node, in source order. (``libcst.matchers.findall`` would do, but
+    importing ``libcst.matchers`` costs a fix run some 0.3-0.8 s of CPU.)"""
+
+    def __init__(self) -> None:
+        self.found: list[cst.For] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.found.append(node)
+
+
 def _loops(node: cst.CSTNode) -> list[cst.For]:
-    return [loop for loop in m.findall(node, m.For()) if isinstance(loop, cst.For)]
+    loops = _Loops()
+    node.visit(loops)
+    return loops.found
 
 
 STRATEGY = FixStrategy(
