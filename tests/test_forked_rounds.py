@@ -1,5 +1,6 @@
 """Forked shards (``workers/forked.py``) and sharded demand rounds (``rounds.py``): real forks, the
-same answers as one process, and a failing child's shard redone by the parent."""
+same answers as one process, a failing child's shard redone by the parent, and resident children
+that keep what they read from one round to the next (each file read once per run)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.rounds import RoundTaker
 from lintloader.summary.summarize import summarize_source
-from lintloader.workers.forked import can_fork, map_forked
+from lintloader.workers.forked import Resident, can_fork, map_forked
 from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
@@ -81,14 +82,83 @@ def test_a_child_writes_nothing_to_the_parents_streams(capfd: pytest.CaptureFixt
     assert capfd.readouterr().out == "buffered before the fork"
 
 
-def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, ParseStats, set]:
+def gone(pid: int) -> bool:
+    """Whether ``pid`` is no process of ours any more (reaped)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@needs_fork
+def test_a_resident_child_answers_request_after_request_keeping_its_memory() -> None:
+    seen: list[bytes] = []
+
+    def serve(request: bytes) -> bytes:
+        seen.append(request)  # in the child: what it was asked before stays
+        return json.dumps([os.getpid(), [r.decode() for r in seen]]).encode()
+
+    first = Resident.start(serve)
+    assert first is not None
+    second = Resident.start(serve, [first])  # holds none of the first's pipes open
+    try:
+        answers = []
+        for request in (b"one", b"two", b"x" * 300_000):  # past a pipe's buffer
+            assert first.send(request)
+            answers.append(json.loads(first.answer() or b"null"))
+        assert {pid for pid, _ in answers} == {first.pid} != {os.getpid()}
+        assert answers[1][1] == ["one", "two"] and len(answers[2][1]) == 3
+        assert seen == []  # the parent's list is not the child's
+        pid = first.pid
+        first.close()  # returns: the second child does not hold the first's pipe open
+        assert gone(pid)
+    finally:
+        for resident in (first, second):
+            resident.close(kill=True)
+
+
+@needs_fork
+def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
+    def serve(request: bytes) -> bytes:
+        if request == b"die":
+            os._exit(3)
+        raise RuntimeError("only in the child")
+
+    for request in (b"die", b"raise"):
+        resident = Resident.start(serve)
+        assert resident is not None
+        pid = resident.pid
+        assert resident.send(request)
+        assert resident.answer() is None
+        assert gone(pid) and resident.pid == -1
+        assert not resident.send(b"again") and resident.answer() is None
+
+
+def run_select(
+    root: Path, jobs: int, cache_dir: Path, reads: Path | None = None
+) -> tuple[dict, list, ParseStats, set]:
+    """A selection over ``root`` (``reads``: a file each read of a file, in any process, adds
+    its path to)."""
+
+    def reader(path: str) -> bytes | None:
+        if reads is not None:
+            with open(reads, "a") as log:
+                log.write(path + "\n")
+        return read_source(path)
+
     discovery = discover_paths([str(root)], ())
-    sources = SourceSet(read_source)
+    sources = SourceSet(reader)
     files = sources.load(discovery.files, [])
     cache = SummaryCache(cache_dir)
     stats = ParseStats()
     taker = RoundTaker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
-    summaries, _ = select(files, sources, all_rules(), taker.take)
+    try:
+        summaries, _ = select(files, sources, all_rules(), taker.take)
+    finally:
+        pids = [r.pid for r in taker._residents if r is not None]
+        taker.close()
+    assert all(gone(pid) for pid in pids)
     answers = sorted(
         (
             sources.index.paths[row],
@@ -119,6 +189,20 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
     assert total == serial_stats.parsed + serial_stats.cached == len(serial)
     assert sharded_used == serial_used
     assert len(list((tmp_path / "b").rglob("summaries-*/*/*.json"))) == len(serial_used)
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+def test_sharded_rounds_read_each_file_once(tmp_path: Path) -> None:
+    """The resident children keep their shard's bytes: a later round asks them new tokens
+    without reading a file again (the children used to be forked anew each round)."""
+    reads = tmp_path / "reads"
+    summaries, answers, _, _ = run_select(FIXTURES / "check", 3, tmp_path / "c", reads)
+    read = reads.read_text().splitlines()
+    assert len(summaries) > 10
+    assert sorted(read) == sorted(path for path, _, _, _ in answers)  # each once
+    tokens_asked = {len(checked) for _, checked, _, _ in answers}
+    assert max(tokens_asked) > min(tokens_asked) + 5  # later rounds asked some files more
 
 
 @pytest.mark.enumerates_rules

@@ -55,7 +55,13 @@ class GroupQuery:
             head = max(group, key=lambda token: (not is_shape(token), shared[token], token))
             rest = tuple(sorted((t for t in set(group) if t != head), key=_order(shared)))
             buckets.setdefault(head, []).append(rest)
-        query = cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
+        return cls.of_buckets({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
+
+    @classmethod
+    def of_buckets(cls, buckets: dict[bytes, list[TokenGroup]]) -> GroupQuery:
+        """The query of :attr:`buckets` as :meth:`build` arranged them (a forked shard gets
+        its round's query this way: the same search, in the same order)."""
+        query = cls(buckets)
         query.needs = prerequisites(query.tokens)
         return query
 

@@ -16,6 +16,11 @@ parent is killed dies with it (:mod:`lintloader.workers.parent_death`); if the p
 A result comes back through a pipe as the bytes the caller's ``dump`` made of it, and ``load``
 rebuilds it (the select rounds use the cache's data codec): nothing read back can run code, as
 a pickle could, and a payload ``load`` refuses is a failed child like any other.
+
+A :class:`Resident` is a forked child that stays for more than one piece of work: it answers
+each request the parent writes to it (length-prefixed bytes, both ways) until the parent
+closes its end. What the child read for one request stays in its memory for the next (the
+demand rounds of a cold scan ask the same shard of files new tokens, round after round).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import struct
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -135,3 +141,130 @@ def _collect(pid: int, read_end: int, load: Load) -> tuple[Result] | None:
         return (load(b"".join(chunks)),)
     except Exception:  # a truncated, corrupt or refused payload: redo the shard
         return None
+
+
+_LENGTH = struct.Struct("<Q")  # the size of a request or an answer, before its bytes
+
+
+class Resident:
+    """A forked child that answers requests with ``serve(request)`` until it is closed (see
+    the module docstring). A child that fails, is killed or goes silent answers None, and is
+    closed: the caller does the work itself."""
+
+    def __init__(self, pid: int, to_child: int, from_child: int) -> None:
+        self.pid, self._to_child, self._from_child = pid, to_child, from_child
+
+    @classmethod
+    def start(
+        cls, serve: Callable[[bytes], bytes], others: Sequence[Resident | None] = ()
+    ) -> Resident | None:
+        """A child serving requests with ``serve``; None if it could not be forked (or this
+        process cannot fork safely, :func:`can_fork`). ``others``: the residents started
+        before it, whose pipes it must not hold open (each leaves when its pipe closes)."""
+        if not can_fork():
+            return None
+        parent = os.getpid()
+        requests, answers = os.pipe(), os.pipe()
+        with interrupts_held() as mask:
+            try:
+                pid = os.fork()
+            except OSError:
+                for fd in (*requests, *answers):
+                    os.close(fd)
+                return None
+            if pid == 0:
+                status = 1
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                    die_with_parent(parent)
+                    for other in others:
+                        if other is not None:
+                            other.forget()
+                    os.close(requests[1])
+                    os.close(answers[0])
+                    _serve_forever(serve, requests[0], answers[1])
+                    status = 0
+                except BaseException:  # anything: the parent does the work itself
+                    pass
+                finally:
+                    os._exit(status)
+        os.close(requests[0])
+        os.close(answers[1])
+        return cls(pid, requests[1], answers[0])
+
+    def send(self, request: bytes) -> bool:
+        """Hand the child a request (False: it is gone, and now closed)."""
+        if self.pid < 0:
+            return False
+        try:
+            _write_all(self._to_child, _LENGTH.pack(len(request)) + request)
+        except OSError:
+            self.close()
+            return False
+        return True
+
+    def answer(self) -> bytes | None:
+        """The child's answer to the request sent last (None: it failed, and is now closed)."""
+        if self.pid < 0:
+            return None
+        head = _read_exactly(self._from_child, _LENGTH.size)
+        found = _read_exactly(self._from_child, _LENGTH.unpack(head)[0]) if head else None
+        if found is None:
+            self.close()
+        return found
+
+    def forget(self) -> None:
+        """Close this process's ends of the pipes, leaving the child alone (in a sibling)."""
+        for fd in (self._to_child, self._from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pid = -1
+
+    def close(self, kill: bool = False) -> None:
+        """Let the child go (it leaves when its requests end; ``kill``: now, mid-request, as
+        after a Ctrl-C) and reap it."""
+        if self.pid < 0:
+            return
+        pid, self.pid = self.pid, -1
+        if kill:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for fd in (self._to_child, self._from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def _serve_forever(serve: Callable[[bytes], bytes], requests: int, answers: int) -> None:
+    """The resident child's loop: a request in, ``serve``'s answer out, until the parent
+    closes its end."""
+    while True:
+        head = _read_exactly(requests, _LENGTH.size)
+        if not head:
+            return
+        request = _read_exactly(requests, _LENGTH.unpack(head)[0])
+        if request is None:
+            return
+        answer = serve(request)
+        _write_all(answers, _LENGTH.pack(len(answer)) + answer)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from ``fd`` (b"" when the other end closed before the first byte, None
+    when it closed before the last)."""
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return b"" if left == size else None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
