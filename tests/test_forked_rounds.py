@@ -9,6 +9,9 @@ import os
 import pickle
 import shutil
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,64 +25,10 @@ from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.rounds import RoundTaker
 from lintloader.summary.summarize import summarize_source
-from lintloader.workers.forked import Resident, can_fork, map_forked
+from lintloader.workers.forked import Resident, can_fork
 from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
-AS_JSON = (lambda value: json.dumps(value).encode(), json.loads)  # what the children send
-
-
-@needs_fork
-def test_a_payload_the_parent_refuses_is_redone_here(tmp_path: Path) -> None:
-    """A child's bytes that ``load`` refuses (here a pickle that would create a file) are
-    never run: the shard runs again in the parent."""
-    parent = os.getpid()
-    planted = tmp_path / "planted"
-
-    class Plant:
-        def __reduce__(self) -> tuple[object, tuple[str, str]]:
-            return (open, (str(planted), "w"))
-
-    def dump(value: object) -> bytes:
-        if os.getpid() == parent:
-            return json.dumps(value).encode()
-        return pickle.dumps(Plant())
-
-    results = map_forked(lambda shard: [os.getpid(), *shard], [[1], [2], [3]], dump, json.loads)
-    assert results == [[parent, 1], [parent, 2], [parent, 3]]
-    assert not planted.exists()
-
-
-@needs_fork
-def test_shards_run_in_other_processes_and_come_back_in_order() -> None:
-    results = map_forked(
-        lambda shard: (os.getpid(), [n * n for n in shard]), [[1, 2], [3], [4]], *AS_JSON
-    )
-    assert [squares for _, squares in results] == [[1, 4], [9], [16]]
-    pids = [pid for pid, _ in results]
-    assert pids[0] == os.getpid() and len(set(pids)) == 3
-
-
-@needs_fork
-def test_a_failing_child_shard_is_redone_here() -> None:
-    parent = os.getpid()
-
-    def work(shard: list[int]) -> list[int]:
-        if os.getpid() != parent and shard == [2]:
-            raise RuntimeError("only in the child")
-        if os.getpid() != parent and shard == [3]:
-            os._exit(9)  # killed mid-way, nothing sent
-        return [n + 1 for n in shard]
-
-    assert map_forked(work, [[1], [2], [3]], *AS_JSON) == [[2], [3], [4]]
-
-
-@needs_fork
-def test_a_child_writes_nothing_to_the_parents_streams(capfd: pytest.CaptureFixture[str]) -> None:
-    sys.stdout.write("buffered before the fork")  # a child that flushed would repeat this
-    map_forked(lambda shard: shard, [[1], [2], [3]], *AS_JSON)
-    sys.stdout.flush()
-    assert capfd.readouterr().out == "buffered before the fork"
 
 
 def gone(pid: int) -> bool:
@@ -135,8 +84,82 @@ def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
         assert not resident.send(b"again") and resident.answer() is None
 
 
+@needs_fork
+def test_a_resident_child_writes_nothing_to_the_parents_streams(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    sys.stdout.write("buffered before the fork")  # a child that flushed would repeat this
+    resident = Resident.start(lambda request: request)
+    assert resident is not None
+    try:
+        assert resident.send(b"echo") and resident.answer() == b"echo"
+    finally:
+        resident.close()
+    sys.stdout.flush()
+    assert capfd.readouterr().out == "buffered before the fork"
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not can_fork()
+        assert Resident.start(lambda request: request) is None
+    finally:
+        release.set()
+        other.join()
+
+
+@dataclass
+class PlantingTaker(RoundTaker):
+    """A taker whose resident children answer with a pickle that would create a file when
+    loaded (``planted``), or fail in the middle of their work (``fail``)."""
+
+    planted: Path | None = None
+    fail: bool = False
+
+    def _serve(self, files: dict, data: bytes) -> bytes:
+        if self.fail:
+            raise RuntimeError("only in the child")
+        answer = super()._serve(files, data)
+        if self.planted is None:
+            return answer
+        planted = str(self.planted)
+
+        class Plant:
+            def __reduce__(self) -> tuple[object, tuple[str, str]]:
+                return (open, (planted, "w"))
+
+        return pickle.dumps(Plant())
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+@pytest.mark.parametrize("how", ["planted", "fail"])
+def test_an_answer_the_parent_refuses_or_a_failing_child_is_redone_here(
+    tmp_path: Path, how: str
+) -> None:
+    """A child's bytes the codec refuses (a pickle that would create a file) are never run,
+    and a child that fails answers nothing: either way its shard runs again in the parent,
+    with the same summaries and answers as one process."""
+    planted = tmp_path / "planted"
+    serial, serial_answers, _, _ = run_select(FIXTURES / "check", 1, tmp_path / "a")
+    how_to = {"planted": {"planted": planted}, "fail": {"fail": True}}[how]
+    taker = partial(PlantingTaker, **how_to)
+    redone, redone_answers, _, _ = run_select(FIXTURES / "check", 3, tmp_path / "b", taker=taker)
+    assert list(redone) == list(serial) and redone_answers == serial_answers
+    assert not planted.exists()
+
+
 def run_select(
-    root: Path, jobs: int, cache_dir: Path, reads: Path | None = None
+    root: Path,
+    jobs: int,
+    cache_dir: Path,
+    reads: Path | None = None,
+    taker: Callable[..., RoundTaker] = RoundTaker,
 ) -> tuple[dict, list, ParseStats, set]:
     """A selection over ``root`` (``reads``: a file each read of a file, in any process, adds
     its path to)."""
@@ -152,12 +175,12 @@ def run_select(
     files = sources.load(discovery.files, [])
     cache = SummaryCache(cache_dir)
     stats = ParseStats()
-    taker = RoundTaker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
+    rounds = taker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
     try:
-        summaries, _ = select(files, sources, all_rules(), taker.take)
+        summaries, _ = select(files, sources, all_rules(), rounds.take)
     finally:
-        pids = [r.pid for r in taker._residents if r is not None]
-        taker.close()
+        pids = [r.pid for r in rounds._residents if r is not None and r.pid > 0]
+        rounds.close()
     assert all(gone(pid) for pid in pids)
     answers = sorted(
         (
@@ -192,12 +215,13 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
 
 
 @pytest.mark.enumerates_rules
-@needs_fork
-def test_sharded_rounds_read_each_file_once(tmp_path: Path) -> None:
-    """The resident children keep their shard's bytes: a later round asks them new tokens
-    without reading a file again (the children used to be forked anew each round)."""
+@pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
+def test_cold_rounds_read_each_file_once(tmp_path: Path, jobs: int) -> None:
+    """A cold scan keeps the bytes it searched (the resident children their shard's: they
+    used to be forked anew each round): a later round asks new tokens without reading a file
+    again."""
     reads = tmp_path / "reads"
-    summaries, answers, _, _ = run_select(FIXTURES / "check", 3, tmp_path / "c", reads)
+    summaries, answers, _, _ = run_select(FIXTURES / "check", jobs, tmp_path / "c", reads)
     read = reads.read_text().splitlines()
     assert len(summaries) > 10
     assert sorted(read) == sorted(path for path, _, _, _ in answers)  # each once
@@ -230,18 +254,3 @@ def test_copies_of_a_package_are_parsed_once_and_summarized_as_each_alone(
     for path, summary in summaries.items():  # what the file alone summarizes to, at its path
         assert summary == summarize_source(Path(path).read_bytes(), path, summary.module,
                                            summary.is_package)  # fmt: skip
-
-
-def test_no_fork_while_another_thread_runs() -> None:
-    import threading
-
-    release = threading.Event()
-    other = threading.Thread(target=release.wait)
-    other.start()
-    try:
-        assert not can_fork()
-        results = map_forked(lambda shard: os.getpid(), [[1], [2]], *AS_JSON)
-        assert results == [os.getpid(), os.getpid()]  # every shard ran here
-    finally:
-        release.set()
-        other.join()

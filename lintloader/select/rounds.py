@@ -39,9 +39,10 @@ CHUNK_FILES = 256
 # project this small is read once per run, whatever later rounds ask (issue 45); past this,
 # memory follows the parsed files and a later round reads a released file again.
 SPARE_BYTES = 16 * 1024 * 1024
-# The same, in each process of a sharded scan, for its own shard: the later rounds ask the
-# same shard new tokens (round 2 of a site-packages asks ``pytorch_lightning`` in 7,658 files
-# round 1 searched), and bytes kept answer them without reading the files again.
+# The same, in each process of a cold scan (of a sharded one: for its own shard), released when
+# the selection ends: later rounds ask the same files new tokens (round 2 of a site-packages
+# asks ``pytorch_lightning`` in 7,658 files round 1 searched), and the bytes kept answer them
+# without reading the files again.
 RESIDENT_SPARE_BYTES = 128 * 1024 * 1024
 
 
@@ -128,17 +129,21 @@ class RoundTaker:
     _shards: list[list[str]] | None = None
     _owner: dict[str, int] = field(default_factory=dict)
     _residents: list[Resident | None] = field(default_factory=list)
+    _keeping: bool = False  # a cold round kept bytes past spare_bytes (close releases them)
 
     def take(
         self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
     ) -> dict[str, FileSummary]:
         """Summaries of the candidates the query or the module names choose, in the
         candidates' order."""
-        if self._worth_sharding(candidates, query):
+        cold = self._cold(candidates, query)
+        self._keeping |= cold  # bytes past spare_bytes are kept: released by close()
+        if cold and self.jobs > 1 and can_fork():
             assert query is not None
             found = self._take_sharded(candidates, query, modules)
         else:
-            chosen = self._choose(candidates, query, modules)
+            spare = self.resident_spare_bytes if cold else self.spare_bytes
+            chosen = self._choose(candidates, query, modules, spare)
             found = self.summarize(chosen, self.stats, self.jobs)
         return {f.path: found[f.path] for f in candidates if f.path in found}
 
@@ -231,16 +236,16 @@ class RoundTaker:
             if resident is not None:
                 resident.close(kill)
         self._residents = [None] * len(self._residents)
-        if self._shards is not None:
+        if self._keeping:
             self.sources.forget(self.sources.held())
 
-    def _worth_sharding(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
+    def _cold(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
+        """Whether the round must search thousands of files read in this run (a cold scan):
+        worth shards, and worth keeping the bytes for the next round's tokens."""
         return (
             query is not None
-            and self.jobs > 1
             and len(candidates) >= self.shard_min_files
             and self.sources.read_count >= self.shard_min_files
-            and can_fork()
         )
 
     def _shard(
@@ -263,19 +268,18 @@ class RoundTaker:
         candidates: list[SourceFile],
         query: GroupQuery | None,
         modules: frozenset[str],
-        spare: int | None = None,
+        spare: int,
     ) -> list[SourceFile]:
         """:func:`chosen_by`, a chunk of files at a time, the bytes of the files not chosen
-        released after each chunk, but for ``spare`` (:attr:`spare_bytes` unless given) of
-        them: their token answers are known (a later round that needs a released one reads it
-        again)."""
+        released after each chunk, but for ``spare`` bytes of them in all over the run: their
+        token answers are known (a later round that needs a released one reads it again)."""
         chosen: list[SourceFile] = []
         for start in range(0, len(candidates), CHUNK_FILES):
             chunk = candidates[start : start + CHUNK_FILES]
             picked = chosen_by(query, modules, self.sources, chunk)
             taken = {f.path for f in picked}
             unchosen = (f.path for f in chunk if f.path not in taken)
-            self.sources.forget(unchosen, spare=self.spare_bytes if spare is None else spare)
+            self.sources.forget(unchosen, spare=spare)
             chosen += picked
         return chosen
 
