@@ -39,6 +39,10 @@ class GroupQuery:
     # stat index they were worked out against
     _masks: list[tuple[int, tuple[tuple[str, int], ...]]] = field(default_factory=list)
     _masks_for: object = None
+    # every bit of those masks, and whether a group is scope tokens only (a file inside its
+    # packages matches it without a search)
+    _asked: int = 0
+    _scope_only: bool = False
     _heads: tuple[int, frozenset[str]] = (0, frozenset())
     _heads_for: object = None
     # per token: the package of a scope token (None: another token), the token searched
@@ -92,8 +96,11 @@ class GroupQuery:
         (Unchanged files of a warm or one-changed-file run answer every round this way, which
         is an integer test per group instead of a dictionary walk per token.)"""
         checked, present = sources.answers(file.path)
+        masks = self._group_masks(sources)
+        if not checked & self._asked and not self._scope_only:
+            return None  # nothing this query asks was asked of the file yet (a cold file)
         package_of_file, undecided = top_package(file.module), False
-        for mask, scopes in self._group_masks(sources):
+        for mask, scopes in masks:
             for package, bit in scopes:
                 if package != package_of_file:
                     mask |= bit
@@ -134,6 +141,12 @@ class GroupQuery:
                             scopes.append((package, index.bit(index_token(token))))
                     masks.append((bits, tuple(scopes)))
             self._masks, self._masks_for = masks, index
+            self._asked = 0
+            for bits, scopes in masks:
+                self._asked |= bits
+                for _, bit in scopes:
+                    self._asked |= bit
+            self._scope_only = any(not bits for bits, _ in masks)
         return self._masks
 
     def _has(
