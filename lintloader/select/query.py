@@ -64,9 +64,14 @@ class GroupQuery:
     @classmethod
     def of_buckets(cls, buckets: dict[bytes, list[TokenGroup]]) -> GroupQuery:
         """The query of :attr:`buckets` as :meth:`build` arranged them (a forked shard gets
-        its round's query this way: the same search, in the same order)."""
-        query = cls(buckets)
-        query.needs = prerequisites(query.tokens)
+        its round's query this way: the same search, in the same order). The buckets are
+        asked in the order of their shortest prerequisite: a file without ``oader`` then
+        fails the eight DataLoader buckets on that one search, before ``get_eval_dataloader``
+        (which holds it) is ever searched for."""
+        needs = prerequisites(cls(buckets).tokens)
+        order = sorted(buckets, key=lambda head: (_shortest_need(head, needs), head))
+        query = cls({head: buckets[head] for head in order})
+        query.needs = needs
         return query
 
     @property
@@ -159,6 +164,17 @@ class GroupQuery:
         package, searched = known
         inside = package is not None and package_of_file == package
         return inside or sources.contains(file.path, searched, self.needs)
+
+
+def _shortest_need(token: bytes, needs: dict[bytes, tuple[bytes, ...]]) -> int:
+    """The length of the shortest of ``token`` and the prerequisites it needs, through
+    theirs."""
+    shortest, stack = len(token), [token]
+    while stack:
+        for need in needs.get(stack.pop(), ()):
+            shortest = min(shortest, len(need))
+            stack.append(need)
+    return shortest
 
 
 def _order(shared: Counter[bytes]) -> Callable[[bytes], tuple[bool, int, bytes]]:
