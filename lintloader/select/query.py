@@ -147,9 +147,9 @@ class GroupQuery:
                     masks.append((bits, tuple(scopes)))
             self._masks, self._masks_for = masks, index
             self._asked = 0
-            for bits, scopes in masks:
+            for bits, scoped in masks:
                 self._asked |= bits
-                for _, bit in scopes:
+                for _, bit in scoped:
                     self._asked |= bit
             self._scope_only = any(not bits for bits, _ in masks)
         return self._masks
