@@ -1,5 +1,6 @@
 """Forked shards (``workers/forked.py``) and sharded demand rounds (``rounds.py``): real forks, the
-same answers as one process, and a failing child's shard redone by the parent."""
+same answers as one process, a failing child's shard redone by the parent, and resident children
+that keep what they read from one round to the next (each file read once per run)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import os
 import pickle
 import shutil
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -21,74 +25,163 @@ from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.rounds import RoundTaker
 from lintloader.summary.summarize import summarize_source
-from lintloader.workers.forked import can_fork, map_forked
+from lintloader.workers.forked import Resident, can_fork
 from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
-AS_JSON = (lambda value: json.dumps(value).encode(), json.loads)  # what the children send
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` is no process of ours any more (reaped)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
 
 
 @needs_fork
-def test_a_payload_the_parent_refuses_is_redone_here(tmp_path: Path) -> None:
-    """A child's bytes that ``load`` refuses (here a pickle that would create a file) are
-    never run: the shard runs again in the parent."""
-    parent = os.getpid()
-    planted = tmp_path / "planted"
+def test_a_resident_child_answers_request_after_request_keeping_its_memory() -> None:
+    seen: list[bytes] = []
 
-    class Plant:
-        def __reduce__(self) -> tuple[object, tuple[str, str]]:
-            return (open, (str(planted), "w"))
+    def serve(request: bytes) -> bytes:
+        seen.append(request)  # in the child: what it was asked before stays
+        return json.dumps([os.getpid(), [r.decode() for r in seen]]).encode()
 
-    def dump(value: object) -> bytes:
-        if os.getpid() == parent:
-            return json.dumps(value).encode()
-        return pickle.dumps(Plant())
-
-    results = map_forked(lambda shard: [os.getpid(), *shard], [[1], [2], [3]], dump, json.loads)
-    assert results == [[parent, 1], [parent, 2], [parent, 3]]
-    assert not planted.exists()
-
-
-@needs_fork
-def test_shards_run_in_other_processes_and_come_back_in_order() -> None:
-    results = map_forked(
-        lambda shard: (os.getpid(), [n * n for n in shard]), [[1, 2], [3], [4]], *AS_JSON
-    )
-    assert [squares for _, squares in results] == [[1, 4], [9], [16]]
-    pids = [pid for pid, _ in results]
-    assert pids[0] == os.getpid() and len(set(pids)) == 3
+    first = Resident.start(serve)
+    assert first is not None
+    second = Resident.start(serve, [first])  # holds none of the first's pipes open
+    try:
+        answers = []
+        for request in (b"one", b"two", b"x" * 300_000):  # past a pipe's buffer
+            assert first.send(request)
+            answers.append(json.loads(first.answer() or b"null"))
+        assert {pid for pid, _ in answers} == {first.pid} != {os.getpid()}
+        assert answers[1][1] == ["one", "two"] and len(answers[2][1]) == 3
+        assert seen == []  # the parent's list is not the child's
+        pid = first.pid
+        first.close()  # returns: the second child does not hold the first's pipe open
+        assert gone(pid)
+    finally:
+        for resident in (first, second):
+            resident.close(kill=True)
 
 
 @needs_fork
-def test_a_failing_child_shard_is_redone_here() -> None:
-    parent = os.getpid()
+def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
+    def serve(request: bytes) -> bytes:
+        if request == b"die":
+            os._exit(3)
+        raise RuntimeError("only in the child")
 
-    def work(shard: list[int]) -> list[int]:
-        if os.getpid() != parent and shard == [2]:
-            raise RuntimeError("only in the child")
-        if os.getpid() != parent and shard == [3]:
-            os._exit(9)  # killed mid-way, nothing sent
-        return [n + 1 for n in shard]
-
-    assert map_forked(work, [[1], [2], [3]], *AS_JSON) == [[2], [3], [4]]
+    for request in (b"die", b"raise"):
+        resident = Resident.start(serve)
+        assert resident is not None
+        pid = resident.pid
+        assert resident.send(request)
+        assert resident.answer() is None
+        assert gone(pid) and resident.pid == -1
+        assert not resident.send(b"again") and resident.answer() is None
 
 
 @needs_fork
-def test_a_child_writes_nothing_to_the_parents_streams(capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_resident_child_writes_nothing_to_the_parents_streams(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     sys.stdout.write("buffered before the fork")  # a child that flushed would repeat this
-    map_forked(lambda shard: shard, [[1], [2], [3]], *AS_JSON)
+    resident = Resident.start(lambda request: request)
+    assert resident is not None
+    try:
+        assert resident.send(b"echo") and resident.answer() == b"echo"
+    finally:
+        resident.close()
     sys.stdout.flush()
     assert capfd.readouterr().out == "buffered before the fork"
 
 
-def run_select(root: Path, jobs: int, cache_dir: Path) -> tuple[dict, list, ParseStats, set]:
+def test_no_fork_while_another_thread_runs() -> None:
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not can_fork()
+        assert Resident.start(lambda request: request) is None
+    finally:
+        release.set()
+        other.join()
+
+
+@dataclass
+class PlantingTaker(RoundTaker):
+    """A taker whose resident children answer with a pickle that would create a file when
+    loaded (``planted``), or fail in the middle of their work (``fail``)."""
+
+    planted: Path | None = None
+    fail: bool = False
+
+    def _serve(self, files: dict, data: bytes) -> bytes:
+        if self.fail:
+            raise RuntimeError("only in the child")
+        answer = super()._serve(files, data)
+        if self.planted is None:
+            return answer
+        planted = str(self.planted)
+
+        class Plant:
+            def __reduce__(self) -> tuple[object, tuple[str, str]]:
+                return (open, (planted, "w"))
+
+        return pickle.dumps(Plant())
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+@pytest.mark.parametrize("how", ["planted", "fail"])
+def test_an_answer_the_parent_refuses_or_a_failing_child_is_redone_here(
+    tmp_path: Path, how: str
+) -> None:
+    """A child's bytes the codec refuses (a pickle that would create a file) are never run,
+    and a child that fails answers nothing: either way its shard runs again in the parent,
+    with the same summaries and answers as one process."""
+    planted = tmp_path / "planted"
+    serial, serial_answers, _, _ = run_select(FIXTURES / "check", 1, tmp_path / "a")
+    how_to = {"planted": {"planted": planted}, "fail": {"fail": True}}[how]
+    taker = partial(PlantingTaker, **how_to)
+    redone, redone_answers, _, _ = run_select(FIXTURES / "check", 3, tmp_path / "b", taker=taker)
+    assert list(redone) == list(serial) and redone_answers == serial_answers
+    assert not planted.exists()
+
+
+def run_select(
+    root: Path,
+    jobs: int,
+    cache_dir: Path,
+    reads: Path | None = None,
+    taker: Callable[..., RoundTaker] = RoundTaker,
+) -> tuple[dict, list, ParseStats, set]:
+    """A selection over ``root`` (``reads``: a file each read of a file, in any process, adds
+    its path to)."""
+
+    def reader(path: str) -> bytes | None:
+        if reads is not None:
+            with open(reads, "a") as log:
+                log.write(path + "\n")
+        return read_source(path)
+
     discovery = discover_paths([str(root)], ())
-    sources = SourceSet(read_source)
+    sources = SourceSet(reader)
     files = sources.load(discovery.files, [])
     cache = SummaryCache(cache_dir)
     stats = ParseStats()
-    taker = RoundTaker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
-    summaries, _ = select(files, sources, all_rules(), taker.take)
+    rounds = taker(sources, cache, stats, jobs, max_file_mb=4.0, shard_min_files=1)
+    try:
+        summaries, _ = select(files, sources, all_rules(), rounds.take)
+    finally:
+        pids = [r.pid for r in rounds._residents if r is not None and r.pid > 0]
+        rounds.close()
+    assert all(gone(pid) for pid in pids)
     answers = sorted(
         (
             sources.index.paths[row],
@@ -123,6 +216,21 @@ def test_sharded_rounds_select_summarize_and_remember_what_one_process_does(
 
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
+def test_cold_rounds_read_each_file_once(tmp_path: Path, jobs: int) -> None:
+    """A cold scan keeps the bytes it searched (the resident children their shard's: they
+    used to be forked anew each round): a later round asks new tokens without reading a file
+    again."""
+    reads = tmp_path / "reads"
+    summaries, answers, _, _ = run_select(FIXTURES / "check", jobs, tmp_path / "c", reads)
+    read = reads.read_text().splitlines()
+    assert len(summaries) > 10
+    assert sorted(read) == sorted(path for path, _, _, _ in answers)  # each once
+    tokens_asked = {len(checked) for _, checked, _, _ in answers}
+    assert max(tokens_asked) > min(tokens_asked) + 5  # later rounds asked some files more
+
+
+@pytest.mark.enumerates_rules
+@pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
 def test_copies_of_a_package_are_parsed_once_and_summarized_as_each_alone(
     tmp_path: Path, jobs: int
 ) -> None:
@@ -146,18 +254,3 @@ def test_copies_of_a_package_are_parsed_once_and_summarized_as_each_alone(
     for path, summary in summaries.items():  # what the file alone summarizes to, at its path
         assert summary == summarize_source(Path(path).read_bytes(), path, summary.module,
                                            summary.is_package)  # fmt: skip
-
-
-def test_no_fork_while_another_thread_runs() -> None:
-    import threading
-
-    release = threading.Event()
-    other = threading.Thread(target=release.wait)
-    other.start()
-    try:
-        assert not can_fork()
-        results = map_forked(lambda shard: os.getpid(), [[1], [2]], *AS_JSON)
-        assert results == [os.getpid(), os.getpid()]  # every shard ran here
-    finally:
-        release.set()
-        other.join()

@@ -82,9 +82,13 @@ def select_in(root: Path, jobs: int, tmp: Path) -> tuple[dict, SourceSet, Counti
         max_file_mb=4.0,
         shard_min_files=1,
         spare_bytes=0,  # this tree is small: release every unchosen file, as a large one would
+        resident_spare_bytes=0,  # in each process of a sharded run too
     )
     rounds: list[Round] = []
-    summaries, _ = select(files, sources, all_rules(), taker.take, rounds)
+    try:
+        summaries, _ = select(files, sources, all_rules(), taker.take, rounds)
+    finally:
+        taker.close()
     return summaries, sources, reader, rounds
 
 

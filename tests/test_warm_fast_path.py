@@ -306,3 +306,23 @@ def test_verbose_counts_are_the_replays(venv: tuple[Path, Path], tmp_path: Path)
     entry.unlink()
     again = check(python, tmp_path, "--cache-dir", str(cache), "-v")
     assert again == cold  # parsed again, not the stored answer
+
+
+def test_scanned_files_are_stored_with_the_stamps_the_check_saw(tmp_path: Path) -> None:
+    """The store takes a scanned file's stamp from the check's own stat (before it read the
+    file) instead of a stat of its own: a file edited after that stat is stored as the check
+    saw it, so the next run sees the edit and takes the slow path."""
+    from lintloader.cli.fast_record import Witness
+    from lintloader.scan.read.stamps import stamp_of
+
+    seen, other = tmp_path / "seen.py", tmp_path / "other.py"
+    seen.write_text("a = 1\n")
+    other.write_text("b = 2\n")
+    before = stamp_of(os.stat(seen))
+    witness = Witness(["check", "--site-packages"], str(tmp_path / "cache"), b"key")
+    witness.known = {str(seen): before}
+    time.sleep(0.01)
+    seen.write_text("a = 22\n")  # edited after the check's stat
+    stamps = witness._stamps([str(seen), str(other)])
+    assert stamps[:4].tolist() == list(before) != fast.stamps_now([str(seen)]).tolist()
+    assert stamps[4:] == fast.stamps_now([str(other)])  # not known: stat'ed now

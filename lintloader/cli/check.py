@@ -271,7 +271,8 @@ def witnessed(
     if any(target.path for target in reports):
         return None
     scanned = [file.path for file in result.files]
-    witness.saw(scanned, discovery.roots, options.cache_dir, python)
+    known = options.reads.stamps(scanned) if options.reads is not None else {}
+    witness.saw(scanned, discovery.roots, options.cache_dir, python, known)
     witness.summaries = result.stats.parsed + result.stats.cached  # as the run was stored
     return witness
 

@@ -17,11 +17,12 @@ import io
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
 from lintloader.cli import fast
-from lintloader.scan.read.stamps import is_racy
+from lintloader.scan.read.stamps import Stamp, is_racy
 
 # what no check's answer depends on, and whose stamps change on their own
 UNSTAMPED = ("/proc/", "/sys/", "/dev/")
@@ -75,6 +76,7 @@ class Witness:
         self.opened: dict[str, None] = {}
         self.listed: dict[str, None] = {}
         self.scanned: list[str] | None = None  # set by check, when its run was stored
+        self.known: Mapping[str, Stamp] = {}  # scanned files' stamps as the check stat'ed them
         self.roots: list[str] = []
         self.python: str | None = None
         self.summaries = 0  # how many summaries the run stored (its replay's -v count)
@@ -117,12 +119,16 @@ class Witness:
         roots: Sequence[str],
         cache_dir: os.PathLike[str] | None,
         python: str | None,
+        known: Mapping[str, Stamp] | None = None,
     ) -> None:
         """``check`` replayed or stored a run over ``scanned`` below ``roots``, the site
         directories of ``python`` (None: the running interpreter), with the cache in
-        ``cache_dir``: its answer may be stored (see :meth:`store`)."""
+        ``cache_dir``: its answer may be stored (see :meth:`store`). ``known``: the stamps
+        of scanned files as the check stat'ed them before reading them, stored as they are
+        (a file changed since then only makes the next run take the slow path)."""
         if cache_dir is not None and os.path.abspath(cache_dir) == os.path.abspath(self.folder):
             self.scanned, self.roots, self.python = list(scanned), list(roots), python
+            self.known = known or {}
 
     def replaced_line(self, printed: str, replayed: str) -> None:
         """``check -v`` printed ``printed`` (on standard error) where a replay of its run
@@ -143,7 +149,7 @@ class Witness:
         if chunks is None:
             return
         paths = list(dict.fromkeys(self._paths()))
-        stamps = fast.stamps_now(paths)
+        stamps = self._stamps(paths)
         rows = zip(*[iter(stamps)] * 4, strict=True)  # a change since the check began is not seen
         if any(is_racy(row, self.started) for row in rows):
             return
@@ -153,6 +159,18 @@ class Witness:
         record = fast.encode(self.key, code, chunks, paths, stamps)
         if len(record) <= fast.MAX_RECORD:
             _save(self.folder, fast.record_path(self.folder, self.key), record)
+
+    def _stamps(self, paths: list[str]) -> array[int]:
+        """The stamp of each of ``paths``, flat: the check's own (:attr:`known`) where it has
+        one, else stat'ed now."""
+        known = self.known
+        unknown = fast.stamps_now([path for path in paths if path not in known])
+        stamped = iter(zip(*[iter(unknown)] * 4, strict=True))
+        stamps = array("q")
+        add = stamps.extend
+        for path in paths:
+            add(known.get(path) or next(stamped))
+        return stamps
 
     def _as_replayed(self) -> fast.Chunks | None:
         """The chunks written, each line :meth:`replaced_line` names as a replay prints it

@@ -148,17 +148,22 @@ def analyze(
     locate = locator.find if locator else None
     vocabulary = Vocabulary(config.extend_resets, config.extend_roots, config.extend_loaders)
     extra = [partial(vocabulary_demand, vocabulary=vocabulary)] if vocabulary.modules else []
-    summaries, program = select(
-        files,
-        sources,
-        rules,
-        taker.take,
-        rounds=rounds,
-        locate=locate,
-        wanted=vocabulary.modules,
-        extra=extra,
-        link=RecordingProgram,
-    )
+    try:
+        summaries, program = select(
+            files,
+            sources,
+            rules,
+            taker.take,
+            rounds=rounds,
+            locate=locate,
+            wanted=vocabulary.modules,
+            extra=extra,
+            link=RecordingProgram,
+        )
+    except BaseException:  # Ctrl-C above all: leave no child behind
+        taker.close(kill=True)
+        raise
+    taker.close()
     sources.save()
     sources.keep()
     if stats.progress:

@@ -40,6 +40,10 @@ class GroupQuery:
     # stat index they were worked out against
     _masks: list[tuple[int, tuple[tuple[str, int], ...]]] = field(default_factory=list)
     _masks_for: object = None
+    # every bit of those masks, and whether a group is scope tokens only (a file inside its
+    # packages matches it without a search)
+    _asked: int = 0
+    _scope_only: bool = False
     _heads: tuple[int, frozenset[str]] = (0, frozenset())
     _heads_for: object = None
     # per token: the package of a scope token (None: another token), the token searched
@@ -56,8 +60,19 @@ class GroupQuery:
             head = max(group, key=lambda token: (not is_shape(token), shared[token], token))
             rest = tuple(sorted((t for t in set(group) if t != head), key=_order(shared)))
             buckets.setdefault(head, []).append(rest)
-        query = cls({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
-        query.needs = prerequisites(query.tokens)
+        return cls.of_buckets({head: sorted(set(rests)) for head, rests in sorted(buckets.items())})
+
+    @classmethod
+    def of_buckets(cls, buckets: dict[bytes, list[TokenGroup]]) -> GroupQuery:
+        """The query of :attr:`buckets` as :meth:`build` arranged them (a forked shard gets
+        its round's query this way: the same search, in the same order). The buckets are
+        asked in the order of their shortest prerequisite: a file without ``oader`` then
+        fails the eight DataLoader buckets on that one search, before ``get_eval_dataloader``
+        (which holds it) is ever searched for."""
+        needs = prerequisites(cls(buckets).tokens)
+        order = sorted(buckets, key=lambda head: (_shortest_need(head, needs), head))
+        query = cls({head: buckets[head] for head in order})
+        query.needs = needs
         return query
 
     @property
@@ -87,8 +102,11 @@ class GroupQuery:
         (Unchanged files of a warm or one-changed-file run answer every round this way, which
         is an integer test per group instead of a dictionary walk per token.)"""
         checked, present = sources.answers(file.path)
+        masks = self._group_masks(sources)
+        if not checked & self._asked and not self._scope_only:
+            return None  # nothing this query asks was asked of the file yet (a cold file)
         package_of_file, undecided = top_package(file.module), False
-        for mask, scopes in self._group_masks(sources):
+        for mask, scopes in masks:
             for package, bit in scopes:
                 if package != package_of_file:
                     mask |= bit
@@ -129,6 +147,12 @@ class GroupQuery:
                             scopes.append((package, index.bit(index_token(token))))
                     masks.append((bits, tuple(scopes)))
             self._masks, self._masks_for = masks, index
+            self._asked = 0
+            for bits, scoped in masks:
+                self._asked |= bits
+                for _, bit in scoped:
+                    self._asked |= bit
+            self._scope_only = any(not bits for bits, _ in masks)
         return self._masks
 
     def _has(
@@ -148,6 +172,17 @@ def _with_code_shape(group: TokenGroup) -> TokenGroup:
     code (not only in comments and docstrings: ``scan/read/code_view.py``)."""
     shape = in_code(group)
     return group if shape is None or shape in group else (*group, shape)
+
+
+def _shortest_need(token: bytes, needs: dict[bytes, tuple[bytes, ...]]) -> int:
+    """The length of the shortest of ``token`` and the prerequisites it needs, through
+    theirs."""
+    shortest, stack = len(token), [token]
+    while stack:
+        for need in needs.get(stack.pop(), ()):
+            shortest = min(shortest, len(need))
+            stack.append(need)
+    return shortest
 
 
 def _order(shared: Counter[bytes]) -> Callable[[bytes], tuple[bool, int, bytes]]:

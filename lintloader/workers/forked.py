@@ -1,21 +1,22 @@
-"""Run one function over shards of work in forked child processes, results sent back as data.
+"""Forked child processes that stay for a run's shards of work, asked and answered as data.
 
-A cold scan of a whole site-packages spends most of its time in two loops over files whose
-bytes the parent already holds: searching them for tokens and summarizing the ones that match.
-A forked child sees those bytes without copying them (copy-on-write), so a shard costs a fork
-(milliseconds), not a worker start-up and a transfer of 100+ MB. Only a single-threaded process
-on Linux forks here: elsewhere (and when forking fails) every shard runs in this process, with
-the same results.
+A cold scan of a whole site-packages spends most of its time in two loops over files: searching
+them for tokens and summarizing the ones that match, round after round of the demand selection.
+A :class:`Resident` is a child forked once (milliseconds: it sees the parent's memory without
+copying it, no worker start-up) that answers each request the parent writes to it
+(length-prefixed bytes, both ways) until the parent closes its end; what it read for one
+request stays in its memory for the next (later rounds ask the same shard of files new tokens).
+Only a single-threaded process on Linux forks here: elsewhere (and when forking fails) the
+caller does the work itself, with the same results.
 
 A child never writes to stdout or stderr and leaves with ``os._exit``, so no buffered output
-and no ``atexit`` handler of the parent runs twice. A child that fails, is killed or sends
-something unreadable is not trusted: its shard is run again in the parent. A child whose
-parent is killed dies with it (:mod:`lintloader.workers.parent_death`); if the parent is interrupted
-(Ctrl-C), the children still running are killed and reaped before it goes on.
+and no ``atexit`` handler of the parent runs twice. A child that fails, is killed or goes
+silent answers None: the caller does its work itself. A child whose parent is killed dies with
+it (:mod:`lintloader.workers.parent_death`); if the parent is interrupted (Ctrl-C), the caller
+kills and reaps it (:meth:`Resident.close`).
 
-A result comes back through a pipe as the bytes the caller's ``dump`` made of it, and ``load``
-rebuilds it (the select rounds use the cache's data codec): nothing read back can run code, as
-a pickle could, and a payload ``load`` refuses is a failed child like any other.
+The select rounds send requests and answers as the cache's data codec: nothing read back can
+run code, as a pickle could, and an answer the parent refuses is a failed child like any other.
 """
 
 from __future__ import annotations
@@ -23,16 +24,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import struct
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
 from lintloader.workers.parent_death import die_with_parent
 from lintloader.workers.process_group import interrupts_held
-
-Shard = TypeVar("Shard")
-Result = TypeVar("Result")
 
 
 def can_fork() -> bool:
@@ -41,97 +39,128 @@ def can_fork() -> bool:
     return sys.platform == "linux" and hasattr(os, "fork") and threading.active_count() == 1
 
 
-Dump = Callable[[Any], bytes]
-Load = Callable[[bytes], Any]
+_LENGTH = struct.Struct("<Q")  # the size of a request or an answer, before its bytes
 
 
-def map_forked(
-    function: Callable[[Shard], Result], shards: Sequence[Shard], dump: Dump, load: Load
-) -> list[Result]:
-    """``[function(shard) for shard in shards]``, the shards after the first in children, whose
-    results come back as ``dump(result)`` and are rebuilt with ``load``."""
-    if len(shards) < 2 or not can_fork():
-        return [function(shard) for shard in shards]
-    children: list[tuple[int, int]] = []
-    collected = 0
-    try:
-        for shard in shards[1:]:
-            with interrupts_held() as mask:  # a Ctrl-C held back arrives once it is listed
-                children.append(_start(function, shard, mask, dump))
-        results = [function(shards[0])]
-        for (pid, read_end), shard in zip(children, shards[1:], strict=True):
-            result: tuple[Result] | None = _collect(pid, read_end, load)
-            collected += 1
-            results.append(function(shard) if result is None else result[0])
-    except BaseException:  # KeyboardInterrupt above all: leave no child behind
-        _stop(children[collected:])
-        raise
-    return results
+class Resident:
+    """A forked child that answers requests with ``serve(request)`` until it is closed (see
+    the module docstring). A child that fails, is killed or goes silent answers None, and is
+    closed: the caller does the work itself."""
 
+    def __init__(self, pid: int, to_child: int, from_child: int) -> None:
+        self.pid, self._to_child, self._from_child = pid, to_child, from_child
 
-def _stop(children: Sequence[tuple[int, int]]) -> None:
-    """Kill and reap children whose results are no longer wanted (one already gone, or whose
-    pipe is already closed, is skipped at that step)."""
-    for pid, read_end in children:
-        if pid < 0:
-            continue
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.close(read_end)
+    @classmethod
+    def start(
+        cls, serve: Callable[[bytes], bytes], others: Sequence[Resident | None] = ()
+    ) -> Resident | None:
+        """A child serving requests with ``serve``; None if it could not be forked (or this
+        process cannot fork safely, :func:`can_fork`). ``others``: the residents started
+        before it, whose pipes it must not hold open (each leaves when its pipe closes)."""
+        if not can_fork():
+            return None
+        parent = os.getpid()
+        requests, answers = os.pipe(), os.pipe()
+        with interrupts_held() as mask:
+            try:
+                pid = os.fork()
+            except OSError:
+                for fd in (*requests, *answers):
+                    os.close(fd)
+                return None
+            if pid == 0:
+                status = 1
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                    die_with_parent(parent)
+                    for other in others:
+                        if other is not None:
+                            other.forget()
+                    os.close(requests[1])
+                    os.close(answers[0])
+                    _serve_forever(serve, requests[0], answers[1])
+                    status = 0
+                except BaseException:  # anything: the parent does the work itself
+                    pass
+                finally:
+                    os._exit(status)
+        os.close(requests[0])
+        os.close(answers[1])
+        return cls(pid, requests[1], answers[0])
+
+    def send(self, request: bytes) -> bool:
+        """Hand the child a request (False: it is gone, and now closed)."""
+        if self.pid < 0:
+            return False
+        try:
+            _write_all(self._to_child, _LENGTH.pack(len(request)) + request)
+        except OSError:
+            self.close()
+            return False
+        return True
+
+    def answer(self) -> bytes | None:
+        """The child's answer to the request sent last (None: it failed, and is now closed)."""
+        if self.pid < 0:
+            return None
+        head = _read_exactly(self._from_child, _LENGTH.size)
+        found = _read_exactly(self._from_child, _LENGTH.unpack(head)[0]) if head else None
+        if found is None:
+            self.close()
+        return found
+
+    def forget(self) -> None:
+        """Close this process's ends of the pipes, leaving the child alone (in a sibling)."""
+        for fd in (self._to_child, self._from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pid = -1
+
+    def close(self, kill: bool = False) -> None:
+        """Let the child go (it leaves when its requests end; ``kill``: now, mid-request, as
+        after a Ctrl-C) and reap it."""
+        if self.pid < 0:
+            return
+        pid, self.pid = self.pid, -1
+        if kill:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for fd in (self._to_child, self._from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
 
 
-def _start(
-    function: Callable[[Shard], Result], shard: Shard, mask: set[int | signal.Signals], dump: Dump
-) -> tuple[int, int]:
-    """Fork a child for ``shard``, with SIGINT held (``mask``: the mask to restore). Ctrl-C is
-    the parent's to handle (it kills its children): the child ignores SIGINT before it lets
-    the signal through, so that a Ctrl-C arriving while Python runs its after-fork hooks in
-    the child cannot print a traceback from them."""
-    parent = os.getpid()
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return -1, -1
-    if pid == 0:  # the child: work, send, leave
-        status = 1
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            die_with_parent(parent)
-            os.close(read_end)
-            payload = dump(function(shard))
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_end, view) :]
-            status = 0
-        except BaseException:  # anything: the parent redoes the shard
-            pass
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return pid, read_end
+def _serve_forever(serve: Callable[[bytes], bytes], requests: int, answers: int) -> None:
+    """The resident child's loop: a request in, ``serve``'s answer out, until the parent
+    closes its end."""
+    while True:
+        head = _read_exactly(requests, _LENGTH.size)
+        if not head:
+            return
+        request = _read_exactly(requests, _LENGTH.unpack(head)[0])
+        if request is None:
+            return
+        answer = serve(request)
+        _write_all(answers, _LENGTH.pack(len(answer)) + answer)
 
 
-def _collect(pid: int, read_end: int, load: Load) -> tuple[Result] | None:
-    """The child's result (in a 1-tuple, as None is a result too), or None if it failed."""
-    if pid < 0:
-        return None
-    chunks = []
-    try:
-        while chunk := os.read(read_end, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(read_end)
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        return None
-    try:
-        return (load(b"".join(chunks)),)
-    except Exception:  # a truncated, corrupt or refused payload: redo the shard
-        return None
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from ``fd`` (b"" when the other end closed before the first byte, None
+    when it closed before the last)."""
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return b"" if left == size else None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

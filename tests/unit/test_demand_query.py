@@ -218,3 +218,24 @@ def test_a_group_asks_its_most_shared_token_first(tmp_path: Path) -> None:
     asked = {t for t in sources.index.tokens if checked & sources.index.bit(t)}
     assert asked == {whole_word("pkg"), call, whole_word("Other")}
     assert query.matches(sources, files["called.py"])
+
+
+def test_buckets_are_asked_shortest_prerequisite_first(tmp_path: Path) -> None:
+    """The seed query asks ``oader`` before ``.get_eval_dataloader(``: a file without it
+    fails every bucket that holds it on that one search (issue 45: the seed round searched
+    each ``get_*_dataloader`` first, about six searches a file instead of three)."""
+    from lintloader.rules.registry import all_rules
+    from lintloader.select.policy import seed_groups
+
+    (tmp_path / "plain.py").write_text("import os\n\ndef main():\n    return os.getcwd()\n")
+    discovery = discover_paths([str(tmp_path)], ())
+    sources = SourceSet(read_source)
+    (file,) = sources.load(discovery.files, [])
+    query = GroupQuery.build(seed_groups(all_rules()))
+    heads = list(query.buckets)
+    assert heads.index(b"oader") < heads.index(b".get_eval_dataloader(")
+    assert not query.matches(sources, file)
+    checked, present = sources.answers(file.path)
+    asked = {t for t in sources.index.tokens if checked & sources.index.bit(t)}
+    assert present == 0 and b"oader" in asked and b"_iterator" in asked
+    assert not {b"get_eval_dataloader", b"_MultiProcessingDataLoaderIter"} & asked

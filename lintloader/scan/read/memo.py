@@ -22,7 +22,7 @@ docs/performance.md).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -49,6 +49,20 @@ class ReadMemo:
         if found is None or found[0] != stamp or stamp[1] < 0:
             return None
         return found[1]
+
+    def stamps(self, paths: Iterable[str]) -> dict[str, Stamp]:
+        """The trusted stamp each of ``paths`` had when a check of this process stat'ed it
+        (before reading it), where one is known: the warm fast path stores them instead of
+        stat'ing every scanned file again (a file changed since only looks changed)."""
+        indexes = list(self.indexes.values())
+        found: dict[str, Stamp] = {}
+        for path in paths:
+            for index in indexes:
+                stamp = index.stamp(path)
+                if stamp is not None:
+                    found[path] = stamp
+                    break
+        return found
 
     def read(self, path: str, reader: Callable[[str], bytes | None]) -> bytes | None:
         """``reader(path)``, unless the bytes of ``path`` are kept and its stat is still the

@@ -306,10 +306,13 @@ class SourceSet:
         if checked & ~index.present[row] & index.inner_bits(token):
             found = False
         else:
-            required = needs.get(token, ()) if needs else ()
-            found = all(self.contains(path, n, needs) for n in required) and found_in(
-                self[path], token
-            )
+            found = True
+            for need in needs.get(token, ()) if needs else ():
+                if not self.contains(path, need, needs):
+                    found = False
+                    break
+            if found:
+                found = found_in(self[path], token)
         self._changed = True
         index.checked[row] |= bit
         if found:

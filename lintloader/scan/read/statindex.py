@@ -58,6 +58,12 @@ class StatIndex:
         row = self._rows.get(path)
         return row if row is not None and self.stamps[row] == stamp else None
 
+    def stamp(self, path: str) -> Stamp | None:
+        """The stamp recorded for ``path`` (None: no row, or a stamp not to trust)."""
+        row = self._rows.get(path)
+        found = self.stamps[row] if row is not None else None
+        return found if found is not None and found[1] >= 0 else None
+
     def has_digest(self, path: str) -> bool:
         row = self._rows.get(path)
         return row is not None and bool(self.digests[row])
