@@ -302,18 +302,25 @@ def fix_run(
     shutil.rmtree(copy)
     said = [m for m in map(REPORTED.match, done.stderr.splitlines()) if m]
     ended = [] if broken else ended_at_site(true, before, left, moved)
-    at_site = {}
-    for number, finding in enumerate(true):
-        if any(finding is e for e in ended):
-            place = (finding["path"], finding["line"])
-            names = [
-                m["names"]
-                for m in said
-                if (m["code"], m["path"]) == (finding["code"], place[0])
-                and (int(m["line"]) == place[1] or int(m["line"]) in moved(*place))
-            ]
-            at_site[number] = names[0] if names else "a fix of another finding"
+    at_site = {
+        number: named(finding, said, moved)
+        for number, finding in enumerate(true)
+        if any(finding is e for e in ended)
+    }
     return FixRun(Counter(key(f) for f in left), at_site)
+
+
+def named(finding: dict[str, Any], said: list[re.Match[str]], moved: Moved) -> str:
+    """The strategies ``fix`` said fixed ``finding``: at its line, or where the edit moved it
+    (a round's line: an earlier round may have moved it again), else the one set it named for
+    its code in its file; else it was ended by the fix of another finding."""
+    place = (finding["path"], finding["line"])
+    mine = [m for m in said if (m["code"], m["path"]) == (finding["code"], place[0])]
+    at = [m["names"] for m in mine if int(m["line"]) in (place[1], *moved(*place))]
+    if at:
+        return str(at[0])
+    names = {m["names"] for m in mine}
+    return str(names.pop()) if len(names) == 1 else "not named at its line by `fix`"
 
 
 def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
