@@ -21,6 +21,13 @@ adjudicated finding), counted at warning and above and at every severity (most f
 waste is an avoidable pool per evaluation or epoch, reported as info). One ``fix --min-severity
 info`` (safe) and one with ``--unsafe-fixes`` run on copies; a true finding is ended when no
 finding with its code, file and chain root is left that still says a pool is started again.
+That rule (``ended_safe``, ``ended_any``) also holds a fixed finding against another finding of
+the same function; a second count judges each true finding at its own site (``site_safe``,
+``site_any``, with the strategy that ended each in ``sites``): ended when, after the fix, no
+finding with its code is left at its file:line (followed through the edit by a line diff), no
+finding that was not there before is on its loader (the same construction, or the same code,
+file and chain root), and every file the fix changed parses. What runs after a fix is proven
+per strategy by tests/test_fix_proof.py (one pool, real workers), not here.
 
 Usage::
 
@@ -33,14 +40,18 @@ Prints one line per fixture (and per repository) with findings and the totals.
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections import Counter
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +62,14 @@ from first_contact import Repo, Score, load_labels  # noqa: E402
 
 from lintloader.finding.findings import Severity  # noqa: E402
 from lintloader.rules.registry import rules_by_code  # noqa: E402
+from lintloader.summary.older import parse_older  # noqa: E402
 
 FIXTURES = ROOT / "fixtures" / "rules"
 FIXABLE = re.compile(r"\[\*\] (\d+) fixable with `--fix`(?: \((\d+) more with `--unsafe-fixes`\))?")
 UNSAFE_ONLY = re.compile(r"\[\*\] (\d+) fixable with `--fix --unsafe-fixes`")
+REPORTED = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+): (?P<code>LL\d{3}) fixed by (?P<names>[\w, -]+) \("
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +80,10 @@ class Coverage:
     claimed_any: int
     ended_safe: int
     ended_any: int
+    # first contact: each true finding judged at its own site (``ended_at_site``); None elsewhere
+    site_safe: int | None = None
+    site_any: int | None = None
+    sites: list[dict[str, object]] = field(default_factory=list)
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -91,17 +110,22 @@ def keys(directory: Path, *flags: str) -> Counter[Key]:
     return Counter(key(f) for f in findings(directory, *flags))
 
 
-def wasting(directory: Path, *flags: str) -> Counter[Key]:
-    """``keys`` of the findings that still say a worker pool is started again (``says_rebuilt``;
-    any finding of a rule that names no such severity): LL203 on a persistent loader is info,
-    each ``iter()`` restarting the pass, but its workers survive."""
+def still_wasting(directory: Path, *flags: str) -> list[dict[str, Any]]:
+    """The findings that still say a worker pool is started again (``says_rebuilt``; any
+    finding of a rule that names no such severity): LL203 on a persistent loader is info, each
+    ``iter()`` restarting the pass, but its workers survive."""
     rules = rules_by_code()
-    left = Counter[Key]()
+    left = []
     for found in findings(directory, *flags):
         threshold = rules[found["code"]].rebuilds_from if found["code"] in rules else None
-        severity = Severity.parse(found["severity"])
-        left[key(found)] += threshold is None or severity >= threshold
-    return +left
+        if threshold is None or Severity.parse(found["severity"]) >= threshold:
+            left.append(found)
+    return left
+
+
+def wasting(directory: Path, *flags: str) -> Counter[Key]:
+    """``keys`` of :func:`still_wasting`."""
+    return Counter(key(found) for found in still_wasting(directory, *flags))
 
 
 def claimed(directory: Path) -> tuple[int, int]:
@@ -140,76 +164,245 @@ def measure(fixture: Path) -> Coverage:
     )
 
 
-def true_keys(repo: Repo, tree: Path) -> tuple[Counter[Key], Counter[Key]]:
-    """The findings of a first-contact tree that its labels call true: at warning and above,
-    and at every severity."""
+def true_findings(repo: Repo, tree: Path) -> list[dict[str, Any]]:
+    """The findings of a first-contact tree (at every severity) that its labels call true."""
     score = Score(repo)
-    warning: Counter[Key] = Counter()
-    every: Counter[Key] = Counter()
+    found = []
     for f in findings(tree, *INFO):
         row = Row(repo.repo, repo.commit, f["code"], f["severity"], f["path"], f["line"], "")
         if score.is_true(row):
-            every[key(f)] += 1
-            warning[key(f)] += f["severity"] in WARNING_PLUS
-    return +warning, every
+            found.append(f)
+    return found
 
 
-def ended_in_tree(tree: Path, work: Path, before: Counter[Key], *flags: str) -> Counter[Key]:
-    """Which of ``before`` a ``fix --min-severity info`` of a copy of ``tree`` ends."""
+def true_keys(true: list[dict[str, Any]]) -> tuple[Counter[Key], Counter[Key]]:
+    """``keys`` of the true findings: at warning and above, and at every severity."""
+    every = Counter(key(f) for f in true)
+    return Counter(key(f) for f in true if f["severity"] in WARNING_PLUS), every
+
+
+Place = tuple[str, int]
+Moved = Callable[[str, int], range]
+
+
+def loader_of(finding: dict[str, Any]) -> Place | None:
+    """Where the finding's loader is built: the last ``builds`` hop of its chain."""
+    built = [hop for hop in finding["chain"] if hop.get("verb") == "builds"]
+    return (built[-1]["path"], built[-1]["line"]) if built else None
+
+
+def parses(text: str) -> bool:
+    """Python reads it: as this interpreter does, or as Python 3.6 does (``async`` a name)."""
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        pass
+    try:
+        return parse_older(text) is not None
+    except SyntaxError:
+        return False
+
+
+def changed_files(before: Path, after: Path) -> list[str]:
+    """The ``*.py`` files of ``before`` whose bytes differ in ``after``, relative, with ``/``."""
+    changed = []
+    for folder, _, names in os.walk(before):
+        for name in names:
+            if name.endswith(".py"):
+                path = Path(folder, name).relative_to(before)
+                if (before / path).read_bytes() != (after / path).read_bytes():
+                    changed.append(path.as_posix())
+    return changed
+
+
+def line_moves(before: Path, after: Path) -> tuple[Moved, list[str]]:
+    """Where each line of a file of ``before`` is in ``after``, the same tree fixed (one line
+    where the line is unchanged; the new lines of its block where a line diff says it was
+    edited; none where it was deleted), and the changed files that no longer parse."""
+    blocks: dict[str, list[tuple[str, int, int, int, int]]] = {}
+    broken = []
+    for path in changed_files(before, after):
+        fixed = (after / path).read_text(errors="replace")
+        if not parses(fixed):
+            broken.append(path)
+        old = (before / path).read_text(errors="replace").splitlines()
+        matcher = difflib.SequenceMatcher(None, old, fixed.splitlines(), autojunk=False)
+        blocks[path] = matcher.get_opcodes()
+
+    def moved(path: str, line: int) -> range:
+        index = line - 1
+        for tag, i1, i2, j1, j2 in blocks.get(path, ()):
+            if i1 <= index < i2:
+                start = j1 + index - i1 if tag == "equal" else j1
+                end = start + 1 if tag == "equal" else j2
+                return range(start + 1, end + 1)
+        return range(line, line + 1)
+
+    return moved, broken
+
+
+def at(finding: dict[str, Any], code: str, place: Place, moved: Moved) -> bool:
+    return (
+        finding["code"] == code and finding["path"] == place[0] and finding["line"] in moved(*place)
+    )
+
+
+def ended_at_site(
+    true: list[dict[str, Any]],
+    before: list[dict[str, Any]],
+    left: list[dict[str, Any]],
+    moved: Moved,
+) -> list[dict[str, Any]]:
+    """The ``true`` findings a fix ended, each judged at its own site: no finding of ``left``
+    (what still says a pool is started again after the fix) with its code at its file:line,
+    and none that no finding of ``before`` was at on its loader: built at the same (moved)
+    place, or with its code, file and chain root (a construction moved into an outer loop)."""
+    new = [
+        f for f in left if not any(at(f, b["code"], (b["path"], b["line"]), moved) for b in before)
+    ]
+    ended = []
+    for finding in true:
+        if any(at(f, finding["code"], (finding["path"], finding["line"]), moved) for f in left):
+            continue
+        loader = loader_of(finding)
+        if any(key(f) == key(finding) or same_loader(f, loader, moved) for f in new):
+            continue
+        ended.append(finding)
+    return ended
+
+
+def same_loader(finding: dict[str, Any], loader: Place | None, moved: Moved) -> bool:
+    built = loader_of(finding)
+    if built is None or loader is None:
+        return False
+    return built[0] == loader[0] and built[1] in moved(*loader)
+
+
+@dataclass
+class FixRun:
+    """One ``fix --min-severity info`` of a copy of a tree, and what it left."""
+
+    left: Counter[Key]  # ``wasting`` afterwards (the chain-root rule)
+    # the true findings ended at their own site (by their index), each with the strategies that
+    # `fix` said fixed it (at its line then: an earlier round's edit may have moved it)
+    at_site: dict[int, str]
+
+
+def fix_run(
+    tree: Path, work: Path, true: list[dict[str, Any]], before: list[dict[str, Any]], *flags: str
+) -> FixRun:
+    """A ``fix --min-severity info`` of a copy of ``tree``, judged both ways."""
     copy = work / "fixing"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(tree, copy)
-    lintloader("fix", ".", *INFO, *flags, cwd=copy)
-    after = wasting(copy, *INFO)
+    done = lintloader("fix", ".", *INFO, *flags, cwd=copy)
+    left = still_wasting(copy, *INFO)
+    moved, broken = line_moves(tree, copy)
     shutil.rmtree(copy)
-    return before - after
+    said = [m for m in map(REPORTED.match, done.stderr.splitlines()) if m]
+    ended = [] if broken else ended_at_site(true, before, left, moved)
+    at_site = {
+        number: named(finding, said, moved)
+        for number, finding in enumerate(true)
+        if any(finding is e for e in ended)
+    }
+    return FixRun(Counter(key(f) for f in left), at_site)
+
+
+def named(finding: dict[str, Any], said: list[re.Match[str]], moved: Moved) -> str:
+    """The strategies ``fix`` said fixed ``finding``: at its line, or where the edit moved it
+    (a round's line: an earlier round may have moved it again), else the one set it named for
+    its code in its file; else it was ended by the fix of another finding."""
+    place = (finding["path"], finding["line"])
+    mine = [m for m in said if (m["code"], m["path"]) == (finding["code"], place[0])]
+    at = [m["names"] for m in mine if int(m["line"]) in (place[1], *moved(*place))]
+    if at:
+        return str(at[0])
+    names = {m["names"] for m in mine}
+    return str(names.pop()) if len(names) == 1 else "not named at its line by `fix`"
 
 
 def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
     """Two rows: the tree's true findings at warning and above, and at every severity, and
-    how many of them one safe and one unsafe ``fix --min-severity info`` end."""
+    how many of them one safe and one unsafe ``fix --min-severity info`` end (by the
+    chain-root rule; the every-severity row also each at its own site)."""
     copy = work / "scanned"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(tree, copy)
-    warning, every = true_keys(repo, copy)
-    safe = ended_in_tree(copy, work, every) if every else Counter()
-    unsafe = ended_in_tree(copy, work, every, "--unsafe-fixes") if every else Counter()
+    before = findings(copy, *INFO)
+    true = true_findings(repo, copy)
+    warning, every = true_keys(true)
+    if not every:
+        shutil.rmtree(copy)
+        return [Coverage(repo.repo, 0, 0, 0, 0, 0)]
+    safe = fix_run(copy, work, true, before)
+    unsafe = fix_run(copy, work, true, before, "--unsafe-fixes")
     shutil.rmtree(copy)
-    return [
-        Coverage(repo.repo, total(warning), 0, 0, total(safe & warning), total(unsafe & warning)),
-        Coverage(f"{repo.repo} (any severity)", total(every), 0, 0, total(safe), total(unsafe)),
-    ]
+    ended_safe, ended_any = every - safe.left, every - unsafe.left
+    sites = [site_row(n, f, safe, unsafe) for n, f in enumerate(true)]
+    warning_row = Coverage(
+        repo.repo, total(warning), 0, 0, total(ended_safe & warning), total(ended_any & warning)
+    )
+    site_safe = sum(bool(site["safe"]) for site in sites)
+    site_any = sum(bool(site["any"]) for site in sites)
+    every_row = Coverage(
+        f"{repo.repo} (any severity)", total(every), 0, 0, total(ended_safe), total(ended_any),
+        site_safe, site_any, sites,
+    )  # fmt: skip
+    return [warning_row, every_row]
+
+
+def site_row(
+    number: int, finding: dict[str, Any], safe: FixRun, unsafe: FixRun
+) -> dict[str, object]:
+    """A true finding and, for each mode, the strategies that ended it at its site ("" if none)."""
+    return {
+        "code": finding["code"],
+        "path": finding["path"],
+        "line": finding["line"],
+        "safe": safe.at_site.get(number, ""),
+        "any": unsafe.at_site.get(number, ""),
+    }
 
 
 def total(counts: Counter[Key]) -> int:
     return sum(counts.values())
 
 
-def contact_rows(trees: Path, work: Path) -> list[Coverage]:
-    """Every labelled repository with waste (or an adjudicated finding) whose tree is there."""
+def contact_rows(trees: Path, work: Path, only: list[str]) -> list[Coverage]:
+    """Every labelled repository with waste (or an adjudicated finding) whose tree is there
+    (those named in ``only``, if any)."""
     rows: list[Coverage] = []
     for repo in load_labels():
         tree = trees / repo.folder
+        if only and repo.repo not in only:
+            continue
         if tree.is_dir() and (repo.waste or repo.adjudicated):
             rows += measure_contact(repo, tree, work)
     return rows
 
 
 def totals_of(rows: list[Coverage]) -> dict[str, int]:
+    names = ["claimed_safe", "claimed_any", "ended_safe", "ended_any"]
+    if rows and all(row.site_safe is not None for row in rows):
+        names += ["site_safe", "site_any"]
     return {
         "findings": sum(row.findings for row in rows),
-        **{
-            name: sum(getattr(row, name) for row in rows)
-            for name in ("claimed_safe", "claimed_any", "ended_safe", "ended_any")
-        },
+        **{name: sum(getattr(row, name) for row in rows) for name in names},
     }
 
 
 def show(rows: list[Coverage], what: str) -> None:
     for row in rows:
+        at_site = (
+            ""
+            if row.site_safe is None
+            else f"; at its site {row.site_safe} safe, {row.site_any} any"
+        )
         print(
             f"{row.fixture}: {row.findings} findings; fixable claimed {row.claimed_safe} safe, "
-            f"{row.claimed_any} any; ended {row.ended_safe} safe, {row.ended_any} any"
+            f"{row.claimed_any} any; ended {row.ended_safe} safe, {row.ended_any} any{at_site}"
         )
     totals = totals_of(rows)
     total = totals["findings"] or 1
@@ -218,6 +411,12 @@ def show(rows: list[Coverage], what: str) -> None:
         f"{totals['ended_safe']} ({100 * totals['ended_safe'] / total:.0f} %), by any fix "
         f"{totals['ended_any']} ({100 * totals['ended_any'] / total:.0f} %)"
     )
+    if "site_safe" in totals:
+        print(
+            f"total, {what}, each at its own site: ended by safe fixes {totals['site_safe']} "
+            f"({100 * totals['site_safe'] / total:.0f} %), by any fix {totals['site_any']} "
+            f"({100 * totals['site_any'] / total:.0f} %)"
+        )
 
 
 def main() -> int:
@@ -227,6 +426,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=None, help="where trees are copied")
     parser.add_argument("--no-fixtures", action="store_true", help="the first-contact set only")
     parser.add_argument("--rules", default="*", help="the fixtures of these codes (a glob)")
+    parser.add_argument("--only", action="append", default=[], help="this repository (owner/name)")
     args = parser.parse_args()
     result: dict[str, object] = {}
     if not args.no_fixtures:
@@ -235,7 +435,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as scratch:
             work = args.work or Path(scratch)
             work.mkdir(parents=True, exist_ok=True)
-            rows = [row for row in contact_rows(args.contact, work) if row.findings]
+            rows = [row for row in contact_rows(args.contact, work, args.only) if row.findings]
         warning = [row for row in rows if not row.fixture.endswith("(any severity)")]
         every = [row for row in rows if row.fixture.endswith("(any severity)")]
         show(warning, "first contact, warning and above")

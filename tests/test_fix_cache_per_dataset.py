@@ -101,6 +101,39 @@ def test_refuses_a_dataset_that_is_new_at_each_call(tmp_path: Path) -> None:
     assert (tmp_path / "mod.py").read_text() == NEW_EACH_CALL
 
 
+SETS_MADE_EACH_CALL = """\
+from torch.utils.data import DataLoader
+
+
+def make_loaders(build, names):
+    datasets = build(names)
+    loaders = []
+    for dataset in datasets:
+        loader = DataLoader(dataset, batch_size=4, num_workers=2)
+        loaders.append(loader)
+    return loaders
+
+
+def train(model, build, names, epochs):
+    for epoch in range(epochs):
+        for loader in make_loaders(build, names):
+            model(loader)
+"""
+
+
+def test_refuses_sets_the_function_makes_at_each_call(tmp_path: Path) -> None:
+    """lufficc/SSD 68dc0a2 ssd/data/build.py `make_data_loader`: the datasets are built anew at
+    each call, so a loader kept by a dataset's identity is never found again: each evaluation
+    would add a pool kept for the run (2 sets, 3 evaluations: 12 workers left alive)."""
+    done = fix_unsafe(tmp_path, SETS_MADE_EACH_CALL)
+    assert done.returncode == 1, done.stderr
+    assert (
+        f"LL202 {STRATEGY} not applied: the sets `datasets` are bound in `make_loaders` at each "
+        "call: new datasets each time would each keep a pool of their own" in done.stderr
+    )
+    assert (tmp_path / "mod.py").read_text() == SETS_MADE_EACH_CALL
+
+
 READ_AGAIN = """\
 from torch.utils.data import DataLoader, SequentialSampler
 

@@ -90,7 +90,8 @@ use (`if id(item.data) not in _run_eval_loaders:`); the statements that only pre
 arguments (a sampler) move into that `if`. Unsafe because every dataset's loader keeps its
 workers and their memory for the rest of the run, and a dataset changed in place afterwards (or
 another batch size at a later call) is not seen. Refused when the dataset is plainly new at each
-call (bound in the function, or made by a call at every pass of the caller's loop).
+call (bound in the function, made by a call at every pass of the caller's loop, or an item of
+sets the function binds).
 
 ### Severity
 From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the

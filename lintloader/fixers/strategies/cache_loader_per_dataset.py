@@ -26,8 +26,9 @@ the dict.
 Unsafe (``--unsafe-fixes``), for a reviewer to judge: every dataset's loader keeps its workers and
 their memory for the rest of the run; a dataset changed in place afterwards, or other arguments of
 a later call (a batch size, a sampler), are not seen, the first call's loader is reused. Refused
-when the dataset is plainly new at each call (bound in the function, or made by a call at every
-pass of the caller's loop: each would keep a pool of its own), when the construction is not
+when the dataset is plainly new at each call (bound in the function, made by a call at every
+pass of the caller's loop, or an item of sets the function binds: each would keep a pool of its
+own), when the construction is not
 ``name = DataLoader(...)`` directly in the function's body (or, one per set, directly in a loop
 over the sets whose target the dataset comes from), and when the loader cannot be made
 persistent.
@@ -68,7 +69,7 @@ def apply(request: FixRequest) -> Edits | None:
     root = dataset.split(".")[0]
     block = target.parent(statement)
     if chain[-2].verb == "loop":
-        _check_per_set(target, statement, root)
+        _check_per_set(target, statement, root, function)
     else:
         if block is not function.body:
             raise FixError(f"the construction is not in `{function.name.value}`'s own body")
@@ -87,16 +88,25 @@ def apply(request: FixRequest) -> Edits | None:
     return target.result(rewritten(target.module, edits))
 
 
-def _check_per_set(target: Target, statement: Statement, root: str) -> None:
-    """One loader per set: directly in a ``for`` over the sets whose target the dataset is."""
+def _check_per_set(
+    target: Target, statement: Statement, root: str, function: cst.FunctionDef
+) -> None:
+    """One loader per set: directly in a ``for`` over the sets whose target the dataset is, and
+    the sets come from outside the call (``datasets = build_dataset(...)`` in the function makes
+    new ones at each call: their loaders, kept by identity, would pile up, a pool each)."""
     loop = target.loop_of(statement)
     if not isinstance(loop, cst.For) or root not in collect([loop.target]).used:
         raise FixError("the loader's dataset is not an item of the loop it is built in")
+    made = sorted(collect([loop.iter]).used & _bound_at_each_call(function))
+    if made:
+        raise FixError(
+            f"the sets `{made[0]}` are bound in `{function.name.value}` at each call: new "
+            "datasets each time would each keep a pool of their own"
+        )
 
 
-def _check_given(function: cst.FunctionDef, root: str) -> None:
-    """The dataset comes from outside the call: a parameter or a global, not a local that the
-    function binds at each call (a new dataset each time, each kept with its pool)."""
+def _bound_at_each_call(function: cst.FunctionDef) -> set[str]:
+    """The names the function binds (its locals but those declared ``global``)."""
     declared = {
         name.name.value
         for statement in body_of(function)
@@ -105,8 +115,13 @@ def _check_given(function: cst.FunctionDef, root: str) -> None:
         if isinstance(small, cst.Global)
         for name in small.names
     }
-    bound = collect([function.body]).bound - declared
-    if root in bound:
+    return collect([function.body]).bound - declared
+
+
+def _check_given(function: cst.FunctionDef, root: str) -> None:
+    """The dataset comes from outside the call: a parameter or a global, not a local that the
+    function binds at each call (a new dataset each time, each kept with its pool)."""
+    if root in _bound_at_each_call(function):
         raise FixError(
             f"`{root}` is bound in `{function.name.value}` at each call: a new dataset each time "
             "would keep a pool of its own"
