@@ -47,6 +47,13 @@ def keep_bytecode(environ: MutableMapping[str, str], folder: Path) -> None:
         environ.setdefault("PYTHONPYCACHEPREFIX", str(folder))
 
 
+def beside_the_sources() -> dict[str, str]:
+    """The environment for a command that writes bytecode where Python puts it by default,
+    in ``__pycache__`` beside the source (``py_compile`` as a user runs it): without the
+    folder :func:`keep_bytecode` gave the run's commands."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONPYCACHEPREFIX"}
+
+
 def run_cli(
     *args: str,
     cwd: Path | str = REPO,

@@ -4,9 +4,11 @@ bytecode kept where the environment turned it off, and never beside the checkout
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
-from harness import REPO, keep_bytecode, run_python
+from harness import REPO, beside_the_sources, keep_bytecode, run_python
 
 ASK = "import sys; print(sys.flags.dont_write_bytecode, sys.pycache_prefix)"
 
@@ -35,3 +37,16 @@ def test_bytecode_goes_to_the_folder_only_where_it_was_off(tmp_path: Path) -> No
     default = {"PATH": "/bin"}
     keep_bytecode(default, tmp_path)
     assert default == {"PATH": "/bin"}
+
+
+def test_a_command_can_still_write_bytecode_beside_its_source(tmp_path: Path) -> None:
+    """``py_compile`` as a user runs it (a test of stale bytecode needs it there)."""
+    source = tmp_path / "mod.py"
+    source.write_text("x = 1\n")
+    done = run_python("-m", "py_compile", str(source))  # the run's commands: not beside it
+    assert done.returncode == 0, done.stderr
+    assert ("PYTHONPYCACHEPREFIX" in os.environ) != any(tmp_path.rglob("*.pyc"))
+    env = beside_the_sources()
+    assert "PYTHONPYCACHEPREFIX" not in env
+    subprocess.run([sys.executable, "-m", "py_compile", str(source)], check=True, env=env)
+    assert list((tmp_path / "__pycache__").glob("mod.*.pyc"))
