@@ -22,7 +22,7 @@ from child_processes import (  # noqa: F401 (the fixtures and hooks every test s
     pytest_testnodedown,
     run_once,
 )
-from harness import lintloader_command, run_cli
+from harness import keep_bytecode, lintloader_command, run_cli
 from worker_groups import (  # noqa: F401 (how pytest -n N hands tests to its workers)
     pytest_cmdline_main,
     pytest_xdist_make_scheduler,
@@ -35,6 +35,15 @@ __all__ = ["lintloader_command", "run_cli"]  # the CLI runner is tests/harness.p
 # SIG_IGN) is reset when a child starts, so the commands the tests run get Python's default.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers, which inherit it
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if not hasattr(config, "workerinput"):  # the controller, or a run without workers
+        # the run's temporary root (pytest keeps the last three): one compile per module a run
+        keep_bytecode(os.environ, config._tmp_path_factory.getbasetemp() / "bytecode")
+
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import beside_the_sources, run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "fixtures" / "fix"
@@ -214,7 +214,8 @@ def test_keeps_encoding_bom_newlines_and_mode(
 def test_stale_bytecode_is_removed(tmp_path: Path) -> None:
     target = tmp_path / "fetcher_mod.py"
     shutil.copy(FIX / "relocate_close.in.py", target)
-    subprocess.run([sys.executable, "-m", "py_compile", str(target)], check=True)
+    compiled = [sys.executable, "-m", "py_compile", str(target)]
+    subprocess.run(compiled, check=True, env=beside_the_sources())
     cached = list((tmp_path / "__pycache__").glob("fetcher_mod.*.pyc"))
     assert cached
     assert lintloader("fix", ".", cwd=tmp_path).returncode == 0

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import run_cli
+from harness import beside_the_sources, run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "fixtures" / "fix"
@@ -64,7 +64,10 @@ def test_patch_list_revert_roundtrip(env: tuple[Path, Path], tmp_path: Path) -> 
     target = site / PACKAGE_FILE
     original = target.read_bytes()
     os.chmod(target, 0o644)
-    subprocess.run([str(python), "-m", "py_compile", str(target)], check=True)
+    subprocess.run(
+        [str(python), "-m", "py_compile", str(target)], check=True, env=beside_the_sources()
+    )
+    assert list((target.parent / "__pycache__").glob("fetching.*.pyc"))  # stale once patched
     result = lintloader(
         "fix", "--site-packages", "fakefetch", "--python", str(python), cwd=tmp_path
     )

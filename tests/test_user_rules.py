@@ -329,8 +329,10 @@ def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None
     )
     modules = marked_modules(copy)
     assert len(modules) >= 10 and "tests/test_docs_console.py" in modules
+    # in one process: under the suite's own -n 2, workers of its own would only add their
+    # collection and start to the CPU the two cores share (about a tenth of this test's)
     done = run(
-        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", MARKER, "-rfEp"),
+        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-m", MARKER, "-rfEp"),
         *("-k", unchanged_cases(copy, code), "--deselect", itself, *modules),
     )
     assert done.returncode == 0, done.stdout[-4000:]
