@@ -82,7 +82,7 @@ def tree(name: str, root: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("name", ["loop_built", "project", "fix", "rules/LL202", "rules/LL101"])
+@pytest.mark.parametrize("name", ["loop_built", "project", "fix", "rules/LL202"])
 def test_unsafe_rounds_after_the_safe_ones_end_as_rounds_from_the_start(
     name: str, tmp_path: Path
 ) -> None:

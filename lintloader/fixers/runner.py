@@ -7,7 +7,9 @@ writer (or prints the diff).
 Each round tries the safe strategies of every finding first; unsafe ones (``--unsafe-fixes``)
 only run in a round where no safe fix applied, so a safe fix that also removes another finding's
 chain always wins. A file is edited at most once per round (positions come from the round's
-check), and every edit must parse again before it is kept.
+check), and every edit must parse again before it is kept. So rounds with the unsafe strategies
+are the safe rounds until a round where no safe fix applies: :class:`FixRounds` keeps where the
+safe rounds stopped, and the unsafe ones go on from there (:meth:`FixRounds.unsafe_after`).
 """
 
 from __future__ import annotations
@@ -241,8 +243,8 @@ class FixRounds:
     guard: Guard | None = None
     restrict: Restrict | None = None
     parsed: dict[str, Parsed] = field(default_factory=dict)
-    _before: CheckResult | None = None
-    _safe_stop: _Progress | None = None
+    _before: CheckResult | None = field(default=None, init=False, repr=False)
+    _safe_stop: _Progress | None = field(default=None, init=False, repr=False)
 
     def run(self, unsafe: bool) -> FixOutcome:
         """The rounds from the files as they are: safe strategies, and unsafe ones too when
