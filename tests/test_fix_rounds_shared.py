@@ -4,7 +4,7 @@
 * the rounds with the unsafe strategies, gone on from where the safe rounds stopped, end as
   rounds run from the files as they are: the same edits, fixes (with what each leaves), notes,
   findings left and rounds; on trees where a safe fix comes first and an unsafe one follows in
-  a later round (in the same file, and across the files of a project);
+  a later round (in the same file, across the files of a project, and fixtures/fix);
 * a file's parents found in one walk are libcst's own, node for node, and the function index
   that skips expressions finds every def and class.
 
@@ -20,6 +20,7 @@ import libcst as cst
 import pytest
 from conftest import FIXTURES
 from libcst.metadata import MetadataWrapper, ParentNodeProvider
+from test_fix_honest import LOOP_BUILT  # the safe LL201 guard, then the unsafe hoist
 
 from lintloader.finding.findings import Severity
 from lintloader.fixers.base import FixError
@@ -34,18 +35,6 @@ from lintloader.settings.config import Config
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
-# the safe LL201 guard (round 1), then the unsafe hoist of the same loader (round 2)
-LOOP_BUILT = """\
-from torch.utils.data import DataLoader
-
-
-def train(dataset, epochs, workers):
-    for epoch in range(epochs):
-        dataset.epoch = epoch  # per-epoch state: the safe hoist-loader-call refuses
-        loader = DataLoader(dataset, batch_size=2, num_workers=workers, persistent_workers=True)
-        for batch in loader:
-            pass
-"""
 # a project: the safe guard in one file while the unsafe fixes of the other wait a round
 CALLER = """\
 from loop_built import train
@@ -82,7 +71,7 @@ def tree(name: str, root: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("name", ["loop_built", "project", "fix", "rules/LL202"])
+@pytest.mark.parametrize("name", ["loop_built", "project", "fix"])
 def test_unsafe_rounds_after_the_safe_ones_end_as_rounds_from_the_start(
     name: str, tmp_path: Path
 ) -> None:
@@ -110,12 +99,14 @@ def test_a_second_unsafe_run_goes_on_from_the_same_place(tmp_path: Path) -> None
 
 
 def fixture_modules() -> list[Path]:
-    return sorted(p for p in FIXTURES.rglob("*.py") if p.is_file())
+    """The fixers' and the cross-file fixtures, and the newer and older grammar's."""
+    folders = [FIXTURES / "fix", FIXTURES / "check", FIXTURES / "grammar"]
+    return sorted(p for folder in folders for p in folder.rglob("*.py") if p.is_file())
 
 
 def test_parents_in_one_walk_are_libcsts() -> None:
     modules = [(p, m) for p in fixture_modules() if (m := _parsed(p)) is not None]
-    assert len(modules) > 200
+    assert len(modules) > 100
     for path, module in modules:
         ours = parents_of(module)
         assert ours is not None, path  # a fresh parse holds each node once
