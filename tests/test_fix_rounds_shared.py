@@ -124,7 +124,7 @@ def test_a_node_in_two_places_is_noticed() -> None:
 class _EveryDefinition(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
-        self.seen: list[cst.CSTNode] = []
+        self.seen: list[cst.FunctionDef | cst.ClassDef] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.seen.append(node)
@@ -143,10 +143,11 @@ def test_the_function_index_finds_every_definition() -> None:
         every, finder = _EveryDefinition(), _FunctionFinder()
         module.visit(every)
         module.visit(finder)
-        found = [*finder.found.values(), *finder.classes.values()]
+        found: list[cst.FunctionDef | cst.ClassDef] = [*finder.found.values()]
+        found += finder.classes.values()
         # the first definition of each qualified name is indexed; none is missed
         assert {id(n) for n in found} <= {id(n) for n in every.seen}
-        names = {n.name.value for n in every.seen}  # type: ignore[attr-defined]
+        names = {n.name.value for n in every.seen}
         assert {n.name.value for n in found} == names
 
 
