@@ -289,7 +289,7 @@ from pathlib import Path
 
 import lintloader.cli.fix as command
 
-analyse = command.fix_in_memory
+analyse = command.FixRounds.run
 target = Path(sys.argv[1])
 
 
@@ -300,7 +300,7 @@ def analyse_then_user_saves(*args, **kwargs):
     return outcome
 
 
-command.fix_in_memory = analyse_then_user_saves
+command.FixRounds.run = analyse_then_user_saves
 from lintloader.cli.main import main
 
 sys.argv = ["lintloader", *sys.argv[2:]]

@@ -42,7 +42,7 @@ from lintloader.fixers.backup import BackupStore, locked_store, sha256, site_of
 from lintloader.fixers.edit.parsing import reparse_ok
 from lintloader.fixers.installed import original_of
 from lintloader.fixers.registry import load_registry
-from lintloader.fixers.runner import FixOutcome, fix_in_memory
+from lintloader.fixers.runner import FixOutcome, FixRounds
 from lintloader.fixers.trial import Tried, with_unsafe
 from lintloader.fixers.writer import (
     FileChanged,
@@ -132,9 +132,10 @@ def fix_command(
         return why_not_writable(path, roots, scan.site_packages)
 
     restrict = fix_restrict(scope, baseline)
-    outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
+    rounds = FixRounds(discovery, options, load_registry(), guard, restrict)
+    outcome = rounds.run(unsafe_fixes)
     report_advisories(outcome)
-    tried = Tried(outcome) if unsafe_fixes else with_unsafe(outcome, discovery, options, restrict)
+    tried = Tried(outcome) if unsafe_fixes else with_unsafe(rounds, outcome)
     if show_diff:
         report_notes(outcome, displays, dry_run=True)
         left_notes(tried, displays)
@@ -232,10 +233,11 @@ def fix_stdin(
     def guard(path: str) -> str | None:
         return None if path == stdin.path else "not the file on standard input"
 
-    outcome = fix_in_memory(discovery, options, load_registry(), unsafe_fixes, guard, restrict)
+    rounds = FixRounds(discovery, options, load_registry(), guard, restrict)
+    outcome = rounds.run(unsafe_fixes)
     displays = {f.path: f.display for f in discovery.files}
     report_notes(outcome, displays)
-    tried = Tried(outcome) if unsafe_fixes else with_unsafe(outcome, discovery, options, restrict)
+    tried = Tried(outcome) if unsafe_fixes else with_unsafe(rounds, outcome)
     left_notes(tried, displays)
     stdout = click.get_binary_stream("stdout")  # type: ignore[operator]  # click 8.3: untyped
     stdout.write(outcome.sources.get(stdin.path, stdin.data))

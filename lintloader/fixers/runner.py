@@ -7,7 +7,9 @@ writer (or prints the diff).
 Each round tries the safe strategies of every finding first; unsafe ones (``--unsafe-fixes``)
 only run in a round where no safe fix applied, so a safe fix that also removes another finding's
 chain always wins. A file is edited at most once per round (positions come from the round's
-check), and every edit must parse again before it is kept.
+check), and every edit must parse again before it is kept. So rounds with the unsafe strategies
+are the safe rounds until a round where no safe fix applies: :class:`FixRounds` keeps where the
+safe rounds stopped, and the unsafe ones go on from there (:meth:`FixRounds.unsafe_after`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from lintloader.fixers.residual import Key, keys_of, residual
 from lintloader.pipeline.engine import CheckOptions, CheckResult, read_source, run_check
 from lintloader.scan.model import Discovery
 from lintloader.scan.read.memo import ReadMemo
+from lintloader.settings.config import Config
 from lintloader.suppress.baseline import key_parts
 
 MAX_ROUNDS = 8
@@ -197,59 +200,135 @@ def fix_in_memory(
     unsafe: bool,
     guard: Guard | None = None,
     restrict: Restrict | None = None,
-    parsed: dict[str, Parsed] | None = None,
 ) -> FixOutcome:
     """Fix rounds in memory. ``restrict`` narrows each round's findings (e.g. to the files a
-    pre-commit hook was given while the whole project is indexed); ``parsed`` holds each file's
-    libcst parse for the rounds' strategies (give one to share it with another run of rounds on
-    the same files)."""
-    outcome = FixOutcome(originals=dict(options.sources), sources=dict(options.sources))
-    tried: set[tuple[str, ...]] = set()
-    parsed = {} if parsed is None else parsed
+    pre-commit hook was given while the whole project is indexed)."""
+    return FixRounds(discovery, options, registry, guard, restrict).run(unsafe)
 
-    def check() -> CheckResult:  # bytes given in options (stdin) count as on disk
-        result = run_check(
-            discovery, replace(options, sources={**options.sources, **outcome.changed})
+
+@dataclass
+class _Progress:
+    """How far a run of fix rounds got: the edits and notes so far, the fixes tried, and the
+    check of the round in which no safe fix applied (None: the rounds ended otherwise)."""
+
+    outcome: FixOutcome
+    tried: set[tuple[str, ...]] = field(default_factory=set)
+    halted_at: CheckResult | None = None
+
+    def fork(self) -> _Progress:
+        """A copy that rounds may go on from while this one's outcome is ended."""
+        was = self.outcome
+        outcome = FixOutcome(
+            dict(was.originals),
+            dict(was.sources),
+            list(was.applied),
+            list(was.notes),
+            was.found,
+            rounds=was.rounds,
         )
-        return restrict(result) if restrict is not None else result
+        return _Progress(outcome, set(self.tried), self.halted_at)
 
-    for _ in range(MAX_ROUNDS):
-        result = check()
-        if not outcome.rounds:
-            outcome.found = result.findings
-        outcome.rounds += 1
-        request_for = _requests(result, Sources(outcome, options.reads), parsed)
+
+@dataclass
+class FixRounds:
+    """Fix rounds in memory on one set of files, and what runs of them share: each file's libcst
+    parse (``parsed``), the check of the unfixed sources at every severity (:meth:`_rechecked`)
+    and where the safe rounds stopped. A round tries the unsafe strategies only when no safe
+    fix applied in it, so rounds with the unsafe strategies too are the safe rounds until those
+    stop: :meth:`unsafe_after` goes on from there instead of repeating them."""
+
+    discovery: Discovery
+    options: CheckOptions
+    registry: Registry
+    guard: Guard | None = None
+    restrict: Restrict | None = None
+    parsed: dict[str, Parsed] = field(default_factory=dict)
+    _before: CheckResult | None = field(default=None, init=False, repr=False)
+    _safe_stop: _Progress | None = field(default=None, init=False, repr=False)
+
+    def run(self, unsafe: bool) -> FixOutcome:
+        """The rounds from the files as they are: safe strategies, and unsafe ones too when
+        ``unsafe`` (each round as described in the module's docstring)."""
+        sources = self.options.sources
+        progress = _Progress(FixOutcome(originals=dict(sources), sources=dict(sources)))
+        result = self._go(progress, unsafe)
+        if not unsafe:
+            self._safe_stop = progress.fork()
+        return self._ended(progress.outcome, result)
+
+    def unsafe_after(self) -> FixOutcome:
+        """What :meth:`run` with ``unsafe`` gives, going on from where the last safe run
+        stopped (which must have been run first)."""
+        if self._safe_stop is None:
+            raise RuntimeError("unsafe_after() needs a safe run() first")
+        progress = self._safe_stop.fork()
+        return self._ended(progress.outcome, self._go(progress, True))
+
+    def _go(self, progress: _Progress, unsafe: bool) -> CheckResult:
+        """Rounds from ``progress`` until no fix applies or MAX_ROUNDS ran: the last check.
+        From a round where no safe fix applied, its unsafe strategies are tried first."""
+        result = progress.halted_at
+        if result is not None:
+            progress.halted_at = None
+            if not self._round(progress, result, True):
+                return result
+        while progress.outcome.rounds < MAX_ROUNDS:
+            result = self._check(progress.outcome)
+            if not progress.outcome.rounds:
+                progress.outcome.found = result.findings
+            progress.outcome.rounds += 1
+            made = self._round(progress, result, False)
+            if not made and unsafe:
+                made = self._round(progress, result, True)
+            if not made:
+                progress.halted_at = None if unsafe else result
+                return result
+        return self._check(progress.outcome)
+
+    def _round(self, progress: _Progress, result: CheckResult, unsafe_pass: bool) -> int:
+        outcome = progress.outcome
+        request_for = _requests(result, Sources(outcome, self.options.reads), self.parsed)
         findings = fixable(result.findings)
-        made = _round(findings, request_for, registry, False, guard, outcome, tried)
-        if not made and unsafe:
-            made = _round(findings, request_for, registry, True, guard, outcome, tried)
-        if not made:
-            break
-    else:
-        result = check()
-    outcome.left = result.findings
-    outcome.remaining = fixable(result.findings)
-    return _rechecked(outcome, discovery, options)
+        return _round(
+            findings, request_for, self.registry, unsafe_pass, self.guard, outcome, progress.tried
+        )
 
+    def _check(self, outcome: FixOutcome) -> CheckResult:
+        """The check of the sources as edited so far (bytes given in options, stdin's, count
+        as on disk)."""
+        sources = {**self.options.sources, **outcome.changed}
+        result = run_check(self.discovery, replace(self.options, sources=sources))
+        return self.restrict(result) if self.restrict is not None else result
 
-def _rechecked(outcome: FixOutcome, discovery: Discovery, options: CheckOptions) -> FixOutcome:
-    """Check the fixed sources with every rule at every severity; attach to each fix the
-    findings that still say its loader's (or chain's) pool is rebuilt and were not there
-    before the fixes (or are its own finding)."""
-    if not outcome.applied:
+    def _ended(self, outcome: FixOutcome, result: CheckResult) -> FixOutcome:
+        outcome.left = result.findings
+        outcome.remaining = fixable(result.findings)
+        return self._rechecked(outcome)
+
+    def _rechecked(self, outcome: FixOutcome) -> FixOutcome:
+        """Check the fixed sources with every rule at every severity; attach to each fix the
+        findings that still say its loader's (or chain's) pool is rebuilt and were not there
+        before the fixes (or are its own finding)."""
+        if not outcome.applied:
+            return outcome
+        options = replace(self.options, config=_every_finding(self.options.config))
+        if self._before is None:
+            self._before = run_check(self.discovery, options)
+        there: set[Key] = {_place(f) for f in self._before.findings}
+        sources = {**options.sources, **outcome.changed}
+        result = run_check(self.discovery, replace(options, sources=sources))
+        displays = {f.display: f.path for f in result.files}
+        outcome.applied = [
+            replace(a, residual=_new_or_own(a, result, displays, there)) for a in outcome.applied
+        ]
         return outcome
-    config = replace(
-        options.config, select=("LL",), ignore=(), per_file_ignores=(), min_severity=Severity.INFO
+
+
+def _every_finding(config: Config) -> Config:
+    """``config`` with every rule at every severity, nothing ignored."""
+    return replace(
+        config, select=("LL",), ignore=(), per_file_ignores=(), min_severity=Severity.INFO
     )
-    before = run_check(discovery, replace(options, config=config))
-    there: set[Key] = {_place(f) for f in before.findings}
-    sources = {**options.sources, **outcome.changed}
-    result = run_check(discovery, replace(options, config=config, sources=sources))
-    displays = {f.display: f.path for f in result.files}
-    outcome.applied = [
-        replace(a, residual=_new_or_own(a, result, displays, there)) for a in outcome.applied
-    ]
-    return outcome
 
 
 def _new_or_own(

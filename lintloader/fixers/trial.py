@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 
 from lintloader.finding.findings import Finding
 from lintloader.finding.fix_safety import FIX_SAFETY
-from lintloader.fixers.base import Parsed
 from lintloader.fixers.registry import load_registry
 from lintloader.fixers.runner import (
     FixOutcome,
+    FixRounds,
     Guard,
     Note,
     Restrict,
@@ -133,27 +133,19 @@ def try_strategy(
     return StrategyTrial(finding, strategy, outcome)
 
 
-def with_unsafe(
-    safe: FixOutcome,
-    discovery: Discovery,
-    options: CheckOptions,
-    restrict: Restrict | None = None,
-    guard: Guard | None = None,
-    parsed: dict[str, Parsed] | None = None,
-) -> Tried:
-    """``safe`` (fix rounds with the safe strategies), and the rounds with the unsafe ones too
-    when a finding the safe ones leave names one (``parsed``: the safe rounds' libcst parses,
-    which the unsafe rounds' first round reads again)."""
-    registry = load_registry()
+def with_unsafe(rounds: FixRounds, safe: FixOutcome) -> Tried:
+    """``safe`` (what ``rounds`` ran with the safe strategies), and the rounds with the unsafe
+    ones too when a finding the safe ones leave names one: they go on from where the safe
+    rounds stopped (:meth:`~lintloader.fixers.runner.FixRounds.unsafe_after`)."""
     unsafe_named = any(
         not strategy.safe
         for finding in safe.remaining
         for name in finding.fixes
-        if (strategy := registry.get(name)) is not None
+        if (strategy := rounds.registry.get(name)) is not None
     )
     if not unsafe_named:
         return Tried(safe)
-    return Tried(safe, fix_in_memory(discovery, options, registry, True, guard, restrict, parsed))
+    return Tried(safe, rounds.unsafe_after())
 
 
 def try_fixes(
@@ -165,6 +157,5 @@ def try_fixes(
     """The fix rounds in memory: safe strategies, then unsafe ones where they are named. They
     write nothing to the cache: no run reads the edited bytes again."""
     options = replace(options, cache_writes=False)
-    parsed: dict[str, Parsed] = {}
-    safe = fix_in_memory(discovery, options, load_registry(), False, guard, restrict, parsed)
-    return with_unsafe(safe, discovery, options, restrict, guard, parsed)
+    rounds = FixRounds(discovery, options, load_registry(), guard, restrict)
+    return with_unsafe(rounds, rounds.run(unsafe=False))

@@ -48,6 +48,10 @@ def _located(module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange]) -> 
     return Located(module, positions, finder.found, finder.classes)
 
 
+# what holds no def or class statement (the finder does not walk into it)
+_NO_DEFINITIONS = (cst.SimpleStatementLine, cst.BaseExpression, cst.Decorator, cst.Parameters)
+
+
 class _FunctionFinder(cst.CSTVisitor):
     """Qualified names the way ``lintloader.summary.calls`` builds them."""
 
@@ -59,6 +63,11 @@ class _FunctionFinder(cst.CSTVisitor):
 
     def _qualname(self, name: str) -> str:
         return qualname_in(self.scopes, name)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _NO_DEFINITIONS):
+            return False  # a def or a class is a compound statement: none is inside these
+        return super().on_visit(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         qualname = self._qualname(node.name.value)

@@ -5,7 +5,7 @@ and the next round's look at a file no fix changed, do not parse and resolve it 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from lintloader.fixers.base import FixRequest, Parsed
 from lintloader.fixers.edit.parsing import parse_module
@@ -19,12 +19,47 @@ def parsed(request: FixRequest, path: str, source: bytes) -> Parsed:
     per path: an edited file's old tree is dropped."""
     known = request.parsed.get(path)
     if known is None or known.source != source:
-        wrapper = MetadataWrapper(parse_module(source))
+        module = parse_module(source)
+        parents = parents_of(module)
+        if parents is None:  # a node in two places: positions need a copy with each once
+            wrapper = MetadataWrapper(module)
+            module = wrapper.module
+            parents = parents_of(module) or {}
+        else:  # each node once, as a fresh parse has it: no copy needed
+            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         positions = wrapper.resolve(PositionProvider)
         calls: dict[tuple[int, int], cst.Call] = {}
         for node, where in positions.items():
             if isinstance(node, cst.Call):
                 calls.setdefault((where.start.line, where.start.column + 1), node)
-        parents = wrapper.resolve(ParentNodeProvider)
-        known = request.parsed[path] = Parsed(source, wrapper.module, positions, parents, calls)
+        known = request.parsed[path] = Parsed(source, module, positions, parents, calls)
     return known
+
+
+def parents_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode] | None:
+    """Each node's parent in ``module`` (what libcst's ``ParentNodeProvider`` answers, in one
+    walk instead of a walk and a look at every node's children); None when a node is in the
+    tree twice (a tree built by hand may share one), where a parent is not one node's."""
+    walk = _ParentWalk()
+    module.visit(walk)
+    return None if walk.shared else walk.parents
+
+
+class _ParentWalk(cst.CSTVisitor):
+    """Records the parent of every node as the walk enters it: the node it came from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.path: list[cst.CSTNode] = []
+        self.shared = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.path:
+            self.shared = self.shared or node in self.parents
+            self.parents[node] = self.path[-1]
+        self.path.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.path.pop()
