@@ -54,6 +54,7 @@ import libcst as cst
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import located_in
+from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.epoch_state import below as is_below
 from lintloader.fixers.edit.epoch_state import (
     changed_by_methods,
@@ -108,6 +109,7 @@ def apply(request: FixRequest) -> Edits | None:
     moved = _in_order(callee, [*_settings(target, callee, below), *callee.needed])
     renames = _renames(target, callee, moved)
     built = [construction if s is callee.statement else s for s in moved]
+    refuse_draws(request, target.path, built)
     copies = [_substituted(_renamed(s, renames), bindings) for s in built]
     value = _name_of(renames.get(callee.name)) or callee.name
     loop = _outermost(target, copies)
