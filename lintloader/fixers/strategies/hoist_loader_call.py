@@ -70,12 +70,12 @@ def apply(request: FixRequest) -> Edits | None:
     for hop in request.finding.chain[2:]:
         check_returns(request, hop)
     moved = isinstance(statement, cst.SimpleStatementLine) and not iterated
-    refuse_draws(request, target.path, [statement if moved else target.call])
+    refuse_draws(request, target.path, [statement if moved else target.call])  # what is hoisted
     build = build_of(request, target)
     edits: dict[cst.CSTNode, EditFn] = {}
     if build.target is target:
         edits[build.call] = build.persistent
-    if moved:
+    if isinstance(statement, cst.SimpleStatementLine) and not iterated:
         edits.update(_move_before(statement, loop))
     else:
         edits.update(_bind_before(target, loop, fresh_name(target, loop)))

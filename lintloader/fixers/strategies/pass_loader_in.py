@@ -41,7 +41,8 @@ what the copy does not read (``model.load_state_dict(...)`` when the loader read
 does not count as state set on it (:mod:`lintloader.fixers.edit.epoch_state`). A local the
 copy binds that the caller already uses is renamed after the function in the copy
 (``collate_fn`` of ``validate`` becomes ``validate_collate_fn``); refused when that name is
-taken too.
+taken too. Refused when the copy builds a class or function of the project that draws randomness
+(:mod:`lintloader.fixers.edit.draws`): built once, every call would read the same draw.
 """
 
 from __future__ import annotations
