@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterable
 
 import libcst as cst
+import libcst.matchers as m
 
 from lintloader.fixers.base import FixError, FixRequest
 from lintloader.fixers.edit.epoch_state import dotted
@@ -71,14 +72,7 @@ def _by_path(program: Program) -> dict[str, FileSummary]:
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-    node.visit(_Calls())
-    return found
+    return [call for call in m.findall(node, m.Call()) if isinstance(call, cst.Call)]
 
 
 def _drawn_by(request: FixRequest, file: FileSummary, name: Dotted) -> tuple[str, str] | None:
