@@ -57,3 +57,43 @@ def test_twin_without_the_draw_builds_the_dataset_once(tmp_path: Path) -> None:
     assert "    episodes = Episodes(classes, 6)\n    loader = DataLoader(" in train
     assert "evaluate(classes, batch_size, loader=loader)" in train
     assert fixable(root) == 0
+
+
+SHUFFLED = """import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Shuffled(Dataset):
+    def __init__(self, items):
+        self.items = items
+        self.order = torch.{order}(len(items))
+
+    def __getitem__(self, index):
+        return self.items[self.order[index]]
+
+    def __len__(self):
+        return len(self.items)
+
+
+def train(items, epochs):
+    for epoch in range(epochs):
+        for batch in DataLoader(Shuffled(items), batch_size=2, num_workers=2):
+            print(epoch, batch)
+"""
+
+
+@pytest.mark.parametrize("order", ["randperm", "arange"])
+def test_hoist_of_a_class_of_the_same_file(order: str, tmp_path: Path) -> None:
+    """hoist-loader-call on a dataset class of the file itself: ``torch.randperm`` in its
+    ``__init__`` refuses the hoist, ``torch.arange`` does not."""
+    source = SHUFFLED.format(order=order)
+    (tmp_path / "train.py").write_text(source)
+    done = run_cli("fix", "--no-cache", "--min-severity", "info", ".", cwd=tmp_path)
+    drawn = order == "randperm"
+    reason = (
+        "LL202 hoist-loader-call not applied: `Shuffled(...)` draws at each build "
+        "(`torch.randperm` in its `__init__`)"
+    )
+    assert (reason in done.stderr) == drawn, done.stderr
+    assert ("LL202 fixed by hoist-loader-call" in done.stderr) != drawn, done.stderr
+    assert ((tmp_path / "train.py").read_text() == source) == drawn
