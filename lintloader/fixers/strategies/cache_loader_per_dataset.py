@@ -44,6 +44,7 @@ import libcst as cst
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of
+from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.kept import Slot, keep
 from lintloader.fixers.edit.loader_calls import Target, call_at
 from lintloader.fixers.edit.names import collect, first_free, parameters
@@ -77,6 +78,7 @@ def apply(request: FixRequest) -> Edits | None:
         _check_caller(request, chain, root, function)
     assert isinstance(block, cst.IndentedBlock)
     moved = _prelude(function, block, statement, target.call)
+    refuse_draws(request, target.path, [statement, *moved])
     build = build_of(request, target)
     # a name of the module, never mangled in a class: no leading double underscore
     cache = _free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")

@@ -15,6 +15,7 @@ import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import comment_lines
+from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.loader_calls import Target, insert_before, target_call, without
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.edit.persistence import made_persistent, site_at
@@ -29,6 +30,7 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError("not a plain `name = DataLoader(...)` statement")
     name = assignment.targets[0].target.value
     loop = target.loop_of(statement)
+    refuse_draws(request, target.path, [statement])
     block = target.block_of(loop)
     rest = without(loop.body, statement)
     moved = statement

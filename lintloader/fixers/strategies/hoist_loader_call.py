@@ -44,6 +44,7 @@ from lintloader.fixers.edit.cst_edit import (
     small_statement_at,
     walk_statements,
 )
+from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.epoch_state import reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
 from lintloader.fixers.edit.names import collect, first_free
@@ -68,6 +69,8 @@ def apply(request: FixRequest) -> Edits | None:
         _check_kept_in(target, guards[0], name)
     for hop in request.finding.chain[2:]:
         check_returns(request, hop)
+    moved = isinstance(statement, cst.SimpleStatementLine) and not iterated
+    refuse_draws(request, target.path, [statement if moved else target.call])  # what is hoisted
     build = build_of(request, target)
     edits: dict[cst.CSTNode, EditFn] = {}
     if build.target is target:

@@ -37,6 +37,7 @@ import libcst as cst
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import body_of, located_in, walk_statements
+from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.epoch_state import changed_by_methods, dotted, reads
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
 from lintloader.fixers.edit.loader_calls import Target, call_at
@@ -66,6 +67,7 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError(f"`{owner}` has no `__init__` of its own to start the kept loaders in")
     statement = _statement(target, getter)
     check_returns(request, built)
+    refuse_draws(request, target.path, [statement])
     dataset = dataset_of(target.call)
     local = (collect([getter.body]).bound | parameters(getter)) - {"self"}
     key_root = dataset.split(".")[0]

@@ -41,7 +41,8 @@ what the copy does not read (``model.load_state_dict(...)`` when the loader read
 does not count as state set on it (:mod:`lintloader.fixers.edit.epoch_state`). A local the
 copy binds that the caller already uses is renamed after the function in the copy
 (``collate_fn`` of ``validate`` becomes ``validate_collate_fn``); refused when that name is
-taken too.
+taken too. Refused when the copy builds a class or function of the project that draws randomness
+(:mod:`lintloader.fixers.edit.draws`): built once, every call would read the same draw.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ import libcst as cst
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import located_in
+from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.epoch_state import below as is_below
 from lintloader.fixers.edit.epoch_state import (
     changed_by_methods,
@@ -108,6 +110,7 @@ def apply(request: FixRequest) -> Edits | None:
     moved = _in_order(callee, [*_settings(target, callee, below), *callee.needed])
     renames = _renames(target, callee, moved)
     built = [construction if s is callee.statement else s for s in moved]
+    refuse_draws(request, target.path, built)
     copies = [_substituted(_renamed(s, renames), bindings) for s in built]
     value = _name_of(renames.get(callee.name)) or callee.name
     loop = _outermost(target, copies)
