@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -18,6 +19,29 @@ from lintloader.fixers.edit.shared_parse import parsed
 from lintloader.summary.helpers import Scope, qualname_in
 
 Statement = cst.BaseStatement  # a SimpleStatementLine or a compound statement
+
+
+Node = TypeVar("Node", bound=cst.CSTNode)
+
+
+class _NodesOf(cst.CSTVisitor):
+    def __init__(self, kind: type[cst.CSTNode]) -> None:
+        self.kind = kind
+        self.found: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, self.kind):
+            self.found.append(node)
+        return True
+
+
+def nodes_of(node: cst.CSTNode, kind: type[Node]) -> list[Node]:
+    """The nodes of ``kind`` in ``node`` (itself included), in source order: what
+    ``libcst.matchers.findall`` gives, without importing ``libcst.matchers`` (building its
+    thousands of classes costs a fix run 0.3-0.8 s of CPU)."""
+    visitor = _NodesOf(kind)
+    node.visit(visitor)
+    return [found for found in visitor.found if isinstance(found, kind)]
 
 
 @dataclass

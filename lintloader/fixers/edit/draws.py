@@ -25,9 +25,9 @@ import os
 from collections.abc import Iterable
 
 import libcst as cst
-import libcst.matchers as m
 
 from lintloader.fixers.base import FixError, FixRequest
+from lintloader.fixers.edit.cst_edit import nodes_of
 from lintloader.fixers.edit.epoch_state import dotted
 from lintloader.link.program import Program
 from lintloader.link.symbols import FunctionInfo, Symbol
@@ -72,7 +72,7 @@ def _by_path(program: Program) -> dict[str, FileSummary]:
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    return [call for call in m.findall(node, m.Call()) if isinstance(call, cst.Call)]
+    return nodes_of(node, cst.Call)
 
 
 def _drawn_by(request: FixRequest, file: FileSummary, name: Dotted) -> tuple[str, str] | None:
