@@ -129,7 +129,7 @@ def test_refuses_sets_the_function_makes_at_each_call(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert (
         f"LL202 {STRATEGY} not applied: the sets `datasets` are bound in `make_loaders` at each "
-        "call: new datasets each time would each keep a pool of their own" in done.stderr
+        "call: new sets each time would each keep a pool of their own" in done.stderr
     )
     assert (tmp_path / "mod.py").read_text() == SETS_MADE_EACH_CALL
 

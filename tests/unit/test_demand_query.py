@@ -220,6 +220,7 @@ def test_a_group_asks_its_most_shared_token_first(tmp_path: Path) -> None:
     assert query.matches(sources, files["called.py"])
 
 
+@pytest.mark.enumerates_rules
 def test_buckets_are_asked_shortest_prerequisite_first(tmp_path: Path) -> None:
     """The seed query asks ``oader`` before ``.get_eval_dataloader(``: a file without it
     fails every bucket that holds it on that one search (issue 45: the seed round searched

@@ -103,7 +103,7 @@ def _check_per_set(
     if made:
         raise FixError(
             f"the sets `{made[0]}` are bound in `{function.name.value}` at each call: new "
-            "datasets each time would each keep a pool of their own"
+            "sets each time would each keep a pool of their own"
         )
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from lintloader.fixers.edit.cst_edit import nodes_of
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "lintloader" / "fixers").rglob("*.py"))
 
 
