@@ -16,8 +16,8 @@ import pytest
 from conftest import FIXTURES, run_cli
 
 REASON = (
-    "pass-loader-in not applied: `Episodes(...)` draws at each build (`np.random.choice` in its "
-    "`draw`): built once, each use would read the same draw"
+    "pass-loader-in not applied: `Episodes(...)` draws at each build (`np.random.choice` in "
+    "`Episodes.draw`): built once, each use would read the same draw"
 )
 
 
@@ -92,7 +92,7 @@ def test_hoist_of_a_class_of_the_same_file(order: str, tmp_path: Path) -> None:
     drawn = order == "randperm"
     reason = (
         "LL202 hoist-loader-call not applied: `Shuffled(...)` draws at each build "
-        "(`torch.randperm` in its `__init__`)"
+        "(`torch.randperm` in `Shuffled.__init__`)"
     )
     assert (reason in done.stderr) == drawn, done.stderr
     assert ("LL202 fixed by hoist-loader-call" in done.stderr) != drawn, done.stderr

@@ -62,7 +62,7 @@ def refuse_draws(request: FixRequest, path: str, built: Iterable[cst.CSTNode]) -
             if found is not None:
                 draw, where = found
                 raise FixError(
-                    f"`{name}(...)` draws at each build (`{draw}` in its `{where}`): built "
+                    f"`{name}(...)` draws at each build (`{draw}` in `{where}`): built "
                     "once, each use would read the same draw"
                 )
 
@@ -133,12 +133,18 @@ def _first_draw(program: Program, start: str) -> tuple[str, str] | None:
             if call.is_reference:
                 continue
             if _is_draw(_canonical(info.file, call.target)):
-                return ".".join(call.target), info.function.name
+                return ".".join(call.target), _qualified(info)
             callee = _callee(program, info, call.target)
             if callee is not None and callee not in seen and depth < _DEPTH:
                 seen.add(callee)
                 todo.append((callee, depth + 1))
     return None
+
+
+def _qualified(info: FunctionInfo) -> str:
+    """``TextDataset.__init__``, or a function's own name."""
+    owner = info.function.class_qualname
+    return f"{owner}.{info.function.name}" if owner else info.function.name
 
 
 def _callee(program: Program, info: FunctionInfo, target: Dotted) -> str | None:
