@@ -132,7 +132,7 @@ def _first_draw(program: Program, start: str) -> tuple[str, str] | None:
         for call in info.function.calls:
             if call.is_reference:
                 continue
-            if _is_draw(_canonical(info.file, call.target)):
+            if _is_draw(_imported_name(program, info.file, call.target)):
                 return ".".join(call.target), _qualified(info)
             callee = _callee(program, info, call.target)
             if callee is not None and callee not in seen and depth < _DEPTH:
@@ -159,16 +159,13 @@ def _callee(program: Program, info: FunctionInfo, target: Dotted) -> str | None:
     return _start(program, program.resolve(info.file.module, target))
 
 
-def _canonical(file: FileSummary, target: Dotted) -> Dotted:
-    """``target`` with its head replaced by what the file imports under that name
-    (``np.random.choice`` -> ``numpy.random.choice``)."""
-    binding = file.imports.get(target[0])
-    if binding is None:
-        return target
-    head = tuple(binding.module.split("."))
-    if binding.name:
-        head = (*head, binding.name)
-    return (*head, *target[1:])
+def _imported_name(program: Program, file: FileSummary, target: Dotted) -> Dotted:
+    """``target`` as the linker resolves it through the file's imports when it names something
+    outside the project (``np.random.choice`` -> ``numpy.random.choice``), else as written."""
+    symbol = program.resolve(file.module, target)
+    if symbol is not None and symbol.kind == "external":
+        return tuple(symbol.key.split("."))
+    return target
 
 
 def _is_draw(name: Dotted) -> bool:
