@@ -41,6 +41,7 @@ from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import (
     comment_lines,
     located_in,
+    nodes_of,
     small_statement_at,
     walk_statements,
 )
@@ -201,13 +202,9 @@ def _check_unchanged(request: FixRequest, target: Target, place: Place, name: st
 def _deleted(nodes: list[cst.CSTNode]) -> set[str]:
     """The names a ``del`` in ``nodes`` unbinds."""
     found: set[str] = set()
-
-    class _Dels(cst.CSTVisitor):
-        def visit_Del(self, node: cst.Del) -> None:
-            found.update(collect([node.target]).used)
-
     for node in nodes:
-        node.visit(_Dels())
+        for deleted in nodes_of(node, cst.Del):
+            found.update(collect([deleted.target]).used)
     return found
 
 

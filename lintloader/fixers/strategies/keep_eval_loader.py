@@ -36,7 +36,7 @@ import libcst as cst
 
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import body_of, located_in, walk_statements
+from lintloader.fixers.edit.cst_edit import body_of, located_in, nodes_of, walk_statements
 from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.epoch_state import changed_by_methods, dotted, reads
 from lintloader.fixers.edit.kept import Slot, free_attribute, keep, method_of, start
@@ -175,14 +175,7 @@ def _dataset_parameter(
 
 
 def _has_call(node: cst.CSTNode) -> bool:
-    calls: list[cst.Call] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            calls.append(call)
-
-    node.visit(_Find())
-    return bool(calls)
+    return bool(nodes_of(node, cst.Call))
 
 
 def _before(
@@ -268,20 +261,13 @@ def _passed_in_class(
 
 
 def _self_calls(function: cst.FunctionDef, name: str) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            func = call.func
-            if (
-                isinstance(func, cst.Attribute)
-                and dotted(func.value) == "self"
-                and func.attr.value == name
-            ):
-                found.append(call)
-
-    function.body.visit(_Find())
-    return found
+    return [
+        call
+        for call in nodes_of(function.body, cst.Call)
+        if isinstance(call.func, cst.Attribute)
+        and dotted(call.func.value) == "self"
+        and call.func.attr.value == name
+    ]
 
 
 def _check_loops(target: Target, name: str, hop: Hop) -> None:
