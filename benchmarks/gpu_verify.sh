@@ -18,6 +18,7 @@
 #
 # Usage: benchmarks/gpu_verify.sh        PYTHON=...  (default .venv/bin/python, else python3)
 #        DEVICE=cpu benchmarks/gpu_verify.sh   (the same checks on the CPU: tries the script)
+#        ONLY="verify-torch trace-rebuild" benchmarks/gpu_verify.sh   (those checks alone)
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -59,6 +60,8 @@ fi
 check() {  # check KIND NAME EXPECTED COMMAND...: run it within what is left of the budget
     local kind=$1 name=$2 expected=$3 left code=0 begin=$SECONDS
     shift 3
+    known+=("$kind-$name")
+    if [[ -n "${ONLY:-}" && " $ONLY " != *" $kind-$name "* ]]; then return; fi
     left=$((BUDGET_S - (SECONDS - started)))
     if ((left < 10)); then
         printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$expected" "skipped" 0 >>"$OUT/checks.tsv"
@@ -85,6 +88,7 @@ trace() {  # trace NAME EXPECTED SCRIPT ARGS...
 }
 
 FETCH=fixtures/runtime/trace/fetcher_loop.py
+known=()
 verify lightning PASS --val
 verify torch PASS --engine torch --val
 verify buggy FAIL --dataloader fixtures/runtime/buggy_fetcher.py:make_loader
@@ -93,6 +97,12 @@ trace loop OK fixtures/runtime/trace/rebuild_loop.py --fixed --device "$DEVICE"
 trace rebuild FAIL fixtures/runtime/trace/rebuild_loop.py --device "$DEVICE" --init-sleep "$DELAY"
 trace buggy FAIL "$FETCH" fixtures/runtime/buggy_fetcher.py
 trace fixed OK "$FETCH" fixtures/runtime/fixed_fetcher.py
+for wanted in ${ONLY:-}; do
+    if [[ " ${known[*]} " != *" $wanted "* ]]; then
+        echo "gpu_verify: ONLY names no check: $wanted (the checks: ${known[*]})" >&2
+        exit 2
+    fi
+done
 
 "$PYTHON" - "$OUT" "$DEVICE" "$((SECONDS - started))" <<'PY'
 import json, sys
