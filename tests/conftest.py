@@ -22,7 +22,7 @@ from child_processes import (  # noqa: F401 (the fixtures and hooks every test s
     pytest_testnodedown,
     run_once,
 )
-from harness import keep_bytecode, lintloader_command, run_cli
+from harness import drop_gone_bytecode, keep_bytecode, lintloader_command, run_cli
 from worker_groups import (  # noqa: F401 (how pytest -n N hands tests to its workers)
     pytest_cmdline_main,
     pytest_xdist_make_scheduler,
@@ -41,8 +41,10 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if not hasattr(config, "workerinput"):  # the controller, or a run without workers
-        # the run's temporary root (pytest keeps the last three): one compile per module a run
-        keep_bytecode(os.environ, config._tmp_path_factory.getbasetemp() / "bytecode")
+        # kept from run to run beside the downloaded wheels: torch and Lightning compiled once,
+        # not once a run by the first traced commands at the same time (some 30 s of CPU)
+        keep_bytecode(os.environ, WHEEL_CACHE / "bytecode")
+        drop_gone_bytecode(WHEEL_CACHE / "bytecode")
 
 
 REPO = Path(__file__).resolve().parent.parent

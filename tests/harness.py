@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 
@@ -48,6 +50,19 @@ def keep_bytecode(environ: MutableMapping[str, str], folder: Path) -> None:
     in ``folder`` (``PYTHONPYCACHEPREFIX``, unless one is set: never beside the sources)."""
     if environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
         environ.setdefault("PYTHONPYCACHEPREFIX", str(folder))
+
+
+def drop_gone_bytecode(folder: Path, temp: Path | None = None) -> None:
+    """Remove from ``folder`` (a ``PYTHONPYCACHEPREFIX`` kept from run to run, which mirrors
+    the sources' absolute folders) the bytecode of the folders under ``temp`` (the temporary
+    folder) that are gone, two levels down (``/tmp/pytest-of-root/pytest-7``): earlier runs'
+    copies of the checkout and scenes. The rest is kept."""
+    temp = Path(temp or tempfile.gettempdir()).resolve()
+    mirror = folder / temp.relative_to(temp.anchor)
+    for level in (mirror, *(d for d in mirror.glob("*") if d.is_dir())):
+        for kept in [d for d in level.glob("*") if d.is_dir()]:
+            if not (temp / kept.relative_to(mirror)).exists():
+                shutil.rmtree(kept, ignore_errors=True)
 
 
 def beside_the_sources() -> dict[str, str]:

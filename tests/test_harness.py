@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import REPO, beside_the_sources, keep_bytecode, run_python
+from harness import REPO, beside_the_sources, drop_gone_bytecode, keep_bytecode, run_python
 
 ASK = "import sys; print(sys.flags.dont_write_bytecode, sys.pycache_prefix)"
 
 
 def test_a_command_keeps_its_bytecode_outside_the_checkout() -> None:
-    """The session dropped ``PYTHONDONTWRITEBYTECODE``: a command compiles each module once a
-    run, into a folder of its own (or Python's default, beside the sources, where nothing
+    """The session dropped ``PYTHONDONTWRITEBYTECODE``: a command compiles each module once,
+    into a folder of its own (or Python's default, beside the sources, where nothing
     turned bytecode off), not again at each start."""
     assert "PYTHONDONTWRITEBYTECODE" not in os.environ
     done = run_python("-c", ASK)
@@ -50,3 +50,21 @@ def test_a_command_can_still_write_bytecode_beside_its_source(tmp_path: Path) ->
     assert "PYTHONPYCACHEPREFIX" not in env
     subprocess.run([sys.executable, "-m", "py_compile", str(source)], check=True, env=env)
     assert list((tmp_path / "__pycache__").glob("mod.*.pyc"))
+
+
+def test_the_bytecode_of_gone_temporary_sources_is_dropped(tmp_path: Path) -> None:
+    """The kept folder mirrors absolute folders: an earlier run's copy under the temporary
+    folder, now gone, loses its bytecode; a folder still there, and one elsewhere, keep it."""
+    temp, kept = tmp_path / "tmp", tmp_path / "bytecode"
+    for folder in ("pytest-of-me/pytest-9", "scene/pkg"):
+        (temp / folder).mkdir(parents=True)
+    mirror = kept / temp.relative_to(temp.anchor)
+    for folder in ("pytest-of-me/pytest-8", "pytest-of-me/pytest-9", "scene/pkg", "gone/pkg"):
+        (mirror / folder).mkdir(parents=True)
+        (mirror / folder / "m.cpython-311.pyc").write_bytes(b"")
+    elsewhere = kept / "usr" / "lib"
+    elsewhere.mkdir(parents=True)
+    drop_gone_bytecode(kept, temp)
+    left = sorted(p.relative_to(mirror).as_posix() for p in mirror.rglob("*.pyc"))
+    assert left == ["pytest-of-me/pytest-9/m.cpython-311.pyc", "scene/pkg/m.cpython-311.pyc"]
+    assert elsewhere.is_dir()
