@@ -22,7 +22,13 @@ from child_processes import (  # noqa: F401 (the fixtures and hooks every test s
     pytest_testnodedown,
     run_once,
 )
-from harness import drop_gone_bytecode, keep_bytecode, lintloader_command, run_cli
+from harness import (
+    drop_gone_bytecode,
+    keep_bytecode,
+    lintloader_command,
+    run_cli,
+    warm_bytecode,
+)
 from worker_groups import (  # noqa: F401 (how pytest -n N hands tests to its workers)
     pytest_cmdline_main,
     pytest_xdist_make_scheduler,
@@ -44,7 +50,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         # kept from run to run beside the downloaded wheels: torch and Lightning compiled once,
         # not once a run by the first traced commands at the same time (some 30 s of CPU)
         keep_bytecode(os.environ, WHEEL_CACHE / "bytecode")
-        drop_gone_bytecode(WHEEL_CACHE / "bytecode")
+        if "PYTHONPYCACHEPREFIX" in os.environ:
+            drop_gone_bytecode(Path(os.environ["PYTHONPYCACHEPREFIX"]))
+            warm_bytecode(Path(os.environ["PYTHONPYCACHEPREFIX"]))
 
 
 REPO = Path(__file__).resolve().parent.parent

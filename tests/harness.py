@@ -10,6 +10,7 @@ that calls it, never its own ``subprocess.run``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -50,6 +51,30 @@ def keep_bytecode(environ: MutableMapping[str, str], folder: Path) -> None:
     in ``folder`` (``PYTHONPYCACHEPREFIX``, unless one is set: never beside the sources)."""
     if environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
         environ.setdefault("PYTHONPYCACHEPREFIX", str(folder))
+
+
+# what most of the commands the tests start import, slowest to compile first
+HEAVY_IMPORTS = ("torch", "pytorch_lightning")
+
+
+def warm_bytecode(folder: Path, modules: Sequence[str] = HEAVY_IMPORTS) -> list[str]:
+    """Compile into ``folder`` (the ``PYTHONPYCACHEPREFIX`` of the run's commands) what
+    importing ``modules`` compiles, in one process, where ``folder`` has no bytecode of their
+    package yet: otherwise the first commands to import them (test_trace starts six at once)
+    each compile them again. The modules it imported, none where all were there."""
+    cold = []
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue  # not installed: the tests that need it skip
+        source = Path(spec.origin).resolve()
+        cached = folder / source.parent.relative_to(source.anchor)
+        if not (cached / f"{source.stem}.{sys.implementation.cache_tag}.pyc").exists():
+            cold.append(name)
+    if cold:
+        env = {"PYTHONPYCACHEPREFIX": str(folder)}
+        run_python("-c", "; ".join(f"import {name}" for name in cold), env=env, timeout=300)
+    return cold
 
 
 def drop_gone_bytecode(folder: Path, temp: Path | None = None) -> None:

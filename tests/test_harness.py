@@ -3,12 +3,20 @@ bytecode kept where the environment turned it off, and never beside the checkout
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from harness import REPO, beside_the_sources, drop_gone_bytecode, keep_bytecode, run_python
+from harness import (
+    REPO,
+    beside_the_sources,
+    drop_gone_bytecode,
+    keep_bytecode,
+    run_python,
+    warm_bytecode,
+)
 
 ASK = "import sys; print(sys.flags.dont_write_bytecode, sys.pycache_prefix)"
 
@@ -68,3 +76,15 @@ def test_the_bytecode_of_gone_temporary_sources_is_dropped(tmp_path: Path) -> No
     left = sorted(p.relative_to(mirror).as_posix() for p in mirror.rglob("*.pyc"))
     assert left == ["pytest-of-me/pytest-9/m.cpython-311.pyc", "scene/pkg/m.cpython-311.pyc"]
     assert elsewhere.is_dir()
+
+
+def test_a_cold_folder_is_warmed_once(tmp_path: Path) -> None:
+    """What importing a package compiles lands in the folder, by one real import; the next
+    session finds it there and imports nothing; a module not installed is passed over."""
+    wanted = ("json", "no_such_module_here")
+    assert warm_bytecode(tmp_path, wanted) == ["json"]
+    source = Path(json.__file__).resolve()
+    kept = tmp_path / source.parent.relative_to(source.anchor)
+    assert (kept / f"__init__.{sys.implementation.cache_tag}.pyc").is_file()
+    assert (kept / f"decoder.{sys.implementation.cache_tag}.pyc").is_file()
+    assert warm_bytecode(tmp_path, wanted) == []
