@@ -164,7 +164,7 @@ class Walker(ast.NodeVisitor):
             fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
         walked, visit = _WALKED, self.visit
         for field in fields:
-            value = getattr(node, field, None)
+            value: Any = getattr(node, field, None)
             if value.__class__ is list:
                 for item in value:
                     if walked[item.__class__]:
