@@ -111,6 +111,8 @@ class Summarizer(Walker):
     """Fills a :class:`FileSummary` in one pass over the module: the file's one walk, which
     ``rider`` (the loader facts) rides on."""
 
+    STATEMENTS = _SIMPLE_STATEMENTS
+
     def __init__(
         self, summary: FileSummary, parsed: ParsedSource, rider: Rider | None = None
     ) -> None:
@@ -128,17 +130,8 @@ class Summarizer(Walker):
         self.comprehended: list[Comprehended] = []  # ``for`` clauses around the visit
         self.binding: dict[int, str] = {}  # id(call node) -> the local its value is assigned to
         self.open_loops: list[int] = []  # indexes into the current function's loops
-        self.statements: list[int] = []
         self.none_guards = GuardState()  # the open function's (none_guards.py)
         self.filling: dict[int, frozenset[str]] = {}  # id(`p or make()`) of `p = p or make()`
-
-    def visit(self, node: ast.AST) -> None:
-        if isinstance(node, _SIMPLE_STATEMENTS):
-            self.statements.append(node.lineno)
-            super().visit(node)
-            self.statements.pop()
-        else:
-            super().visit(node)
 
     # -- helpers -----------------------------------------------------------------------------
     def _site(self, node: ast.AST) -> Site:
@@ -540,17 +533,23 @@ class Summarizer(Walker):
         if name:
             site = self._site(node)
             arguments, method = passed(node), receiver(node)
-            call = CallSite(name, site, False, guarded, in_loop, loop, arguments, method)
             none = self.none_guards.guard(len(function.calls))
-            function.calls.append(
-                call._replace(
-                    persistent_only=self.persistent_bodies > 0,
-                    none_guard=none,
-                    periodic=self._periodic(),
-                    comprehended=tuple(self.comprehended),
-                    binds=self.binding.pop(id(node), ""),
-                )
+            call = CallSite(
+                name,
+                site,
+                False,
+                guarded,
+                in_loop,
+                loop,
+                arguments,
+                method,
+                persistent_only=self.persistent_bodies > 0,
+                none_guard=none,
+                periodic=self._periodic(),
+                comprehended=tuple(self.comprehended),
+                binds=self.binding.pop(id(node), ""),
             )
+            function.calls.append(call)
         if name and name[-2:] in DEFERRED_REGISTRATIONS:
             return  # a callback for interpreter exit or garbage collection, not a call now
         if name in INSPECTING_BUILTINS:
@@ -559,9 +558,11 @@ class Summarizer(Walker):
             reference = dotted(value)
             if reference and reference[0] != "super()":
                 site = self._site(value)
-                reference_site = CallSite(reference, site, True, guarded, in_loop, loop)
                 none = self.none_guards.guard(len(function.calls))
-                function.calls.append(reference_site._replace(none_guard=none))
+                reference_site = CallSite(
+                    reference, site, True, guarded, in_loop, loop, none_guard=none
+                )
+                function.calls.append(reference_site)
 
 
 def _with(names: tuple[str, ...], name: str) -> tuple[str, ...]:

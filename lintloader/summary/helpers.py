@@ -33,14 +33,21 @@ def qualname_in(scopes: Sequence[Scope], name: str) -> str:
 
 def dotted(node: ast.AST) -> Dotted | None:
     """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
-    if isinstance(node, ast.Name):
+    if isinstance(node, ast.Name):  # most often: a name alone
         return (node.id,)
-    if isinstance(node, ast.Attribute):
-        head = dotted(node.value)
-        return None if head is None else (*head, node.attr)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
-        return ("super()",)
-    return None
+    attributes: list[str] = []
+    while isinstance(node, ast.Attribute):  # a loop, not a call per level
+        attributes.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        head = node.id
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+        head = "super()"
+    else:
+        return None
+    attributes.append(head)
+    attributes.reverse()
+    return tuple(attributes)
 
 
 def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:

@@ -43,6 +43,19 @@ _SCALARS = frozenset(
 Body = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.For | ast.AsyncFor | ast.While
 Hook = Callable[[Any], None]
 Hooks = tuple[dict[type, Hook], dict[type, Hook]]  # by node class: before, after its visit
+# per node class: its visit_, the rider's hooks before and after it, whether a statement
+_Plan = tuple[Hook, Hook | None, Hook | None, bool]
+
+
+class _Walked(dict[type, bool]):
+    """Per class of a field's value: whether the walk visits it (a node that is no leaf)."""
+
+    def __missing__(self, kind: type) -> bool:
+        walked = self[kind] = issubclass(kind, ast.AST) and not issubclass(kind, LEAVES)
+        return walked
+
+
+_WALKED = _Walked()
 
 
 class Rider:
@@ -72,14 +85,19 @@ class TooDeep(Exception):
 
 
 class Walker(ast.NodeVisitor):
-    """Dispatches ``visit_<Class>`` like ``ast.NodeVisitor``; children in field order."""
+    """Dispatches ``visit_<Class>`` like ``ast.NodeVisitor``; children in field order. The
+    node classes, their hooks and which fields to enter are looked up once per class."""
+
+    # statements whose line the walk keeps in ``statements`` while it is inside one
+    STATEMENTS: tuple[type, ...] = ()
 
     def __init__(self, rider: Rider | None = None) -> None:
         self.rider = rider or Rider()
         self._before, self._after = self.rider.hooks()
         self.depth = 0
         self.scope_nodes: list[ast.AST] = []  # the defs and classes around the node visited
-        self._methods: dict[type, Hook] = {}  # per node class: its visit_
+        self.statements: list[int] = []  # the lines of the STATEMENTS around the node visited
+        self._plans: dict[type, _Plan] = {}  # per node class: how it is visited
         self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
 
     @property
@@ -109,39 +127,50 @@ class Walker(ast.NodeVisitor):
             self.rider.branch_leave(node)
 
     def visit(self, node: ast.AST) -> None:
-        kind = type(node)
+        kind = node.__class__
+        plan = self._plans.get(kind) or self._plan(kind)
+        method, before, after, statement = plan
         levels = len(node.values) if kind is ast.BoolOp else 1  # type: ignore[attr-defined]
         self.depth += levels
         if self.depth > MAX_NESTING:
             raise TooDeep
-        method = self._methods.get(kind) or self._method(kind)
-        before = self._before.get(kind)
+        if statement:
+            self.statements.append(node.lineno)  # type: ignore[attr-defined]
         if before is not None:
             before(node)
         method(node)
-        after = self._after.get(kind)
         if after is not None:
             after(node)
+        if statement:
+            self.statements.pop()
         self.depth -= levels
 
-    def _method(self, kind: type) -> Hook:
+    def _plan(self, kind: type) -> _Plan:
+        """What visiting a node of class ``kind`` does, worked out once per class."""
         method: Hook = getattr(self, "visit_" + kind.__name__, self.generic_visit)
-        self._methods[kind] = method
-        return method
+        statement = issubclass(kind, self.STATEMENTS)
+        plan = self._plans[kind] = (
+            method,
+            self._before.get(kind),
+            self._after.get(kind),
+            statement,
+        )
+        return plan
 
     def generic_visit(self, node: ast.AST) -> None:
-        kind = type(node)
+        kind = node.__class__
         fields = self._fields.get(kind)
         if fields is None:
             fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
+        walked, visit = _WALKED, self.visit
         for field in fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
+            value: Any = getattr(node, field, None)
+            if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, LEAVES):
-                        self.visit(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, LEAVES):
-                self.visit(value)
+                    if walked[item.__class__]:
+                        visit(item)
+            elif walked[value.__class__]:
+                visit(value)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:
         for node in nodes:

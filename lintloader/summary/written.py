@@ -11,10 +11,17 @@ from typing import Any
 
 from lintloader.summary.helpers import dotted
 
+# constants ``ast.unparse`` writes as their ``repr`` outside an f-string (Python 3.10-3.13)
+_AS_REPR = frozenset({str, bytes, int, bool, type(None)})
+
 
 def written(value: ast.expr) -> str:
     """``value`` as ``ast.unparse`` writes it (a plain name or attribute chain without it),
     an f-string as a call of ``f`` on the values it formats."""
+    if isinstance(value, ast.Constant):
+        if value.kind is None and value.value.__class__ in _AS_REPR:
+            return repr(value.value)
+        return _WRITE(value)
     name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
     if name:
         return ".".join(name)
