@@ -319,6 +319,12 @@ class SourceSet:
             index.present[row] |= bit
         return found
 
+    def note_absent(self, path: str, bits: int) -> None:
+        """Remember that the file holds none of the tokens of ``bits``, known without a search
+        (as :meth:`contains` knows it: a plain token inside each is known absent)."""
+        self.index.checked[self._rows[path]] |= bits
+        self._changed = True
+
     def answers(self, path: str) -> tuple[int, int]:
         """(checked, present) token bits of a file: which tokens were searched, which found."""
         row = self._rows[path]
