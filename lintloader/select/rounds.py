@@ -35,8 +35,8 @@ from lintloader.workers.progress import ParseStats
 
 # Forking pays when a round must search thousands of files whose bytes were read this run.
 SHARD_MIN_FILES = 2_000
-# The first sharded round's pieces of work, per process (``work_pieces``): the last piece a
-# process takes is small, so they finish within a small piece of each other.
+# The first sharded round's pieces of work, per process (``work_pieces``): the processes
+# finish within about a piece of each other.
 PIECES_PER_JOB = 16
 MAX_PIECES = 1000  # a WorkQueue's numbers fit a pipe written before the fork
 # Files searched between two releases of the bytes of those not chosen (what a search holds).
@@ -396,8 +396,11 @@ def work_pieces(
 ) -> list[list[SourceFile]]:
     """``candidates`` in pieces of about ``1 / (jobs * PIECES_PER_JOB)`` of their bytes each
     (``size``: a file's, known without reading it; a size not known counts as one byte), the
-    largest modules first, the copies of a module in one piece (parsed once: ``parse.py``),
-    at most :data:`MAX_PIECES` pieces."""
+    copies of a module in one piece (parsed once: ``parse.py``), at most :data:`MAX_PIECES`
+    pieces. The smallest modules come first: the bytes a process keeps for later rounds are
+    kept first come first (``SourceSet.forget``), so what a later round reads again is the
+    fewest, largest files (taken largest first, a site-packages' later rounds read 5,000
+    files again, not 1,400)."""
     files: dict[str, list[SourceFile]] = {}
     totals: dict[str, int] = {}
     for file in candidates:
@@ -406,7 +409,7 @@ def work_pieces(
     share = sum(totals.values()) / min(jobs * PIECES_PER_JOB, MAX_PIECES)
     pieces: list[list[SourceFile]] = [[]]
     load = 0
-    for module in sorted(totals, key=lambda name: (-totals[name], name)):
+    for module in sorted(totals, key=lambda name: (totals[name], name)):
         if load >= share:
             pieces.append([])
             load = 0

@@ -1,5 +1,5 @@
-"""A cold round's pieces of work (``select/rounds.py``): about as many bytes each, the largest
-modules first, the copies of a module together."""
+"""A cold round's pieces of work (``select/rounds.py``): about as many bytes each, the
+smallest modules first, the copies of a module together."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _files(sizes: dict[str, int]) -> list[SourceFile]:
     return [SourceFile(path, path.split("/")[-1][:-3], False, path) for path in sizes]
 
 
-def test_pieces_hold_about_a_share_of_the_bytes_largest_first_copies_together() -> None:
+def test_pieces_hold_about_a_share_of_the_bytes_smallest_first_copies_together() -> None:
     generator = random.Random(45)
     sizes = {f"/env{copy}/m{n}.py": 0 for n in range(400) for copy in range(3)}
     for n in range(400):  # the copies of a module are one file under one name: one size
@@ -37,7 +37,7 @@ def test_pieces_hold_about_a_share_of_the_bytes_largest_first_copies_together() 
         assert all(load >= share for load in loads[:-1])  # only the last holds less
         assert all(load < share + most for load, most in zip(loads, largest, strict=True))
         assert len(pieces) <= jobs * PIECES_PER_JOB + 1
-        assert largest == sorted(largest, reverse=True)  # the largest modules first
+        assert largest == sorted(largest)  # the smallest modules first
 
 
 def test_no_pieces_of_nothing_and_at_most_max_pieces() -> None:
