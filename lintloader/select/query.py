@@ -105,7 +105,10 @@ class GroupQuery:
                 elif checked & ~present & head.inner:
                     sources.note_absent(path, head.bit)
                     continue
-                elif not sources.contains(path, head.searched, self.needs):
+                elif head.needs:
+                    if not sources.contains(path, head.searched, self.needs):
+                        continue
+                elif not sources.search(path, head.searched, head.bit):
                     continue
             if any(
                 all(self._has(sources, file, package, token) for token in rest)
@@ -122,7 +125,8 @@ class GroupQuery:
             plan = []
             for token, rests in self.buckets.items():
                 searched = index_token(token)
-                plan.append(_Head(searched, index.bit(searched), scope_package(token), rests))
+                bit, needs = index.bit(searched), bool(self.needs.get(searched))
+                plan.append(_Head(searched, bit, scope_package(token), rests, needs))
             for head in plan:  # once every head has its bit
                 head.inner = index.inner_bits(head.searched)
             self._plan, self._plan_for = plan, (index, len(index.tokens))
@@ -202,12 +206,14 @@ class GroupQuery:
 class _Head:
     """A bucket's head as a cold file is asked it: the token searched (a scope head: its
     package's name as a whole word), its bit, its package (a scope head's, else None), the
-    bits of the plain tokens inside it (``StatIndex.inner_bits``) and the bucket's rests."""
+    bucket's rests, whether the token has prerequisites (``GroupQuery.needs``: searched
+    first) and the bits of the plain tokens inside it (``StatIndex.inner_bits``)."""
 
     searched: bytes
     bit: int
     package: str | None
     rests: list[TokenGroup]
+    needs: bool
     inner: int = 0
 
 
