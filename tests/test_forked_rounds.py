@@ -9,6 +9,7 @@ import os
 import pickle
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -25,7 +26,7 @@ from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.rounds import RoundTaker
 from lintloader.summary.summarize import summarize_source
-from lintloader.workers.forked import Resident, can_fork
+from lintloader.workers.forked import Resident, WorkQueue, can_fork
 from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
@@ -99,6 +100,40 @@ def test_a_resident_child_writes_nothing_to_the_parents_streams(
     assert capfd.readouterr().out == "buffered before the fork"
 
 
+@needs_fork
+def test_a_work_queue_gives_each_number_once_to_whoever_asks_first() -> None:
+    """The parent and two children take numbers from one queue as they are free: each number
+    is taken once, and a slow process takes fewer."""
+    queue = WorkQueue.make(1000)
+    assert queue is not None and WorkQueue.make(1025) is None  # 4 bytes a number: PIPE_BUF
+
+    def take_all(request: bytes) -> bytes:
+        taken = []
+        while (number := queue.take()) is not None:
+            taken.append(number)
+            if request == b"slow":
+                time.sleep(0.002)
+        return json.dumps(taken).encode()
+
+    children = [Resident.start(take_all), Resident.start(take_all)]
+    try:
+        for child, request in zip(children, (b"slow", b"fast"), strict=True):
+            assert child is not None and child.send(request)
+        mine = []
+        while (number := queue.take()) is not None:
+            mine.append(number)
+            time.sleep(0.002)
+        queue.close()
+        slow, fast = (json.loads(child.answer() or b"null") for child in children if child)
+    finally:
+        for child in children:
+            if child is not None:
+                child.close(kill=True)
+    assert sorted(mine + slow + fast) == list(range(1000))
+    assert len(fast) > max(len(slow), len(mine))
+    assert queue.take() is None
+
+
 def test_no_fork_while_another_thread_runs() -> None:
     import threading
 
@@ -152,6 +187,33 @@ def test_an_answer_the_parent_refuses_or_a_failing_child_is_redone_here(
     redone, redone_answers, _, _ = run_select(FIXTURES / "check", 3, tmp_path / "b", taker=taker)
     assert list(redone) == list(serial) and redone_answers == serial_answers
     assert not planted.exists()
+
+
+@dataclass
+class DyingTaker(RoundTaker):
+    """A taker whose resident children die in the middle of the first round, after taking
+    and working out two pieces of it."""
+
+    def _shard(self, shard: list, query: object, modules: frozenset[str]) -> object:
+        if os.getpid() != PARENT:
+            done = getattr(self, "_done", 0)
+            if done == 2:
+                os._exit(3)
+            self._done = done + 1
+        return super()._shard(shard, query, modules)  # type: ignore[arg-type]
+
+
+PARENT = os.getpid()
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+def test_the_pieces_a_child_took_before_it_died_are_redone_here(tmp_path: Path) -> None:
+    serial, serial_answers, _, _ = run_select(FIXTURES / "check", 1, tmp_path / "a")
+    redone, redone_answers, _, _ = run_select(
+        FIXTURES / "check", 3, tmp_path / "b", taker=DyingTaker
+    )
+    assert list(redone) == list(serial) and redone_answers == serial_answers
 
 
 def run_select(

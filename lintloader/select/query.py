@@ -48,6 +48,9 @@ class GroupQuery:
     _heads_for: object = None
     # per token: the package of a scope token (None: another token), the token searched
     _searched_as: dict[bytes, tuple[str | None, bytes]] = field(default_factory=dict)
+    # per bucket, for the token table of _plan_for (the index, its size): see _head_plan
+    _plan: list[_Head] = field(default_factory=list)
+    _plan_for: tuple[object, int] = (None, 0)
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -89,13 +92,45 @@ class GroupQuery:
         known = self._known(sources, file)
         if known is not None:
             return known
-        package = top_package(file.module)
-        for head, rests in self.buckets.items():
-            if self._has(sources, file, package, head) and any(
-                all(self._has(sources, file, package, token) for token in rest) for rest in rests
+        package, path = top_package(file.module), file.path
+        for head in self._head_plan(sources):
+            if head.package is None or head.package != package:
+                # most heads of a cold file are answered by its bits: already searched, or a
+                # plain token inside the head known absent (``oader`` for ``DataLoader(``),
+                # which is what ``contains`` would find, but for an integer test
+                checked, present = sources.answers(path)
+                if checked & head.bit:
+                    if not present & head.bit:
+                        continue
+                elif checked & ~present & head.inner:
+                    sources.note_absent(path, head.bit)
+                    continue
+                elif head.needs:
+                    if not sources.contains(path, head.searched, self.needs):
+                        continue
+                elif not sources.search(path, head.searched, head.bit):
+                    continue
+            if any(
+                all(self._has(sources, file, package, token) for token in rest)
+                for rest in head.rests
             ):
                 return True
         return False
+
+    def _head_plan(self, sources: SourceSet) -> list[_Head]:
+        """Each bucket's head as :meth:`matches` asks it, for the index's token table now
+        (worked out again when it has grown: a token found inside a head may be new)."""
+        index = sources.index
+        if self._plan_for[0] is not index or self._plan_for[1] != len(index.tokens):
+            plan = []
+            for token, rests in self.buckets.items():
+                searched = index_token(token)
+                bit, needs = index.bit(searched), bool(self.needs.get(searched))
+                plan.append(_Head(searched, bit, scope_package(token), rests, needs))
+            for head in plan:  # once every head has its bit
+                head.inner = index.inner_bits(head.searched)
+            self._plan, self._plan_for = plan, (index, len(index.tokens))
+        return self._plan
 
     def _known(self, sources: SourceSet, file: SourceFile) -> bool | None:
         """The answer from the stat index's bits alone, None when a token must be searched.
@@ -165,6 +200,21 @@ class GroupQuery:
         package, searched = known
         inside = package is not None and package_of_file == package
         return inside or sources.contains(file.path, searched, self.needs)
+
+
+@dataclass
+class _Head:
+    """A bucket's head as a cold file is asked it: the token searched (a scope head: its
+    package's name as a whole word), its bit, its package (a scope head's, else None), the
+    bucket's rests, whether the token has prerequisites (``GroupQuery.needs``: searched
+    first) and the bits of the plain tokens inside it (``StatIndex.inner_bits``)."""
+
+    searched: bytes
+    bit: int
+    package: str | None
+    rests: list[TokenGroup]
+    needs: bool
+    inner: int = 0
 
 
 def _with_code_shape(group: TokenGroup) -> TokenGroup:

@@ -2,11 +2,13 @@
 
 ``select`` (``select/policy.py``) decides *what* a round asks for; this module decides *how* the
 answer is worked out. When the bytes of most files were read in this run (a cold scan), the
-candidates are split into one shard per job: the first is searched and summarized here, each
-other one in a forked child that stays for the run (``workers/forked.Resident``) and is asked
-every later round's query about what is left of its shard. Each process keeps the bytes of its
-shard (:data:`RESIDENT_SPARE_BYTES` in all, shared by the processes), so a file is read once
-per run, not once per round that asks it a new token. Otherwise (warm and one-changed-file runs
+first such round cuts the candidates into pieces that this process and ``jobs - 1`` forked
+children that stay for the run (``workers/forked.Resident``) take as each is free
+(``workers/forked.WorkQueue``): all finish together, whatever the files each piece parses
+cost. A process's shard is the files of the pieces it took: each later round's query asks each
+child about what is left of its shard. Each process keeps the bytes of its shard
+(:data:`RESIDENT_SPARE_BYTES` in all, shared by the processes), so a file is read once per run,
+not once per round that asks it a new token. Otherwise (warm and one-changed-file runs
 answer token questions from the stat index) the round runs here, and only a large batch of files
 to parse goes to worker processes (``select/parse.py``).
 
@@ -28,11 +30,15 @@ from lintloader.select.parse import at_path, summarize_files
 from lintloader.select.query import GroupQuery, chosen_by
 from lintloader.summary.limits import size_problem
 from lintloader.summary.model import FileSummary
-from lintloader.workers.forked import Resident, can_fork
+from lintloader.workers.forked import Resident, WorkQueue, can_fork
 from lintloader.workers.progress import ParseStats
 
 # Forking pays when a round must search thousands of files whose bytes were read this run.
 SHARD_MIN_FILES = 2_000
+# The first sharded round's pieces of work, per process (``work_pieces``): the processes
+# finish within about a piece of each other.
+PIECES_PER_JOB = 16
+MAX_PIECES = 1000  # a WorkQueue's numbers fit a pipe written before the fork
 # Files searched between two releases of the bytes of those not chosen (what a search holds).
 CHUNK_FILES = 256
 # Bytes of files not chosen that a process keeps rather than releases, the first found first: a
@@ -59,6 +65,7 @@ class ShardResult:
     cached: int = 0
     used: frozenset[str] = frozenset()  # summary cache keys read or written
     copies: tuple[tuple[str, str], ...] = ()  # (a copy's path, the path it shares a summary of)
+    pieces: tuple[int, ...] = ()  # at the first sharded round: the pieces the child took
 
     def shared(self) -> dict[str, FileSummary]:
         """Every summary of the shard, copies sharing what their first was parsed into."""
@@ -94,6 +101,33 @@ def load_shard(data: bytes) -> ShardResult:
     if not all(first in result.summaries for _, first in result.copies):
         raise codec.Invalid("a copy of a summary that was not sent")
     return result
+
+
+def merged(results: Sequence[ShardResult], pieces: tuple[int, ...], table_size: int) -> ShardResult:
+    """One result of a child's pieces' results, naming the pieces it took."""
+    found = ShardResult({}, [], table_size, pieces=pieces)
+    used: set[str] = set()
+    copies: list[tuple[str, str]] = []
+    for result in results:
+        found.summaries.update(result.summaries)
+        found.answers += result.answers
+        found.parsed += result.parsed
+        found.cached += result.cached
+        used |= result.used
+        copies += result.copies
+    found.used, found.copies = frozenset(used), tuple(copies)
+    return found
+
+
+@dataclass
+class ChildShard:
+    """A resident child's work: the first sharded round's pieces and the queue it takes them
+    from (None once it has), then the files of the pieces it took, as later rounds leave
+    them."""
+
+    pieces: list[list[SourceFile]]
+    queue: WorkQueue | None
+    files: dict[str, SourceFile] = field(default_factory=dict)
 
 
 def without_copies(
@@ -151,21 +185,15 @@ class RoundTaker:
     def _take_sharded(
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> dict[str, FileSummary]:
-        """The round in shards: the first here, the others in resident children (started at
-        the first sharded round, each keeping its shard's modules; a module no shard had, a
-        located one, goes to the first), a shard whose child failed redone here."""
+        """The round in shards: at the first sharded round, pieces shared out among this
+        process and resident children as each is free (``_take_pieces``); later, each
+        process asks what is left of the files it took then (a module no shard had, a located
+        one, goes to this process), a shard whose child failed redone here."""
         self.sources.register(query.searched)  # children must agree on the token bits
         if self._shards is None:
-            self._start_residents(candidates)
-        shards = self._current_shards(candidates)
-        asked = [
-            resident is not None and resident.send(self._request(query, modules, shard, i))
-            for i, (resident, shard) in enumerate(zip(self._residents, shards[1:], strict=True))
-        ]
-        results = [self._shard(shards[0], query, modules)]
-        for i, shard in enumerate(shards[1:]):
-            result = self._answer(i) if asked[i] else None
-            results.append(self._shard(shard, query, modules) if result is None else result)
+            results = self._take_pieces(candidates, query, modules)
+        else:
+            results = self._take_owned(candidates, query, modules)
         found: dict[str, FileSummary] = {}
         for result in results:
             self.sources.learn(result.answers, result.table_size)
@@ -173,17 +201,63 @@ class RoundTaker:
             if self.cache is not None:
                 self.cache.used |= result.used
             found.update(result.shared())
-        self.sources.remember_summaries(shards_files(shards, found), self.cache is None)
+        self.sources.remember_summaries(shards_files([candidates], found), self.cache is None)
         return found
 
-    def _start_residents(self, candidates: list[SourceFile]) -> None:
-        shards = balanced_shards(candidates, self.jobs, self.sources.disk_size)
-        self._shards = [[f.path for f in shard] for shard in shards[1:]]
-        self._owner = {f.module: i for i, shard in enumerate(shards) for f in shard}
-        self._residents = []
-        for shard in shards[1:]:
-            serve = partial(self._serve, {f.path: f for f in shard})
+    def _take_owned(
+        self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
+    ) -> list[ShardResult]:
+        shards = self._current_shards(candidates)
+        asked = [
+            resident is not None
+            and resident.send(self._request(query, modules, self._gone(shard, i)))
+            for i, (resident, shard) in enumerate(zip(self._residents, shards[1:], strict=True))
+        ]
+        results = [self._shard(shards[0], query, modules)]
+        for i, shard in enumerate(shards[1:]):
+            result = self._answer(i) if asked[i] else None
+            results.append(self._shard(shard, query, modules) if result is None else result)
+        return results
+
+    def _take_pieces(
+        self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
+    ) -> list[ShardResult]:
+        """The first sharded round: the candidates in pieces (:func:`work_pieces`), taken
+        from a :class:`WorkQueue` by this process and ``jobs - 1`` resident children, each
+        piece by the first that is free, so that all finish together (what a piece costs is
+        known only once it is searched: which files it parses); each process keeps the files
+        of its pieces for the later rounds. The pieces a failed child took are redone here."""
+        pieces = work_pieces(candidates, self.jobs, self.sources.disk_size)
+        queue = WorkQueue.make(len(pieces))
+        self._shards, self._residents = [], []
+        self._owner = {f.module: 0 for f in candidates}
+        if queue is None:  # (no pipe) this process takes every piece
+            return [self._shard(piece, query, modules) for piece in pieces]
+        for _ in range(self.jobs - 1):
+            serve = partial(self._serve, ChildShard(pieces, queue))
             self._residents.append(Resident.start(serve, self._residents))
+        request = self._request(query, modules, [])
+        asked = [r is not None and r.send(request) for r in self._residents]
+        results, done = [], set()
+        while (number := queue.take()) is not None:
+            done.add(number)
+            results.append(self._shard(pieces[number], query, modules))
+        queue.close()
+        for i, resident in enumerate(self._residents):
+            result = self._answer(i) if asked[i] else None
+            taken = set(result.pieces) if result is not None else set()
+            if result is None or taken & done or not taken <= set(range(len(pieces))):
+                if resident is not None:
+                    resident.close(kill=True)
+                taken = set()
+            else:
+                results.append(result)
+                done |= taken
+            files = [f for number in sorted(taken) for f in pieces[number]]
+            self._shards.append([f.path for f in files])
+            self._owner.update((f.module, i + 1) for f in files)
+        left = (pieces[number] for number in range(len(pieces)) if number not in done)
+        return results + [self._shard(piece, query, modules) for piece in left]
 
     def _current_shards(self, candidates: list[SourceFile]) -> list[list[SourceFile]]:
         """This round's candidates by the shard their module went to at the first sharded
@@ -194,15 +268,16 @@ class RoundTaker:
             shards[owner.get(file.module, 0)].append(file)
         return shards
 
-    def _request(
-        self, query: GroupQuery, modules: frozenset[str], shard: list[SourceFile], i: int
-    ) -> bytes:
-        assert self._shards is not None
-        current = {f.path for f in shard}
-        gone = [path for path in self._shards[i] if path not in current]
+    def _request(self, query: GroupQuery, modules: frozenset[str], gone: list[str]) -> bytes:
         tokens = list(self.sources.index.tokens)
         request = ShardRequest(tokens, query.buckets, sorted(modules), gone)
         return codec.dumps(REQUEST_KIND, ShardRequest, request)
+
+    def _gone(self, shard: list[SourceFile], i: int) -> list[str]:
+        """The paths of resident ``i``'s files that are no candidates any more."""
+        assert self._shards is not None
+        current = {f.path for f in shard}
+        return [path for path in self._shards[i] if path not in current]
 
     def _answer(self, i: int) -> ShardResult | None:
         """Resident ``i``'s result (None: it failed, and is closed)."""
@@ -215,19 +290,28 @@ class RoundTaker:
         except codec.Invalid:
             return None
 
-    def _serve(self, files: dict[str, SourceFile], data: bytes) -> bytes:
-        """In a resident child: the answer to one request about its shard (``files``, in the
-        candidates' order)."""
+    def _serve(self, shard: ChildShard, data: bytes) -> bytes:
+        """In a resident child: the answer to one request: at the first, the pieces it takes
+        from the queue until none is left; then, what is left of the files of those pieces."""
         request: ShardRequest = codec.loads(REQUEST_KIND, ShardRequest, data)
         index = self.sources.index
         if index.tokens != request.tokens[: len(index.tokens)]:
             raise codec.Invalid("a token table that is not this one's")
         self.sources.register(request.tokens)
-        for path in request.gone:
-            files.pop(path, None)
         query = GroupQuery.of_buckets(request.buckets)
-        result = self._shard(list(files.values()), query, frozenset(request.modules))
-        return dump_shard(result)
+        modules = frozenset(request.modules)
+        queue, shard.queue = shard.queue, None
+        if queue is None:
+            for path in request.gone:
+                shard.files.pop(path, None)
+            return dump_shard(self._shard(list(shard.files.values()), query, modules))
+        results, taken = [], []
+        while (number := queue.take()) is not None:
+            taken.append(number)
+            results.append(self._shard(shard.pieces[number], query, modules))
+        queue.close()
+        shard.files = {f.path: f for number in taken for f in shard.pieces[number]}
+        return dump_shard(merged(results, tuple(taken), len(index.tokens)))
 
     def close(self, kill: bool = False) -> None:
         """Let the resident children go (``kill``: now, as after a Ctrl-C), and release the
@@ -307,24 +391,28 @@ def shards_files(
     return [(f, found[f.path]) for shard in shards for f in shard if f.path in found]
 
 
-def balanced_shards(
+def work_pieces(
     candidates: Sequence[SourceFile], jobs: int, size: Callable[[str], int]
 ) -> list[list[SourceFile]]:
-    """``candidates`` split into ``jobs`` shards of about as many bytes each (``size``: a
-    file's, known without reading it): the modules, largest first, each to the shard with the
-    fewest bytes so far. The copies of a module go to one shard (parsed once: ``parse.py``);
-    each shard keeps the candidates' order."""
+    """``candidates`` in pieces of about ``1 / (jobs * PIECES_PER_JOB)`` of their bytes each
+    (``size``: a file's, known without reading it; a size not known counts as one byte), the
+    copies of a module in one piece (parsed once: ``parse.py``), at most :data:`MAX_PIECES`
+    pieces. The smallest modules come first: the bytes a process keeps for later rounds are
+    kept first come first (``SourceSet.forget``), so what a later round reads again is the
+    fewest, largest files (taken largest first, a site-packages' later rounds read 5,000
+    files again, not 1,400)."""
+    files: dict[str, list[SourceFile]] = {}
     totals: dict[str, int] = {}
     for file in candidates:
-        # a size not known counts as one byte: with no size known, shards balance by count
+        files.setdefault(file.module, []).append(file)
         totals[file.module] = totals.get(file.module, 0) + max(size(file.path), 1)
-    loads = [0] * jobs
-    owner: dict[str, int] = {}
-    for module in sorted(totals, key=lambda name: (-totals[name], name)):
-        lightest = loads.index(min(loads))
-        owner[module] = lightest
-        loads[lightest] += totals[module]
-    shards: list[list[SourceFile]] = [[] for _ in range(jobs)]
-    for file in candidates:
-        shards[owner[file.module]].append(file)
-    return shards
+    share = sum(totals.values()) / min(jobs * PIECES_PER_JOB, MAX_PIECES)
+    pieces: list[list[SourceFile]] = [[]]
+    load = 0
+    for module in sorted(totals, key=lambda name: (totals[name], name)):
+        if load >= share:
+            pieces.append([])
+            load = 0
+        pieces[-1] += files[module]
+        load += totals[module]
+    return pieces if pieces[0] else []

@@ -17,6 +17,11 @@ kills and reaps it (:meth:`Resident.close`).
 
 The select rounds send requests and answers as the cache's data codec: nothing read back can
 run code, as a pickle could, and an answer the parent refuses is a failed child like any other.
+
+A :class:`WorkQueue` shares a round's pieces of work out among the parent and its children as
+each finishes one (the first to be free takes the next), so they finish together whatever
+each piece costs: which files a search chooses to parse, and so what a piece costs, is only
+known once it is searched.
 """
 
 from __future__ import annotations
@@ -40,6 +45,50 @@ def can_fork() -> bool:
 
 
 _LENGTH = struct.Struct("<Q")  # the size of a request or an answer, before its bytes
+_NUMBER = struct.Struct("<I")  # a piece of a WorkQueue
+_PIPE_BYTES = 4096  # what a pipe holds at the least (POSIX PIPE_BUF): its numbers, written at once
+
+
+class WorkQueue:
+    """The numbers ``0..count-1``, in order, for processes forked after it is made to take one
+    at a time (each number taken once, by the first to ask): a pipe written full and closed
+    before the fork, each read taking one number (Linux reads a pipe under its lock, and
+    :func:`can_fork` holds). None from :meth:`make` where that cannot be done: the caller
+    then shares its work out another way."""
+
+    def __init__(self, descriptor: int, count: int) -> None:
+        self._descriptor, self.count = descriptor, count
+
+    @classmethod
+    def make(cls, count: int) -> WorkQueue | None:
+        if not can_fork() or not 0 < count * _NUMBER.size <= _PIPE_BYTES:
+            return None
+        try:
+            taken, given = os.pipe()
+        except OSError:
+            return None
+        try:
+            _write_all(given, b"".join(map(_NUMBER.pack, range(count))))
+        except OSError:
+            os.close(taken)
+            return None
+        finally:
+            os.close(given)
+        return cls(taken, count)
+
+    def take(self) -> int | None:
+        """The next number no process took yet (None: all were taken, or the queue is
+        closed)."""
+        try:
+            data = os.read(self._descriptor, _NUMBER.size)
+        except OSError:
+            return None
+        return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._descriptor)
+        self._descriptor = -1
 
 
 class Resident:

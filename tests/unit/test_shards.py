@@ -1,5 +1,5 @@
-"""A cold round's forked shards (``select/rounds.py``): about as many bytes each, the copies
-of a module together, each in the candidates' order."""
+"""A cold round's pieces of work (``select/rounds.py``): about as many bytes each, the
+smallest modules first, the copies of a module together."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from lintloader.scan.model import SourceFile
-from lintloader.select.rounds import balanced_shards
+from lintloader.select.rounds import MAX_PIECES, PIECES_PER_JOB, work_pieces
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
@@ -17,7 +17,7 @@ def _files(sizes: dict[str, int]) -> list[SourceFile]:
     return [SourceFile(path, path.split("/")[-1][:-3], False, path) for path in sizes]
 
 
-def test_shards_hold_about_as_many_bytes_and_keep_copies_together() -> None:
+def test_pieces_hold_about_a_share_of_the_bytes_smallest_first_copies_together() -> None:
     generator = random.Random(45)
     sizes = {f"/env{copy}/m{n}.py": 0 for n in range(400) for copy in range(3)}
     for n in range(400):  # the copies of a module are one file under one name: one size
@@ -27,32 +27,31 @@ def test_shards_hold_about_as_many_bytes_and_keep_copies_together() -> None:
     files = _files(sizes)
     generator.shuffle(files)
     for jobs in (2, 3, 8):
-        shards = balanced_shards(files, jobs, sizes.__getitem__)
-        assert sorted(f for shard in shards for f in shard) == sorted(files)
-        owner = {f.module: number for number, shard in enumerate(shards) for f in shard}
-        assert all(f in shards[owner[f.module]] for f in files)  # copies together
-        loads = [sum(sizes[f.path] for f in shard) for shard in shards]
-        largest = max(3 * size for size in sizes.values())  # the largest module's copies
-        assert max(loads) - min(loads) <= largest  # greedy, largest first: within one module
-        for shard in shards:
-            assert shard == [f for f in files if f in shard]  # the candidates' order
+        pieces = work_pieces(files, jobs, sizes.__getitem__)
+        assert sorted(f for piece in pieces for f in piece) == sorted(files)
+        owner = {f.module: number for number, piece in enumerate(pieces) for f in piece}
+        assert all(f in pieces[owner[f.module]] for f in files)  # copies together
+        share = sum(sizes.values()) / (jobs * PIECES_PER_JOB)
+        loads = [sum(sizes[f.path] for f in piece) for piece in pieces]
+        largest = [max(3 * sizes[f.path] for f in piece) for piece in pieces]
+        assert all(load >= share for load in loads[:-1])  # only the last holds less
+        assert all(load < share + most for load, most in zip(loads, largest, strict=True))
+        assert len(pieces) <= jobs * PIECES_PER_JOB + 1
+        assert largest == sorted(largest)  # the smallest modules first
 
 
-def test_a_shard_of_one_module_and_empty_shards() -> None:
-    sizes = {"/a/m.py": 10, "/b/m.py": 10}
-    files = _files(sizes)
-    assert balanced_shards(files, 3, sizes.__getitem__) == [files, [], []]
-    assert balanced_shards([], 2, sizes.__getitem__) == [[], []]
+def test_no_pieces_of_nothing_and_at_most_max_pieces() -> None:
+    assert work_pieces([], 2, len) == []
+    sizes = {f"/t/m{n}.py": 1 for n in range(5000)}
+    assert len(work_pieces(_files(sizes), 500, sizes.__getitem__)) <= MAX_PIECES + 1
 
 
 def test_files_of_unknown_size_are_shared_out_by_count() -> None:
     """A tree written a moment ago (its stat stamps not trusted yet) has no size known: the
-    shards then hold as many modules each, never all in the first (which ran every shard in
-    the parent: tests/test_trust_processes.py's fresh tree)."""
-    sizes = {f"/t/m{n}.py": 0 for n in range(10)}
-    files = _files(sizes)
-    shards = balanced_shards(files, 2, sizes.__getitem__)
-    assert [len(shard) for shard in shards] == [5, 5]
+    pieces then hold as many modules each, never all in one."""
+    sizes = {f"/t/m{n}.py": 0 for n in range(100)}
+    pieces = work_pieces(_files(sizes), 2, sizes.__getitem__)
+    assert [len(piece) for piece in pieces] == [4] * 25  # 32 shares of 3.125 bytes asked
 
 
 def test_a_racy_stamp_keeps_the_size_and_is_never_fresh() -> None:

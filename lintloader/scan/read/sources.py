@@ -304,20 +304,30 @@ class SourceSet:
         if checked & bit:
             return bool(index.present[row] & bit)
         if checked & ~index.present[row] & index.inner_bits(token):
-            found = False
-        else:
-            found = True
-            for need in needs.get(token, ()) if needs else ():
-                if not self.contains(path, need, needs):
-                    found = False
-                    break
-            if found:
-                found = found_in(self[path], token)
-        self._changed = True
-        index.checked[row] |= bit
+            self.note_absent(path, bit)
+            return False
+        for need in needs.get(token, ()) if needs else ():
+            if not self.contains(path, need, needs):
+                self.note_absent(path, bit)
+                return False
+        return self.search(path, token, bit)
+
+    def search(self, path: str, token: bytes, bit: int) -> bool:
+        """Search the file's bytes for ``token`` (its bit ``bit``), not asked of the file yet,
+        and remember the answer (:meth:`contains` without what it knows beforehand)."""
+        found = found_in(self[path], token)
+        row = self._rows[path]
+        self.index.checked[row] |= bit
         if found:
-            index.present[row] |= bit
+            self.index.present[row] |= bit
+        self._changed = True
         return found
+
+    def note_absent(self, path: str, bits: int) -> None:
+        """Remember that the file holds none of the tokens of ``bits``, known without a search
+        (as :meth:`contains` knows it: a plain token inside each is known absent)."""
+        self.index.checked[self._rows[path]] |= bits
+        self._changed = True
 
     def answers(self, path: str) -> tuple[int, int]:
         """(checked, present) token bits of a file: which tokens were searched, which found."""
