@@ -17,9 +17,11 @@ from lintloader.link.program import Program
 from lintloader.summary.summarize import summarize_source
 
 DEPTH = 3000
-# the CLI run's depth: past the recursion limit (1,000) by half; the check of a chain costs its
-# depth linearly (a 1,500-deep one about 10 s of CPU), so twice that proves no more
-CLI_DEPTH = 1500
+# the CLI run's depth: past the recursion limit (1,000) by a fifth, which a walk of one frame
+# per class does not reach the end of (test_the_cli_depth_is_past_the_recursion_limit); the
+# check of a chain costs its depth linearly (a 1,500-deep one about 10 s of CPU), so more
+# proves no more
+CLI_DEPTH = 1200
 
 
 def chain(depth: int, flat: bool = False) -> str:
@@ -70,6 +72,20 @@ def test_a_chain_past_the_recursion_limit_checks_as_its_flat_equivalent(tmp_path
     # linear in the depth: the chain costs what its flat equivalent does (walks quadratic in the
     # depth took over 300 s at 3,000, 15 times as long); CPU time, which load barely moves
     assert cpu_s["deep"] < 2 * cpu_s["flat"], cpu_s
+
+
+@pytest.mark.fast
+def test_the_cli_depth_is_past_the_recursion_limit() -> None:
+    """A walk of the chain with one frame per class, as a recursive MRO or ancestor walk
+    takes, runs out of frames at :data:`CLI_DEPTH` in the interpreter the CLI runs."""
+    base = {index: index - 1 for index in range(1, CLI_DEPTH)}
+
+    def ancestors(index: int) -> int:
+        return 0 if index not in base else 1 + ancestors(base[index])
+
+    assert ancestors(CLI_DEPTH // 2) == CLI_DEPTH // 2  # shallower: the walk ends
+    with pytest.raises(RecursionError):
+        ancestors(CLI_DEPTH - 1)
 
 
 def program_of(source: str) -> Program:

@@ -1,9 +1,9 @@
 """A finding is fixable only when ``fix`` applies a fix to it (issue 43), through the real CLI:
 
 * ``check`` then ``fix`` on every fixture of fixtures/rules (each alone in its own folder, one
-  run per rule): per file, the findings ``check`` calls fixable with ``--fix`` are the ones
-  ``fix`` ends, and with ``--unsafe-fixes`` the same; one it changes but does not end is not
-  promised;
+  tree of the rules the run tests, one run of each command): per file, the findings ``check``
+  calls fixable with ``--fix`` are the ones ``fix`` ends, and with ``--unsafe-fixes`` the same;
+  one it changes but does not end is not promised;
 * the safe LL201 guard and the unsafe hoist of the same loop-built loader compose, and the guard
   that ends its finding is not "changed but not fixed";
 * a fix that fails is not promised again.
@@ -15,7 +15,9 @@ import json
 import re
 import shutil
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURES, run_cli
@@ -34,25 +36,14 @@ def folder_of(source: Path) -> str:
     return f"{source.parent.name}_{source.stem}"
 
 
-def tree_of(code: str, root: Path) -> Path:
-    """The fixtures of rule ``code`` (fixtures/rules/<code>/*.py), each in a folder of its own."""
-    for source in sorted((FIXTURES / "rules" / code).glob("*.py")):
-        (root / folder_of(source)).mkdir(parents=True)
-        shutil.copy(source, root / folder_of(source) / source.name)
+def tree_of(codes: tuple[str, ...], root: Path) -> Path:
+    """The fixtures of rules ``codes`` (fixtures/rules/<code>/*.py), each in a folder of its own
+    (``<code>_<stem>``)."""
+    for code in codes:
+        for source in sorted((FIXTURES / "rules" / code).glob("*.py")):
+            (root / folder_of(source)).mkdir(parents=True)
+            shutil.copy(source, root / folder_of(source) / source.name)
     return root
-
-
-def promised(tree: Path) -> tuple[Counter[str], Counter[str]]:
-    """Per file: the findings ``check`` calls fixable with ``--fix``, and with any fix."""
-    done = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tree)
-    assert done.returncode in (0, 1), done.stderr
-    safe: Counter[str] = Counter()
-    any_fix: Counter[str] = Counter()
-    for finding in json.loads(done.stdout):
-        names = finding["fixes"]
-        safe[finding["path"]] += any(FIX_SAFETY[name].safe for name in names)
-        any_fix[finding["path"]] += bool(names)
-    return safe, any_fix
 
 
 def ended(tree: Path, copy: Path, *flags: str) -> Counter[str]:
@@ -64,20 +55,78 @@ def ended(tree: Path, copy: Path, *flags: str) -> Counter[str]:
     return Counter(match["path"] for match in FIXED.finditer(done.stderr))
 
 
+@dataclass(frozen=True)
+class Runs:
+    """The findings ``check`` prints for the tree, and per file those ``fix`` ended."""
+
+    findings: list[dict[str, Any]]
+    safe: Counter[str]
+    unsafe: Counter[str]
+
+    def of(self, code: str) -> list[dict[str, Any]]:
+        """The findings of rule ``code``'s fixture files (any rule's findings in them)."""
+        return [f for f in self.findings if f["path"].startswith(f"{code}_")]
+
+
+def codes_tested(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The rules whose cases this run of the module holds (``-k`` in test_user_rules' copy
+    leaves the new rule's alone)."""
+    cases = [item for item in request.session.items if item.module is request.module]
+    return tuple(
+        sorted({item.callspec.params["code"] for item in cases if "code" in _params(item)})
+    )
+
+
+def _params(item: pytest.Item) -> dict[str, Any]:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params if callspec is not None else {}
+
+
+@pytest.fixture(scope="module")
+def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """``check``, ``fix`` and ``fix --unsafe-fixes``, each run once on one tree of the
+    fixtures of the rules this run tests: what ``check`` promises a file is compared with
+    what ``fix`` does to that file in the same tree, as in a tree per rule, for some three
+    quarters of the CPU of one run of each per rule."""
+    root = tmp_path_factory.mktemp("honest")
+    tree = tree_of(codes_tested(request), root / "fixtures")
+    done = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tree)
+    assert done.returncode in (0, 1), done.stderr
+    return Runs(
+        json.loads(done.stdout),
+        ended(tree, root / "safe"),
+        ended(tree, root / "unsafe", "--unsafe-fixes"),
+    )
+
+
+def promised(findings: list[dict[str, Any]]) -> tuple[Counter[str], Counter[str]]:
+    """Per file: the findings ``check`` calls fixable with ``--fix``, and with any fix."""
+    safe: Counter[str] = Counter()
+    any_fix: Counter[str] = Counter()
+    for finding in findings:
+        names = finding["fixes"]
+        safe[finding["path"]] += any(FIX_SAFETY[name].safe for name in names)
+        any_fix[finding["path"]] += bool(names)
+    return safe, any_fix
+
+
+def of_code(counts: Counter[str], code: str) -> Counter[str]:
+    return +Counter({path: n for path, n in counts.items() if path.startswith(f"{code}_")})
+
+
 # one case per rule: a new rule's case runs alone in test_user_rules' copy (its -k leaves out
 # the cases named by the other rules' codes, which a rule that fixes nothing cannot change)
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", tuple(RULES))
-def test_check_promises_what_fix_applies_on_every_rule_fixture(code: str, tmp_path: Path) -> None:
-    tree = tree_of(code, tmp_path / "fixtures")
-    safe, any_fix = promised(tree)
+def test_check_promises_what_fix_applies_on_every_rule_fixture(code: str, runs: Runs) -> None:
+    safe, any_fix = promised(runs.of(code))
     rule = RULES[code]
     if rule.fixes and rule.severity >= Severity.WARNING:  # what the tree's findings show
         assert sum(safe.values()), code
     if code in UNSAFE_ONLY:
         assert sum(any_fix.values()) > sum(safe.values()), code
-    assert +safe == ended(tree, tmp_path / "safe")
-    assert +any_fix == ended(tree, tmp_path / "unsafe", "--unsafe-fixes")
+    assert +safe == of_code(runs.safe, code)
+    assert +any_fix == of_code(runs.unsafe, code)
 
 
 LOOP_BUILT = """\

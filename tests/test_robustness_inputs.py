@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
+from lintloader.summary.limits import DEFAULT_MAX_FILE_MB
+
 # A file every run also checks: its finding proves the run went on past the odd file.
 GOOD = (
     b"class Good:\n    def __iter__(self):\n        self.loader._iterator = None\n"
@@ -156,24 +158,29 @@ def write_big(path: Path, megabytes: int, head: bytes = b"") -> None:
             handle.write(block)
 
 
-def test_50mb_file_without_sink_tokens_is_never_parsed(tmp_path: Path) -> None:
+# past the default max-file-size by half: what 50 MB proved, at a ninth of the CPU
+BIG_MB = int(DEFAULT_MAX_FILE_MB * 1.5)
+
+
+def test_a_big_file_without_sink_tokens_is_never_parsed(tmp_path: Path) -> None:
     root = project(tmp_path, "good_twin.py", GOOD.replace(b"Good", b"Twin"))
-    write_big(root / "generated.py", 50)
+    write_big(root / "generated.py", BIG_MB)
     result, findings = check_json(root, "-v")
     assert {f["path"] for f in findings} == {"good.py", "good_twin.py"}
     # three files found, only the two with sink tokens parsed
     assert "in 3 files (2 parsed" in result.stderr, result.stderr
 
 
-def test_50mb_file_with_sink_tokens_is_too_large_to_analyze(tmp_path: Path) -> None:
+def test_a_big_file_with_sink_tokens_is_too_large_to_analyze(tmp_path: Path) -> None:
     root = project(tmp_path, "odd.py", b"")
-    write_big(root / "generated.py", 50, head=bug())
+    write_big(root / "generated.py", BIG_MB, head=bug())
     result, findings = check_json(root)
     assert_run_went_on(result, findings)
     big = by_path(findings, "generated.py")
     assert [f["code"] for f in big] == ["LL000"]
     assert big[0]["message"].startswith("too large to analyze ("), big[0]["message"]
     assert "max-file-size" in big[0]["message"]
+    assert f"> {DEFAULT_MAX_FILE_MB:g} MB" in big[0]["message"]  # the default limit
 
 
 def test_max_file_size_is_configurable(tmp_path: Path) -> None:
