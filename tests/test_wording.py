@@ -68,3 +68,18 @@ def test_a_file_in_no_project_is_said_to_be_checked_alone(tmp_path: Path) -> Non
     )
     quiet = run_cli("check", "--no-cache", "--quiet", "fetching.py", cwd=tmp_path)
     assert "note:" not in quiet.stderr
+
+
+def test_files_of_two_projects_are_not_said_to_be_in_none(tmp_path: Path) -> None:
+    fetching = FIXTURES / "check" / "lightning150" / "minilight" / "utilities" / "fetching.py"
+    for project in ("first", "second"):
+        (tmp_path / project).mkdir()
+        (tmp_path / project / "pyproject.toml").write_text(f"[project]\nname = '{project}'\n")
+        shutil.copy(fetching, tmp_path / project)
+    done = run_cli("check", "--no-cache", "first/fetching.py", "second/fetching.py", cwd=tmp_path)
+    assert "no project holds" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "note: first/fetching.py second/fetching.py lie in more than one project (first and "
+        "second): checked as one set of files, chains into their projects' other files are "
+        "not followed (check each project on its own, or name one with --project-root DIR)."
+    )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lintloader.cli.baselining import apply_baseline
+from lintloader.cli.baselining import shown as shown_path
 from lintloader.cli.baselining import write_baseline as write_baseline_file
 from lintloader.cli.exits import CheckDone
 from lintloader.cli.fast_record import Witness
@@ -394,9 +395,9 @@ def excluded_notes(targets: Sequence[str], result: CheckResult) -> None:
     unseen = _not_scanned(unseen, result, os.path.abspath)  # no system call a file
     unseen = _not_scanned(unseen, result, os.path.realpath)  # through links: slow, so last
     for target in unseen:
-        shown = os.path.relpath(target) if not os.path.relpath(target).startswith("..") else target
         click.echo(
-            f"note: {shown} is excluded (exclude, .gitignore or a default exclude); not checked",
+            f"note: {shown_path(target)} is excluded (exclude, .gitignore or a default "
+            "exclude); not checked",
             err=True,
         )
 
@@ -512,14 +513,23 @@ def _files_checked(result: CheckResult) -> str:
 
 
 def lone_note(paths: Sequence[str], project_root: str | None) -> str | None:
-    """Files checked alone because no project holds them: their chains into other files are
-    not followed, which a user must be told (a project root finds them)."""
+    """Files checked alone because no one project holds them all: their chains into other
+    files are not followed, which a user must be told (a project root finds them). Files of
+    two projects are named by project: "no project holds them" would be false."""
     from lintloader.integrations.project import PROJECT_MARKERS, find_project_root
 
     if project_root is not None or not paths or not all(os.path.isfile(p) for p in paths):
         return None
     if find_project_root(paths) is not None:
         return None
+    roots = sorted({root for path in paths if (root := find_project_root([path])) is not None})
+    if roots:
+        projects = " and ".join(shown_path(root) for root in roots)
+        return (
+            f"note: {' '.join(paths)} lie in more than one project ({projects}): checked "
+            "as one set of files, chains into their projects' other files are not followed "
+            "(check each project on its own, or name one with --project-root DIR)."
+        )
     markers = ", ".join(PROJECT_MARKERS[:-1]) + f" or {PROJECT_MARKERS[-1]}"
     return (
         f"note: no project holds {' '.join(paths)} (no {markers} above it): checked alone, "
