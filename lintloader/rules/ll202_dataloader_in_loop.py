@@ -177,6 +177,7 @@ KEEP = "keep-iter-loader"
 PASS_IN = "pass-loader-in"
 KEEP_EVAL = "keep-eval-loader"
 CACHE = "cache-loader-per-dataset"  # unsafe: every dataset's loader keeps its workers
+BUILDER = "keep-builder-loader"  # unsafe: the same, through a builder in another file
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -321,13 +322,13 @@ def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
     """A loop calls what builds the loader: hoist the call, keep it in the getter that builds
     it, or build it in the caller and pass it in; ``__iter__`` builds it: keep it."""
     if place.kind == "loop" and note == DEPENDENT_NOTE:
-        return (CACHE,)
+        return (CACHE, BUILDER)
     if note or place.passed:
         return ()
     if place.kind == "iter":
         return (KEEP,)
     return (
-        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE)
+        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE, BUILDER)
         if place.kind == "loop" and place.loop is not None
         else ()
     )
@@ -449,7 +450,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE, BUILDER),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

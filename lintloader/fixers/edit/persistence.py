@@ -177,6 +177,16 @@ class Build:
 def build_of(request: FixRequest, target: Target) -> Build:
     """The construction the finding's chain ends at, checked to be one that can be made
     persistent (FixError with the reason otherwise)."""
+    build = construction_of(request, target)
+    try:
+        made_persistent(build.call, build.site)
+    except FixError as exc:
+        raise FixError(f"the loader kept must be persistent: {exc}") from None
+    return build
+
+
+def construction_of(request: FixRequest, target: Target) -> Build:
+    """The construction the finding's chain ends at, as it is."""
     hop = request.finding.chain[-1]
     path = request.path_of(hop)
     site = site_at(request.program, path, hop.line, hop.column)
@@ -190,8 +200,4 @@ def build_of(request: FixRequest, target: Target) -> Build:
         call = where.call
     if call is None:
         raise FixError(f"{hop.path}:{hop.line}: no call there")
-    try:
-        made_persistent(call, site)
-    except FixError as exc:
-        raise FixError(f"the loader kept must be persistent: {exc}") from None
     return Build(where, call, site)
