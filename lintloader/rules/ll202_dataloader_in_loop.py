@@ -93,6 +93,16 @@ another batch size at a later call) is not seen. Refused when the dataset is pla
 call (bound in the function, made by a call at every pass of the caller's loop, or an item of
 sets the function binds).
 
+`keep-builder-loader` (unsafe): the same one loader per evaluation set, asked of a builder in
+another file (detectron2's `do_test` calling `build_detection_test_loader(cfg, dataset_name)`
+for each test set): the builder gains `persistent_workers=False`, handed to its `DataLoader` only
+when it has workers, and the caller keeps each loader in a dict of its module keyed by the set
+(`if dataset_name not in _do_test_loaders:`), asking for a persistent one. Unsafe for the same
+reasons, and the builder's signature changes. Refused when the keyword could not reach the
+construction (`**kwargs`, a decorator that does not hand keywords on, a loader built in a loop
+of the builder) or the kept loader could differ (an argument bound in the loop, a draw at each
+build).
+
 ### Severity
 From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the
 finding costs ("a new pool of 4 workers every step", "every evaluation", "every 500 steps",

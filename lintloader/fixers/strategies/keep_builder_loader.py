@@ -52,15 +52,18 @@ def apply(request: FixRequest) -> Edits | None:
     chain = request.finding.chain
     if len(chain) < 3 or chain[0].verb != "loop":
         raise FixError("the loader is not built through a builder called from a loop")
-    built, called = chain[-1], chain[-2]
-    if request.path_of(built) == request.path_of(called):
-        raise FixError("the builder is in the caller's file: no two-file edit needed")
+    built = chain[-1]
+    called = next((hop for hop in reversed(chain) if hop.verb == "calls"), None)
+    if called is None:
+        raise FixError("the loader is not built through a builder called from a loop")
     target = call_at(request, request.path_of(called), called.line, called.column)
     build = construction_of(request, target)
     info = request.function_at(built)
     if info is None:
         raise FixError(f"`{built.function}` is not a function the analysis linked")
     builder = builder_of(request, build, info.file)
+    if request.path_of(built) == request.path_of(called):
+        raise FixError("the builder is in the caller's file: no two-file edit needed")
     function = target.enclosing(cst.FunctionDef, "a function")
     statement = target.statement()
     assign = target.assignment(statement)
