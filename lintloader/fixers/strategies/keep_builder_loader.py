@@ -91,7 +91,13 @@ def _key(target: Target, statement: cst.SimpleStatementLine, function: cst.Funct
     """The loop's item the call passes (``dataset_name``): what the kept loaders are keyed by.
     Refused when another argument is bound in the loop (the kept loader would not see it) or
     the sets are bound in the function at each call (new sets each time)."""
-    loop = target.loop_of(statement)
+    try:
+        loop = target.loop_of(statement)
+    except FixError:
+        raise FixError(
+            "the builder's call is not directly in a `for` over the evaluation sets (under an "
+            "`if` of it, or outside a loop): nothing to key a kept loader by"
+        ) from None
     if not isinstance(loop, cst.For):
         raise FixError("the builder is not called in a `for` over the evaluation sets")
     items = collect([loop.target]).used  # the names the item binds
