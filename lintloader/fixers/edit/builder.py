@@ -241,22 +241,8 @@ def _with_keyword(updated: cst.Parameters) -> cst.Parameters:
     )
     keyword_only = bool(updated.kwonly_params) or isinstance(updated.star_arg, cst.Param)
     if keyword_only or isinstance(updated.star_arg, cst.ParamStar):
-        return updated.with_changes(kwonly_params=_appended(list(updated.kwonly_params), param))
-    return updated.with_changes(params=_appended(list(updated.params), param))
-
-
-def _appended(params: list[cst.Param], added: cst.Param) -> list[cst.Param]:
-    """``params`` plus ``added``, laid out like the signature (as ``persistence.appended`` lays
-    out an argument): the last takes the separating comma, the new one its trailing comma."""
-    if not params:
-        return [added]
-    last = params[-1]
-    between = params[-2].comma if len(params) > 1 else cst.MaybeSentinel.DEFAULT
-    if not isinstance(between, cst.Comma):
-        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if not isinstance(last.comma, cst.Comma):
-        return [*params[:-1], last.with_changes(comma=between), added]
-    return [*params[:-1], last.with_changes(comma=between), added.with_changes(comma=last.comma)]
+        return updated.with_changes(kwonly_params=appended(list(updated.kwonly_params), param))
+    return updated.with_changes(params=appended(list(updated.params), param))
 
 
 # -- a decorator: followed into the project's own definition ----------------------------------
