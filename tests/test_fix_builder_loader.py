@@ -226,3 +226,18 @@ def test_keeps_a_builder_whose_decorator_hands_keywords_on(tmp_path: Path) -> No
     fixed = files(tmp_path)
     assert "def make(dataset, num_workers=0, persistent_workers=False):" in fixed["build_cfg.py"]
     assert "make(config, split, persistent_workers=True)" in fixed["use_cfg.py"]
+
+
+def test_refuses_when_the_builders_file_is_not_given(tmp_path: Path) -> None:
+    """The fix edits the builder's file too: given the caller's file alone (in its project),
+    it is refused, naming the other file, and nothing is written."""
+    for name in MODULES:
+        shutil.copy(PAIR / f"{name}.in.py", tmp_path / f"{name}.py")
+    (tmp_path / "pyproject.toml").write_text("")
+    done = run_cli("fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert (
+        f"mod.py:26: LL202 {STRATEGY} not applied: loaders.py: not among the files given, and "
+        "the fix edits it (give it too, or fix the directory)" in done.stderr
+    )
+    assert files(tmp_path) == expected("in")
