@@ -159,6 +159,8 @@ def test_refuses_what_it_cannot_keep_honestly(tmp_path: Path) -> None:
         "    for split in config.splits:\n        size = len(split)\n",
     )
     (tmp_path / "use_moving.py").write_text(moving)
+    (tmp_path / "build_epoch.py").write_text(BY_EPOCH)
+    (tmp_path / "use_epoch.py").write_text(PER_EPOCH)
     before = files(tmp_path)
     done = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
@@ -168,7 +170,33 @@ def test_refuses_what_it_cannot_keep_honestly(tmp_path: Path) -> None:
         f"use_moving.py:14: LL202 {STRATEGY} not applied: `size` changes with the loop: a kept "
         "loader would not see it" in done.stderr
     )
+    assert (
+        f"use_epoch.py:6: LL202 {STRATEGY} not applied: the builder is called in the loop that "
+        "repeats (`for epoch in range(epochs)`): a loader kept per pass would keep a pool per "
+        "pass" in done.stderr
+    )
     assert files(tmp_path) == before
+
+
+# the loop's item is the epoch: a loader per key would be a pool per epoch, kept for the run
+BY_EPOCH = """\
+from torch.utils.data import DataLoader, Subset
+
+
+def make(dataset, epoch, num_workers=2):
+    part = Subset(dataset, range(epoch % 2, len(dataset), 2))
+    return DataLoader(part, num_workers=num_workers)
+"""
+PER_EPOCH = """\
+from build_epoch import make
+
+
+def train(dataset, epochs):
+    for epoch in range(epochs):
+        loader = make(dataset, epoch)
+        for batch in loader:
+            pass
+"""
 
 
 CONFIGURABLE = """\

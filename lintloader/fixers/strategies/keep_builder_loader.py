@@ -23,9 +23,10 @@ passes (the set's name), built persistent on first use::
 Unsafe (``--unsafe-fixes``): a kept loader's workers keep their copy of the dataset and their
 memory for the run (a set changed afterwards, or other arguments of a later call, are not seen),
 and the builder's signature changes. Refused where the kept loader could differ from the one
-built at each call: the call's other arguments are bound in the loop, the sets are bound in the
-function at each call, the builder draws at each build (:mod:`lintloader.fixers.edit.draws`),
-and where the builder cannot be made persistent (see the builder module).
+built at each call: the loop over the sets is the loop that repeats (a key per epoch), the
+call's other arguments are bound in the loop, the sets are bound in the function at each call,
+the builder draws at each build (:mod:`lintloader.fixers.edit.draws`); and where the builder
+cannot be made persistent (see the builder module).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def apply(request: FixRequest) -> Edits | None:
     if assign is None or not isinstance(assign.targets[0].target, cst.Name):
         raise FixError(f"the call of `{builder.name}` is not `name = {builder.name}(...)`")
     key = _key(target, statement, function)
+    _check_not_repeating(request, target, statement)
     if keyword_arg(target.call, KEYWORD) is not None or any(a.star for a in target.call.args):
         raise FixError(f"the call of `{builder.name}` may already pass `{KEYWORD}`")
     refuse_draws(request, target.path, [statement])
@@ -116,6 +118,21 @@ def _key(target: Target, statement: cst.SimpleStatementLine, function: cst.Funct
             "sets each time would each keep a pool of their own"
         )
     return keys[0]
+
+
+def _check_not_repeating(
+    request: FixRequest, target: Target, statement: cst.SimpleStatementLine
+) -> None:
+    """The loop over the sets is not the loop the finding repeats (``for epoch in ...:
+    make(ds, epoch)``): a loader kept per pass would keep a pool per pass."""
+    root = request.finding.chain[0]
+    loop = target.loop_of(statement)
+    place = target.positions.get(loop)
+    if place is not None and (request.path_of(root), root.line) == (target.path, place.start.line):
+        raise FixError(
+            f"the builder is called in the loop that repeats (`{root.action}`): a loader kept "
+            "per pass would keep a pool per pass"
+        )
 
 
 def _asking(updated: cst.CSTNode) -> cst.Call:
