@@ -36,7 +36,18 @@ HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
 DOCS = REPO / "docs" / "fixes.md"
 STRATEGIES = {s.name: s for s in all_strategies()}
 FIX_INPUTS = sorted(FIXTURES.glob("rules/*/fix_*before.py")) + sorted(FIXTURES.glob("fix/*.in.py"))
+# a fix that edits two files: fixtures/fix/<name>/mod.in.py and the modules beside it (X.in.py)
+FIX_INPUTS += sorted(FIXTURES.glob("fix/*/mod.in.py"))
 REPORTED = re.compile(r": (?P<code>LL\d{3}) (?P<status>fixed|changed) by (?P<names>[\w, -]+) \(")
+
+
+def beside(source: Path, folder: Path) -> None:
+    """The modules of a two-file fixture beside its ``mod.in.py`` (``loaders.in.py``), copied
+    into ``folder`` under their names (``loaders.py``)."""
+    if source.name == "mod.in.py":
+        for other in source.parent.glob("*.in.py"):
+            if other != source:
+                shutil.copy(other, folder / other.name.replace(".in.py", ".py"))
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -78,6 +89,7 @@ def fixed_inputs(tmp_path_factory: pytest.TempPathFactory) -> list[Fixed]:
     for name, source in zip(names, FIX_INPUTS, strict=True):
         (root / name).mkdir()
         shutil.copy(source, root / name / "mod.py")
+        beside(source, root / name)
     done = lintloader(*FIX_ARGS, *names, cwd=root)
     assert done.returncode in (0, 1), done.stderr
     check = lintloader(
@@ -243,6 +255,7 @@ class Harness:
     pairs: bool = False
     control: str = "respawns"  # what the unfixed fixture does: "respawns" or an exception name
     pids: int = 2  # worker processes a pool that starts once leaves
+    pools: int = 1  # loaders the fixed code keeps (one per evaluation set), a pool each
     # written for Python 3.6 (`async` as a name): run as 3.6 reads it, each such name renamed
     older: bool = False
 
@@ -298,6 +311,10 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/cache_loader_per_set.in.py", "train", {"epochs": 3}),
         Harness("fix/cache_loader_given_dataset.in.py", "train", {"epochs": 3}),
         Harness("fix/cache_loader_global_dataset.in.py", "train", {"epochs": 3}),
+    ],
+    # two evaluation sets, three evaluations: two pools, one per set
+    "keep-builder-loader": [
+        Harness("fix/keep_builder_loader/mod.in.py", "train", {"epochs": 3}, pools=2),
     ],
     "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
@@ -379,10 +396,12 @@ def prepared(case: Harness | Verify, folder: Path, fixed: list[Fixed] | None) ->
     folder.mkdir(parents=True)
     if fixed is None:
         shutil.copy(source, folder / "mod.py")
+        beside(source, folder)
         return folder / "mod.py"
     (done,) = [f for f in fixed if f.source == source]
     assert done.reported and all(s == "fixed" for _, s, _ in done.reported), done.stderr
-    shutil.copy(done.folder / "mod.py", folder / "mod.py")
+    for module in done.folder.glob("*.py"):
+        shutil.copy(module, folder / module.name)
     return folder / "mod.py"
 
 
@@ -466,10 +485,11 @@ def test_fixed_fixture_starts_one_pool(name: str, request) -> None:
     for case in (c for c in cases if isinstance(c, Harness)):
         after, before = request.getfixturevalue("harness_runs")[case]
         assert after["error"] is None, (case, after)
-        assert len(after["pids"]) == case.pids, (case, after)  # one pool, for all epochs
+        # one pool (per kept loader), for all epochs
+        assert len(after["pids"]) == case.pids * case.pools, (case, after)
         assert after["worker_ids"] == list(range(case.pids)), (case, after)
         if case.control == "respawns":
-            assert before["error"] is None and len(before["pids"]) > case.pids, before
+            assert before["error"] is None and len(before["pids"]) > case.pids * case.pools, before
         else:
             assert (before["error"] or "").startswith(case.control), before
     for number, case in enumerate(c for c in cases if isinstance(c, Verify)):

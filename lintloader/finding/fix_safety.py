@@ -73,6 +73,13 @@ _ENTRIES = (
         "the first call's loader is reused",
     ),
     FixSafety(
+        "keep-builder-loader",
+        False,
+        "a kept loader's workers keep their copy of the dataset and their memory for the run (a "
+        "set changed afterwards, or other arguments of a later call, are not seen), and the "
+        "builder's signature changes: it gains a persistent_workers keyword",
+    ),
+    FixSafety(
         "reuse-iterator",
         False,
         "reusing an iterator shifts the random stream: the loop walks through the data (shuffling "

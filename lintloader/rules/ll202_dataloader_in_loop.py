@@ -93,6 +93,16 @@ another batch size at a later call) is not seen. Refused when the dataset is pla
 call (bound in the function, made by a call at every pass of the caller's loop, or an item of
 sets the function binds).
 
+`keep-builder-loader` (unsafe): the same one loader per evaluation set, asked of a builder in
+another file (detectron2's `do_test` calling `build_detection_test_loader(cfg, dataset_name)`
+for each test set): the builder gains `persistent_workers=False`, handed to its `DataLoader` only
+when it has workers, and the caller keeps each loader in a dict of its module keyed by the set
+(`if dataset_name not in _do_test_loaders:`), asking for a persistent one. Unsafe for the same
+reasons, and the builder's signature changes. Refused when the keyword could not reach the
+construction (`**kwargs`, a decorator that does not hand keywords on, a loader built in a loop
+of the builder) or the kept loader could differ (an argument bound in the loop, a draw at each
+build).
+
 ### Severity
 From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the
 finding costs ("a new pool of 4 workers every step", "every evaluation", "every 500 steps",
@@ -177,6 +187,7 @@ KEEP = "keep-iter-loader"
 PASS_IN = "pass-loader-in"
 KEEP_EVAL = "keep-eval-loader"
 CACHE = "cache-loader-per-dataset"  # unsafe: every dataset's loader keeps its workers
+BUILDER = "keep-builder-loader"  # unsafe: the same, through a builder in another file
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -321,13 +332,13 @@ def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
     """A loop calls what builds the loader: hoist the call, keep it in the getter that builds
     it, or build it in the caller and pass it in; ``__iter__`` builds it: keep it."""
     if place.kind == "loop" and note == DEPENDENT_NOTE:
-        return (CACHE,)
+        return (CACHE, BUILDER)
     if note or place.passed:
         return ()
     if place.kind == "iter":
         return (KEEP,)
     return (
-        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE)
+        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE, BUILDER)
         if place.kind == "loop" and place.loop is not None
         else ()
     )
@@ -449,7 +460,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE, BUILDER),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

@@ -83,7 +83,7 @@ def _drawn_by(request: FixRequest, file: FileSummary, name: Dotted) -> tuple[str
     program = request.program
     symbol = program.resolve(file.module, name)
     if symbol is not None and symbol.kind == "external":
-        program, symbol = _unlinked(request, file, symbol.key)
+        program, symbol = unlinked(request, file, symbol.key)
     start = _start(program, symbol)
     return _first_draw(program, start) if start is not None else None
 
@@ -95,9 +95,7 @@ def _start(program: Program, symbol: Symbol | None) -> str | None:
     return symbol.key if symbol is not None and symbol.kind == "function" else None
 
 
-def _unlinked(
-    request: FixRequest, importer: FileSummary, key: str
-) -> tuple[Program, Symbol | None]:
+def unlinked(request: FixRequest, importer: FileSummary, key: str) -> tuple[Program, Symbol | None]:
     """``key`` (``episodes.Episodes``) in the scanned file of its module, nearest the importer,
     summarized alone (its own calls to other files are not followed)."""
     parts = key.split(".")
@@ -105,7 +103,8 @@ def _unlinked(
         path = _file_of(request, importer.path, parts[:cut])
         if path is not None:
             module = ".".join(parts[:cut])
-            alone = Program([summarize_source(request.sources[path], path, module)])
+            package = os.path.basename(path) == "__init__.py"  # its `from .x import` reads below it
+            alone = Program([summarize_source(request.sources[path], path, module, package)])
             return alone, alone.resolve(module, tuple(parts[cut:]))
     return request.program, None
 

@@ -12,6 +12,7 @@ edit never introduces LL201's ``ValueError``. A call whose ``num_workers`` or
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 
@@ -22,6 +23,7 @@ from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.replace import replaced
 from lintloader.link.program import Program
 
+Item = TypeVar("Item", cst.Arg, cst.Param)  # what a call or a signature lists
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
 
 
@@ -109,10 +111,11 @@ def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
     return call.with_changes(args=appended(list(call.args), added))
 
 
-def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
-    """``args`` plus ``added`` at the end, laid out like the call: the last one takes the comma
-    that separates the others, and the new argument takes the last one's trailing comma (and
-    line break), or the space before the closing parenthesis when there is none."""
+def appended(args: list[Item], added: Item) -> list[Item]:
+    """``args`` plus ``added`` at the end, laid out like the call (or the signature, for
+    parameters): the last one takes the comma that separates the others, and the new argument
+    takes the last one's trailing comma (and line break), or the space before the closing
+    parenthesis when there is none."""
     if not args:
         return [added]
     last = args[-1]
@@ -120,11 +123,17 @@ def appended(args: list[cst.Arg], added: cst.Arg) -> list[cst.Arg]:
     if not isinstance(between, cst.Comma):
         between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     if not isinstance(last.comma, cst.Comma):  # the line break before `)` stays before it
-        space = last.whitespace_after_arg
-        last = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
-        return [*args[:-1], last, added.with_changes(whitespace_after_arg=space)]
+        after = "whitespace_after_arg" if isinstance(last, cst.Arg) else "whitespace_after_param"
+        space = getattr(last, after)
+        last = last.with_changes(comma=between, **{after: cst.SimpleWhitespace("")})
+        return _then(args[:-1], last, added.with_changes(**{after: space}))
     kept, ending = _with_comment(between, last.comma), _uncommented(last.comma)
-    return [*args[:-1], last.with_changes(comma=kept), added.with_changes(comma=ending)]
+    return _then(args[:-1], last.with_changes(comma=kept), added.with_changes(comma=ending))
+
+
+def _then(head: list[Item], *more: Item) -> list[Item]:
+    head.extend(more)
+    return head
 
 
 def _with_comment(between: cst.Comma, ending: cst.Comma) -> cst.Comma:
@@ -177,6 +186,16 @@ class Build:
 def build_of(request: FixRequest, target: Target) -> Build:
     """The construction the finding's chain ends at, checked to be one that can be made
     persistent (FixError with the reason otherwise)."""
+    build = construction_of(request, target)
+    try:
+        made_persistent(build.call, build.site)
+    except FixError as exc:
+        raise FixError(f"the loader kept must be persistent: {exc}") from None
+    return build
+
+
+def construction_of(request: FixRequest, target: Target) -> Build:
+    """The construction the finding's chain ends at, as it is."""
     hop = request.finding.chain[-1]
     path = request.path_of(hop)
     site = site_at(request.program, path, hop.line, hop.column)
@@ -190,8 +209,4 @@ def build_of(request: FixRequest, target: Target) -> Build:
         call = where.call
     if call is None:
         raise FixError(f"{hop.path}:{hop.line}: no call there")
-    try:
-        made_persistent(call, site)
-    except FixError as exc:
-        raise FixError(f"the loader kept must be persistent: {exc}") from None
     return Build(where, call, site)
