@@ -61,6 +61,7 @@ from ecosystem_scan import WARNING_PLUS, Row  # noqa: E402
 from first_contact import Repo, Score, load_labels  # noqa: E402
 
 from lintloader.finding.findings import Severity  # noqa: E402
+from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE  # noqa: E402
 from lintloader.rules.registry import rules_by_code  # noqa: E402
 from lintloader.summary.older import parse_older  # noqa: E402
 
@@ -257,7 +258,11 @@ def ended_at_site(
     """The ``true`` findings a fix ended, each judged at its own site: no finding of ``left``
     (what still says a pool is started again after the fix) with its code at its file:line,
     and none that no finding of ``before`` was at on its loader: built at the same (moved)
-    place, or with its code, file and chain root (a construction moved into an outer loop)."""
+    place, or with its code, file and chain root (a construction moved into an outer loop).
+    A new finding that says its loader reads what its loop changes (``intended``) is not held
+    against a true finding that does not: a loader per pass over other data (a new random
+    sample per evaluation, one per task of a test loop, one per image size) is not the
+    rebuild over the same data that was fixed."""
     new = [
         f for f in left if not any(at(f, b["code"], (b["path"], b["line"]), moved) for b in before)
     ]
@@ -266,10 +271,17 @@ def ended_at_site(
         if any(at(f, finding["code"], (finding["path"], finding["line"]), moved) for f in left):
             continue
         loader = loader_of(finding)
-        if any(key(f) == key(finding) or same_loader(f, loader, moved) for f in new):
+        held = [f for f in new if intended(finding) or not intended(f)]
+        if any(key(f) == key(finding) or same_loader(f, loader, moved) for f in held):
             continue
         ended.append(finding)
     return ended
+
+
+def intended(finding: dict[str, Any]) -> bool:
+    """An LL202 whose loader is built from what its loop changes (a new loader may be
+    intended)."""
+    return finding["code"] == "LL202" and DEPENDENT_NOTE in finding["message"]
 
 
 def same_loader(finding: dict[str, Any], loader: Place | None, moved: Moved) -> bool:

@@ -61,7 +61,7 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError("the loader is not built by the statement in the loop")
     body = _body(loop)
     moved = [*_feeders(target, loop, body, statement), statement]
-    _check_kept(request, target, loop, body, moved, assignment.targets[0].target.value)
+    _check_kept(request, target, body, moved, assignment.targets[0].target.value)
     refuse_draws(request, target.path, moved)
     edits = _move_before(moved, loop)
     edits[target.call] = build.persistent
@@ -91,19 +91,19 @@ def _feeders(
     needed = collect([target.call]).used & changed
     if not needed:
         raise FixError("nothing the loader reads is bound in the loop (hoist-loader-call's shape)")
-    chosen: list[cst.BaseStatement] = []
+    chosen: list[cst.SimpleStatementLine] = []
     for line in reversed(before):
         if _bound(line) & needed:
-            chosen.insert(0, _plain(target, line, changed))
+            chosen.insert(0, _plain(target, line))
             needed |= collect([line]).used & changed
     missing = needed - {name for line in chosen for name in _bound(line)}
     if missing:
         name = sorted(missing)[0]
         raise FixError(f"what it is built from reads `{name}`, which the loop changes")
-    return [line for line in chosen if isinstance(line, cst.SimpleStatementLine)]
+    return chosen
 
 
-def _plain(target: Target, line: cst.BaseStatement, changed: set[str]) -> cst.BaseStatement:
+def _plain(target: Target, line: cst.BaseStatement) -> cst.SimpleStatementLine:
     """``line`` when it is ``name = value``, one name bound, nothing else in it."""
     small = line.body if isinstance(line, cst.SimpleStatementLine) else ()
     if len(small) != 1 or not isinstance(small[0], cst.Assign) or len(small[0].targets) != 1:
@@ -112,13 +112,13 @@ def _plain(target: Target, line: cst.BaseStatement, changed: set[str]) -> cst.Ba
     if not isinstance(small[0].targets[0].target, cst.Name):
         code = target.module.code_for_node(line).strip()
         raise FixError(f"`{code}` binds more than one name")
+    assert isinstance(line, cst.SimpleStatementLine)
     return line
 
 
 def _check_kept(
     request: FixRequest,
     target: Target,
-    loop: Loop,
     body: Sequence[cst.BaseStatement],
     moved: list[cst.SimpleStatementLine],
     name: str,
@@ -128,9 +128,8 @@ def _check_kept(
     rest = [line for line in body if all(line is not m for m in moved)]
     hoisted = {bound for line in moved for bound in _bound(line)}
     again = collect(rest).bound & hoisted
-    loop_names = _loop_names(loop)
-    if again or loop_names & collect(moved).used:
-        raise FixError(f"the loop binds `{sorted(again or loop_names)[0]}` again at each pass")
+    if again:
+        raise FixError(f"the loop binds `{sorted(again)[0]}` again at each pass")
     for line in moved:
         before = [s for s in body[: list(body).index(line)] if any(s is r for r in rest)]
         early = collect(before).used & _bound(line)
@@ -142,8 +141,8 @@ def _check_kept(
     _check_seeding(target, moved)
     _check_classes(request, target, moved)
     watched = _watched(target, moved)
-    for line in rest:
-        found = state_set(line, watched, fresh=True)
+    for kept in rest:
+        found = state_set(kept, watched, fresh=True)
         if found is not None:
             code = target.module.code_for_node(found).strip()
             raise FixError(
@@ -156,10 +155,12 @@ def _watched(target: Target, moved: list[cst.SimpleStatementLine]) -> set[str]:
     """What the workers read: every argument of the loader but its samplers, and what the
     moved statements that bind those read (a sampler's own arguments are iterated in the main
     process with it)."""
+    name = dotted(target.call.func) or ""
+    torch_order = name.split(".")[-1] == "DataLoader"  # a subclass may order them otherwise
     others = [
         arg.value
         for index, arg in enumerate(target.call.args)
-        if arg.star or not _is_sampler(arg, index)
+        if arg.star or not _is_sampler(arg, index if torch_order else -1)
     ]
     watched = {found for value in others for found in reads(value)}
     for line in reversed(moved[:-1]):
