@@ -69,7 +69,8 @@ FIXTURES = ROOT / "fixtures" / "rules"
 FIXABLE = re.compile(r"\[\*\] (\d+) fixable with `--fix`(?: \((\d+) more with `--unsafe-fixes`\))?")
 UNSAFE_ONLY = re.compile(r"\[\*\] (\d+) fixable with `--fix --unsafe-fixes`")
 REPORTED = re.compile(
-    r"^(?P<path>[^:]+):(?P<line>\d+): (?P<code>LL\d{3}) fixed by (?P<names>[\w, -]+) \("
+    r"^(?P<path>[^:]+):(?P<line>\d+): (?P<code>LL\d{3}) (?P<status>fixed|changed) by "
+    r"(?P<names>[\w, -]+) \("
 )
 
 
@@ -323,16 +324,23 @@ def fix_run(
 
 
 def named(finding: dict[str, Any], said: list[re.Match[str]], moved: Moved) -> str:
-    """The strategies ``fix`` said fixed ``finding``: at its line, or where the edit moved it
-    (a round's line: an earlier round may have moved it again), else the one set it named for
-    its code in its file; else it was ended by the fix of another finding."""
+    """The strategies ``fix`` said fixed ``finding`` (or changed, and did not call it fixed): at
+    its line, or where the edit moved it (a round's line: an earlier round may have moved it
+    again), else the one set it named for its code in its file; else it was ended by the fix
+    of another finding."""
     place = (finding["path"], finding["line"])
     mine = [m for m in said if (m["code"], m["path"]) == (finding["code"], place[0])]
-    at = [m["names"] for m in mine if int(m["line"]) in (place[1], *moved(*place))]
+    at = [strategies(m) for m in mine if int(m["line"]) in (place[1], *moved(*place))]
     if at:
-        return str(at[0])
-    names = {m["names"] for m in mine}
+        return at[0]
+    names = {strategies(m) for m in mine}
     return str(names.pop()) if len(names) == 1 else "not named at its line by `fix`"
+
+
+def strategies(said: re.Match[str]) -> str:
+    """The strategies of a ``fixed by``/``changed by`` line, the latter marked so."""
+    names = str(said["names"])
+    return names if said["status"] == "fixed" else f"{names} (`fix`: changed but not fixed)"
 
 
 def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
