@@ -335,8 +335,9 @@ def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
 
 
 def _cache(site: LoaderSite, place: Place) -> tuple[str, ...]:
-    """One loader per item of the loop (an evaluation set): keep each, per dataset; one bound
-    to a name, built from what the loop binds (a sampler): built once with it."""
+    """A loader built from what its loop changes: one per item of the loop (an evaluation
+    set), kept per dataset; one bound to a name from what the loop binds (a sampler), built
+    once with it."""
     if not place.dependent or site.pool:
         return ()
     bound = site.call.bound_to is not None and len(site.call.bound_to) == 1
