@@ -61,6 +61,7 @@ from ecosystem_scan import WARNING_PLUS, Row  # noqa: E402
 from first_contact import Repo, Score, load_labels  # noqa: E402
 
 from lintloader.finding.findings import Severity  # noqa: E402
+from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE  # noqa: E402
 from lintloader.rules.registry import rules_by_code  # noqa: E402
 from lintloader.summary.older import parse_older  # noqa: E402
 
@@ -68,7 +69,8 @@ FIXTURES = ROOT / "fixtures" / "rules"
 FIXABLE = re.compile(r"\[\*\] (\d+) fixable with `--fix`(?: \((\d+) more with `--unsafe-fixes`\))?")
 UNSAFE_ONLY = re.compile(r"\[\*\] (\d+) fixable with `--fix --unsafe-fixes`")
 REPORTED = re.compile(
-    r"^(?P<path>[^:]+):(?P<line>\d+): (?P<code>LL\d{3}) fixed by (?P<names>[\w, -]+) \("
+    r"^(?P<path>[^:]+):(?P<line>\d+): (?P<code>LL\d{3}) (?P<status>fixed|changed) by "
+    r"(?P<names>[\w, -]+) \("
 )
 
 
@@ -257,7 +259,11 @@ def ended_at_site(
     """The ``true`` findings a fix ended, each judged at its own site: no finding of ``left``
     (what still says a pool is started again after the fix) with its code at its file:line,
     and none that no finding of ``before`` was at on its loader: built at the same (moved)
-    place, or with its code, file and chain root (a construction moved into an outer loop)."""
+    place, or with its code, file and chain root (a construction moved into an outer loop).
+    A new finding that says its loader reads what its loop changes (``intended``) is not held
+    against a true finding that does not: a loader per pass over other data (a new random
+    sample per evaluation, one per task of a test loop, one per image size) is not the
+    rebuild over the same data that was fixed."""
     new = [
         f for f in left if not any(at(f, b["code"], (b["path"], b["line"]), moved) for b in before)
     ]
@@ -266,10 +272,17 @@ def ended_at_site(
         if any(at(f, finding["code"], (finding["path"], finding["line"]), moved) for f in left):
             continue
         loader = loader_of(finding)
-        if any(key(f) == key(finding) or same_loader(f, loader, moved) for f in new):
+        held = [f for f in new if intended(finding) or not intended(f)]
+        if any(key(f) == key(finding) or same_loader(f, loader, moved) for f in held):
             continue
         ended.append(finding)
     return ended
+
+
+def intended(finding: dict[str, Any]) -> bool:
+    """An LL202 whose loader is built from what its loop changes (a new loader may be
+    intended)."""
+    return finding["code"] == "LL202" and DEPENDENT_NOTE in finding["message"]
 
 
 def same_loader(finding: dict[str, Any], loader: Place | None, moved: Moved) -> bool:
@@ -311,16 +324,23 @@ def fix_run(
 
 
 def named(finding: dict[str, Any], said: list[re.Match[str]], moved: Moved) -> str:
-    """The strategies ``fix`` said fixed ``finding``: at its line, or where the edit moved it
-    (a round's line: an earlier round may have moved it again), else the one set it named for
-    its code in its file; else it was ended by the fix of another finding."""
+    """The strategies ``fix`` said fixed ``finding`` (or changed, and did not call it fixed): at
+    its line, or where the edit moved it (a round's line: an earlier round may have moved it
+    again), else the one set it named for its code in its file; else it was ended by the fix
+    of another finding."""
     place = (finding["path"], finding["line"])
     mine = [m for m in said if (m["code"], m["path"]) == (finding["code"], place[0])]
-    at = [m["names"] for m in mine if int(m["line"]) in (place[1], *moved(*place))]
+    at = [strategies(m) for m in mine if int(m["line"]) in (place[1], *moved(*place))]
     if at:
-        return str(at[0])
-    names = {m["names"] for m in mine}
+        return at[0]
+    names = {strategies(m) for m in mine}
     return str(names.pop()) if len(names) == 1 else "not named at its line by `fix`"
+
+
+def strategies(said: re.Match[str]) -> str:
+    """The strategies of a ``fixed by``/``changed by`` line, the latter marked so."""
+    names = str(said["names"])
+    return names if said["status"] == "fixed" else f"{names} (`fix`: changed but not fixed)"
 
 
 def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:

@@ -65,8 +65,9 @@ def test_fixture_pair(name: str, tmp_path: Path, ll101_left: dict[str, list[dict
     shutil.copy(FIX / f"{name}.in.py", target)
     unsafe = ["--unsafe-fixes"] if name.startswith(("remove_", "cache_loader_")) else []
     # a construction under an `if` of the loop, one per evaluation, or a loader per checkpoint
-    # evaluated: its LL202 is at info (a pool every N steps, every evaluation)
-    periodic = ("hoist_periodic_if", "cache_", "pass_loader_in_branches")
+    # evaluated, or one built from a sampler the loop builds: its LL202 is at info (a pool every
+    # N steps, every evaluation; arguments bound in the loop)
+    periodic = ("hoist_periodic_if", "cache_", "pass_loader_in_branches", "hoist_loader_sampler")
     info = ["--min-severity", "info"] if name.startswith(periodic) else []
     result = lintloader("fix", ".", *unsafe, *info, cwd=tmp_path)
     expected = (FIX / f"{name}.out.py").read_bytes()

@@ -3,15 +3,20 @@
 The chain-root rule (no finding with the fixed one's code, file and chain root left) holds a
 fixed evaluation loader against a training loader of the same function that no fix can end; the
 rule at the finding's own site counts it, and still refuses a fix that leaves the same loader
-rebuilt on another path. Both run the real ``lintloader fix`` on a copy of a small tree.
+rebuilt on another path over the same data; one rebuilt on another path over data that path's
+loop changes (a new sample per step: a loader per pass is what that path asks for) is not held
+against it. Each runs the real ``lintloader fix`` on a copy of a small tree.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 from conftest import load_benchmark
+
+from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE
 
 fix_coverage = load_benchmark("fix_coverage")
 
@@ -37,7 +42,8 @@ def main(model, make_train, valset, epochs):
 """
 
 # evaluate() over the same test set per checkpoint (reported, line 16) and over a new sample
-# each step (shown once the first is fixed): the loader in `evaluate` is still rebuilt
+# each step (shown once the first is fixed): the loader in `evaluate` is still rebuilt there,
+# over other data at each step
 SAME_LOADER_ON_ANOTHER_PATH = """\
 from torch.utils.data import DataLoader
 
@@ -75,10 +81,29 @@ def test_a_fixed_loader_counts_at_its_site_beside_another_of_its_function(tmp_pa
     assert run.at_site == {0: "pass-loader-in"}  # the rule at its site does
 
 
-def test_a_fix_that_leaves_its_loader_rebuilt_elsewhere_is_not_counted(tmp_path: Path):
+def test_a_loader_left_rebuilt_over_new_data_on_another_path_is_not_held(tmp_path: Path):
     true, run = fixed(tmp_path, SAME_LOADER_ON_ANOTHER_PATH)
-    assert run.at_site == {}  # `fix` says changed, not fixed, naming the finding at line 13
-    assert fix_coverage.key(true[0]) in run.left  # nor does the chain-root rule
+    # `fix` says changed, not fixed, naming the finding at line 13 (a new sample each step)
+    assert run.at_site == {0: "pass-loader-in (`fix`: changed but not fixed)"}
+    assert fix_coverage.key(true[0]) in run.left  # the chain-root rule does not count it
+
+
+def test_a_fix_that_leaves_its_loader_rebuilt_over_the_same_data_is_not_counted(tmp_path: Path):
+    """The same fix, the finding left on the loader read as one over unchanged data (its note
+    taken off): held against the fixed finding."""
+    tree, copy = tmp_path / "tree", tmp_path / "fixed"
+    tree.mkdir()
+    (tree / "train.py").write_text(SAME_LOADER_ON_ANOTHER_PATH)
+    before = fix_coverage.findings(tree, *fix_coverage.INFO)
+    true = [f for f in before if f["line"] == 16]
+    shutil.copytree(tree, copy)
+    fix_coverage.lintloader("fix", ".", *fix_coverage.INFO, cwd=copy)
+    left = fix_coverage.still_wasting(copy, *fix_coverage.INFO)
+    moved, broken = fix_coverage.line_moves(tree, copy)
+    assert broken == [] and [f["line"] for f in left] == [13]
+    assert fix_coverage.ended_at_site(true, before, left, moved) == true
+    unchanged = [{**f, "message": f["message"].replace(DEPENDENT_NOTE, "")} for f in left]
+    assert fix_coverage.ended_at_site(true, before, unchanged, moved) == []
 
 
 def test_a_line_is_followed_through_the_edit(tmp_path: Path):

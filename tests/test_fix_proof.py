@@ -258,6 +258,7 @@ class Harness:
     pools: int = 1  # loaders the fixed code keeps (one per evaluation set), a pool each
     # written for Python 3.6 (`async` as a name): run as 3.6 reads it, each such name renamed
     older: bool = False
+    loads: int | None = None  # samples the workers load in all, fixed and unfixed (None: any)
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,12 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
         # a test loader built under an `if` every other step: 6 pools in 3 epochs before, one after
         Harness("fix/hoist_periodic_if.in.py", "train", {"epochs": 3}),
+    ],
+    # a batch sampler built with the loader at each epoch, each epoch resuming at batch 0, 1, 2
+    # of 4: 3 pools before, one after, and 8 + 6 + 4 samples loaded both ways (each pass of the
+    # kept loader reads the start the loop set on its batch sampler; 24 if it did not)
+    "hoist-loader-sampler": [
+        Harness("fix/hoist_loader_sampler.in.py", "train", {"epochs": 3}, loads=18)
     ],
     "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 3})],
     # an evaluation every other step: 6 pools in 3 epochs before, one after
@@ -488,6 +495,8 @@ def test_fixed_fixture_starts_one_pool(name: str, request) -> None:
         # one pool (per kept loader), for all epochs
         assert len(after["pids"]) == case.pids * case.pools, (case, after)
         assert after["worker_ids"] == list(range(case.pids)), (case, after)
+        if case.loads is not None:  # what each pass read, the same fixed and unfixed
+            assert after["loads"] == before["loads"] == case.loads, (case, after, before)
         if case.control == "respawns":
             assert before["error"] is None and len(before["pids"]) > case.pids * case.pools, before
         else:

@@ -36,6 +36,7 @@ _ENTRIES = (
     FixSafety("move-reset-after-loop", True),
     FixSafety("persistent-workers-stateless", True),
     FixSafety("hoist-loader-call", True),
+    FixSafety("hoist-loader-sampler", True),
     FixSafety("keep-iter-loader", True),
     FixSafety("pass-loader-in", True),
     FixSafety("keep-eval-loader", True),

@@ -187,6 +187,7 @@ KEEP = "keep-iter-loader"
 PASS_IN = "pass-loader-in"
 KEEP_EVAL = "keep-eval-loader"
 CACHE = "cache-loader-per-dataset"  # unsafe: every dataset's loader keeps its workers
+SAMPLER = "hoist-loader-sampler"  # safe: the sampler built in the loop moves with the loader
 BUILDER = "keep-builder-loader"  # unsafe: the same, through a builder in another file
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
@@ -345,8 +346,13 @@ def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
 
 
 def _cache(site: LoaderSite, place: Place) -> tuple[str, ...]:
-    """One loader per item of the loop (an evaluation set): keep each, per dataset."""
-    return (CACHE,) if place.dependent and not site.pool else ()
+    """A loader built from what its loop changes: one per item of the loop (an evaluation
+    set), kept per dataset; one bound to a name from what the loop binds (a sampler), built
+    once with it."""
+    if not place.dependent or site.pool:
+        return ()
+    bound = site.call.bound_to is not None and len(site.call.bound_to) == 1
+    return (SAMPLER, CACHE) if bound else (CACHE,)
 
 
 def _defeated_by_hand(site: LoaderSite, cost: SiteCost) -> SiteCost:
@@ -460,7 +466,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE, BUILDER),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE, SAMPLER, BUILDER),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

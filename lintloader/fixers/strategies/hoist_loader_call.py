@@ -58,7 +58,7 @@ NAMES = ("loader", "data_loader", "train_loader")
 def apply(request: FixRequest) -> Edits | None:
     target = target_call(request)
     statement, loop, guards = statement_in_loop(target)
-    _check_loop(request, target, loop)
+    check_loop(request, target, loop)
     name = _bound_name(target, statement)
     iterated = name is None
     if iterated and not _iterates(target, statement):
@@ -146,7 +146,7 @@ def statement_in_loop(target: Target) -> tuple[cst.BaseStatement, Loop, tuple[cs
         child, node = node, parent
 
 
-def _check_loop(request: FixRequest, target: Target, loop: Loop) -> None:
+def check_loop(request: FixRequest, target: Target, loop: Loop) -> None:
     """The loop around the call is the one the finding names (not a loop inside it)."""
     hop = request.finding.chain[0]
     where = target.positions.get(loop)
