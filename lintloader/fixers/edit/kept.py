@@ -8,11 +8,14 @@
 
 The construction becomes the kept value where it stood, and the attribute starts in the class's
 ``__init__`` (``None``, or ``{}`` for one per key). cache-loader-per-dataset keeps its loaders in
-a dict of the module instead (``Slot("_run_eval_loaders", "id(item.data)", owner="")``).
+a dict of the module instead (``Slot("_run_eval_loaders", "id(item.data)", owner="")``),
+named by :func:`free_name`, declared by :func:`module_dict_declared` before the module
+statement :func:`top_level` finds (keep-builder-loader keeps its loaders the same way).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +23,7 @@ import libcst as cst
 
 from lintloader.fixers.edit.cst_edit import body_of
 from lintloader.fixers.edit.epoch_state import reads
+from lintloader.fixers.edit.loader_calls import Target
 from lintloader.fixers.edit.names import first_free
 from lintloader.fixers.edit.rewrite import EditFn
 
@@ -108,3 +112,41 @@ def start(init: cst.FunctionDef, module: cst.Module, slot: Slot) -> dict[cst.CST
         return updated.with_changes(body=[*updated.body, line])
 
     return {init.body: append}
+
+
+def free_name(module: cst.Module, wanted: str) -> str:
+    """``wanted`` (then ``wanted_2``, ...) when the module's text has no such word."""
+    code = module.code
+    return first_free((wanted,), lambda name: re.search(rf"\b{name}\b", code) is not None)
+
+
+def top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
+    """The statement of the module that holds ``function`` (itself, or a class around it)."""
+    node: cst.CSTNode = function
+    parent = target.parent(node)
+    while parent is not None and not isinstance(parent, cst.Module):
+        node, parent = parent, target.parent(parent)
+    return node
+
+
+def module_dict_declared(module: cst.Module, cache: str, owner: str) -> EditFn:
+    """``<cache> = {}``, with a comment, before the module statement (its blank lines above)."""
+    text = f"{cache} = {{}}\n"
+    statement = cst.parse_statement(text, module.config_for_parsing)
+
+    def declare(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        assert isinstance(updated, cst.BaseCompoundStatement)
+        blank = []
+        for line in updated.leading_lines:
+            if line.comment is not None:
+                break
+            blank.append(line)
+        comment = cst.EmptyLine(
+            comment=cst.Comment(
+                f"# the loaders of `{owner}`, one per dataset, kept with their workers for the run"
+            )
+        )
+        declared = statement.with_changes(leading_lines=[*blank, comment])
+        return cst.FlattenSentinel([declared, updated])
+
+    return declare

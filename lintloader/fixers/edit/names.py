@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
+from lintloader.fixers.edit.cst_edit import body_of
+
 
 class _Names(cst.CSTVisitor):
     """Every ``Name`` used (not attribute names, not keyword-argument names) and every name bound
@@ -126,3 +128,16 @@ def name_conflicts(
     conflicts = taken.used & (parameters(function) - {self_name})
     conflicts |= taken.used & kept.used & local
     return conflicts
+
+
+def bound_at_each_call(function: cst.FunctionDef) -> set[str]:
+    """The names the function binds (its locals but those declared ``global``)."""
+    declared = {
+        name.name.value
+        for statement in body_of(function)
+        if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body
+        if isinstance(small, cst.Global)
+        for name in small.names
+    }
+    return collect([function.body]).bound - declared

@@ -36,18 +36,16 @@ persistent.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import libcst as cst
 
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import body_of
 from lintloader.fixers.edit.draws import refuse_draws
-from lintloader.fixers.edit.kept import Slot, keep
+from lintloader.fixers.edit.kept import Slot, free_name, keep, module_dict_declared, top_level
 from lintloader.fixers.edit.loader_calls import Target, call_at
-from lintloader.fixers.edit.names import collect, first_free, parameters
+from lintloader.fixers.edit.names import bound_at_each_call, collect, parameters
 from lintloader.fixers.edit.persistence import build_of
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
 from lintloader.fixers.strategies.keep_eval_loader import dataset_of, passed_for
@@ -81,12 +79,12 @@ def apply(request: FixRequest) -> Edits | None:
     refuse_draws(request, target.path, [statement, *moved])
     build = build_of(request, target)
     # a name of the module, never mangled in a class: no leading double underscore
-    cache = _free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
+    cache = free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
     edits = keep(target.call, statement, Slot(cache, f"id({dataset})", owner=""), moved)
     take = edits[target.call]
     edits[target.call] = lambda node: take(build.persistent(node))
-    declared = _declared(target.module, cache, function.name.value)
-    edits[_top_level(target, function)] = declared
+    declared = module_dict_declared(target.module, cache, function.name.value)
+    edits[top_level(target, function)] = declared
     return target.result(rewritten(target.module, edits))
 
 
@@ -99,7 +97,7 @@ def _check_per_set(
     loop = target.loop_of(statement)
     if not isinstance(loop, cst.For) or root not in collect([loop.target]).used:
         raise FixError("the loader's dataset is not an item of the loop it is built in")
-    made = sorted(collect([loop.iter]).used & _bound_at_each_call(function))
+    made = sorted(collect([loop.iter]).used & bound_at_each_call(function))
     if made:
         raise FixError(
             f"the sets `{made[0]}` are bound in `{function.name.value}` at each call: new "
@@ -107,23 +105,10 @@ def _check_per_set(
         )
 
 
-def _bound_at_each_call(function: cst.FunctionDef) -> set[str]:
-    """The names the function binds (its locals but those declared ``global``)."""
-    declared = {
-        name.name.value
-        for statement in body_of(function)
-        if isinstance(statement, cst.SimpleStatementLine)
-        for small in statement.body
-        if isinstance(small, cst.Global)
-        for name in small.names
-    }
-    return collect([function.body]).bound - declared
-
-
 def _check_given(function: cst.FunctionDef, root: str) -> None:
     """The dataset comes from outside the call: a parameter or a global, not a local that the
     function binds at each call (a new dataset each time, each kept with its pool)."""
-    if root in _bound_at_each_call(function):
+    if root in bound_at_each_call(function):
         raise FixError(
             f"`{root}` is bound in `{function.name.value}` at each call: a new dataset each time "
             "would keep a pool of its own"
@@ -203,44 +188,6 @@ def _read_elsewhere(function: cst.FunctionDef, left_out: list[Statement]) -> set
     rest = rewritten(cst.Module([function]), drop).body[0]
     assert isinstance(rest, cst.FunctionDef)
     return collect([rest.params, rest.body]).used
-
-
-def _free_name(module: cst.Module, wanted: str) -> str:
-    """``wanted`` (then ``wanted_2``, ...) when the module's text has no such word."""
-    code = module.code
-    return first_free((wanted,), lambda name: re.search(rf"\b{name}\b", code) is not None)
-
-
-def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
-    """The statement of the module that holds ``function`` (itself, or a class around it)."""
-    node: cst.CSTNode = function
-    parent = target.parent(node)
-    while parent is not None and not isinstance(parent, cst.Module):
-        node, parent = parent, target.parent(parent)
-    return node
-
-
-def _declared(module: cst.Module, cache: str, owner: str) -> EditFn:
-    """``<cache> = {}``, with a comment, before the module statement (its blank lines above)."""
-    text = f"{cache} = {{}}\n"
-    statement = cst.parse_statement(text, module.config_for_parsing)
-
-    def declare(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
-        assert isinstance(updated, cst.BaseCompoundStatement)
-        blank = []
-        for line in updated.leading_lines:
-            if line.comment is not None:
-                break
-            blank.append(line)
-        comment = cst.EmptyLine(
-            comment=cst.Comment(
-                f"# the loaders of `{owner}`, one per dataset, kept with their workers for the run"
-            )
-        )
-        declared = statement.with_changes(leading_lines=[*blank, comment])
-        return cst.FlattenSentinel([declared, updated])
-
-    return declare
 
 
 STRATEGY = FixStrategy(
