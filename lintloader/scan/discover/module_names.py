@@ -82,10 +82,13 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     depends on ``sys.path``, which a static scan does not know. Two copies of one package
     (two projects' ``src/pkg``) keep one name here; the linker tells them apart by their
     package roots (``link/symbols.py``)."""
-    first: set[str] = set()
+    first: set[str] = set()  # the names without a dot seen (a dotted one is never renamed)
     renamed = []
     for file in files:
-        if "." in file.module or file.is_package or file.module not in first:
+        if "." in file.module:
+            renamed.append(file)
+            continue
+        if file.is_package or file.module not in first:
             first.add(file.module)
             renamed.append(file)
             continue
