@@ -84,7 +84,7 @@ def discover_paths(
             raise DiscoveryError(f"{raw}: no such file or directory")
         found.roots.append(os.path.abspath(path))
         for files in _walk(scan, path):
-            if single and on_found is None:  # one walk lists each file once
+            if single and on_found is None:  # made distinct below, at once
                 found.files.extend(files)
                 continue
             for file in files:
@@ -94,8 +94,21 @@ def discover_paths(
                 found.files.append(file)
                 if on_found is not None:
                     on_found(len(found.files))
+    if single and on_found is None:
+        found.files = _first_of_each_path(found.files)
     found.files = distinct_scripts(found.files)
     return found
+
+
+def _first_of_each_path(files: list[SourceFile]) -> list[SourceFile]:
+    """``files`` without a path that came earlier (a walk lists each file once, but what a
+    memo read back from disk holds is not trusted to)."""
+    if len({file.path for file in files}) == len(files):
+        return files
+    first: dict[str, SourceFile] = {}
+    for file in files:
+        first.setdefault(file.path, file)
+    return list(first.values())
 
 
 def _named(
