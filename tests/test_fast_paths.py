@@ -21,8 +21,12 @@ from conftest import FIXTURES
 from lintloader.pipeline.engine import read_source
 from lintloader.scan.discover.directories import link_problem
 from lintloader.scan.discover.display import display_path
-from lintloader.scan.discover.excludes import is_excluded
-from lintloader.scan.discover.module_names import module_name_in_site
+from lintloader.scan.discover.excludes import DEFAULT_EXCLUDES, is_excluded
+from lintloader.scan.discover.module_names import (
+    distinct_scripts,
+    module_name_for,
+    module_name_in_site,
+)
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.environment import interpreter, site_packages
 from lintloader.scan.environment.interpreter import query_interpreter
@@ -108,6 +112,49 @@ def test_site_walk_finds_what_os_walk_finds(
     assert found.files == files
     assert found.problems == problems
     assert {f.module for f in files} >= {"pkg", "pkg.sub.x", ".py", "..py", ".hidden", ""}
+
+
+def reference_tree_files(
+    root: str, excludes: tuple[str, ...], cwd: str
+) -> tuple[list[SourceFile], list[FileProblem]]:
+    """What a source-tree walk finds, by ``os.walk`` and :func:`is_excluded` on each path
+    relative to the root (the definition the walk's shortcuts must keep: a package flag from
+    the listing, patterns matched whole only when they can match more than the last name)."""
+    patterns = (*DEFAULT_EXCLUDES, *excludes)
+    files: list[SourceFile] = []
+    problems: list[FileProblem] = []
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        relative = os.path.relpath(directory, root).replace(os.sep, "/")
+        prefix = "" if relative == "." else relative + "/"
+        dirnames[:] = sorted(d for d in dirnames if not is_excluded(prefix + d, patterns))
+        for name in sorted(filenames):
+            full = os.path.join(directory, name)
+            if not name.endswith((".py", ".ipynb")) or is_excluded(prefix + name, patterns):
+                continue
+            if os.path.islink(full) and not os.path.exists(full):
+                problems.append(FileProblem(display_path(full, cwd), link_problem(full)))
+            elif os.path.isfile(full):
+                module, is_package = module_name_for(full)
+                files.append(SourceFile(full, module, is_package, display_path(full, cwd)))
+    return distinct_scripts(files), problems
+
+
+@pytest.mark.parametrize(
+    "excludes", [(), ("skip*", "b/"), ("deep/a*", "p*/sub", "*.hidden.py", "?kipme", "t*p.py")]
+)
+def test_tree_walk_finds_what_os_walk_finds(tmp_path: Path, excludes: tuple[str, ...]) -> None:
+    tree = str(odd_site(tmp_path))
+    (Path(tree) / "deep" / "axb.py").write_text("z = 3\n")  # 'deep/a*' matches it whole only
+    found = discover_paths([tree], excludes, cwd=str(tmp_path))
+    files, problems = reference_tree_files(tree, excludes, str(tmp_path))
+    assert found.files == files
+    assert sorted(found.problems, key=str) == sorted(problems, key=str)
+    shown = {f.display for f in found.files}
+    whole_only = {"site-packages/deep/axb.py", "site-packages/deep/a/b/z.py"}
+    if not excludes:
+        assert whole_only <= shown
+    if "deep/a*" in excludes:  # matched against the whole path only
+        assert not whole_only & shown
 
 
 def test_running_interpreter_is_asked_in_process_with_the_same_answer(

@@ -453,6 +453,7 @@ def test_a_package_made_above_the_root_renames_a_remembered_walk(tmp_path: Path)
         "a display that forges output",
         "a module that is not a string",
         "a directory with '..'",
+        "a directory twice",
     ],
 )
 def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, craft: str) -> None:
@@ -479,6 +480,8 @@ def test_a_crafted_snapshot_is_walked_again(plain_tree: Path, tmp_path: Path, cr
     elif craft == "a module that is not a string":
         named = (first._replace(module=None), *rest)
         directories = (root._replace(named=named), *directories[1:])
+    elif craft == "a directory twice":  # well-formed, but its files are found once
+        directories = (*directories, last)
     else:
         dotted = f"{plain_tree}/pkg/../pkg"
         mtime = os.stat(dotted).st_mtime_ns

@@ -24,7 +24,8 @@ def list_directory(
     except OSError:
         mtime = None
     subdirs: list[tuple[str, str]] = []
-    candidates: list[os.DirEntry[str]] = []
+    files: list[tuple[str, str]] = []  # regular files, not links: known from the listing
+    links: list[os.DirEntry[str]] = []  # files (by name) that are links: worked out below
     linked = False
     try:
         with os.scandir(directory) as entries:
@@ -34,18 +35,26 @@ def list_directory(
                 except OSError:
                     is_dir = False
                 if is_dir:
-                    linked = linked or entry.is_symlink()
-                    if not entry.is_symlink():
+                    if entry.is_symlink():
+                        linked = True
+                    else:
                         subdirs.append((entry.name, entry.path))
-                elif entry.name.endswith(suffixes):
-                    candidates.append(entry)
-                    linked = linked or entry.is_symlink()
+                    continue
+                name = entry.name
+                if not name.endswith(suffixes):
+                    continue
+                if entry.is_symlink():
+                    links.append(entry)
+                elif _is_file(entry):
+                    files.append((name, entry.path))
     except OSError:
         return None
-    candidates.sort(key=lambda entry: entry.name)
-    broken = {e.path for e in candidates if e.is_symlink() and not os.path.exists(e.path)}
-    files = [(e.name, e.path) for e in candidates if e.path in broken or _is_file(e)]
-    listing = Listing(mtime or 0, sorted(subdirs), files, frozenset(broken))
+    broken = {e.path for e in links if not os.path.exists(e.path)}
+    files.extend((e.name, e.path) for e in links if e.path in broken or _is_file(e))
+    files.sort()  # by name: the names in one directory differ
+    subdirs.sort()
+    linked = linked or bool(links)
+    listing = Listing(mtime or 0, subdirs, files, frozenset(broken))
     listings.put(directory, mtime, None if linked else listing)
     return listing
 

@@ -48,6 +48,8 @@ def name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
     if not expression:
         return lambda name: False
     match = re.compile(expression).match
+    if os.path.normcase("A/b") == "A/b":  # POSIX: names are matched as they are
+        return lambda name: match(name) is not None
     return lambda name: match(os.path.normcase(name)) is not None
 
 
@@ -55,15 +57,26 @@ def name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
 class Excluder:
     """:func:`is_excluded` for a walk that checks each path as it goes down: the components
     above a path were checked on the way, so only its last component and the whole path are
-    matched, each against all patterns at once."""
+    matched, each against all patterns at once. ``whole`` None: no pattern can match a whole
+    path without matching its last component (see :func:`_by_name_only`)."""
 
     name: Callable[[str], bool]
-    whole: Callable[[str], bool]
+    whole: Callable[[str], bool] | None
 
     @classmethod
     def of(cls, patterns: Iterable[str]) -> Excluder:
-        matcher = name_matcher(patterns)
-        return cls(matcher, matcher)
+        patterns = tuple(patterns)
+        whole = [p for p in patterns if not _by_name_only(p)]
+        return cls(name_matcher(patterns), name_matcher(whole) if whole else None)
 
     def __call__(self, relative: str, name: str) -> bool:
-        return self.name(name) or self.whole(relative)
+        return self.name(name) or (self.whole is not None and self.whole(relative))
+
+
+def _by_name_only(pattern: str) -> bool:
+    """Whether ``pattern`` matches a '/'-separated path only when it matches the path's last
+    component: a plain name (no '/', no wildcard) matches only a one-component path, and
+    ``*`` followed by such a name only a path ending in that name. (On Windows, where names
+    are matched case-folded with '\\' separators, every pattern is matched whole too.)"""
+    plain = pattern.rstrip("/").removeprefix("*")
+    return os.path.normcase("A/b") == "A/b" and not any(c in plain for c in "/*?[\\")

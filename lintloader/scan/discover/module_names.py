@@ -5,6 +5,7 @@ shares its file name with another one outside any package."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from lintloader.scan.discover.display import inside
@@ -33,20 +34,32 @@ class ModuleNamer:
 
     def named(self, directory: str, name: str) -> tuple[str, bool]:
         """The module name of the file ``name`` in the normalized absolute ``directory``."""
-        is_package = name == "__init__.py"
-        dot = name.rfind(".")
-        stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
-        parts = self.prefix(directory) + (() if is_package else (stem,))
-        return ".".join(parts) or stem, is_package
+        return self.named_all(directory, [name])[0]
 
-    def prefix(self, directory: str) -> tuple[str, ...]:
-        """The package path of the normalized absolute ``directory`` (empty: no package)."""
+    def named_all(self, directory: str, names: Iterable[str]) -> list[tuple[str, bool]]:
+        """:meth:`named` for each of ``names`` in ``directory`` (the package path joined once:
+        a walk names every file of a site-packages this way)."""
+        package = ".".join(self.prefix(directory))
+        named = []
+        for name in names:
+            if name == "__init__.py":
+                named.append((package or "__init__", True))
+                continue
+            dot = name.rfind(".")
+            stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
+            named.append((f"{package}.{stem}" if package else stem, False))
+        return named
+
+    def prefix(self, directory: str, has_init: bool | None = None) -> tuple[str, ...]:
+        """The package path of the normalized absolute ``directory`` (empty: no package);
+        ``has_init``: whether it holds a regular file ``__init__.py``, when a walk's listing
+        already says (None: look)."""
         known = self._prefixes.get(directory)
         if known is None:
             parent = os.path.dirname(directory)
-            is_package = parent != directory and os.path.isfile(
-                os.path.join(directory, "__init__.py")
-            )
+            if has_init is None:
+                has_init = os.path.isfile(os.path.join(directory, "__init__.py"))
+            is_package = parent != directory and has_init
             known = (*self.prefix(parent), os.path.basename(directory)) if is_package else ()
             self._prefixes[directory] = known
         return known
@@ -69,10 +82,13 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     depends on ``sys.path``, which a static scan does not know. Two copies of one package
     (two projects' ``src/pkg``) keep one name here; the linker tells them apart by their
     package roots (``link/symbols.py``)."""
-    first: set[str] = set()
+    first: set[str] = set()  # the names without a dot seen (a dotted one is never renamed)
     renamed = []
     for file in files:
-        if "." in file.module or file.is_package or file.module not in first:
+        if "." in file.module:
+            renamed.append(file)
+            continue
+        if file.is_package or file.module not in first:
             first.add(file.module)
             renamed.append(file)
             continue

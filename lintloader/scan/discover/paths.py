@@ -76,12 +76,17 @@ def discover_paths(
     found = Discovery()
     scan = _Scan(patterns, Excluder.of(patterns), cwd, cache_dir, ModuleNamer(), found)
     seen: set[str] = set()
-    for raw in paths:
+    given = list(paths)
+    single = len(given) == 1
+    for raw in given:
         path = os.path.join(cwd, raw) if not os.path.isabs(raw) else raw
         if not os.path.lexists(path):
             raise DiscoveryError(f"{raw}: no such file or directory")
         found.roots.append(os.path.abspath(path))
         for files in _walk(scan, path):
+            if single and on_found is None:  # made distinct below, at once
+                found.files.extend(files)
+                continue
             for file in files:
                 if file.path in seen:
                     continue
@@ -89,8 +94,21 @@ def discover_paths(
                 found.files.append(file)
                 if on_found is not None:
                     on_found(len(found.files))
+    if single and on_found is None:
+        found.files = _first_of_each_path(found.files)
     found.files = distinct_scripts(found.files)
     return found
+
+
+def _first_of_each_path(files: list[SourceFile]) -> list[SourceFile]:
+    """``files`` without a path that came earlier (a walk lists each file once, but what a
+    memo read back from disk holds is not trusted to)."""
+    if len({file.path for file in files}) == len(files):
+        return files
+    first: dict[str, SourceFile] = {}
+    for file in files:
+        first.setdefault(file.path, file)
+    return list(first.values())
 
 
 def _named(
@@ -98,11 +116,17 @@ def _named(
 ) -> list[SourceFile]:
     """The files (name, path) of the normalized absolute ``directory``, named."""
     shown = _shown(directory, cwd)
-    files = []
-    for name, path in entries:
-        module, is_package = namer.named(directory, name)
-        files.append(SourceFile(path, module, is_package, printable(shown + name)))
-    return files
+    clean = shown.isprintable()  # then so is shown + name when name is
+    named = namer.named_all(directory, [name for name, _ in entries])
+    return [
+        SourceFile(
+            path,
+            module,
+            is_package,
+            shown + name if clean and name.isprintable() else printable(shown + name),
+        )
+        for (name, path), (module, is_package) in zip(entries, named, strict=True)
+    ]
 
 
 def _shown(directory: str, cwd: str) -> str:
@@ -255,7 +279,7 @@ def _walk_tree(
             kept.append(_kept(scan, folder, answered, listings))
             yield kept[-1].files
         waiting.clear()
-    if answered is None:  # never: the last directory waits for git's answer
+    if answered is None or scan.cache_dir is None:  # None: never (the last one waits for git)
         return
     directories = _remembered(kept, answered, listings)
     whole = len(directories) == len(kept) and all(k.memorable for k in kept)
@@ -302,8 +326,8 @@ def _kept(scan: _Scan, folder: _Listed, answered: _Answered, listings: ListingCa
     """The files a walk keeps in one listed directory, named: as an earlier walk kept them
     when nothing they depend on changed, else worked out (and remembered when the listing is
     and git tracks every file in it: what git's slower answer says is not in the key)."""
-    prefix = scan.namer.prefix(folder.path)
     listing = folder.listing
+    prefix = scan.namer.prefix(folder.path, _has_init(folder.path, listing))
     files = answered.named.get(folder.path, listing, prefix)
     memorable = files is not None
     if files is None:
@@ -313,6 +337,13 @@ def _kept(scan: _Scan, folder: _Listed, answered: _Answered, listings: ListingCa
         if memorable:
             answered.named.put(folder.path, files)
     return _Kept(files, memorable, folder, prefix)
+
+
+def _has_init(directory: str, listing: Listing) -> bool:
+    """Whether the listed ``directory`` holds a regular file ``__init__.py`` (through a link
+    too: what ``os.path.isfile`` answers), from its listing."""
+    init = os.path.join(directory, "__init__.py")
+    return ("__init__.py", init) in listing.files and init not in listing.broken
 
 
 def _memorable(

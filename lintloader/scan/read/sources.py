@@ -368,4 +368,8 @@ class SourceSet:
         if not self._changed and not self._overrides and len(self._rows) == len(self.index.paths):
             return  # nothing new to remember (each admitted file has a row: the same paths)
         known = [path for path in self._rows if path not in self._overrides]
-        save_index(self._cache_dir, self._index_path, self.index.subset(known))
+        # every row is one of this run's files (a cold run): the index as it is, not a copy
+        whole = len(known) == len(self.index.paths)
+        save_index(
+            self._cache_dir, self._index_path, self.index if whole else self.index.subset(known)
+        )
