@@ -3,8 +3,10 @@
 the first round, nor for the every-finding check of the unfixed sources when the command
 already showed every finding. The answer is the rounds' from a check of their own: the same
 edits, fixes (with what each leaves), notes, findings left and rounds; on a project whose chain
-crosses files (the safe guard in one file, then the unsafe hoist its caller's loop needs) and on
-fixtures/fix. A replayed check (its program empty) is never started from.
+crosses files (the guard and the hoist in one file make a finding in its caller's file, which a
+later round fixes). On every rule's fixtures, what ``check`` now promises is compared with what
+``fix`` (rounds that check for themselves) applies by tests/test_fix_honest.py. A replayed check
+(its program empty) is never started from.
 
 In-process through the library API, as ``lintloader check`` calls it.
 """
@@ -28,11 +30,8 @@ from lintloader.settings.config import Config
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
 
-@pytest.mark.parametrize("name", ["project", "fix"])
-def test_rounds_from_the_commands_check_end_as_rounds_that_check_again(
-    name: str, tmp_path: Path
-) -> None:
-    root = tree(name, tmp_path)
+def test_rounds_from_the_commands_check_end_as_rounds_that_check_again(tmp_path: Path) -> None:
+    root = tree("project", tmp_path)
     discovery = discover_paths([str(root)], cwd=str(root))
     options = CheckOptions(config=Config(min_severity=Severity.INFO), jobs=1, cache_writes=False)
     checked = run_check(discovery, options)
@@ -47,10 +46,10 @@ def test_rounds_from_the_commands_check_end_as_rounds_that_check_again(
         assert from_checked.applied and from_checked.rounds > 1
     # the check of the unfixed sources at every severity is the command's too
     assert started._before is checked and own._before is not checked
-    if name == "project":  # the hoist in loop_built.py made a finding in main.py (its
-        # caller's loop), which a later round fixed: a chain across files, a fix enabling one
-        assert not any(f.path.endswith("main.py") for f in checked.findings)
-        assert any(a.finding.path.endswith("main.py") for a in from_checked.applied)
+    # the hoist in loop_built.py made a finding in main.py (its caller's loop), which a later
+    # round fixed: a chain across files, a fix that enabled another
+    assert not any(f.path.endswith("main.py") for f in checked.findings)
+    assert any(a.finding.path.endswith("main.py") for a in from_checked.applied)
 
 
 def test_the_trial_answers_alike_from_the_commands_check(tmp_path: Path) -> None:
