@@ -447,7 +447,12 @@ def _per_item(site: LoaderSite) -> bool:
 
 def loader_demand(program: Program) -> Demand:
     """Files worth parsing next: those that could call a function that builds a DataLoader
-    (they mention its name, with its class's name for a method) or build a scanned subclass."""
+    (they mention its name, with its class's name for a method) or build a scanned subclass.
+    Worked out once for the files linked so far: LL201's hook asks it too, in the same round."""
+    return program.derived(_loader_demand)
+
+
+def _loader_demand(program: Program) -> Demand:
     groups: set[tuple[bytes, ...]] = set()
     for key in constructors_reaching(program):
         info = program.functions[key]

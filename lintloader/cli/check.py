@@ -212,7 +212,7 @@ def check(
     )
     edits_wanted = not statistics and any(t.format in EDITING_FORMATS for t in reports)
     # a format that carries fixes' edits needs the linked program, which a replayed run lacks
-    result = run_check(discovery, replace(options, replay=not edits_wanted))
+    result = checked = run_check(discovery, replace(options, replay=not edits_wanted))
     witness = witnessed(result, discovery, options, reports, scan.python)
     if scope is not None:
         excluded_notes(scope.targets, result)
@@ -225,7 +225,10 @@ def check(
         write_baseline_file(write_baseline, result)
         raise CheckDone(EXIT_CLEAN)
     baselined = apply_baseline(result, chosen, show_stale_baseline, given, update_baseline)
-    result, tried = tried_fixes(baselined.result, discovery, options, scope, chosen, fixed is None)
+    unfixed = checked if fixed is None else None  # --fix: the files changed since
+    result, tried = tried_fixes(
+        baselined.result, discovery, options, scope, chosen, fixed is None, unfixed
+    )
     if fixed is not None:
         fix_notes(result, fixed, tried, unsafe_fixes)
     result = located_in_cells(result)
@@ -342,10 +345,13 @@ def tried_fixes(
     scope: ReportScope | None,
     baseline: str | None,
     stored: bool = True,
+    checked: CheckResult | None = None,
 ) -> tuple[CheckResult, Tried | None]:
     """``result`` whose findings name only the fixes ``fix`` would apply to them (the fix
     rounds run in memory, on what ``fix`` may act on), and what was tried (None: nothing, or
-    the answer was stored with the run, when ``stored`` allows it: a whole scan, no baseline)."""
+    the answer was stored with the run, when ``stored`` allows it: a whole scan, no baseline).
+    ``checked``: the check ``result`` came from, as ``run_check`` gave it, when the files are
+    still what it read (the rounds start from it: ``fixers/trial.py``'s ``try_fixes``)."""
     if not any(f.fixes for f in result.findings):
         return result, None
     stored = stored and scope is None and baseline is None
@@ -356,7 +362,7 @@ def tried_fixes(
     from lintloader.fixers.trial import try_fixes
 
     restrict = fix_restrict(scope, baseline)
-    tried = try_fixes(discovery, options, restrict, lambda path: not_given(scope, path))
+    tried = try_fixes(discovery, options, restrict, lambda path: not_given(scope, path), checked)
     if stored and result.remember_fixable is not None:
         result.remember_fixable(tuple(tried.applied_to(result.findings)))
     return tried.narrowed(result), tried

@@ -242,6 +242,9 @@ class FixRounds:
     registry: Registry
     guard: Guard | None = None
     restrict: Restrict | None = None
+    # the check of the files as they are that the command already made with ``options``
+    # (analyzed, its program linked): a round before any edit uses it instead of its own
+    first: CheckResult | None = None
     parsed: dict[str, Parsed] = field(default_factory=dict)
     _before: CheckResult | None = field(default=None, init=False, repr=False)
     _safe_stop: _Progress | None = field(default=None, init=False, repr=False)
@@ -295,9 +298,13 @@ class FixRounds:
 
     def _check(self, outcome: FixOutcome) -> CheckResult:
         """The check of the sources as edited so far (bytes given in options, stdin's, count
-        as on disk)."""
-        sources = {**self.options.sources, **outcome.changed}
-        result = run_check(self.discovery, replace(self.options, sources=sources))
+        as on disk). Before any edit, the command's own check of them when it gave one."""
+        changed = outcome.changed
+        if changed or self.first is None:
+            sources = {**self.options.sources, **changed}
+            result = run_check(self.discovery, replace(self.options, sources=sources))
+        else:
+            result = self.first
         return self.restrict(result) if self.restrict is not None else result
 
     def _ended(self, outcome: FixOutcome, result: CheckResult) -> FixOutcome:
@@ -312,9 +319,9 @@ class FixRounds:
         if not outcome.applied:
             return outcome
         options = replace(self.options, config=_every_finding(self.options.config))
-        if self._before is None:
-            self._before = run_check(self.discovery, options)
-        there: set[Key] = {_place(f) for f in self._before.findings}
+        before = self._before or self._every_unfixed(options)
+        self._before = before
+        there: set[Key] = {_place(f) for f in before.findings}
         sources = {**options.sources, **outcome.changed}
         result = run_check(self.discovery, replace(options, sources=sources))
         displays = {f.display: f.path for f in result.files}
@@ -322,6 +329,14 @@ class FixRounds:
             replace(a, residual=_new_or_own(a, result, displays, there)) for a in outcome.applied
         ]
         return outcome
+
+    def _every_unfixed(self, options: CheckOptions) -> CheckResult:
+        """The check of the unfixed sources with ``options`` (every finding): the command's
+        own when it already showed every finding."""
+        first = self.first
+        if first is not None and options.config == self.options.config:
+            return first
+        return run_check(self.discovery, options)
 
 
 def _every_finding(config: Config) -> Config:

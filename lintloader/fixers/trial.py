@@ -153,9 +153,15 @@ def try_fixes(
     options: CheckOptions,
     restrict: Restrict | None = None,
     guard: Guard | None = None,
+    checked: CheckResult | None = None,
 ) -> Tried:
     """The fix rounds in memory: safe strategies, then unsafe ones where they are named. They
-    write nothing to the cache: no run reads the edited bytes again."""
+    write nothing to the cache: no run reads the edited bytes again. ``checked``: the
+    command's check of the files as they are, with ``options``; when it analyzed them (not a
+    replay, whose program is empty or a stored selection's), the first round uses it instead
+    of checking them again."""
     options = replace(options, cache_writes=False)
-    rounds = FixRounds(discovery, options, load_registry(), guard, restrict)
+    analyzed = checked is not None and checked.route == "analyzed" and checked.linked is not None
+    first = checked if analyzed else None
+    rounds = FixRounds(discovery, options, load_registry(), guard, restrict, first)
     return with_unsafe(rounds, rounds.run(unsafe=False))

@@ -128,10 +128,14 @@ def analyze(
     ``context_dirs``: where modules the files build on are looked up
     (scan/environment/locate.py), and
     ``environment``: an interpreter whose site directories are looked in too
-    (scan/environment/project.py); ``rounds`` receives the selection's trail (select/trail.py)."""
+    (scan/environment/project.py); ``rounds`` receives the selection's trail (select/trail.py),
+    and only then, since the run will be stored, is it linked as a program that records what
+    its analysis read (incremental/recording.py): a run nobody stores (``--no-cache``, the fix
+    trial's checks) does not pay for the record."""
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.incremental.recording import RecordingProgram
+    from lintloader.link.program import Program
     from lintloader.scan.environment.locate import ModuleLocator
     from lintloader.scan.environment.project import EnvironmentLocator
     from lintloader.select.parse import default_jobs
@@ -158,7 +162,7 @@ def analyze(
             locate=locate,
             wanted=vocabulary.modules,
             extra=extra,
-            link=RecordingProgram,
+            link=Program if rounds is None else RecordingProgram,
         )
     except BaseException:  # Ctrl-C above all: leave no child behind
         taker.close(kill=True)

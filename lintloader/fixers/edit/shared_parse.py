@@ -4,6 +4,9 @@ and the next round's look at a file no fix changed, do not parse and resolve it 
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -37,29 +40,34 @@ def parsed(request: FixRequest, path: str, source: bytes) -> Parsed:
 
 
 def parents_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode] | None:
-    """Each node's parent in ``module`` (what libcst's ``ParentNodeProvider`` answers, in one
-    walk instead of a walk and a look at every node's children); None when a node is in the
-    tree twice (a tree built by hand may share one), where a parent is not one node's."""
-    walk = _ParentWalk()
-    module.visit(walk)
-    return None if walk.shared else walk.parents
+    """Each node's parent in ``module`` (what libcst's ``ParentNodeProvider`` answers), read
+    from the nodes' fields: a libcst visit rebuilds every node it passes, which cost more than
+    the parse; None when a node is in the tree twice (a tree built by hand may share one),
+    where a parent is not one node's."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    names: dict[type[cst.CSTNode], tuple[str, ...]] = {}  # each node class's field names
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        for child in _children(node, names):
+            if child in parents:
+                return None
+            parents[child] = node
+            stack.append(child)
+    return parents
 
 
-class _ParentWalk(cst.CSTVisitor):
-    """Records the parent of every node as the walk enters it: the node it came from."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
-        self.path: list[cst.CSTNode] = []
-        self.shared = False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.path:
-            self.shared = self.shared or node in self.parents
-            self.parents[node] = self.path[-1]
-        self.path.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.path.pop()
+def _children(
+    node: cst.CSTNode, names: dict[type[cst.CSTNode], tuple[str, ...]]
+) -> Iterator[cst.CSTNode]:
+    """The nodes in ``node``'s fields, alone or in a sequence (a libcst node's children)."""
+    kind = type(node)
+    fields = names.get(kind)
+    if fields is None:
+        fields = names[kind] = tuple(f.name for f in dataclasses.fields(node))
+    for name in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (item for item in value if isinstance(item, cst.CSTNode))
