@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from lintloader.incremental.reads import DemandReads, recorded, unread_view
+from lintloader.incremental.recording import RecordingProgram
 from lintloader.pipeline.engine import CheckOptions, analyze
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
@@ -61,7 +62,9 @@ def reads_of(sources: dict[str, str]) -> DemandReads:
     options = CheckOptions(sources=data, jobs=1)
     source_set = SourceSet(lambda path: data[path], data, None, ["/p"])
     loaded = source_set.load(files, [])
-    result = analyze(loaded, [], source_set, None, ParseStats(), options)
+    # a run given `rounds` is one that will be stored: linked as the program that records
+    result = analyze(loaded, [], source_set, None, ParseStats(), options, rounds=[])
+    assert isinstance(result.program, RecordingProgram)
     return recorded(result.program)
 
 
