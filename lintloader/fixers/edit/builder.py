@@ -39,6 +39,8 @@ from lintloader.fixers.edit.persistence import (
     appended,
     has_workers_expression,
     made_persistent,
+    tight_equal,
+    with_keyword,
 )
 from lintloader.fixers.edit.rewrite import rewritten
 from lintloader.fixers.edit.shared_parse import parsed
@@ -93,15 +95,12 @@ class Builder:
 
     def _persistent_when_asked(self, updated: cst.CSTNode) -> cst.CSTNode:
         assert isinstance(updated, cst.Call)
-        added = cst.Arg(value=_asked(self.build), keyword=cst.Name(KEYWORD), equal=_tight_equal())
         target = self.build.target
         place = target.positions.get(self.build.call)
         around = target.positions.get(target.enclosing(cst.SimpleStatementLine, "a statement"))
         column = place.start.column if place is not None else 0
         indent = around.start.column if around is not None else 0
-        return fitted(
-            updated.with_changes(args=appended(list(updated.args), added)), column, indent
-        )
+        return fitted(with_keyword(updated, KEYWORD, _asked(self.build)), column, indent)
 
 
 def fitted(call: cst.Call, column: int, indent: int) -> cst.Call:
@@ -225,10 +224,6 @@ def _named(params: cst.Parameters) -> Sequence[cst.Param]:
     return (*params.posonly_params, *params.params, *params.kwonly_params)
 
 
-def _tight_equal() -> cst.AssignEqual:
-    return cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-
-
 def _with_keyword(updated: cst.Parameters) -> cst.Parameters:
     """``persistent_workers=False`` after the last named parameter (keyword-only when there are
     keyword-only ones or ``*args``), annotated ``bool`` when the others are annotated."""
@@ -236,7 +231,7 @@ def _with_keyword(updated: cst.Parameters) -> cst.Parameters:
     param = cst.Param(
         cst.Name(KEYWORD),
         annotation=cst.Annotation(cst.Name("bool")) if annotated else None,
-        equal=cst.AssignEqual() if annotated else _tight_equal(),
+        equal=cst.AssignEqual() if annotated else tight_equal(),
         default=cst.Name("False"),
     )
     keyword_only = bool(updated.kwonly_params) or isinstance(updated.star_arg, cst.Param)

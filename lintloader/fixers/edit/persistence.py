@@ -103,11 +103,17 @@ def made_persistent(call: cst.Call, site: LoaderSite) -> cst.Call:
         return replaced(call, existing, existing.with_changes(value=value))
     if any(a.star == "**" for a in call.args):
         raise FixError("the call passes `**kwargs`, which may set persistent_workers")
-    added = cst.Arg(
-        value=value,
-        keyword=cst.Name("persistent_workers"),
-        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-    )
+    return with_keyword(call, "persistent_workers", value)
+
+
+def tight_equal() -> cst.AssignEqual:
+    """The ``=`` of ``name=value`` with no space around it (a keyword, a parameter's default)."""
+    return cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+
+
+def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """``call`` also passing ``name=value``, after its other arguments (:func:`appended`)."""
+    added = cst.Arg(value=value, keyword=cst.Name(name), equal=tight_equal())
     return call.with_changes(args=appended(list(call.args), added))
 
 

@@ -39,7 +39,7 @@ from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.kept import Slot, free_name, keep, module_dict_declared, top_level
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.names import bound_at_each_call, collect
-from lintloader.fixers.edit.persistence import appended, construction_of
+from lintloader.fixers.edit.persistence import construction_of, with_keyword
 from lintloader.fixers.edit.rewrite import rewritten
 
 
@@ -134,9 +134,7 @@ def _check_not_repeating(
 def _asking(updated: cst.CSTNode) -> cst.Call:
     """The builder's call with ``persistent_workers=True``."""
     assert isinstance(updated, cst.Call)
-    equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-    added = cst.Arg(value=cst.Name("True"), keyword=cst.Name(KEYWORD), equal=equal)
-    return updated.with_changes(args=appended(list(updated.args), added))
+    return with_keyword(updated, KEYWORD, cst.Name("True"))
 
 
 STRATEGY = FixStrategy(

@@ -66,7 +66,7 @@ from lintloader.fixers.edit.epoch_state import (
 )
 from lintloader.fixers.edit.loader_calls import Loop, Node, Target, target_call
 from lintloader.fixers.edit.names import collect, parameters
-from lintloader.fixers.edit.persistence import appended, build_of
+from lintloader.fixers.edit.persistence import build_of, tight_equal, with_keyword
 from lintloader.fixers.edit.replace import replaced
 from lintloader.fixers.edit.rewrite import EditFn, rewritten
 from lintloader.fixers.strategies.hoist_loader_call import check_returns
@@ -665,11 +665,7 @@ def _check_class(target: Target, callee: Callee, below: set[str]) -> None:
 def _passing(node: cst.CSTNode, name: str, value: str) -> cst.CSTNode:
     """The call in the loop, also passing ``name=value``."""
     assert isinstance(node, cst.Call)
-    added = cst.Arg(value=cst.Name(value), keyword=cst.Name(name), equal=_EQUAL)
-    return node.with_changes(args=appended(list(node.args), added))
-
-
-_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    return with_keyword(node, name, cst.Name(value))
 
 
 def _guarded(callee: Callee) -> dict[cst.CSTNode, EditFn]:
@@ -680,7 +676,7 @@ def _guarded(callee: Callee) -> dict[cst.CSTNode, EditFn]:
 
     def params(node: cst.CSTNode) -> cst.CSTNode:
         assert isinstance(node, cst.Parameters)
-        new = cst.Param(cst.Name(name), default=cst.Name("None"), equal=_EQUAL)
+        new = cst.Param(cst.Name(name), default=cst.Name("None"), equal=tight_equal())
         if node.kwonly_params or isinstance(node.star_arg, cst.ParamStar):
             return node.with_changes(kwonly_params=[*node.kwonly_params, new])
         return node.with_changes(params=_with_param(list(node.params), new))
