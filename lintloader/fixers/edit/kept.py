@@ -9,8 +9,8 @@
 The construction becomes the kept value where it stood, and the attribute starts in the class's
 ``__init__`` (``None``, or ``{}`` for one per key). cache-loader-per-dataset keeps its loaders in
 a dict of the module instead (``Slot("_run_eval_loaders", "id(item.data)", owner="")``),
-named by :func:`free_name`, declared by :func:`module_dict_declared` before the module
-statement :func:`top_level` finds (keep-builder-loader keeps its loaders the same way).
+kept and declared by :func:`keep_in_module` (keep-builder-loader keeps its loaders the same
+way).
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from lintloader.fixers.base import FixError
 from lintloader.fixers.edit.cst_edit import body_of
 from lintloader.fixers.edit.epoch_state import reads
 from lintloader.fixers.edit.loader_calls import Target
-from lintloader.fixers.edit.names import first_free
+from lintloader.fixers.edit.names import bound_at_each_call, collect, first_free
 from lintloader.fixers.edit.rewrite import EditFn
 
 
@@ -114,13 +115,42 @@ def start(init: cst.FunctionDef, module: cst.Module, slot: Slot) -> dict[cst.CST
     return {init.body: append}
 
 
-def free_name(module: cst.Module, wanted: str) -> str:
+def keep_in_module(
+    target: Target,
+    function: cst.FunctionDef,
+    statement: cst.SimpleStatementLine,
+    key: str,
+    prelude: Sequence[cst.SimpleStatementLine] = (),
+) -> tuple[Slot, dict[cst.CSTNode, EditFn]]:
+    """:func:`keep` in a dict of the module, keyed by ``key``: the dict named after
+    ``function`` (``_<function>_loaders``, a name the module does not use) and declared before
+    the module statement that holds it."""
+    cache = _free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
+    slot = Slot(cache, key, owner="")
+    edits = keep(target.call, statement, slot, prelude)
+    edits[_top_level(target, function)] = _declared(target.module, cache, function.name.value)
+    return slot, edits
+
+
+def check_sets_given(loop: cst.For, function: cst.FunctionDef) -> None:
+    """The sets a loop goes over come from outside ``function``'s call: sets it binds at each
+    call (``datasets = build_dataset(...)``) are new each time, and their loaders, kept in the
+    module, would pile up, a pool each (FixError)."""
+    made = sorted(collect([loop.iter]).used & bound_at_each_call(function))
+    if made:
+        raise FixError(
+            f"the sets `{made[0]}` are bound in `{function.name.value}` at each call: new "
+            "sets each time would each keep a pool of their own"
+        )
+
+
+def _free_name(module: cst.Module, wanted: str) -> str:
     """``wanted`` (then ``wanted_2``, ...) when the module's text has no such word."""
     code = module.code
     return first_free((wanted,), lambda name: re.search(rf"\b{name}\b", code) is not None)
 
 
-def top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
+def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
     """The statement of the module that holds ``function`` (itself, or a class around it)."""
     node: cst.CSTNode = function
     parent = target.parent(node)
@@ -129,7 +159,7 @@ def top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
     return node
 
 
-def module_dict_declared(module: cst.Module, cache: str, owner: str) -> EditFn:
+def _declared(module: cst.Module, cache: str, owner: str) -> EditFn:
     """``<cache> = {}``, with a comment, before the module statement (its blank lines above)."""
     text = f"{cache} = {{}}\n"
     statement = cst.parse_statement(text, module.config_for_parsing)

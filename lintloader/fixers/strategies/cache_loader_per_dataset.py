@@ -43,7 +43,7 @@ import libcst as cst
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.draws import refuse_draws
-from lintloader.fixers.edit.kept import Slot, free_name, keep, module_dict_declared, top_level
+from lintloader.fixers.edit.kept import check_sets_given, keep_in_module
 from lintloader.fixers.edit.loader_calls import Target, call_at
 from lintloader.fixers.edit.names import bound_at_each_call, collect, parameters
 from lintloader.fixers.edit.persistence import build_of
@@ -79,12 +79,9 @@ def apply(request: FixRequest) -> Edits | None:
     refuse_draws(request, target.path, [statement, *moved])
     build = build_of(request, target)
     # a name of the module, never mangled in a class: no leading double underscore
-    cache = free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
-    edits = keep(target.call, statement, Slot(cache, f"id({dataset})", owner=""), moved)
+    _, edits = keep_in_module(target, function, statement, f"id({dataset})", moved)
     take = edits[target.call]
     edits[target.call] = lambda node: take(build.persistent(node))
-    declared = module_dict_declared(target.module, cache, function.name.value)
-    edits[top_level(target, function)] = declared
     return target.result(rewritten(target.module, edits))
 
 
@@ -97,12 +94,7 @@ def _check_per_set(
     loop = target.loop_of(statement)
     if not isinstance(loop, cst.For) or root not in collect([loop.target]).used:
         raise FixError("the loader's dataset is not an item of the loop it is built in")
-    made = sorted(collect([loop.iter]).used & bound_at_each_call(function))
-    if made:
-        raise FixError(
-            f"the sets `{made[0]}` are bound in `{function.name.value}` at each call: new "
-            "sets each time would each keep a pool of their own"
-        )
+    check_sets_given(loop, function)
 
 
 def _check_given(function: cst.FunctionDef, root: str) -> None:

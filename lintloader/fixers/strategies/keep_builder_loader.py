@@ -36,9 +36,9 @@ import libcst as cst
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.builder import KEYWORD, builder_of, fitted
 from lintloader.fixers.edit.draws import refuse_draws
-from lintloader.fixers.edit.kept import Slot, free_name, keep, module_dict_declared, top_level
+from lintloader.fixers.edit.kept import check_sets_given, keep_in_module
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
-from lintloader.fixers.edit.names import bound_at_each_call, collect
+from lintloader.fixers.edit.names import collect
 from lintloader.fixers.edit.persistence import construction_of, with_keyword
 from lintloader.fixers.edit.rewrite import rewritten
 
@@ -69,17 +69,12 @@ def apply(request: FixRequest) -> Edits | None:
     if keyword_arg(target.call, KEYWORD) is not None or any(a.star for a in target.call.args):
         raise FixError(f"the call of `{builder.name}` may already pass `{KEYWORD}`")
     refuse_draws(request, target.path, [statement])
-    cache = free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
-    slot = Slot(cache, key, owner="")
-    edits = keep(target.call, statement, slot)
+    slot, edits = keep_in_module(target, function, statement, key)
     take = edits[target.call]
     place = target.positions.get(statement)
     indent = (place.start.column if place is not None else 0) + 4  # in the `if`
     column = indent + len(f"{slot.value} = ")
     edits[target.call] = lambda node: take(fitted(_asking(node), column, indent))
-    edits[top_level(target, function)] = module_dict_declared(
-        target.module, cache, function.name.value
-    )
     result = builder.edited()
     result.update(target.result(rewritten(target.module, edits)))
     return result
@@ -107,12 +102,7 @@ def _key(target: Target, statement: cst.SimpleStatementLine, function: cst.Funct
     changing = sorted(collect([target.call]).used & in_loop - {keys[0]})
     if changing:
         raise FixError(f"`{changing[0]}` changes with the loop: a kept loader would not see it")
-    made = sorted(collect([loop.iter]).used & bound_at_each_call(function))
-    if made:
-        raise FixError(
-            f"the sets `{made[0]}` are bound in `{function.name.value}` at each call: new "
-            "sets each time would each keep a pool of their own"
-        )
+    check_sets_given(loop, function)
     return keys[0]
 
 
