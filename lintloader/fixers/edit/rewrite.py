@@ -9,11 +9,11 @@ else (see :mod:`lintloader.fixers.edit.cst_edit`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
 
-from lintloader.fixers.edit.cst_edit import pass_line
+from lintloader.fixers.edit.cst_edit import comment_lines, pass_line
 
 Result = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]
 EditFn = Callable[[cst.CSTNode], Result]
@@ -34,3 +34,27 @@ class Rewrite(cst.CSTTransformer):
 
 def rewritten(module: cst.Module, edits: Mapping[cst.CSTNode, EditFn]) -> cst.Module:
     return module.visit(Rewrite(edits))
+
+
+def moved_before(
+    statements: Sequence[cst.SimpleStatementLine], anchor: cst.CSTNode
+) -> dict[cst.CSTNode, EditFn]:
+    """Edits that move ``statements`` (as rewritten) to just before ``anchor`` (a loop), in
+    their order, each with the comment lines above it."""
+    moved: list[cst.CSTNode] = []
+
+    def take(original: cst.SimpleStatementLine) -> EditFn:
+        def edit(updated: cst.CSTNode) -> cst.RemovalSentinel:
+            assert isinstance(updated, cst.SimpleStatementLine)
+            lines = comment_lines(original.leading_lines)
+            moved.append(updated.with_changes(leading_lines=lines))
+            return cst.RemovalSentinel.REMOVE
+
+        return edit
+
+    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
+        return cst.FlattenSentinel([*moved, updated])
+
+    edits: dict[cst.CSTNode, EditFn] = {line: take(line) for line in statements}
+    edits[anchor] = before
+    return edits

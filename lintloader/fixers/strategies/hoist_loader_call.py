@@ -39,7 +39,6 @@ import libcst as cst
 from lintloader.finding.findings import Hop
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
 from lintloader.fixers.edit.cst_edit import (
-    comment_lines,
     located_in,
     nodes_of,
     small_statement_at,
@@ -50,7 +49,7 @@ from lintloader.fixers.edit.epoch_state import reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
 from lintloader.fixers.edit.names import collect, first_free
 from lintloader.fixers.edit.persistence import build_of
-from lintloader.fixers.edit.rewrite import EditFn, rewritten
+from lintloader.fixers.edit.rewrite import EditFn, moved_before, rewritten
 
 NAMES = ("loader", "data_loader", "train_loader")
 
@@ -77,7 +76,7 @@ def apply(request: FixRequest) -> Edits | None:
     if build.target is target:
         edits[build.call] = build.persistent
     if isinstance(statement, cst.SimpleStatementLine) and not iterated:
-        edits.update(_move_before(statement, loop))
+        edits.update(moved_before([statement], loop))
     else:
         edits.update(_bind_before(target, loop, fresh_name(target, loop)))
     result = target.result(rewritten(target.module, edits))
@@ -324,21 +323,6 @@ def _bind_before(target: Target, loop: Loop, name: str) -> dict[cst.CSTNode, Edi
 
 _NONE = cst.SimpleWhitespace("")
 _NO_COMMA = cst.MaybeSentinel.DEFAULT
-
-
-def _move_before(statement: cst.SimpleStatementLine, loop: Loop) -> dict[cst.CSTNode, EditFn]:
-    """``statement`` (as rewritten) moved to just before ``loop``, with its comment lines."""
-    moved: list[cst.CSTNode] = []
-
-    def take(updated: cst.CSTNode) -> cst.RemovalSentinel:
-        assert isinstance(updated, cst.SimpleStatementLine)
-        moved.append(updated.with_changes(leading_lines=comment_lines(statement.leading_lines)))
-        return cst.RemovalSentinel.REMOVE
-
-    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
-        return cst.FlattenSentinel([*moved, updated])
-
-    return {statement: take, loop: before}
 
 
 STRATEGY = FixStrategy(

@@ -32,13 +32,13 @@ from collections.abc import Sequence
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.cst_edit import comment_lines, located_in, nodes_of
+from lintloader.fixers.edit.cst_edit import located_in, nodes_of
 from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.epoch_state import changed_by_methods, dotted, reads, state_set
 from lintloader.fixers.edit.loader_calls import Loop, Target, target_call
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.edit.persistence import build_of
-from lintloader.fixers.edit.rewrite import EditFn, rewritten
+from lintloader.fixers.edit.rewrite import moved_before, rewritten
 from lintloader.fixers.strategies.hoist_loader_call import check_loop, statement_in_loop
 
 # DataLoader's parameters iterated in the main process, by keyword and position
@@ -63,7 +63,7 @@ def apply(request: FixRequest) -> Edits | None:
     moved = [*_feeders(target, loop, body, statement), statement]
     _check_kept(request, target, body, moved, assignment.targets[0].target.value)
     refuse_draws(request, target.path, moved)
-    edits = _move_before(moved, loop)
+    edits = moved_before(moved, loop)
     edits[target.call] = build.persistent
     return target.result(rewritten(target.module, edits))
 
@@ -219,30 +219,6 @@ def _check_classes(
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
     return nodes_of(node, cst.Call)
-
-
-def _move_before(
-    statements: list[cst.SimpleStatementLine], loop: Loop
-) -> dict[cst.CSTNode, EditFn]:
-    """``statements`` (as rewritten) moved to just before ``loop``, in their order, each with
-    its comment lines."""
-    moved: list[cst.CSTNode] = []
-
-    def take(original: cst.SimpleStatementLine) -> EditFn:
-        def edit(updated: cst.CSTNode) -> cst.RemovalSentinel:
-            assert isinstance(updated, cst.SimpleStatementLine)
-            lines = comment_lines(original.leading_lines)
-            moved.append(updated.with_changes(leading_lines=lines))
-            return cst.RemovalSentinel.REMOVE
-
-        return edit
-
-    def before(updated: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
-        return cst.FlattenSentinel([*moved, updated])
-
-    edits: dict[cst.CSTNode, EditFn] = {line: take(line) for line in statements}
-    edits[loop] = before
-    return edits
 
 
 STRATEGY = FixStrategy(
