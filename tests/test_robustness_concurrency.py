@@ -7,12 +7,16 @@ from __future__ import annotations
 import pickle
 import re
 import subprocess
+import sys
+import time
 from pathlib import Path
 
+from child_processes import Processes
 from conftest import lintloader_command, run_cli
 
-from lintloader.cache.files import read_entry
+from lintloader.cache.files import MARKER, cache_problem, read_entry
 from lintloader.summary.model import SUMMARY_SCHEMA, FileSummary
+from lintloader.trust.safe_file import TEMP_SUFFIX
 
 MODULES = 24
 
@@ -113,3 +117,40 @@ def test_corrupt_cache_entries_are_misses_and_get_repaired(tmp_path: Path) -> No
     )
     assert warm.stdout == first.stdout
     assert f"(0 parsed, {parsed} from cache" in warm.stderr, warm.stderr
+
+
+def test_another_runs_temporary_in_a_new_cache_root_is_not_judged(tmp_path: Path) -> None:
+    """A run that finds another run's atomic write half done in the cache root (its temporary,
+    here a moment, renamed or removed at any time) uses the cache: the temporary is neither
+    stated nor judged (a rival's temporary once made a flake8 worker go on without the cache:
+    "No such file or directory")."""
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
+    rival = root / f".{MARKER}.4242-0123abcd{TEMP_SUFFIX}"
+    rival.mkdir()
+    rival.chmod(0o777)  # judged, it would be "writable by others"
+    assert cache_problem(root) is None
+
+
+RIVALS = """
+import sys, time
+from pathlib import Path
+from lintloader.cache.files import cache_problem
+root, start, count = Path(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+while time.time() < start:
+    pass
+problems = [problem for i in range(count) if (problem := cache_problem(root / f"d{i}"))]
+print(len(problems), problems[:1])
+"""
+
+
+def test_runs_creating_the_same_cache_roots_at_once_all_use_them(
+    tmp_path: Path, processes: Processes
+) -> None:
+    """Four processes make the same 300 fresh cache roots at the same moment (flake8's workers,
+    pre-commit's parallel hooks): each root is usable to every one of them."""
+    start = time.time() + 1.0
+    args = [sys.executable, "-c", RIVALS, str(tmp_path), str(start), "300"]
+    rivals = [processes.start(args, stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    outputs = [rival.communicate(timeout=120)[0] for rival in rivals]
+    assert outputs == ["0 []\n"] * 4

@@ -69,13 +69,22 @@ def _store_problem(directory: Path) -> str | None:
     trusted (someone else owns it or may write in it: left by an older version under
     ``umask 002``), or None."""
     for name in sorted(os.listdir(directory)):
-        if not _ENTRY_NAME.fullmatch(name) or name.startswith(".tmp-"):
+        if not _ENTRY_NAME.fullmatch(name) or _is_temporary(name):
             continue
-        status = os.lstat(directory / name)
+        try:
+            status = os.lstat(directory / name)
+        except FileNotFoundError:  # removed since the listing (another run's clean)
+            continue
         problem = foreign_problem(status) if stat.S_ISDIR(status.st_mode) else None
         if problem:
             return f"its {name}/ is {problem.split(';')[0]}; `lintloader clean` removes it"
     return None
+
+
+def _is_temporary(name: str) -> bool:
+    """A probe or an atomic write's temporary file: another run's, here for a moment (renamed
+    or removed at any time), so neither judged nor stated."""
+    return name.startswith(".tmp-") or name.endswith(TEMP_SUFFIX)
 
 
 def _private(status: os.stat_result) -> bool:
