@@ -23,9 +23,11 @@ from lintloader.cache.summaries import SummaryCache
 from lintloader.pipeline.engine import read_source
 from lintloader.rules.registry import all_rules
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
-from lintloader.select.rounds import RoundTaker
+from lintloader.select.query import GroupQuery
+from lintloader.select.rounds import RoundTaker, ShardResult
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.forked import Resident, WorkQueue, can_fork
 from lintloader.workers.progress import ParseStats
@@ -223,26 +225,39 @@ def test_an_answer_the_parent_refuses_or_a_failing_child_is_redone_here(
 
 
 @dataclass
-class DyingTaker(RoundTaker):
+class RecordingTaker(RoundTaker):
+    """A taker that records, as it closes, whether it gave up its queue of parses."""
+
+    dropped: bool | None = None
+
+    def close(self, kill: bool = False) -> None:
+        self.dropped = self._parses is None
+        super().close(kill)
+
+
+@dataclass
+class DyingTaker(RecordingTaker):
     """A taker whose resident children die in the middle of the first round's searches,
     after taking and searching two pieces of it."""
 
-    def _search(self, shard: list, query: object, modules: frozenset[str]) -> object:
+    def _search(
+        self, shard: list[SourceFile], query: GroupQuery, modules: frozenset[str]
+    ) -> ShardResult:
         if os.getpid() != PARENT:
             done = getattr(self, "_done", 0)
             if done == 2:
                 os._exit(3)
             self._done = done + 1
-        return super()._search(shard, query, modules)  # type: ignore[arg-type]
+        return super()._search(shard, query, modules)
 
 
 @dataclass
-class DyingParserTaker(RoundTaker):
+class DyingParserTaker(RecordingTaker):
     """A taker whose resident children die in the middle of a round's parses, as they take
     a piece of them (each piece this process parses takes a while: the children do take
     some)."""
 
-    def _parse(self, files: list) -> object:
+    def _parse(self, files: list[SourceFile]) -> ShardResult:
         if os.getpid() != PARENT and files:
             os._exit(3)
         if files:
@@ -255,16 +270,25 @@ PARENT = os.getpid()
 
 @pytest.mark.enumerates_rules
 @needs_fork
-@pytest.mark.parametrize("taker", [DyingTaker, DyingParserTaker])
+@pytest.mark.parametrize("kind", [DyingTaker, DyingParserTaker])
 def test_the_pieces_a_child_took_before_it_died_are_redone_here(
-    tmp_path: Path, taker: Callable[..., RoundTaker]
+    tmp_path: Path, kind: type[RecordingTaker]
 ) -> None:
     serial, serial_answers, serial_stats, _ = run_select(FIXTURES / "check", 1, tmp_path / "a")
+    takers: list[RecordingTaker] = []
+
+    def taker(*args: object, **kwargs: object) -> RoundTaker:
+        takers.append(kind(*args, **kwargs))  # type: ignore[arg-type]
+        return takers[-1]
+
     root = FIXTURES / "check"
     redone, redone_answers, stats, _ = run_select(root, 3, tmp_path / "b", taker=taker)
     assert list(redone) == list(serial) and redone_answers == serial_answers
     assert all(redone[path] == serial[path] for path in serial)
     assert stats.parsed + stats.cached == serial_stats.parsed + serial_stats.cached
+    # children dead in the searches never got a parse to do; dead in the parses, they may
+    # have left their stop in the queue: it is not filled again
+    assert [t.dropped for t in takers] == [kind is DyingParserTaker]
 
 
 @dataclass
@@ -275,19 +299,21 @@ class SlowTaker(RoundTaker):
     here: list[str] = field(default_factory=list)
     theirs: list[str] = field(default_factory=list)
 
-    def _search(self, shard: list, query: object, modules: frozenset[str]) -> object:
+    def _search(
+        self, shard: list[SourceFile], query: GroupQuery, modules: frozenset[str]
+    ) -> ShardResult:
         if os.getpid() == PARENT:
             time.sleep(0.05)
-        return super()._search(shard, query, modules)  # type: ignore[arg-type]
+        return super()._search(shard, query, modules)
 
-    def _parse(self, files: list) -> object:
+    def _parse(self, files: list[SourceFile]) -> ShardResult:
         if os.getpid() != PARENT and files:
             time.sleep(0.3)
         elif files:
             self.here += [f.path for f in files]
         return super()._parse(files)
 
-    def _answer(self, i: int) -> object:
+    def _answer(self, i: int) -> ShardResult | None:
         result = super()._answer(i)
         if result is not None:
             self.theirs += result.chosen
