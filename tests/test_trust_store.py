@@ -270,6 +270,8 @@ def test_codec_refuses_values_of_another_type() -> None:
             codec.loads("finding", Finding, header + b"\n" + json.dumps(broken).encode())
     with pytest.raises(codec.Invalid):
         codec.loads("other kind", Finding, data)
+    assert codec.is_kind("finding", data) and not codec.is_kind("other kind", data)
+    assert not codec.is_kind("finding", b"finding\n" + body)  # no header: no entry
 
 
 def _mutations(value: object, seed: int, count: int) -> Iterator[object]:

@@ -47,16 +47,25 @@ class Invalid(ValueError):
     """A stored value that is not what the hint says: the entry is a miss."""
 
 
+def _head(kind: str) -> bytes:
+    return HEADER + kind.encode("ascii") + b"\n"
+
+
 def dumps(kind: str, hint: object, value: object) -> bytes:
     """``value`` (of type ``hint``) as the bytes of an entry of ``kind``."""
     text = json.dumps(encoder(hint)(value), separators=(",", ":"), allow_nan=False)
-    return HEADER + kind.encode("ascii") + b"\n" + text.encode("ascii")
+    return _head(kind) + text.encode("ascii")
+
+
+def is_kind(kind: str, data: bytes) -> bool:
+    """Whether ``data`` says it is an entry of ``kind`` (its header; the rest is not read)."""
+    return data.startswith(_head(kind))
 
 
 def loads(kind: str, hint: object, data: bytes) -> Any:
     """The value stored in ``data`` as an entry of ``kind``; :class:`Invalid` when it is not
     one, or not of type ``hint``."""
-    head = HEADER + kind.encode("ascii") + b"\n"
+    head = _head(kind)
     if not data.startswith(head):
         raise Invalid("not an entry of this kind")
     try:

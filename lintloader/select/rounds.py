@@ -4,13 +4,17 @@
 answer is worked out. When the bytes of most files were read in this run (a cold scan), the
 first such round cuts the candidates into pieces that this process and ``jobs - 1`` forked
 children that stay for the run (``workers/forked.Resident``) take as each is free
-(``workers/forked.WorkQueue``): all finish together, whatever the files each piece parses
-cost. A process's shard is the files of the pieces it took: each later round's query asks each
-child about what is left of its shard. Each process keeps the bytes of its shard
-(:data:`RESIDENT_SPARE_BYTES` in all, shared by the processes), so a file is read once per run,
-not once per round that asks it a new token. Otherwise (warm and one-changed-file runs
-answer token questions from the stat index) the round runs here, and only a large batch of files
-to parse goes to worker processes (``select/parse.py``).
+(``workers/forked.WorkQueue``) and search: all finish together, whatever each piece costs. A
+process's shard is the files of the pieces it took: each later round's query asks each child
+about what is left of its shard. Each sharded round then parses what the searches chose, the
+largest modules first, each taken by whichever process is free (a second queue, filled each
+round): a round's parses cost what its largest files cost, and those can sit in any shard
+(a file parsed in a process other than the one that searched it is read there again). Each
+process keeps the bytes of its shard (:data:`RESIDENT_SPARE_BYTES` in all, shared by the
+processes), so a file is read once per run, not once per round that asks it a new token.
+Otherwise (warm and one-changed-file runs answer token questions from the stat index) the
+round runs here, and only a large batch of files to parse goes to worker processes
+(``select/parse.py``).
 
 Whatever the route, the summaries, the cache entries, the stat index answers and the counts
 are the same.
@@ -65,7 +69,8 @@ class ShardResult:
     cached: int = 0
     used: frozenset[str] = frozenset()  # summary cache keys read or written
     copies: tuple[tuple[str, str], ...] = ()  # (a copy's path, the path it shares a summary of)
-    pieces: tuple[int, ...] = ()  # at the first sharded round: the pieces the child took
+    pieces: tuple[int, ...] = ()  # the pieces (of a search or of the parses) the child took
+    chosen: tuple[str, ...] = ()  # a search's: the paths it chose to parse
 
     def shared(self) -> dict[str, FileSummary]:
         """Every summary of the shard, copies sharing what their first was parsed into."""
@@ -76,6 +81,7 @@ class ShardResult:
 
 SHARD_KIND = "shard result"  # what a forked child sends back: data, never a pickle
 REQUEST_KIND = "shard request"  # what the parent asks a resident child, as data too
+PARSE_KIND = "parse request"  # then, to parse what the searches chose
 
 
 @dataclass
@@ -88,6 +94,14 @@ class ShardRequest:
     buckets: dict[bytes, list[tuple[bytes, ...]]]
     modules: list[str]
     gone: list[str]
+
+
+@dataclass
+class ParseRequest:
+    """A round's parses, after its searches: the paths of each piece (a module's chosen
+    files), largest first; each process takes piece numbers from the round's queue."""
+
+    pieces: list[list[str]]
 
 
 def dump_shard(result: ShardResult) -> bytes:
@@ -108,6 +122,7 @@ def merged(results: Sequence[ShardResult], pieces: tuple[int, ...], table_size: 
     found = ShardResult({}, [], table_size, pieces=pieces)
     used: set[str] = set()
     copies: list[tuple[str, str]] = []
+    chosen: list[str] = []
     for result in results:
         found.summaries.update(result.summaries)
         found.answers += result.answers
@@ -115,7 +130,8 @@ def merged(results: Sequence[ShardResult], pieces: tuple[int, ...], table_size: 
         found.cached += result.cached
         used |= result.used
         copies += result.copies
-    found.used, found.copies = frozenset(used), tuple(copies)
+        chosen += result.chosen
+    found.used, found.copies, found.chosen = frozenset(used), tuple(copies), tuple(chosen)
     return found
 
 
@@ -123,11 +139,16 @@ def merged(results: Sequence[ShardResult], pieces: tuple[int, ...], table_size: 
 class ChildShard:
     """A resident child's work: the first sharded round's pieces and the queue it takes them
     from (None once it has), then the files of the pieces it took, as later rounds leave
-    them."""
+    them; and the queue of each round's parses (None: the parent parses them all)."""
 
     pieces: list[list[SourceFile]]
     queue: WorkQueue | None
+    parses: WorkQueue | None = None
     files: dict[str, SourceFile] = field(default_factory=dict)
+
+    def known(self) -> dict[str, SourceFile]:
+        """Every file of the first sharded round, by path: what a parse request may name."""
+        return {f.path: f for piece in self.pieces for f in piece}
 
 
 def without_copies(
@@ -164,6 +185,8 @@ class RoundTaker:
     _shards: list[list[str]] | None = None
     _owner: dict[str, int] = field(default_factory=dict)
     _residents: list[Resident | None] = field(default_factory=list)
+    _parses: WorkQueue | None = None  # each sharded round's parses, shared out (None: here)
+    _forked: frozenset[str] = frozenset()  # the paths the resident children know
     _keeping: bool = False  # a cold round kept bytes past spare_bytes (close releases them)
 
     def take(
@@ -185,15 +208,23 @@ class RoundTaker:
     def _take_sharded(
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> dict[str, FileSummary]:
-        """The round in shards: at the first sharded round, pieces shared out among this
-        process and resident children as each is free (``_take_pieces``); later, each
-        process asks what is left of the files it took then (a module no shard had, a located
-        one, goes to this process), a shard whose child failed redone here."""
+        """The round in shards: searched, at the first sharded round, in pieces shared out
+        among this process and resident children as each is free (``_take_pieces``); later,
+        each process asks what is left of the files it took then (a module no shard had, a
+        located one, goes to this process), a shard whose child failed redone here. Then what
+        the searches chose is parsed, shared out the same way (``_parse_shared``)."""
         self.sources.register(query.searched)  # children must agree on the token bits
         if self._shards is None:
-            results = self._take_pieces(candidates, query, modules)
+            searches = self._take_pieces(candidates, query, modules)
         else:
-            results = self._take_owned(candidates, query, modules)
+            searches = self._take_owned(candidates, query, modules)
+        for result in searches:
+            self.sources.learn(result.answers, result.table_size)
+        by_path = {f.path: f for f in candidates}
+        chosen = [by_path[path] for result in searches for path in result.chosen]
+        results = self._parse_shared(chosen)
+        # the bytes of files chosen here and parsed elsewhere (no digest here yet) go
+        self.sources.forget(f.path for f in chosen)
         found: dict[str, FileSummary] = {}
         for result in results:
             self.sources.learn(result.answers, result.table_size)
@@ -204,6 +235,44 @@ class RoundTaker:
         self.sources.remember_summaries(shards_files([candidates], found), self.cache is None)
         return found
 
+    def _parse_shared(self, chosen: list[SourceFile]) -> list[ShardResult]:
+        """Summaries of the files a round's searches chose: the modules the resident children
+        know, largest first (:func:`parse_pieces`), each taken by whichever process is free;
+        the others here. A child that fails has the pieces it took redone here, and the
+        queue is not used again (it may hold the child's stop)."""
+        residents = [r for r in self._residents if r is not None and r.pid >= 0]
+        queue = self._parses
+        limit = MAX_PIECES - len(residents) - 1
+        shared = [f for f in chosen if f.path in self._forked]
+        pieces = parse_pieces(shared, limit, self.sources.disk_size)
+        if not pieces or queue is None or not residents:
+            return [self._parse(chosen)]
+        if not queue.fill(len(pieces), len(residents) + 1):
+            return [self._parse(chosen)]
+        request = ParseRequest([[f.path for f in piece] for piece in pieces])
+        data = codec.dumps(PARSE_KIND, ParseRequest, request)
+        asked = [resident.send(data) for resident in residents]
+        results = [self._parse([f for f in chosen if f.path not in self._forked])]
+        done: set[int] = set()
+        while (number := queue.take()) is not None:
+            done.add(number)
+            results.append(self._parse(pieces[number]))
+        failed = not all(asked)
+        for resident, sent in zip(residents, asked, strict=True):
+            result = self._answer_of(resident) if sent else None
+            taken = set(result.pieces) if result is not None else set()
+            if result is None or taken & done or not taken <= set(range(len(pieces))):
+                resident.close(kill=True)
+                failed = True
+            else:
+                results.append(result)
+                done |= taken
+        if failed:
+            queue.close()
+            self._parses = None
+        left = [f for number, piece in enumerate(pieces) if number not in done for f in piece]
+        return [*results, self._parse(left)] if left else results
+
     def _take_owned(
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> list[ShardResult]:
@@ -213,35 +282,37 @@ class RoundTaker:
             and resident.send(self._request(query, modules, self._gone(shard, i)))
             for i, (resident, shard) in enumerate(zip(self._residents, shards[1:], strict=True))
         ]
-        results = [self._shard(shards[0], query, modules)]
+        results = [self._search(shards[0], query, modules)]
         for i, shard in enumerate(shards[1:]):
             result = self._answer(i) if asked[i] else None
-            results.append(self._shard(shard, query, modules) if result is None else result)
+            results.append(self._search(shard, query, modules) if result is None else result)
         return results
 
     def _take_pieces(
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> list[ShardResult]:
-        """The first sharded round: the candidates in pieces (:func:`work_pieces`), taken
-        from a :class:`WorkQueue` by this process and ``jobs - 1`` resident children, each
-        piece by the first that is free, so that all finish together (what a piece costs is
-        known only once it is searched: which files it parses); each process keeps the files
-        of its pieces for the later rounds. The pieces a failed child took are redone here."""
+        """The first sharded round's searches: the candidates in pieces (:func:`work_pieces`),
+        taken from a :class:`WorkQueue` by this process and ``jobs - 1`` resident children,
+        each piece by the first that is free, so that all finish together; each process keeps
+        the files of its pieces for the later rounds. The pieces a failed child took are
+        redone here. The queue of each round's parses is made here too, before the fork."""
         pieces = work_pieces(candidates, self.jobs, self.sources.disk_size)
         queue = WorkQueue.make(len(pieces))
         self._shards, self._residents = [], []
         self._owner = {f.module: 0 for f in candidates}
         if queue is None:  # (no pipe) this process takes every piece
-            return [self._shard(piece, query, modules) for piece in pieces]
+            return [self._search(piece, query, modules) for piece in pieces]
+        self._parses = WorkQueue.refillable()
+        self._forked = frozenset(f.path for f in candidates)
         for _ in range(self.jobs - 1):
-            serve = partial(self._serve, ChildShard(pieces, queue))
+            serve = partial(self._serve, ChildShard(pieces, queue, self._parses))
             self._residents.append(Resident.start(serve, self._residents))
         request = self._request(query, modules, [])
         asked = [r is not None and r.send(request) for r in self._residents]
         results, done = [], set()
         while (number := queue.take()) is not None:
             done.add(number)
-            results.append(self._shard(pieces[number], query, modules))
+            results.append(self._search(pieces[number], query, modules))
         queue.close()
         for i, resident in enumerate(self._residents):
             result = self._answer(i) if asked[i] else None
@@ -257,7 +328,7 @@ class RoundTaker:
             self._shards.append([f.path for f in files])
             self._owner.update((f.module, i + 1) for f in files)
         left = (pieces[number] for number in range(len(pieces)) if number not in done)
-        return results + [self._shard(piece, query, modules) for piece in left]
+        return results + [self._search(piece, query, modules) for piece in left]
 
     def _current_shards(self, candidates: list[SourceFile]) -> list[list[SourceFile]]:
         """This round's candidates by the shard their module went to at the first sharded
@@ -282,7 +353,11 @@ class RoundTaker:
     def _answer(self, i: int) -> ShardResult | None:
         """Resident ``i``'s result (None: it failed, and is closed)."""
         resident = self._residents[i]
-        data = resident.answer() if resident is not None else None
+        return self._answer_of(resident) if resident is not None else None
+
+    @staticmethod
+    def _answer_of(resident: Resident) -> ShardResult | None:
+        data = resident.answer()
         if data is None:
             return None
         try:
@@ -291,8 +366,11 @@ class RoundTaker:
             return None
 
     def _serve(self, shard: ChildShard, data: bytes) -> bytes:
-        """In a resident child: the answer to one request: at the first, the pieces it takes
-        from the queue until none is left; then, what is left of the files of those pieces."""
+        """In a resident child: the answer to one request: a search (at the first, of the
+        pieces it takes from the queue until none is left; then, of what is left of the files
+        of those pieces), or a round's parses (those it takes from the round's queue)."""
+        if codec.is_kind(PARSE_KIND, data):
+            return self._serve_parses(shard, codec.loads(PARSE_KIND, ParseRequest, data))
         request: ShardRequest = codec.loads(REQUEST_KIND, ShardRequest, data)
         index = self.sources.index
         if index.tokens != request.tokens[: len(index.tokens)]:
@@ -304,14 +382,28 @@ class RoundTaker:
         if queue is None:
             for path in request.gone:
                 shard.files.pop(path, None)
-            return dump_shard(self._shard(list(shard.files.values()), query, modules))
+            return dump_shard(self._search(list(shard.files.values()), query, modules))
         results, taken = [], []
         while (number := queue.take()) is not None:
             taken.append(number)
-            results.append(self._shard(shard.pieces[number], query, modules))
+            results.append(self._search(shard.pieces[number], query, modules))
         queue.close()
         shard.files = {f.path: f for number in taken for f in shard.pieces[number]}
         return dump_shard(merged(results, tuple(taken), len(index.tokens)))
+
+    def _serve_parses(self, shard: ChildShard, request: ParseRequest) -> bytes:
+        """In a resident child: the summaries of the pieces it takes from the round's queue;
+        the bytes of files it chose that another process parsed are let go."""
+        known = shard.known()
+        pieces = [[known[path] for path in piece] for piece in request.pieces]
+        if shard.parses is None:
+            raise codec.Invalid("no queue of parses")
+        results, taken = [], []
+        while (number := shard.parses.take()) is not None:
+            taken.append(number)
+            results.append(self._parse(pieces[number]))
+        self.sources.forget(path for piece in request.pieces for path in piece)
+        return dump_shard(merged(results, tuple(taken), len(self.sources.index.tokens)))
 
     def close(self, kill: bool = False) -> None:
         """Let the resident children go (``kill``: now, as after a Ctrl-C), and release the
@@ -321,6 +413,9 @@ class RoundTaker:
             if resident is not None:
                 resident.close(kill)
         self._residents = [None] * len(self._residents)
+        if self._parses is not None:
+            self._parses.close()
+            self._parses = None
         if self._keeping:
             self.sources.forget(self.sources.held())
 
@@ -333,17 +428,25 @@ class RoundTaker:
             and self.sources.read_count >= self.shard_min_files
         )
 
-    def _shard(
+    def _search(
         self, shard: list[SourceFile], query: GroupQuery, modules: frozenset[str]
     ) -> ShardResult:
-        """Run in a child (or here, if forking failed): search, then summarize, one process."""
-        stats = ParseStats()
-        used_before = set(self.cache.used) if self.cache is not None else set()
+        """Run in a child (or here): which files of ``shard`` the round chooses, and the
+        token answers of them all."""
         share = self.resident_spare_bytes // max(self.jobs, 1)
         chosen = self._choose(shard, query, modules, share)
-        summaries = self.summarize(chosen, stats, jobs=1)
-        used = (self.cache.used - used_before) if self.cache is not None else set()
         answers = self.sources.token_answers(f.path for f in shard)
+        table_size = len(self.sources.index.tokens)
+        return ShardResult({}, answers, table_size, chosen=tuple(f.path for f in chosen))
+
+    def _parse(self, files: list[SourceFile]) -> ShardResult:
+        """Run in a child (or here): the summaries of ``files``, one process, with the
+        digests worked out for them."""
+        stats = ParseStats()
+        used_before = set(self.cache.used) if self.cache is not None else set()
+        summaries = self.summarize(files, stats, jobs=1)
+        used = (self.cache.used - used_before) if self.cache is not None else set()
+        answers = self.sources.token_answers(f.path for f in files)
         table_size = len(self.sources.index.tokens)
         unique, copies = without_copies(summaries)
         counts = stats.parsed, stats.cached
@@ -416,3 +519,20 @@ def work_pieces(
         pieces[-1] += files[module]
         load += totals[module]
     return pieces if pieces[0] else []
+
+
+def parse_pieces(
+    chosen: Sequence[SourceFile], limit: int, size: Callable[[str], int]
+) -> list[list[SourceFile]]:
+    """The files a round chose to parse, a module's (its copies: parsed once) in one piece,
+    the largest modules first (``size``: a file's, known without reading it), at most
+    ``limit`` pieces (past that, the smallest modules share the last one): taken as each
+    process is free, the last to finish starts at most its smallest piece after the others."""
+    modules: dict[str, list[SourceFile]] = {}
+    for file in chosen:
+        modules.setdefault(file.module, []).append(file)
+    largest = {name: max(size(f.path) for f in files) for name, files in modules.items()}
+    order = sorted(modules, key=lambda name: (-largest[name], name))
+    pieces = [modules[name] for name in order[: max(limit - 1, 0)]]
+    rest = [f for name in order[len(pieces) :] for f in modules[name]]
+    return [*pieces, rest] if rest else pieces

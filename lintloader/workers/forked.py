@@ -21,7 +21,9 @@ run code, as a pickle could, and an answer the parent refuses is a failed child 
 A :class:`WorkQueue` shares a round's pieces of work out among the parent and its children as
 each finishes one (the first to be free takes the next), so they finish together whatever
 each piece costs: which files a search chooses to parse, and so what a piece costs, is only
-known once it is searched.
+known once it is searched. One made before the fork with :meth:`WorkQueue.refillable` is
+filled again by the parent each round (the files the searches chose, to parse): its numbers,
+then one stop for each process that takes.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def can_fork() -> bool:
 _LENGTH = struct.Struct("<Q")  # the size of a request or an answer, before its bytes
 _NUMBER = struct.Struct("<I")  # a piece of a WorkQueue
 _PIPE_BYTES = 4096  # what a pipe holds at the least (POSIX PIPE_BUF): its numbers, written at once
+_STOP = b"\xff" * _NUMBER.size  # in a refillable queue: the taker that reads it stops
 
 
 class WorkQueue:
@@ -54,41 +57,78 @@ class WorkQueue:
     at a time (each number taken once, by the first to ask): a pipe written full and closed
     before the fork, each read taking one number (Linux reads a pipe under its lock, and
     :func:`can_fork` holds). None from :meth:`make` where that cannot be done: the caller
-    then shares its work out another way."""
+    then shares its work out another way.
 
-    def __init__(self, descriptor: int, count: int) -> None:
-        self._descriptor, self.count = descriptor, count
+    A refillable queue (:meth:`refillable`) keeps its write end in the process that made it,
+    which fills it again for each batch of work (:meth:`fill`): the numbers, then a stop for
+    each process that takes, each of which takes until it reads one. A process that fails in
+    the middle leaves its stop behind: the queue must not be filled again then (close it)."""
+
+    def __init__(self, descriptor: int, count: int, writer: int = -1) -> None:
+        self._descriptor, self.count, self._writer = descriptor, count, writer
 
     @classmethod
     def make(cls, count: int) -> WorkQueue | None:
-        if not can_fork() or not 0 < count * _NUMBER.size <= _PIPE_BYTES:
+        if not _fits(count):
+            return None
+        queue = cls.refillable()
+        if queue is None or not queue.fill(count, 0):
+            return None
+        queue._close_writer()
+        return queue
+
+    @classmethod
+    def refillable(cls) -> WorkQueue | None:
+        """An empty queue whose maker fills it (:meth:`fill`), before or after forking the
+        processes that take from it."""
+        if not can_fork():
             return None
         try:
             taken, given = os.pipe()
         except OSError:
             return None
+        return cls(taken, 0, given)
+
+    def fill(self, count: int, takers: int) -> bool:
+        """Hand out ``0..count-1`` to ``takers`` processes (each takes until it reads its stop);
+        False where it cannot be done (too many numbers for the pipe, or the queue is
+        closed): nothing was written."""
+        if self._writer < 0 or not _fits(count + takers):
+            return False
+        numbers = b"".join(map(_NUMBER.pack, range(count))) + _STOP * takers
         try:
-            _write_all(given, b"".join(map(_NUMBER.pack, range(count))))
+            _write_all(self._writer, numbers)
         except OSError:
-            os.close(taken)
-            return None
-        finally:
-            os.close(given)
-        return cls(taken, count)
+            return False
+        self.count = count
+        return True
 
     def take(self) -> int | None:
-        """The next number no process took yet (None: all were taken, or the queue is
-        closed)."""
+        """The next number no process took yet (None: all were taken, this process read its
+        stop, or the queue is closed)."""
         try:
             data = os.read(self._descriptor, _NUMBER.size)
         except OSError:
             return None
-        return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
+        if len(data) != _NUMBER.size or data == _STOP:
+            return None
+        return int(_NUMBER.unpack(data)[0])
+
+    def _close_writer(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._writer)
+        self._writer = -1
 
     def close(self) -> None:
+        self._close_writer()
         with contextlib.suppress(OSError):
             os.close(self._descriptor)
         self._descriptor = -1
+
+
+def _fits(numbers: int) -> bool:
+    """Whether a queue's numbers are written at once into an empty pipe (never blocking)."""
+    return 0 < numbers * _NUMBER.size <= _PIPE_BYTES
 
 
 class Resident:

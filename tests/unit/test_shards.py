@@ -8,7 +8,7 @@ import random
 import pytest
 
 from lintloader.scan.model import SourceFile
-from lintloader.select.rounds import MAX_PIECES, PIECES_PER_JOB, work_pieces
+from lintloader.select.rounds import MAX_PIECES, PIECES_PER_JOB, parse_pieces, work_pieces
 
 pytestmark = pytest.mark.fast  # in-process: `pytest -m fast` (CONTRIBUTING.md)
 
@@ -38,6 +38,23 @@ def test_pieces_hold_about_a_share_of_the_bytes_smallest_first_copies_together()
         assert all(load < share + most for load, most in zip(loads, largest, strict=True))
         assert len(pieces) <= jobs * PIECES_PER_JOB + 1
         assert largest == sorted(largest)  # the smallest modules first
+
+
+def test_a_rounds_parses_go_largest_module_first_copies_together() -> None:
+    sizes = {"/a/big.py": 265_000, "/b/big.py": 265_000, "/a/mid.py": 40_000, "/a/tiny.py": 10}
+    sizes |= {f"/a/m{n}.py": 100 + n for n in range(20)}
+    files = _files(sizes)
+    pieces = parse_pieces(files, 1000, sizes.__getitem__)
+    assert [f.path for f in pieces[0]] == ["/a/big.py", "/b/big.py"]  # one module: parsed once
+    assert [f.path for f in pieces[1]] == ["/a/mid.py"]
+    assert [f.path for piece in pieces[2:] for f in piece] == [
+        *(f"/a/m{n}.py" for n in reversed(range(20))),
+        "/a/tiny.py",
+    ]
+    few = parse_pieces(files, 3, sizes.__getitem__)  # past the limit: the smallest share one
+    assert len(few) == 3 and few[:2] == pieces[:2]
+    assert sorted(f.path for f in few[2]) == sorted(f.path for p in pieces[2:] for f in p)
+    assert parse_pieces([], 10, len) == []
 
 
 def test_no_pieces_of_nothing_and_at_most_max_pieces() -> None:
