@@ -28,6 +28,7 @@ import pytest
 from harness import run_cli, run_cli_forked, run_python
 
 from lintloader.fixers.registry import all_strategies
+from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE
 from lintloader.summary.older import old_names, placeholders_for, renamed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,8 +123,11 @@ def test_fix_leaves_only_documented_findings(name: str, fixed_inputs: list[Fixed
         where = label(case.source)
         assert all(status == "fixed" for _, status, _ in case.reported), (where, case.stderr)
         allowed = {code for s in case.strategies for code in STRATEGIES[s].leaves}
-        left = [f"{f['code']} {f['line']}: {f['message']}" for f in case.findings]
+        # a loader per item over other data at another caller: reported, not held against a fix
+        findings = [f for f in case.findings if not f["message"].endswith(DEPENDENT_NOTE)]
+        left = [f"{f['code']} {f['line']}: {f['message']}" for f in findings]
         assert {f["severity"] for f in case.findings if f["code"] in allowed} <= {"info"}, where
+        assert {f["severity"] for f in case.findings} <= {"info"}, where
         assert [x for x in left if x.split()[0] not in allowed] == [], where
 
 
@@ -189,6 +193,28 @@ def test_summary_never_says_fixed_while_the_loader_still_respawns(tmp_path: Path
     assert "fixed by" not in done.stderr
     assert "Fixed 0 findings in 1 file; 1 changed but not fixed" in done.stderr
     assert "persistent_workers=True" in (tmp_path / "mod.py").read_text()
+
+
+def test_a_build_over_other_data_left_at_two_places_is_held(tmp_path: Path) -> None:
+    """fixtures/fix/pass_loader_in_other_data.in.py is fixed although `resample` still builds
+    a loader per draw (its finding says its arguments change with the loop). With a second
+    such caller, the finding left lists it as also reaching the loader, and a place listed so
+    says nothing of its own data: the fix is not called fixed."""
+    source = (FIXTURES / "fix" / "pass_loader_in_other_data.in.py").read_text()
+    more = (
+        "def resample_more(dataset, seeds, batch_size=4):\n"
+        "    seen = 0\n"
+        "    for seed in seeds:\n"
+        "        picks = random.Random(seed + 1).sample(range(len(dataset)), 2)\n"
+        "        seen += score(Subset(dataset, picks), batch_size)\n"
+        "    return seen\n\n\n"
+    )
+    (tmp_path / "mod.py").write_text(source.replace("def train(", more + "def train(", 1))
+    info = ("--min-severity", "info")
+    done = lintloader("fix", "--no-cache", *info, "mod.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "LL202 changed by pass-loader-in (mod.py) but not fixed: LL202 [info]" in done.stderr
+    assert "Fixed 0 findings in 1 file; 1 changed but not fixed" in done.stderr
 
 
 def test_hoist_refuses_when_it_cannot_make_the_loader_persistent(tmp_path: Path) -> None:
@@ -283,6 +309,9 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/hoist_call_helper.in.py", "train", {"epochs": 3}),
         Harness("fix/hoist_call_method.in.py", "train", {"epochs": 3}),
         Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
+        Harness("fix/hoist_call_other_data.in.py", "train", {"epochs": 3}),
+        # the other caller, a loader per size kept for the epochs at it: 6 pools before, 2 after
+        Harness("fix/hoist_call_other_data.in.py", "grow", {"epochs": 3}, pools=2),
         # a test loader built under an `if` every other step: 6 pools in 3 epochs before, one after
         Harness("fix/hoist_periodic_if.in.py", "train", {"epochs": 3}),
     ],
@@ -307,6 +336,7 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         Harness("fix/pass_loader_in_renamed.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_setting.in.py", "train", {"epochs": 3}),
         Harness("fix/pass_loader_in_switch.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_other_data.in.py", "train", {"epochs": 3}),
         # evaluate() every other step in a loop that saves the vocabulary it encodes with
         Harness("fix/pass_loader_in_read_only.in.py", "train", {"epochs": 3}),
         # three checkpoints evaluated, a loader built in one branch of an `if`: 3 pools, then 1
