@@ -217,6 +217,49 @@ def test_a_build_over_other_data_left_at_two_places_is_held(tmp_path: Path) -> N
     assert "Fixed 0 findings in 1 file; 1 changed but not fixed" in done.stderr
 
 
+OTHER_CALLER = (
+    "from torch.utils.data import DataLoader\n\n\n"
+    "def redrawn(data):\n"
+    "    return list(data)[::2]\n\n\n"
+    "def score(data, batch_size):\n"
+    "    loader = DataLoader(data, batch_size=batch_size, num_workers=2)\n"
+    "    return sum(len(batch) for batch in loader)\n\n\n"
+    "def per_task(tasks, steps, batch_size=4):\n"
+    "    seen = 0\n"
+    "    for step in range(steps):\n"
+    "        if step % 10 == 0:\n"
+    "{draw}"
+    "            for name in tasks:\n"
+    "                seen += score(tasks[name], batch_size)\n"
+    "    return seen\n\n\n"
+    "def train(dataset, epochs, batch_size=4):\n"
+    "    seen = 0\n"
+    "    for epoch in range(epochs):\n"
+    "        seen += score(dataset, batch_size)\n"
+    "    return seen\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("draw", "verdict"),
+    [
+        ("", "LL202 changed by pass-loader-in (mod.py) but not fixed: LL202 [info] at mod.py:"),
+        ("            tasks = {n: redrawn(d) for n, d in tasks.items()}\n", "LL202 fixed by"),
+    ],
+    ids=["same-items-every-10-steps", "items-drawn-anew"],
+)
+def test_a_build_over_other_data_that_comes_around_is_held(
+    draw: str, verdict: str, tmp_path: Path
+) -> None:
+    """`per_task` builds one loader per task every 10 steps: over the same tasks, each comes
+    around again (a rebuild the fix in `train` did not end: held); over tasks it draws anew
+    before the loop, each is another loader's data (not held)."""
+    (tmp_path / "mod.py").write_text(OTHER_CALLER.replace("{draw}", draw))
+    done = lintloader("fix", "--no-cache", "--min-severity", "info", "mod.py", cwd=tmp_path)
+    assert f": {verdict}" in done.stderr, done.stderr
+    assert "loader=loader" in (tmp_path / "mod.py").read_text()  # the edit is made either way
+
+
 def test_hoist_refuses_when_it_cannot_make_the_loader_persistent(tmp_path: Path) -> None:
     source = (
         "from torch.utils.data import DataLoader\n\n\n"

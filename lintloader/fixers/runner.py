@@ -352,7 +352,9 @@ def _new_or_own(
     own = _place(applied.finding)
     left = residual(applied.keys, result.findings, result.program, displays)
     new = (f for f in left if _place(f) == own or _place(f) not in there)
-    return tuple(f for f in new if not over_other_data(f, applied.finding))
+    return tuple(
+        f for f in new if not over_other_data(f, applied.finding, result.program, displays)
+    )
 
 
 def _place(finding: Finding) -> Key:
