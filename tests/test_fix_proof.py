@@ -260,6 +260,25 @@ def test_a_build_over_other_data_that_comes_around_is_held(
     assert "loader=loader" in (tmp_path / "mod.py").read_text()  # the edit is made either way
 
 
+def test_a_build_over_other_data_in_an_epoch_hook_is_held(tmp_path: Path) -> None:
+    """The other caller's loop over the tasks is in a per-epoch hook: it comes around every
+    epoch over the same tasks, so the fix in `train` is not called fixed."""
+    hook = (
+        "class Tasks:\n"
+        "    def __init__(self, tasks):\n"
+        "        self.tasks = tasks\n\n"
+        "    def on_train_epoch_start(self):\n"
+        "        for name in self.tasks:\n"
+        "            score(self.tasks[name], 4)\n\n\n"
+    )
+    start, end = OTHER_CALLER.index("def per_task("), OTHER_CALLER.index("def train(")
+    (tmp_path / "mod.py").write_text(OTHER_CALLER[:start] + hook + OTHER_CALLER[end:])
+    done = lintloader("fix", "--no-cache", "--min-severity", "info", "mod.py", cwd=tmp_path)
+    assert ": LL202 changed by pass-loader-in (mod.py) but not fixed: LL202 [info]" in (
+        done.stderr
+    ), done.stderr
+
+
 def test_hoist_refuses_when_it_cannot_make_the_loader_persistent(tmp_path: Path) -> None:
     source = (
         "from torch.utils.data import DataLoader\n\n\n"
