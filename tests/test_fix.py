@@ -66,15 +66,18 @@ def test_fixture_pair(name: str, tmp_path: Path, ll101_left: dict[str, list[dict
     unsafe = ["--unsafe-fixes"] if name.startswith(("remove_", "cache_loader_")) else []
     # a construction under an `if` of the loop, one per evaluation, or a loader per checkpoint
     # evaluated, or one built from a sampler the loop builds: its LL202 is at info (a pool every
-    # N steps, every evaluation; arguments bound in the loop)
+    # N steps, every evaluation; arguments bound in the loop), or a loader rebuilt once per
+    # epoch, not persistent (avoidable: info), beside a build over other data at another caller
     periodic = ("hoist_periodic_if", "cache_", "pass_loader_in_branches", "hoist_loader_sampler")
+    periodic += ("pass_loader_in_other_data", "hoist_call_other_data")
     info = ["--min-severity", "info"] if name.startswith(periodic) else []
     result = lintloader("fix", ".", *unsafe, *info, cwd=tmp_path)
     expected = (FIX / f"{name}.out.py").read_bytes()
     assert target.read_bytes().decode() == expected.decode(), result.stderr
     changed = expected != (FIX / f"{name}.in.py").read_bytes()
     if changed:
-        assert result.returncode == 0, result.stderr
+        # a build over other data at another caller stays reported: a finding left, exit 1
+        assert result.returncode == int(name.endswith("_other_data")), result.stderr
         assert "fixed by" in result.stderr
         assert sorted(p.name for p in tmp_path.iterdir()) == ["mod.py"]  # as the probe's
         assert ll101_left[name] == []

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from lintloader.analysis import built_once
 from lintloader.analysis.cut_calls import cut_call_targets
-from lintloader.analysis.frameworks import stub_hook_kind
+from lintloader.analysis.frameworks import stub_hook_kind, stub_roots
 from lintloader.analysis.loaders import LoaderSite, facts_of
 from lintloader.analysis.none_guards import construction_guard, fills_guard
 from lintloader.analysis.reachability import is_epoch_root
@@ -226,6 +226,36 @@ def _root_kind(program: Program, info: FunctionInfo, roots: frozenset[str]) -> s
     if info.key in roots:
         return stub_hook_kind(program, info.key) or "hook"
     return None
+
+
+def comes_around(program: Program, info: FunctionInfo, line: int, column: int) -> bool:
+    """Whether the loop around ``line:column`` of ``info`` runs again over the same items: it
+    sits in another loop of its function that does not bind what it iterates anew (``for task
+    in tasks`` every N steps; not ``batches = draw(); for b in batches``), or the function is
+    a root (a hook, ``__iter__``). True where it cannot tell (no loop there, no facts)."""
+    facts = facts_of(info)
+    index = facts.innermost_loop_at(line, column) if facts is not None else -1
+    if facts is None or index < 0:
+        return True
+    loop = facts.loops[index]
+    inner = loop.assigned | set(loop.targets)
+    items = _items_read(loop)
+    for outer in facts.loop_chain(index)[1:]:
+        if not items & (outer.assigned - inner):
+            return True
+    return _root_kind(program, info, frozenset(stub_roots(program).keys)) is not None
+
+
+_NAME = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
+
+
+def _items_read(loop: LoopInfo) -> set[str]:
+    """The names a ``for`` header's iterable reads (``tasks`` of ``for t in tasks.keys()``);
+    none for a ``while``."""
+    if loop.iterable:
+        return {loop.iterable[0]}
+    _, found, items = loop.header.partition(" in ")
+    return set(_NAME.findall(items)) if found else set()
 
 
 def changed(loop: LoopInfo) -> frozenset[str]:

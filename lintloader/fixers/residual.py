@@ -8,15 +8,23 @@ its function and the target it is assigned to (``loader``, ``self.loader``): tha
 that moves the statement (hoist-dataloader) or rewrites the call (add-persistent-workers). A chain
 with no construction on it (LL1xx, LL203 on a typed parameter) is named by its root: the file and
 the function where it starts (``Fetcher.__iter__``).
+
+A finding left at a place the fixed finding listed as also reaching its loader, which says that
+its loader is built from what its loop changes (LL202's "a new loader may be intended"), is a
+loader per item over other data, not the rebuild the fix ended (:func:`over_other_data`): it is
+reported still, but not held against the fix, unless its loop comes around again over the same
+items (nested in a loop that does not draw them anew, or in a hook).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintloader.finding.findings import Finding
+from lintloader.analysis.repetition import comes_around
+from lintloader.finding.findings import Finding, Hop
 from lintloader.fixers.edit.persistence import site_at
-from lintloader.link.program import Program
+from lintloader.link.program import FunctionInfo, Program
+from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE
 from lintloader.rules.registry import rules_by_code
 
 Key = tuple[str, ...]
@@ -52,3 +60,40 @@ def residual(
 ) -> tuple[Finding, ...]:
     """The findings that still say the pool is rebuilt on one of ``keys``."""
     return tuple(f for f in findings if says_rebuilt(f) and keys & keys_of(f, program, displays))
+
+
+def over_other_data(
+    left: Finding, fixed: Finding, program: Program, displays: Mapping[str, str]
+) -> bool:
+    """``left`` is the build of another place the fixed finding listed as "also reached from",
+    and says its loader is built from what its loop changes (a new loader may be intended);
+    the fixed finding did not say so of itself, ``left`` lists no other place (one that might
+    rebuild over the same data), and its loop does not come around again over the same items
+    (:func:`~lintloader.analysis.repetition.comes_around`)."""
+    if left.code != fixed.code or not left.chain or left.also:
+        return False
+    if not _from_the_loop(left) or _from_the_loop(fixed):
+        return False
+    root = left.chain[0]
+    if not any((hop.path, hop.function) == (root.path, root.function) for hop in fixed.also):
+        return False
+    call = left.chain[1] if len(left.chain) > 2 else None
+    info = _function_at(program, displays, root)
+    return (
+        call is not None
+        and info is not None
+        and not comes_around(program, info, call.line, call.column)
+    )
+
+
+def _function_at(program: Program, displays: Mapping[str, str], hop: Hop) -> FunctionInfo | None:
+    """The function ``hop`` is in (its file shown as ``hop.path``, its qualified name)."""
+    path = displays.get(hop.path, hop.path)
+    for info in program.functions.values():
+        if info.function.qualname == hop.function and info.file.path == path:
+            return info
+    return None
+
+
+def _from_the_loop(finding: Finding) -> bool:
+    return finding.code == "LL202" and finding.message.endswith(DEPENDENT_NOTE)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from lintloader.finding.findings import Finding, Severity
 from lintloader.fixers.base import FixError, FixRequest, FixStrategy, Parsed, Registry
 from lintloader.fixers.edit.parsing import reparse_ok
-from lintloader.fixers.residual import Key, keys_of, residual
+from lintloader.fixers.residual import Key, keys_of, over_other_data, residual
 from lintloader.pipeline.engine import CheckOptions, CheckResult, read_source, run_check
 from lintloader.scan.model import Discovery
 from lintloader.scan.read.memo import ReadMemo
@@ -351,7 +351,10 @@ def _new_or_own(
 ) -> tuple[Finding, ...]:
     own = _place(applied.finding)
     left = residual(applied.keys, result.findings, result.program, displays)
-    return tuple(f for f in left if _place(f) == own or _place(f) not in there)
+    new = (f for f in left if _place(f) == own or _place(f) not in there)
+    return tuple(
+        f for f in new if not over_other_data(f, applied.finding, result.program, displays)
+    )
 
 
 def _place(finding: Finding) -> Key:
