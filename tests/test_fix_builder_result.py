@@ -20,7 +20,7 @@ PAIR = Path(__file__).resolve().parents[1] / "fixtures" / "fix" / "keep_builder_
 HARNESS = Path(__file__).resolve().parent / "pool_harness.py"
 INFO = ("--min-severity", "info")
 STRATEGY = "keep-builder-result"
-MODULES = ("mod", "evaluation", "loaders")
+MODULES = ("mod", "scoring", "eval_builder")
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def test_check_promises_what_fix_applies_in_both_files(tmp_path: Path) -> None:
 
     done = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert f"mod.py:19: LL202 fixed by {STRATEGY} (evaluation.py, loaders.py)" in done.stderr
+    assert f"mod.py:19: LL202 fixed by {STRATEGY} (eval_builder.py, scoring.py)" in done.stderr
     assert files(tmp_path) == expected("out")
 
     again = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
