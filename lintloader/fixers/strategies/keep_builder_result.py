@@ -21,8 +21,9 @@ its ``DataLoader(...)`` only when it has workers: :mod:`lintloader.fixers.edit.b
         data_loaders_val = _do_evaluation_loaders[(id(cfg), id(distributed))]
 
 Unsafe (``--unsafe-fixes``): the kept loaders' workers keep their copy of the datasets and their
-memory for the run; an argument changed in place (a config edited between evaluations) is not
-seen, the loaders being found by the arguments' identity; and the builder's signature changes.
+memory for the run; the loaders being found by the arguments' identity, an argument changed in
+place (a config edited between evaluations) is not seen, and one freed then made anew at the
+same address would find the first one's loaders; and the builder's signature changes.
 Refused where the kept result could differ from the one built at each call: an argument that is
 not a parameter of the caller or a literal (bound in the caller at each call, or an expression
 that makes a new object: a new key, and a pool kept, each time), a call in a loop of the caller
