@@ -149,11 +149,24 @@ def test_a_builder_of_a_list_is_kept_whole_one_pool_per_loader(tmp_path: Path) -
     assert unfixed["loads"] == kept["loads"] == 24
 
 
+CALL = "    loaders = make_loaders(config, shuffle=False)\n"
+# each caller's call, and the reason `fix` gives for not keeping what the builder returns
 REFUSED_CALLERS = {
     # an attribute is not what the caller is given: read anew, it could be a new object
-    "attribute": ("make_loaders(config.inner)", "`config.inner` is not a parameter of"),
+    "attribute": (
+        "    loaders = make_loaders(config.inner)\n",
+        "`config.inner` is not a parameter of `evaluate` or a literal",
+    ),
     # a name the caller binds at each call: it may be a new object each time
-    "bound": ("make_loaders(cfg)", "`cfg` is not a parameter of"),
+    "bound": (
+        "    cfg = config\n    loaders = make_loaders(cfg)\n",
+        "`cfg` is not a parameter of `evaluate` or a literal",
+    ),
+    # a result per pass of the caller's own loop: not one per call
+    "looped": (
+        "    for _ in range(2):\n        loaders = make_loaders(config)\n",
+        "the builder is called in a loop of its caller: not one result per call",
+    ),
 }
 
 
@@ -162,8 +175,7 @@ def test_refuses_a_result_it_cannot_find_again(tmp_path: Path) -> None:
     listed_tree(tmp_path / "tree")
     tree = tmp_path / "tree"
     for case, (call, _) in REFUSED_CALLERS.items():
-        text = EVALUATE.replace("make_loaders(config, shuffle=False)", call)
-        text = text.replace("    scores = []\n", "    scores = []\n    cfg = config\n")
+        text = EVALUATE.replace(CALL, call)
         text = text.replace("from build import", f"from build_{case} import")
         (tree / f"build_{case}.py").write_text(LISTED)
         (tree / f"evaluation_{case}.py").write_text(text)
