@@ -415,6 +415,10 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
     "keep-builder-loader": [
         Harness("fix/keep_builder_loader/mod.in.py", "train", {"epochs": 3}, pools=2),
     ],
+    # a builder asked once per evaluation through two files: one pool for 3 evaluations
+    "keep-builder-result": [
+        Harness("fix/keep_builder_result/mod.in.py", "train", {"epochs": 3}),
+    ],
     "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
     # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
     "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],

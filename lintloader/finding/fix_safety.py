@@ -81,6 +81,15 @@ _ENTRIES = (
         "builder's signature changes: it gains a persistent_workers keyword",
     ),
     FixSafety(
+        "keep-builder-result",
+        False,
+        "the kept loaders' workers keep their copy of the datasets and their memory for the run; "
+        "they are found by the identity of the call's arguments, so an argument changed in place "
+        "(a config edited between evaluations) is not seen, and one freed then made anew at the "
+        "same address would find the first one's loaders; and the builder's signature changes: "
+        "it gains a persistent_workers keyword",
+    ),
+    FixSafety(
         "reuse-iterator",
         False,
         "reusing an iterator shifts the random stream: the loop walks through the data (shuffling "

@@ -103,6 +103,15 @@ construction (`**kwargs`, a decorator that does not hand keywords on, a loader b
 of the builder) or the kept loader could differ (an argument bound in the loop, a draw at each
 build).
 
+`keep-builder-result` (unsafe): a function called at every evaluation asks a builder in another
+file for its loaders once per call, outside any loop of its own (SSD's `do_evaluation` calling
+`make_data_loader(cfg, is_train=False, distributed=distributed)`, which builds one loader per
+test set in a loop and returns the list): the builder gains the same keyword, and the caller
+keeps all it returns in a dict of its module keyed by the identity of the arguments it was given
+(`if (id(cfg), id(distributed)) not in _do_evaluation_loaders:`), asking for persistent loaders.
+Unsafe for the same reasons; an argument changed in place between calls is not seen. Refused
+when an argument is neither a parameter of the caller nor a literal (a new object at each call).
+
 ### Severity
 From the cost model ([concepts](../concepts.md#the-cost-model)), and the message says what the
 finding costs ("a new pool of 4 workers every step", "every evaluation", "every 500 steps",
@@ -189,6 +198,7 @@ KEEP_EVAL = "keep-eval-loader"
 CACHE = "cache-loader-per-dataset"  # unsafe: every dataset's loader keeps its workers
 SAMPLER = "hoist-loader-sampler"  # safe: the sampler built in the loop moves with the loader
 BUILDER = "keep-builder-loader"  # unsafe: the same, through a builder in another file
+RESULT = "keep-builder-result"  # unsafe: all a builder in another file returns, kept per call
 PERSISTENT_NOTE = " (only when persistent_workers is off)"
 DEPENDENT_NOTE = " (its arguments change with the loop: a new loader may be intended)"
 PASSED_NOTE = " (a function on the way is passed as a value: how often it runs is up to the callee)"
@@ -339,7 +349,7 @@ def _place_fixes(place: Place, note: str) -> tuple[str, ...]:
     if place.kind == "iter":
         return (KEEP,)
     return (
-        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE, BUILDER)
+        (HOIST_CALL, KEEP_EVAL, PASS_IN, CACHE, BUILDER, RESULT)
         if place.kind == "loop" and place.loop is not None
         else ()
     )
@@ -466,7 +476,7 @@ RULE = Rule(
     check=check,
     rebuilds_from=Severity.INFO,
     seed_tokens=(*LOADER_TOKENS, *POOL_TOKENS, *builder_tokens()),
-    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE, SAMPLER, BUILDER),
+    fixes=(HOIST_CALL, FIX, KEEP, PASS_IN, KEEP_EVAL, CACHE, SAMPLER, BUILDER, RESULT),
     valid=VALID,
     invalid=INVALID,
     demand=loader_demand,

@@ -166,13 +166,16 @@ def _asked(build: Build) -> cst.BaseExpression:
     return cst.parse_expression(f"{KEYWORD} and {code}")
 
 
-def builder_of(request: FixRequest, build: Build, file: FileSummary) -> Builder:
+def builder_of(
+    request: FixRequest, build: Build, file: FileSummary, looped: bool = False
+) -> Builder:
     """The function around ``build``'s construction, checked to take the keyword (FixError with
-    the reason otherwise)."""
+    the reason otherwise). ``looped``: a construction in a loop of the builder is accepted (the
+    caller keeps all the builder returns, not one loader of it)."""
     function, between = _enclosing(build)
     build.target.enclosing(cst.SimpleStatementLine, "a simple statement")  # where it is laid out
     name = function.name.value
-    if between:
+    if between and not (looped and between == "a loop"):
         raise FixError(
             f"`{name}` builds its loader in {between}: one construction per call is not "
             "what it returns"

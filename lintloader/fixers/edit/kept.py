@@ -121,14 +121,16 @@ def keep_in_module(
     statement: cst.SimpleStatementLine,
     key: str,
     prelude: Sequence[cst.SimpleStatementLine] = (),
+    per: str = "one per dataset",
 ) -> tuple[Slot, dict[cst.CSTNode, EditFn]]:
     """:func:`keep` in a dict of the module, keyed by ``key``: the dict named after
     ``function`` (``_<function>_loaders``, a name the module does not use) and declared before
-    the module statement that holds it."""
+    the module statement that holds it, its comment saying what it keeps ``per`` key."""
     cache = _free_name(target.module, f"_{function.name.value.lstrip('_')}_loaders")
     slot = Slot(cache, key, owner="")
     edits = keep(target.call, statement, slot, prelude)
-    edits[_top_level(target, function)] = _declared(target.module, cache, function.name.value)
+    declared = _declared(target.module, cache, f"`{function.name.value}`, {per}")
+    edits[_top_level(target, function)] = declared
     return slot, edits
 
 
@@ -159,7 +161,7 @@ def _top_level(target: Target, function: cst.FunctionDef) -> cst.CSTNode:
     return node
 
 
-def _declared(module: cst.Module, cache: str, owner: str) -> EditFn:
+def _declared(module: cst.Module, cache: str, kept: str) -> EditFn:
     """``<cache> = {}``, with a comment, before the module statement (its blank lines above)."""
     text = f"{cache} = {{}}\n"
     statement = cst.parse_statement(text, module.config_for_parsing)
@@ -172,9 +174,7 @@ def _declared(module: cst.Module, cache: str, owner: str) -> EditFn:
                 break
             blank.append(line)
         comment = cst.EmptyLine(
-            comment=cst.Comment(
-                f"# the loaders of `{owner}`, one per dataset, kept with their workers for the run"
-            )
+            comment=cst.Comment(f"# the loaders of {kept}, kept with their workers for the run")
         )
         declared = statement.with_changes(leading_lines=[*blank, comment])
         return cst.FlattenSentinel([declared, updated])
