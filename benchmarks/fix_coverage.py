@@ -26,7 +26,10 @@ the same function; a second count judges each true finding at its own site (``si
 ``site_any``, with the strategy that ended each in ``sites``): ended when, after the fix, no
 finding with its code is left at its file:line (followed through the edit by a line diff), no
 finding that was not there before is on its loader (the same construction, or the same code,
-file and chain root), and every file the fix changed parses. What runs after a fix is proven
+file and chain root), and every file the fix changed parses. A third count (``fix_safe``,
+``fix_any``) takes of those only the ones ``fix`` itself called fixed, not "changed ... but not
+fixed" (its own judgement of what the fix left, ``lintloader/fixers/residual.py``), so that no
+rule of this script's own decides the figure. What runs after a fix is proven
 per strategy by tests/test_fix_proof.py (one pool, real workers), not here.
 
 Usage::
@@ -86,6 +89,9 @@ class Coverage:
     site_safe: int | None = None
     site_any: int | None = None
     sites: list[dict[str, object]] = field(default_factory=list)
+    # of those, the ones `fix` itself called fixed (not "changed ... but not fixed")
+    fix_safe: int | None = None
+    fix_any: int | None = None
 
 
 def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -340,7 +346,15 @@ def named(finding: dict[str, Any], said: list[re.Match[str]], moved: Moved) -> s
 def strategies(said: re.Match[str]) -> str:
     """The strategies of a ``fixed by``/``changed by`` line, the latter marked so."""
     names = str(said["names"])
-    return names if said["status"] == "fixed" else f"{names} (`fix`: changed but not fixed)"
+    return names if said["status"] == "fixed" else f"{names} {CHANGED_ONLY}"
+
+
+CHANGED_ONLY = "(`fix`: changed but not fixed)"
+
+
+def said_fixed(strategies: object) -> bool:
+    """A site ended (its strategies named) that `fix` did not call changed but not fixed."""
+    return bool(strategies) and CHANGED_ONLY not in str(strategies)
 
 
 def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
@@ -366,9 +380,11 @@ def measure_contact(repo: Repo, tree: Path, work: Path) -> list[Coverage]:
     )
     site_safe = sum(bool(site["safe"]) for site in sites)
     site_any = sum(bool(site["any"]) for site in sites)
+    fix_safe = sum(said_fixed(site["safe"]) for site in sites)
+    fix_any = sum(said_fixed(site["any"]) for site in sites)
     every_row = Coverage(
         f"{repo.repo} (any severity)", total(every), 0, 0, total(ended_safe), total(ended_any),
-        site_safe, site_any, sites,
+        site_safe, site_any, sites, fix_safe, fix_any,
     )  # fmt: skip
     return [warning_row, every_row]
 
@@ -406,7 +422,7 @@ def contact_rows(trees: Path, work: Path, only: list[str]) -> list[Coverage]:
 def totals_of(rows: list[Coverage]) -> dict[str, int]:
     names = ["claimed_safe", "claimed_any", "ended_safe", "ended_any"]
     if rows and all(row.site_safe is not None for row in rows):
-        names += ["site_safe", "site_any"]
+        names += ["site_safe", "site_any", "fix_safe", "fix_any"]
     return {
         "findings": sum(row.findings for row in rows),
         **{name: sum(getattr(row, name) for row in rows) for name in names},
@@ -436,6 +452,11 @@ def show(rows: list[Coverage], what: str) -> None:
             f"total, {what}, each at its own site: ended by safe fixes {totals['site_safe']} "
             f"({100 * totals['site_safe'] / total:.0f} %), by any fix {totals['site_any']} "
             f"({100 * totals['site_any'] / total:.0f} %)"
+        )
+        print(
+            f"total, {what}, at its own site and called fixed by `fix`: ended by safe fixes "
+            f"{totals['fix_safe']} ({100 * totals['fix_safe'] / total:.0f} %), by any fix "
+            f"{totals['fix_any']} ({100 * totals['fix_any'] / total:.0f} %)"
         )
 
 

@@ -121,3 +121,10 @@ def test_a_line_is_followed_through_the_edit(tmp_path: Path):
     assert list(moved("same.py", 1)) == [1]
     (after / "m.py").write_text("def broken(:\n")
     assert fix_coverage.line_moves(before, after)[1] == ["m.py"]
+
+
+def test_the_third_count_takes_only_what_fix_called_fixed() -> None:
+    """``fix_any`` counts a site ended at its site only where `fix` did not say "changed ...
+    but not fixed" of it: no rule of the benchmark's own decides that figure."""
+    sites = ["pass-loader-in", f"keep-builder-loader {fix_coverage.CHANGED_ONLY}", ""]
+    assert [fix_coverage.said_fixed(site) for site in sites] == [True, False, False]

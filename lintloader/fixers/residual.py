@@ -9,11 +9,13 @@ that moves the statement (hoist-dataloader) or rewrites the call (add-persistent
 with no construction on it (LL1xx, LL203 on a typed parameter) is named by its root: the file and
 the function where it starts (``Fetcher.__iter__``).
 
-A finding left at a place the fixed finding listed as also reaching its loader, which says that
-its loader is built from what its loop changes (LL202's "a new loader may be intended"), is a
-loader per item over other data, not the rebuild the fix ended (:func:`over_other_data`): it is
-reported still, but not held against the fix, unless its loop comes around again over the same
-items (nested in a loop that does not draw them anew, or in a hook).
+A finding left at a place the fixed finding listed as also reaching its loader, or at the loop
+over items inside its own chain (a builder's ``for dataset in datasets``, one loader per item,
+that its callers ran again), which says that its loader is built from what its loop changes
+(LL202's "a new loader may be intended"), is a loader per item over other data, not the
+rebuild the fix ended (:func:`over_other_data`): it is reported still, but not held against
+the fix, unless its loop comes around again over the same items (nested in a loop that does
+not draw them anew, or in a hook).
 """
 
 from __future__ import annotations
@@ -75,14 +77,29 @@ def over_other_data(
     if not _from_the_loop(left) or _from_the_loop(fixed):
         return False
     root = left.chain[0]
-    if not any((hop.path, hop.function) == (root.path, root.function) for hop in fixed.also):
+    if not (_listed_also(root, fixed) or _its_item_loop(root, fixed)):
         return False
-    call = left.chain[1] if len(left.chain) > 2 else None
+    call = left.chain[1] if len(left.chain) > 1 else None
     info = _function_at(program, displays, root)
     return (
         call is not None
         and info is not None
         and not comes_around(program, info, call.line, call.column)
+    )
+
+
+def _listed_also(root: Hop, fixed: Finding) -> bool:
+    """``root`` is a place the fixed finding listed as also reaching its loader."""
+    return any((hop.path, hop.function) == (root.path, root.function) for hop in fixed.also)
+
+
+def _its_item_loop(root: Hop, fixed: Finding) -> bool:
+    """``root`` is a loop inside the fixed finding's own chain (not where it starts): the loop
+    over items it named as one loader per item, rebuilt because callers ran it again (LL202's
+    "one per item of `...`, the same items each call"), which the fix made run once."""
+    place = (root.path, root.function, root.verb, root.action)  # lines move with the fix
+    return root.verb == "loop" and any(
+        (hop.path, hop.function, hop.verb, hop.action) == place for hop in fixed.chain[1:-1]
     )
 
 
