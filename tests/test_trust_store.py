@@ -56,9 +56,7 @@ def run_check(root: Path, cache: Path | None, umask: int | None = None) -> tuple
     return result.stdout, result.stderr
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
+def make_project(root: Path) -> Path:
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "mod.py").write_bytes(ORIGINAL)
@@ -66,17 +64,30 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """What ``check`` prints for that project without a cache (its paths are relative: the
+    same for every copy of it), run once for the module."""
+    return run_check(make_project(tmp_path_factory.mktemp("reference") / "project"), None)[0]
+
+
 def entries(cache: Path) -> list[Path]:
     return sorted(p for p in cache.rglob("*") if p.is_file() and p.name != "CACHEDIR.TAG")
 
 
-def test_hostile_entries_are_misses_and_never_run(project: Path, tmp_path: Path) -> None:
+def test_hostile_entries_are_misses_and_never_run(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
     """Every entry replaced by a pickle that would create a file, by the header of its kind
     followed by that pickle, by JSON of another shape, and truncated: each entry takes each
     hostile form once, all entries hostile in each run (a rotation: the entry i takes the
     form ``(run + i) % 6``). A run where every entry is a miss reads each of them."""
     cache, marker = tmp_path / "cache", tmp_path / "PWNED"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     stored = entries(cache)
     kinds = {path.suffix for path in stored}
@@ -110,9 +121,10 @@ def test_hostile_entries_are_misses_and_never_run(project: Path, tmp_path: Path)
     assert not marker.exists()
 
 
-def test_under_umask_0_directories_are_0700_and_entries_0600(project: Path, tmp_path: Path) -> None:
+def test_under_umask_0_directories_are_0700_and_entries_0600(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
     cache = tmp_path / "cache"
-    reference, _ = run_check(project, None)
     for _ in range(2):  # written, then read back
         assert run_check(project, cache, umask=0)[0] == reference
     modes = {
@@ -125,9 +137,10 @@ def test_under_umask_0_directories_are_0700_and_entries_0600(project: Path, tmp_
     ), modes
 
 
-def test_a_group_writable_cache_is_refused_with_one_warning(project: Path, tmp_path: Path) -> None:
+def test_a_group_writable_cache_is_refused_with_one_warning(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
     cache = tmp_path / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     cache.chmod(0o770)
     out, err = run_check(project, cache)
@@ -136,13 +149,12 @@ def test_a_group_writable_cache_is_refused_with_one_warning(project: Path, tmp_p
 
 
 def test_entries_in_a_directory_someone_else_can_write_are_misses(
-    project: Path, tmp_path: Path
+    project: Path, tmp_path: Path, reference: str
 ) -> None:
     """A store below a private root that its group can write (made by an older version
     under ``umask 002``): one warning, no cache, and what is in it is not read, even a
     well-formed entry; ``clean`` removes it. Deeper down, or an entry itself: a miss."""
     cache = tmp_path / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     (replay,) = cache.glob("index-*/*.replay")
     forged = forge_replay(replay.read_bytes())
@@ -218,14 +230,13 @@ os.makedirs(os.path.join(root, "summaries-9.9", "aa"), exist_ok=True)
 
 @ROOT_ONLY
 def test_a_group_member_cannot_plant_entries(
-    project: Path, shared: Path, mate: tuple[int, int]
+    project: Path, shared: Path, mate: tuple[int, int], reference: str
 ) -> None:
     """``umask 002`` and a shared group: the other member rewrites every entry as a pickle
     and adds directories of their own. The next run refuses the cache (one warning) and
     nothing planted runs."""
     uid, gid = mate
     cache = shared / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache, umask=0o002)
     for path in [cache, *cache.rglob("*")]:
         os.chown(path, 0, gid)
@@ -241,13 +252,12 @@ def test_a_group_member_cannot_plant_entries(
 
 @ROOT_ONLY
 def test_a_level_owned_by_another_user_is_not_read(
-    project: Path, shared: Path, mate: tuple[int, int]
+    project: Path, shared: Path, mate: tuple[int, int], reference: str
 ) -> None:
     """A private cache root, but one of its directories belongs to someone else (who then
     forges a well-formed stored run in it): a miss."""
     uid, gid = mate
     cache = shared / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     cache.chmod(0o755)  # still private: only its owner can write in it
     (replay,) = cache.glob("index-*/*.replay")
