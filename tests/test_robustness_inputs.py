@@ -28,7 +28,10 @@ def bug(prefix: bytes = b"", newline: bytes = b"\n", indent: bytes = b"    ") ->
     return prefix + newline.join(lines) + newline
 
 
-def check_json(root: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
+Run = tuple[subprocess.CompletedProcess[str], list[dict]]
+
+
+def check_json(root: Path, *extra: str) -> Run:
     result = run_cli(
         "check",
         ".",
@@ -78,11 +81,11 @@ UNANALYZABLE = {
 
 
 @pytest.mark.parametrize("case", sorted(UNANALYZABLE))
-def test_unanalyzable_file_is_one_ll000_and_the_run_goes_on(tmp_path: Path, case: str) -> None:
-    content, message = UNANALYZABLE[case]
-    result, findings = check_json(project(tmp_path, "odd.py", content))
+def test_unanalyzable_file_is_one_ll000_and_the_run_goes_on(odd_run: Run, case: str) -> None:
+    _, message = UNANALYZABLE[case]
+    result, findings = odd_run
     assert_run_went_on(result, findings)
-    odd = by_path(findings, "odd.py")
+    odd = by_path(findings, f"unanalyzable_{case}.py")
     assert [f["code"] for f in odd] == ["LL000"], odd
     assert odd[0]["message"].startswith(message), odd[0]["message"]
     assert "\n" not in odd[0]["message"]
@@ -100,11 +103,11 @@ ANALYZABLE = {
 
 
 @pytest.mark.parametrize("case", sorted(ANALYZABLE))
-def test_unusual_but_valid_file_is_analyzed(tmp_path: Path, case: str) -> None:
-    content, line, column = ANALYZABLE[case]
-    result, findings = check_json(project(tmp_path, "odd.py", content))
+def test_unusual_but_valid_file_is_analyzed(odd_run: Run, case: str) -> None:
+    _, line, column = ANALYZABLE[case]
+    result, findings = odd_run
     assert_run_went_on(result, findings)
-    odd = by_path(findings, "odd.py")
+    odd = by_path(findings, f"analyzable_{case}.py")
     assert [(f["code"], f["line"], f["column"]) for f in odd] == [("LL101", line, column)]
 
 
@@ -133,12 +136,30 @@ DEEP = {
 
 
 @pytest.mark.parametrize("shape", sorted(DEEP))
-def test_deeply_nested_file_is_ll000_not_a_crash(tmp_path: Path, shape: str) -> None:
-    result, findings = check_json(project(tmp_path, "deep.py", SINK + DEEP[shape]))
+def test_deeply_nested_file_is_ll000_not_a_crash(odd_run: Run, shape: str) -> None:
+    result, findings = odd_run
     assert_run_went_on(result, findings)
-    deep = by_path(findings, "deep.py")
+    deep = by_path(findings, f"deep_{shape}.py")
     assert [f["code"] for f in deep] == ["LL000"]
     assert deep[0]["message"].startswith("too deeply nested to analyze"), deep[0]["message"]
+
+
+@pytest.fixture(scope="module")
+def odd_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """One check of a tree holding ``good.py`` and every odd file above (unanalyzable,
+    unusual but valid, deeply nested), each test reading its own file's findings: what a run
+    of good.py beside that one file said, in one run instead of 19."""
+    root = tmp_path_factory.mktemp("odd") / "proj"
+    root.mkdir()
+    (root / "good.py").write_bytes(GOOD)
+    odd = {
+        **{f"unanalyzable_{case}.py": data for case, (data, _) in UNANALYZABLE.items()},
+        **{f"analyzable_{case}.py": data for case, (data, _, _) in ANALYZABLE.items()},
+        **{f"deep_{shape}.py": SINK + data for shape, data in DEEP.items()},
+    }
+    for name, data in odd.items():
+        (root / name).write_bytes(data)
+    return check_json(root)
 
 
 def test_moderate_nesting_is_still_analyzed(tmp_path: Path) -> None:

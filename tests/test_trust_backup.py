@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -29,6 +30,26 @@ def patched(env: Env) -> dict[str, object]:
     return env.entries()["fakefetch/fetching.py"]
 
 
+@pytest.fixture(scope="module")
+def patched_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of an environment ``fix --site-packages`` patched (patched once: the tests
+    that start from a patched file each get a copy of it)."""
+    folder = tmp_path_factory.mktemp("patched")
+    patched(make_env(folder))
+    return folder
+
+
+@pytest.fixture
+def patched_env(patched_once: Path, tmp_path: Path) -> Env:
+    """A copy of that environment (a venv finds its prefix from the copy's pyvenv.cfg; the
+    manifest holds paths relative to the site) with its patched file and manifest entry."""
+    shutil.copytree(patched_once / "env", tmp_path / "env", symlinks=True)
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    env = Env(tmp_path, tmp_path / "env" / "bin" / "python", site)
+    assert env.target.read_bytes() == FIXED and list(env.entries()) == ["fakefetch/fetching.py"]
+    return env
+
+
 def plant(env: Env, key: str, **changes: object) -> None:
     """Add a manifest entry ``key``: a copy of the real one with ``changes``."""
     files = env.entries()
@@ -44,9 +65,9 @@ def hostile_keys(env: Env, victim: Path) -> list[str]:
 
 
 def test_revert_refuses_keys_outside_the_site_and_restores_the_rest(
-    env: Env, tmp_path: Path
+    patched_env: Env, tmp_path: Path
 ) -> None:
-    patched(env)
+    env = patched_env
     victim = tmp_path / "victim.py"
     victim.write_bytes(FIXED)  # holds the patched digest: an unchecked revert would overwrite it
     keys = hostile_keys(env, victim)
@@ -65,8 +86,9 @@ def test_revert_refuses_keys_outside_the_site_and_restores_the_rest(
     assert "internal error" not in result.stderr
 
 
-def test_backup_names_other_than_files_digest_are_refused(env: Env, tmp_path: Path) -> None:
-    entry = patched(env)
+def test_backup_names_other_than_files_digest_are_refused(patched_env: Env, tmp_path: Path) -> None:
+    env = patched_env
+    entry = env.entries()["fakefetch/fetching.py"]
     secret = tmp_path / "secret.txt"
     secret.write_bytes(b"secret\n")
     os.chmod(secret, 0o600)
@@ -80,8 +102,8 @@ def test_backup_names_other_than_files_digest_are_refused(env: Env, tmp_path: Pa
     assert entry["backup"] == f"files/{entry['original_sha256']}"
 
 
-def test_modes_are_masked_to_permission_bits(env: Env) -> None:
-    patched(env)
+def test_modes_are_masked_to_permission_bits(patched_env: Env) -> None:
+    env = patched_env
     plant(env, "fakefetch/fetching.py", mode=0o6777)
     result = env.fix("--revert")
     assert result.returncode == 0, result.stderr
@@ -91,8 +113,10 @@ def test_modes_are_masked_to_permission_bits(env: Env) -> None:
     assert stat.S_IMODE(mode) == 0o777
 
 
-def test_list_patched_refuses_hostile_entries_and_lists_the_rest(env: Env, tmp_path: Path) -> None:
-    patched(env)
+def test_list_patched_refuses_hostile_entries_and_lists_the_rest(
+    patched_env: Env, tmp_path: Path
+) -> None:
+    env = patched_env
     plant(env, "../../../../etc/passwd.py")
     plant(env, "fakefetch/evil.py", mode="0777")
     result = env.fix("--list-patched")
@@ -134,8 +158,9 @@ def test_malformed_manifest_of_any_shape_is_one_refused_line(
     assert env.manifest.read_bytes() == data  # never rewritten
 
 
-def test_list_patched_says_when_a_backup_is_missing(env: Env) -> None:
-    entry = patched(env)
+def test_list_patched_says_when_a_backup_is_missing(patched_env: Env) -> None:
+    env = patched_env
+    entry = env.entries()["fakefetch/fetching.py"]
     (env.backups / str(entry["backup"])).unlink()
     result = env.fix("--list-patched")
     assert "(MISSING)" in result.stdout, result.stdout
@@ -180,8 +205,9 @@ def test_a_backup_that_cannot_be_replaced_means_no_patch(env: Env) -> None:
     assert env.target.read_bytes() == ORIGINAL
 
 
-def test_patching_again_needs_the_first_backup_verified(env: Env) -> None:
-    entry = patched(env)
+def test_patching_again_needs_the_first_backup_verified(patched_env: Env) -> None:
+    env = patched_env
+    entry = env.entries()["fakefetch/fetching.py"]
     # the file as lintloader left it holds a fixable reset again (say a newer rule's finding):
     # the manifest says its patched digest is the one it has now, and the first backup is bad
     blob_path = env.backups / str(entry["backup"])

@@ -8,6 +8,7 @@ and removed by the real pip (``pip --python``) from wheels the test builds.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -114,11 +115,22 @@ def pip(env: Env, *args: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.fixture(scope="module")
+def pip_installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of an environment with ``fakewheel`` 1.0 installed by pip (installed once:
+    each test patches a copy of it)."""
+    folder = tmp_path_factory.mktemp("installed")
+    env = make_env(folder)
+    pip(env, "install", "--no-index", "--no-deps", str(wheel(folder, "1.0", ORIGINAL)))
+    return folder
+
+
 @pytest.fixture
-def installed(tmp_path: Path) -> tuple[Env, Path]:
+def installed(pip_installed: Path, tmp_path: Path) -> tuple[Env, Path]:
     """An environment with ``fakewheel`` 1.0 installed by pip, patched by lintloader."""
-    env = make_env(tmp_path)
-    pip(env, "install", "--no-index", "--no-deps", str(wheel(tmp_path, "1.0", ORIGINAL)))
+    shutil.copytree(pip_installed / "env", tmp_path / "env", symlinks=True)
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    env = Env(tmp_path, tmp_path / "env" / "bin" / "python", site)
     target = env.site / "fakewheel" / "fetching.py"
     code, _, err = finish(fix(env, "fakewheel"))
     assert code == 0, err

@@ -56,9 +56,7 @@ def run_check(root: Path, cache: Path | None, umask: int | None = None) -> tuple
     return result.stdout, result.stderr
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
+def make_project(root: Path) -> Path:
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "mod.py").write_bytes(ORIGINAL)
@@ -66,36 +64,56 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """What ``check`` prints for that project without a cache (its paths are relative: the
+    same for every copy of it), run once for the module."""
+    return run_check(make_project(tmp_path_factory.mktemp("reference") / "project"), None)[0]
+
+
 def entries(cache: Path) -> list[Path]:
     return sorted(p for p in cache.rglob("*") if p.is_file() and p.name != "CACHEDIR.TAG")
 
 
-def test_hostile_entries_are_misses_and_never_run(project: Path, tmp_path: Path) -> None:
-    """Every entry replaced, in turn, by a pickle that would create a file, by the header
-    of its kind followed by that pickle, by JSON of another shape, and truncated."""
+def test_hostile_entries_are_misses_and_never_run(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
+    """Every entry replaced by a pickle that would create a file, by the header of its kind
+    followed by that pickle, by JSON of another shape, and truncated: each entry takes each
+    hostile form once, all entries hostile in each run (a rotation: the entry i takes the
+    form ``(run + i) % 6``). A run where every entry is a miss reads each of them."""
     cache, marker = tmp_path / "cache", tmp_path / "PWNED"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     stored = entries(cache)
     kinds = {path.suffix for path in stored}
     assert {".json", ".index", ".replay", ".digest"} <= kinds, kinds
     payload = pickle.dumps(Planted(marker))
+    forms: list[tuple[bytes, ...]] = []
     for path in stored:
         original = path.read_bytes()
         header = original.split(b"\n", 1)[0] + b"\n"
-        for hostile in (
-            payload,
-            header + payload,
-            header + b'{"not": ["what", "was", "stored"]}',
-            header + b"[" * 100_000,
-            header + b"9" * 5000,
-            original[: len(original) // 2],
-        ):
-            path.write_bytes(hostile)
-            out, err = run_check(project, cache)
-            assert out == reference, (path, hostile[:40])
-            assert WARNING not in err
-            assert not marker.exists(), f"a planted pickle ran from {path}"
+        forms.append(
+            (
+                payload,
+                header + payload,
+                header + b'{"not": ["what", "was", "stored"]}',
+                header + b"[" * 100_000,
+                header + b"9" * 5000,
+                original[: len(original) // 2],
+            )
+        )
+    for turn in range(6):
+        for index, path in enumerate(stored):
+            path.write_bytes(forms[index][(turn + index) % 6])
+        out, err = run_check(project, cache)
+        assert out == reference, (turn, [path.read_bytes()[:40] for path in stored])
+        assert WARNING not in err
+        assert not marker.exists(), f"a planted pickle ran (turn {turn})"
     # and a legacy pickle where an old version kept its summaries
     legacy = next(cache.glob("summaries-*/*/")) / f"{'0' * 64}.pickle"
     legacy.write_bytes(payload)
@@ -103,9 +121,10 @@ def test_hostile_entries_are_misses_and_never_run(project: Path, tmp_path: Path)
     assert not marker.exists()
 
 
-def test_under_umask_0_directories_are_0700_and_entries_0600(project: Path, tmp_path: Path) -> None:
+def test_under_umask_0_directories_are_0700_and_entries_0600(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
     cache = tmp_path / "cache"
-    reference, _ = run_check(project, None)
     for _ in range(2):  # written, then read back
         assert run_check(project, cache, umask=0)[0] == reference
     modes = {
@@ -118,9 +137,10 @@ def test_under_umask_0_directories_are_0700_and_entries_0600(project: Path, tmp_
     ), modes
 
 
-def test_a_group_writable_cache_is_refused_with_one_warning(project: Path, tmp_path: Path) -> None:
+def test_a_group_writable_cache_is_refused_with_one_warning(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
     cache = tmp_path / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     cache.chmod(0o770)
     out, err = run_check(project, cache)
@@ -129,13 +149,12 @@ def test_a_group_writable_cache_is_refused_with_one_warning(project: Path, tmp_p
 
 
 def test_entries_in_a_directory_someone_else_can_write_are_misses(
-    project: Path, tmp_path: Path
+    project: Path, tmp_path: Path, reference: str
 ) -> None:
     """A store below a private root that its group can write (made by an older version
     under ``umask 002``): one warning, no cache, and what is in it is not read, even a
     well-formed entry; ``clean`` removes it. Deeper down, or an entry itself: a miss."""
     cache = tmp_path / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     (replay,) = cache.glob("index-*/*.replay")
     forged = forge_replay(replay.read_bytes())
@@ -211,14 +230,13 @@ os.makedirs(os.path.join(root, "summaries-9.9", "aa"), exist_ok=True)
 
 @ROOT_ONLY
 def test_a_group_member_cannot_plant_entries(
-    project: Path, shared: Path, mate: tuple[int, int]
+    project: Path, shared: Path, mate: tuple[int, int], reference: str
 ) -> None:
     """``umask 002`` and a shared group: the other member rewrites every entry as a pickle
     and adds directories of their own. The next run refuses the cache (one warning) and
     nothing planted runs."""
     uid, gid = mate
     cache = shared / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache, umask=0o002)
     for path in [cache, *cache.rglob("*")]:
         os.chown(path, 0, gid)
@@ -234,13 +252,12 @@ def test_a_group_member_cannot_plant_entries(
 
 @ROOT_ONLY
 def test_a_level_owned_by_another_user_is_not_read(
-    project: Path, shared: Path, mate: tuple[int, int]
+    project: Path, shared: Path, mate: tuple[int, int], reference: str
 ) -> None:
     """A private cache root, but one of its directories belongs to someone else (who then
     forges a well-formed stored run in it): a miss."""
     uid, gid = mate
     cache = shared / "cache"
-    reference, _ = run_check(project, None)
     run_check(project, cache)
     cache.chmod(0o755)  # still private: only its owner can write in it
     (replay,) = cache.glob("index-*/*.replay")
@@ -274,10 +291,9 @@ def test_codec_refuses_values_of_another_type() -> None:
     assert not codec.is_kind("finding", b"finding\n" + body)  # no header: no entry
 
 
-def _mutations(value: object, seed: int, count: int) -> Iterator[object]:
-    """Copies of ``value`` (parsed JSON) with one value replaced by another kind of JSON at
+def _mutations(value: object, seed: int, count: int) -> Iterator[str]:
+    """Texts of copies of ``value`` (parsed JSON) with one value replaced by another kind of JSON at
     a random place: a scalar by an object, an array or object by a number."""
-    import copy
     import random
 
     places: list[tuple[list[object] | dict[str, object], object]] = []
@@ -294,7 +310,7 @@ def _mutations(value: object, seed: int, count: int) -> Iterator[object]:
         container, key = places[index]
         old = container[key]  # type: ignore[index]
         container[key] = 7 if isinstance(old, (list, dict)) else {"planted": [1]}  # type: ignore[index]
-        yield copy.deepcopy(value)
+        yield json.dumps(value)  # the text of the mutated copy (no deep copy to build)
         container[key] = old  # type: ignore[index]
 
 
@@ -317,7 +333,7 @@ def test_codec_reads_a_real_summary_back_and_refuses_any_wrong_value() -> None:
     header, _, body = data.partition(b"\n")
     for broken in _mutations(json.loads(body), seed=28, count=400):
         with pytest.raises(codec.Invalid):
-            codec.loads("summary", FileSummary, header + b"\n" + json.dumps(broken).encode())
+            codec.loads("summary", FileSummary, header + b"\n" + broken.encode())
 
 
 # -- clean (item 8) ----------------------------------------------------------------------------

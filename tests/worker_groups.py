@@ -54,6 +54,11 @@ PRIOR_S: dict[str, float] = {
     "test_after_any_series_of_unsaved_edits_diagnostics_are_a_cold_checks": 23.0,  # forked oracle
     "tests/test_real_lightning.py": 23.0,
     "tests/test_precommit.py": 23.0,
+    # round 12: modules that became groups (a module-scoped fixture), estimated from round 12's
+    # durations under load (divided by 1.7) scaled by their serial CPU seconds before and after
+    "tests/test_trust_backup.py": 39.0,  # one patched venv copied (27.2 -> 24.2 s of CPU)
+    "tests/test_trust_store.py": 36.0,  # hostile entries in 6 runs, not 30 (23.3 -> 14.0)
+    "tests/test_trust_manifest.py": 35.0,  # pip installs once (16.8 -> 13.5)
 }
 
 
