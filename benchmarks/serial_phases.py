@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The parent's serial start and end of a cold ``check``, paired with another revision.
+
+Runs ``lintloader check ARGS --cache-dir FRESH --exit-zero -q`` as the console script does
+(``cli.main.run``), in process, with a phase timer around the parent's steps (wall and
+``time.process_time``: the parent's CPU only, the forked children's is not in it), once with
+each ``--code`` folder on ``sys.path`` (a ``git archive`` of a revision, or this checkout),
+interleaved, and prints each run and the medians:
+
+* ``start``: from the console script's first line to the selection's first round (imports,
+  configuration, discovery, the stat of every file, the replay keys);
+* ``end``: from the last round to the exit (the stat index stored, the rules, the run stored,
+  the output, the warm fast path's answer stored);
+* ``witness``: storing that answer (``Witness.store``), part of ``end``;
+* ``cpu``: the parent's CPU over the whole run.
+
+Usage (the cwd outside any repository, ``.pyc`` files compiled for both)::
+
+    git archive 5e1bca0 lintloader | tar -x -C /tmp/old
+    python benchmarks/serial_phases.py --code /tmp/old --code . --pairs 8 -- --site-packages
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# the child: time the parent's steps, then run the console script
+TIMER = r"""
+import json, os, sys, time
+T0, C0, PID, rows = time.perf_counter(), time.process_time(), os.getpid(), []
+def timed(label, fn):
+    def wrapped(*a, **k):
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            return fn(*a, **k)
+        finally:
+            if os.getpid() == PID:
+                rows.append((label, w - T0, time.perf_counter() - w, time.process_time() - c))
+    return wrapped
+from lintloader.cli import main, fast_record
+from lintloader.select import policy
+policy.select = timed("select", policy.select)
+fast_record.Witness.store = timed("witness", fast_record.Witness.store)
+leave = os._exit
+def report(code):
+    rows.append(("exit", time.perf_counter() - T0, 0.0, time.process_time() - C0))
+    with open(OUT, "w") as out:
+        json.dump(rows, out)
+    leave(code)
+os._exit = report
+OUT, sys.argv = sys.argv[1], ["lintloader", *sys.argv[2:]]
+main.run(prog_name="lintloader")
+"""
+
+
+def measure(code: Path, args: list[str], work: Path) -> dict[str, float]:
+    cache, out = work / "cache", work / "phases.json"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = dict(os.environ, PYTHONPATH=str(code.resolve()))
+    command = [sys.executable, "-c", TIMER, str(out), "check", *args]
+    command += ["--cache-dir", str(cache), "--exit-zero", "-q"]
+    load = os.getloadavg()[0]
+    subprocess.run(command, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
+    rows = {label: (at, wall, cpu) for label, at, wall, cpu in json.loads(out.read_text())}
+    select_at, select_wall, _ = rows["select"]
+    exit_at, _, cpu = rows["exit"]
+    _, witness_wall, witness_cpu = rows.get("witness", (0.0, 0.0, 0.0))
+    return {
+        "start": select_at,
+        "end": exit_at - select_at - select_wall,
+        "witness": witness_wall,
+        "witness_cpu": witness_cpu,
+        "cpu": cpu,
+        "load": load,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--code", action="append", type=Path, required=True)
+    parser.add_argument("--pairs", type=int, default=6)
+    parser.add_argument("args", nargs="+", help="check's arguments (after --)")
+    options = parser.parse_args()
+    runs: dict[Path, list[dict[str, float]]] = {code: [] for code in options.code}
+    with tempfile.TemporaryDirectory(prefix="serial-phases-") as folder:
+        for pair in range(options.pairs):
+            order = options.code if pair % 2 == 0 else options.code[::-1]
+            for code in order:
+                row = measure(code, options.args, Path(folder))
+                runs[code].append(row)
+                print(code, " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
+    for code, rows in runs.items():
+        medians = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+        print("median", code, " ".join(f"{k} {v:.3f}" for k, v in medians.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
