@@ -11,6 +11,7 @@ interleaved, and prints each run and the medians:
   configuration, discovery, the stat of every file, the replay keys);
 * ``end``: from the last round to the exit (the stat index stored, the rules, the run stored,
   the output, the warm fast path's answer stored);
+* ``start_cpu``, ``end_cpu``: the parent's CPU in each;
 * ``witness``: storing that answer (``Witness.store``), part of ``end``;
 * ``cpu``: the parent's CPU over the whole run.
 
@@ -43,7 +44,8 @@ def timed(label, fn):
             return fn(*a, **k)
         finally:
             if os.getpid() == PID:
-                rows.append((label, w - T0, time.perf_counter() - w, time.process_time() - c))
+                now = time.process_time()
+                rows.append((label, w - T0, time.perf_counter() - w, now - c, c - C0))
     return wrapped
 from lintloader.cli import main, fast_record
 from lintloader.select import policy
@@ -51,7 +53,7 @@ policy.select = timed("select", policy.select)
 fast_record.Witness.store = timed("witness", fast_record.Witness.store)
 leave = os._exit
 def report(code):
-    rows.append(("exit", time.perf_counter() - T0, 0.0, time.process_time() - C0))
+    rows.append(("exit", time.perf_counter() - T0, 0.0, time.process_time() - C0, 0.0))
     with open(OUT, "w") as out:
         json.dump(rows, out)
     leave(code)
@@ -69,12 +71,14 @@ def measure(code: Path, args: list[str], work: Path) -> dict[str, float]:
     command += ["--cache-dir", str(cache), "--exit-zero", "-q"]
     load = os.getloadavg()[0]
     subprocess.run(command, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
-    rows = {label: (at, wall, cpu) for label, at, wall, cpu in json.loads(out.read_text())}
-    select_at, select_wall, _ = rows["select"]
-    exit_at, _, cpu = rows["exit"]
-    _, witness_wall, witness_cpu = rows.get("witness", (0.0, 0.0, 0.0))
+    rows = {label: tuple(row) for label, *row in json.loads(out.read_text())}
+    select_at, select_wall, select_cpu, start_cpu = rows["select"]
+    exit_at, _, cpu, _ = rows["exit"]
+    _, witness_wall, witness_cpu, _ = rows.get("witness", (0.0, 0.0, 0.0, 0.0))
     return {
         "start": select_at,
+        "start_cpu": start_cpu,
+        "end_cpu": cpu - start_cpu - select_cpu,
         "end": exit_at - select_at - select_wall,
         "witness": witness_wall,
         "witness_cpu": witness_cpu,
