@@ -103,6 +103,13 @@ class Builder:
         return fitted(with_keyword(updated, KEYWORD, _asked(self.build)), column, indent)
 
 
+def asking_persistent(updated: cst.CSTNode, column: int, indent: int) -> cst.Call:
+    """A caller's call of the builder with ``persistent_workers=True``, laid out by
+    :func:`fitted` (the call starting at ``column``, in a statement indented by ``indent``)."""
+    assert isinstance(updated, cst.Call)
+    return fitted(with_keyword(updated, KEYWORD, cst.Name("True")), column, indent)
+
+
 def fitted(call: cst.Call, column: int, indent: int) -> cst.Call:
     """``call`` (written on one line, starting at ``column``, in a statement indented by
     ``indent``) laid out as black lays out a line that passes :data:`LINE_LENGTH`: its arguments

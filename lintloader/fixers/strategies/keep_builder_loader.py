@@ -34,12 +34,12 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.builder import KEYWORD, builder_of, fitted
+from lintloader.fixers.edit.builder import KEYWORD, asking_persistent, builder_of
 from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.kept import check_sets_given, keep_in_module
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.names import collect
-from lintloader.fixers.edit.persistence import construction_of, with_keyword
+from lintloader.fixers.edit.persistence import construction_of
 from lintloader.fixers.edit.rewrite import rewritten
 
 
@@ -74,7 +74,7 @@ def apply(request: FixRequest) -> Edits | None:
     place = target.positions.get(statement)
     indent = (place.start.column if place is not None else 0) + 4  # in the `if`
     column = indent + len(f"{slot.value} = ")
-    edits[target.call] = lambda node: take(fitted(_asking(node), column, indent))
+    edits[target.call] = lambda node: take(asking_persistent(node, column, indent))
     result = builder.edited()
     result.update(target.result(rewritten(target.module, edits)))
     return result
@@ -119,12 +119,6 @@ def _check_not_repeating(
             f"the builder is called in the loop that repeats (`{root.action}`): a loader kept "
             "per pass would keep a pool per pass"
         )
-
-
-def _asking(updated: cst.CSTNode) -> cst.Call:
-    """The builder's call with ``persistent_workers=True``."""
-    assert isinstance(updated, cst.Call)
-    return with_keyword(updated, KEYWORD, cst.Name("True"))
 
 
 STRATEGY = FixStrategy(

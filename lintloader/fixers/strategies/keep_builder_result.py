@@ -37,12 +37,12 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.builder import KEYWORD, builder_of, fitted
+from lintloader.fixers.edit.builder import KEYWORD, asking_persistent, builder_of
 from lintloader.fixers.edit.draws import refuse_draws
 from lintloader.fixers.edit.kept import keep_in_module
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.names import bound_at_each_call, parameters
-from lintloader.fixers.edit.persistence import construction_of, with_keyword
+from lintloader.fixers.edit.persistence import construction_of
 from lintloader.fixers.edit.rewrite import rewritten
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
@@ -80,7 +80,7 @@ def apply(request: FixRequest) -> Edits | None:
     place = target.positions.get(statement)
     indent = (place.start.column if place is not None else 0) + 4  # in the `if`
     column = indent + len(f"{slot.value} = ")
-    edits[target.call] = lambda node: take(fitted(_asking(node), column, indent))
+    edits[target.call] = lambda node: take(asking_persistent(node, column, indent))
     result = builder.edited()
     result.update(target.result(rewritten(target.module, edits)))
     return result
@@ -121,12 +121,6 @@ def _key(call: cst.Call, function: cst.FunctionDef) -> str:
     if not names:
         raise FixError("the call passes nothing of its caller's: nothing to key a kept result by")
     return names[0] if len(names) == 1 else f"({', '.join(names)})"
-
-
-def _asking(updated: cst.CSTNode) -> cst.Call:
-    """The builder's call with ``persistent_workers=True``."""
-    assert isinstance(updated, cst.Call)
-    return with_keyword(updated, KEYWORD, cst.Name("True"))
 
 
 STRATEGY = FixStrategy(
