@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness import run_cli, run_python
+from harness import run_cli, run_cli_forked, run_python
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
@@ -45,6 +45,29 @@ def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
     return json.loads(done.stdout)
 
 
+def checks_json(checks: list[tuple[str, ...]]) -> list[list[dict]]:
+    """The findings of ``check_json(*paths)`` for each ``paths`` of ``checks``, each its own
+    cold run, forked from one process (harness.run_cli_forked): the oracle of a test about
+    the findings, not about the command."""
+    findings = []
+    for done in run_cli_forked([((*FIXTURE_CHECK, *paths), REPO) for paths in checks]):
+        assert done.returncode in (0, 1), done.stderr
+        findings.append(json.loads(done.stdout))
+    return findings
+
+
+def selected(request: pytest.FixtureRequest, test: str, name: str) -> list:
+    """The values of parameter ``name`` of the cases of ``test`` (in this module) that this
+    session runs: those ``-k`` or ``-m`` leave out are not checked for nothing."""
+    return [
+        item.callspec.params[name]
+        for item in request.session.items
+        if isinstance(item, pytest.Function)
+        and item.module is request.module
+        and item.originalname == test
+    ]
+
+
 def findings_of(source: str, code: str) -> list:
     summary = summarize_source(textwrap.dedent(source).encode(), "example.py", "example")
     assert summary.ok, summary.error
@@ -65,11 +88,19 @@ def expected_markers(path: Path) -> set[tuple[int, str, str]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def fixture_findings(request: pytest.FixtureRequest) -> dict[Path, list[dict]]:
+    """The findings of each fixture file the session's cases below read, one check each."""
+    paths = selected(request, "test_fixture_findings_match_markers", "path")
+    return dict(zip(paths, checks_json([(str(p.relative_to(REPO)),) for p in paths]), strict=True))
+
+
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_fixture_findings_match_markers(path: Path) -> None:
-    relative = str(path.relative_to(REPO))
-    findings = check_json(relative)
+def test_fixture_findings_match_markers(
+    path: Path, fixture_findings: dict[Path, list[dict]]
+) -> None:
+    findings = fixture_findings[path]
     got = {(f["line"], f["code"], f["severity"]) for f in findings}
     assert got == expected_markers(path)
     if path.name == "positive.py":
@@ -132,10 +163,12 @@ def test_safe_fix_alone_keeps_what_the_loop_sees(tmp_path: Path) -> None:
 
 
 def test_findings_name_their_fixers() -> None:
+    codes = ("LL201", "LL202", "LL203", "LL204")
+    found = checks_json([(f"fixtures/rules/{code}/fix_before.py",) for code in codes])
     fixes = {
         f["code"]: f["fixes"]
-        for code in ("LL201", "LL202", "LL203", "LL204")
-        for f in check_json(f"fixtures/rules/{code}/fix_before.py")
+        for code, findings in zip(codes, found, strict=True)
+        for f in findings
         if f["code"] == code
     }
     assert fixes == {
@@ -146,11 +179,22 @@ def test_findings_name_their_fixers() -> None:
     }
 
 
+@pytest.fixture(scope="module")
+def fixed_rule_findings(request: pytest.FixtureRequest) -> dict[str, list[dict]]:
+    """The findings of each fixed rule's fixtures (its fix_before.py and folder) that the
+    session's cases below read, one check each."""
+    codes = selected(request, "test_findings_name_only_declared_fixes", "code")
+    checks = [(f"fixtures/rules/{code}/fix_before.py", f"fixtures/rules/{code}") for code in codes]
+    return dict(zip(codes, checks_json(checks), strict=True))
+
+
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", FIXED_CODES)
-def test_findings_name_only_declared_fixes(code: str) -> None:
+def test_findings_name_only_declared_fixes(
+    code: str, fixed_rule_findings: dict[str, list[dict]]
+) -> None:
     declared = set(rules_by_code()[code].fixes)
-    findings = check_json(f"fixtures/rules/{code}/fix_before.py", f"fixtures/rules/{code}")
+    findings = fixed_rule_findings[code]
     named = {name for f in findings if f["code"] == code for name in f["fixes"]}
     assert named, f"no {code} finding in its fixtures names a fix"
     assert named <= declared, f"{code} findings name undeclared fixes {named - declared}"
