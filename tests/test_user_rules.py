@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import pickle
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from harness import run_cli, run_cli_forked, run_python
+from harness import run_cli, run_cli_forked, run_python, run_scripts_forked
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
@@ -465,32 +463,43 @@ def rule_folder(code: str) -> Path:
     return REPO / "fixtures" / "rules" / code
 
 
-def run_script(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+# (fixtures folder, script, arguments) of each run the tests below read
+WORKER_RUNS = {
+    "LL201 before, 2 workers": ("LL201", "fix_before.py", ("--workers", "2")),
+    "LL201 after, 0 workers": ("LL201", "fix_after.py", ("--workers", "0")),
+    "LL201 after, 2 workers": ("LL201", "fix_after.py", ("--workers", "2")),
+    "LL203 before": ("LL203", "fix_before.py", ()),
+    "LL203 after": ("LL203", "fix_after.py", ()),
+    "LL202 after": ("LL202", "fix_after.py", ()),
+}
+
+
+@pytest.fixture(scope="module")
+def worker_runs() -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every run of :data:`WORKER_RUNS`, each ``python SCRIPT ARGS`` in a child forked from
+    one process that imported torch (harness.run_scripts_forked): torch imported once."""
     pytest.importorskip("torch", reason="torch is not installed (a runtime test dependency)")
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run(
-        [sys.executable, str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    runs = [(rule_folder(code) / name, args) for code, name, args in WORKER_RUNS.values()]
+    done = run_scripts_forked(runs, env={"OMP_NUM_THREADS": "1"}, timeout=180)
+    return dict(zip(WORKER_RUNS, done, strict=True))
 
 
-def test_ll201_before_raises_and_after_runs_with_real_workers() -> None:
-    before = run_script(rule_folder("LL201") / "fix_before.py", "--workers", "2")
+def test_ll201_before_raises_and_after_runs_with_real_workers(
+    worker_runs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    before = worker_runs["LL201 before, 2 workers"]
     assert before.returncode != 0
     assert "persistent_workers option needs num_workers > 0" in before.stderr
     for workers in ("0", "2"):
-        after = run_script(rule_folder("LL201") / "fix_after.py", "--workers", workers)
+        after = worker_runs[f"LL201 after, {workers} workers"]
         assert after.returncode == 0, after.stderr
         assert after.stdout.strip() == "total 112"
 
 
-def test_ll203_after_walks_the_data_with_real_workers() -> None:
-    before = run_script(rule_folder("LL203") / "fix_before.py")
-    after = run_script(rule_folder("LL203") / "fix_after.py")
+def test_ll203_after_walks_the_data_with_real_workers(
+    worker_runs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    before, after = worker_runs["LL203 before"], worker_runs["LL203 after"]
     assert before.returncode == 0, before.stderr
     assert after.returncode == 0, after.stderr
     # A fresh iterator per step always yields the first batch; the fix walks through the data.
@@ -498,8 +507,10 @@ def test_ll203_after_walks_the_data_with_real_workers() -> None:
     assert after.stdout.strip() == "first items [0, 4, 0, 4, 0, 4]"
 
 
-def test_ll202_after_runs_with_real_workers() -> None:
-    after = run_script(rule_folder("LL202") / "fix_after.py")
+def test_ll202_after_runs_with_real_workers(
+    worker_runs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    after = worker_runs["LL202 after"]
     assert after.returncode == 0, after.stderr
     assert after.stdout.strip() == "seen 16"
 
