@@ -4,8 +4,9 @@ stderr and the exit status (``returncode``) of a ``subprocess.CompletedProcess``
 
 Every test that runs the CLI goes through :func:`run_cli` (or :func:`run_python` for ``python
 -m ...`` in another checkout or interpreter; :func:`run_cli_forked` for many runs that are a
-test's oracle or probe); a module adds its own defaults (``--no-cache``, a format) in a helper
-that calls it, never its own ``subprocess.run``.
+test's oracle or probe; :func:`run_scripts_forked` for fixture scripts run with plain Python);
+a module adds its own defaults (``--no-cache``, a format) in a helper that calls it, never its
+own ``subprocess.run``.
 """
 
 from __future__ import annotations
@@ -137,15 +138,43 @@ def run_cli_forked(
     console script's own code, a cold run, without an interpreter start and the imports each.
     For a test that runs many commands as its oracle or probe; the command a test is about
     runs through :func:`run_cli`."""
-    spec = {"preload": list(preload), "runs": [{"cwd": str(c), "args": list(a)} for a, c in runs]}
-    done = run_python(str(FORKED_CLI), json.dumps(spec), timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"tests/forked_cli.py exited {done.returncode}: {done.stderr}")
-    results = [json.loads(line) for line in done.stdout.splitlines()]
+    spec = [{"cwd": str(c), "args": list(a)} for a, c in runs]
+    results = _forked(preload, spec, None, timeout)
     return [
         subprocess.CompletedProcess(["lintloader", *a], r["code"], r["stdout"], r["stderr"])
         for (a, _), r in zip(runs, results, strict=True)
     ]
+
+
+def run_scripts_forked(
+    runs: Sequence[tuple[Path, Sequence[str]]],
+    preload: Sequence[str] = ("torch",),
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+) -> list[subprocess.CompletedProcess[str]]:
+    """``python SCRIPT ARGS`` in the script's folder for each ``(SCRIPT, ARGS)`` of ``runs``,
+    in order, each in a child forked from one process that imported ``preload`` first
+    (tests/forked_cli.py), ``env`` added to its environment: fixture scripts that a test runs
+    with real DataLoader workers, torch imported once, not once a script."""
+    spec = [{"cwd": str(s.parent), "args": list(a), "script": str(s)} for s, a in runs]
+    results = _forked(preload, spec, env, timeout)
+    return [
+        subprocess.CompletedProcess(["python", str(s), *a], r["code"], r["stdout"], r["stderr"])
+        for (s, a), r in zip(runs, results, strict=True)
+    ]
+
+
+def _forked(
+    preload: Sequence[str],
+    runs: list[dict[str, object]],
+    env: Mapping[str, str] | None,
+    timeout: float,
+) -> list[dict]:
+    spec = {"preload": list(preload), "runs": runs}
+    done = run_python(str(FORKED_CLI), json.dumps(spec), env=env, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"tests/forked_cli.py exited {done.returncode}: {done.stderr}")
+    return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 def _run(

@@ -105,10 +105,21 @@ def copy_lightning150(tmp_path: Path) -> Path:
     return root
 
 
-def test_lightning150_two_modules_relocate(tmp_path: Path) -> None:
-    root = copy_lightning150(tmp_path)
+@pytest.fixture(scope="module")
+def lightning150_fixed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[str, bytes], subprocess.CompletedProcess[str]]:
+    """One ``lintloader fix .`` of a copy of the lightning150 project: (its folder, the tree's
+    bytes before, the run). The tests below read the fixed tree and write nothing to it."""
+    root = copy_lightning150(tmp_path_factory.mktemp("lightning150"))
     before = tree_bytes(root)
-    result = lintloader("fix", ".", cwd=root)
+    return root, before, lintloader("fix", ".", cwd=root)
+
+
+def test_lightning150_two_modules_relocate(
+    lightning150_fixed: tuple[Path, dict[str, bytes], subprocess.CompletedProcess[str]],
+) -> None:
+    root, before, result = lightning150_fixed
     assert result.returncode == 0, result.stderr
     after = tree_bytes(root)
     fetching = "minilight/utilities/fetching.py"
@@ -120,12 +131,13 @@ def test_lightning150_two_modules_relocate(tmp_path: Path) -> None:
     assert ll101(root) == []
 
 
-def test_lightning150_matches_151_behaviour(tmp_path: Path) -> None:
+def test_lightning150_matches_151_behaviour(
+    lightning150_fixed: tuple[Path, dict[str, bytes], subprocess.CompletedProcess[str]],
+) -> None:
     """reset() keeps the counters, teardown() calls reset() and then shuts the loaders down."""
     import libcst as cst
 
-    root = copy_lightning150(tmp_path)
-    lintloader("fix", ".", cwd=root)
+    root = lightning150_fixed[0]
     module = cst.parse_module((root / "minilight/utilities/fetching.py").read_bytes())
     fetcher = next(n for n in module.body if isinstance(n, cst.ClassDef))
     methods = {
@@ -145,7 +157,10 @@ def test_lightning150_matches_151_behaviour(tmp_path: Path) -> None:
     assert "self.reset()" in methods["__iter__"][1]
 
 
-def test_diff_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+def test_diff_writes_nothing_and_exits_1(
+    tmp_path: Path,
+    lightning150_fixed: tuple[Path, dict[str, bytes], subprocess.CompletedProcess[str]],
+) -> None:
     root = copy_lightning150(tmp_path)
     before = tree_bytes(root)
     result = lintloader("fix", ".", "--diff", cwd=root)
@@ -154,9 +169,9 @@ def test_diff_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert "+    def teardown(self):" in result.stdout
     assert "-        self.dataloader_iter = None\n-\n-    def teardown(self):" in result.stdout
     assert tree_bytes(root) == before
-    # the diff applies: it is exactly what a real fix writes
-    lintloader("fix", ".", cwd=root)
-    clean = lintloader("fix", ".", "--diff", cwd=root)
+    # the diff applies: it is exactly what a real fix writes (the same project, fixed)
+    fixed = lightning150_fixed[0]
+    clean = lintloader("fix", ".", "--diff", cwd=fixed)
     assert (clean.returncode, clean.stdout) == (0, "")
 
 

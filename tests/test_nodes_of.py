@@ -16,13 +16,20 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "lintloader" / "fixers").rglob("*.py"))
 
 
+@pytest.fixture(scope="module")
+def trees() -> dict[Path, cst.Module]:
+    """Each source parsed once, for every kind the test below looks for."""
+    return {path: cst.parse_module(path.read_text(encoding="utf-8")) for path in SOURCES}
+
+
 @pytest.mark.parametrize("kind", [cst.Call, cst.For, cst.Name, cst.FunctionDef])
-def test_nodes_of_is_findall_node_for_node(kind: type[cst.CSTNode]) -> None:
+def test_nodes_of_is_findall_node_for_node(
+    kind: type[cst.CSTNode], trees: dict[Path, cst.Module]
+) -> None:
     import libcst.matchers as m
 
     matcher = getattr(m, kind.__name__)()
-    for path in SOURCES:
-        tree = cst.parse_module(path.read_text(encoding="utf-8"))
+    for path, tree in trees.items():
         ours = nodes_of(tree, kind)
         theirs = m.findall(tree, matcher)
         assert len(ours) == len(theirs), path

@@ -38,55 +38,45 @@ def test_installed_torch_and_lightning_have_no_error_findings() -> None:
     assert [f for f in findings if f["severity"] == "error" and f["code"] != "LL000"] == []
 
 
+def whole_site_packages(*options: str) -> subprocess.CompletedProcess[str]:
+    """``check --site-packages`` of the whole environment, every finding (info included)."""
+    return run_cli(
+        "check", "--site-packages", "--output-format", "json", "--exit-zero",
+        "--min-severity", "info", *options,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cold_scans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
+    """A cold scan of the whole environment with -j1 and with -j2 (its forked shards): each
+    one's cache folder and output, which the tests below read."""
+    scans = {}
+    for jobs in ("1", "2"):
+        cache = tmp_path_factory.mktemp(f"cache-{jobs}")
+        result = whole_site_packages("-j", jobs, "--cache-dir", str(cache))
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        scans[jobs] = (cache, result.stdout)
+    return scans
+
+
 @needs_torch_and_lightning
-def test_whole_site_packages_runs_without_a_crash() -> None:
-    result = run_cli("check", "--site-packages", "--output-format", "json", "--exit-zero")
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr
-    findings = json.loads(result.stdout)
+def test_whole_site_packages_runs_without_a_crash(cold_scans: dict[str, tuple[Path, str]]) -> None:
+    findings = json.loads(cold_scans["1"][1])
+    assert findings  # info included: the environment has findings, the scan read them
     assert [f for f in findings if f["code"] == "LL101" and f["severity"] == "error"] == []
 
 
 @needs_torch_and_lightning
 def test_whole_site_packages_same_findings_in_forked_shards_and_one_process(
-    tmp_path: Path,
+    cold_scans: dict[str, tuple[Path, str]],
 ) -> None:
     """A cold scan of the whole environment shards its demand rounds over forked children
     with -j2 (rounds.py) and runs them in one process with -j1: same findings, info
     included, and the warm replay of the sharded run agrees too."""
-    runs = {}
-    for jobs in ("1", "2"):
-        cache = tmp_path / f"cache-{jobs}"
-        result = run_cli(
-            "check",
-            "--site-packages",
-            "--output-format",
-            "json",
-            "--exit-zero",
-            "--min-severity",
-            "info",
-            "-j",
-            jobs,
-            "--cache-dir",
-            str(cache),
-        )
-        assert result.returncode == 0, result.stderr
-        runs[jobs] = result.stdout
-    warm = run_cli(
-        "check",
-        "-v",
-        "--site-packages",
-        "--output-format",
-        "json",
-        "--exit-zero",
-        "--min-severity",
-        "info",
-        "-j",
-        "2",
-        "--cache-dir",
-        str(tmp_path / "cache-2"),
-    )
-    assert runs["1"] == runs["2"] == warm.stdout
+    (cache, sharded), (_, one_process) = cold_scans["2"], cold_scans["1"]
+    warm = whole_site_packages("-v", "-j", "2", "--cache-dir", str(cache))
+    assert one_process == sharded == warm.stdout
     assert "(0 parsed" in warm.stderr
 
 

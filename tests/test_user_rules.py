@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import pickle
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from harness import run_cli, run_python
+from harness import run_cli, run_cli_forked, run_python, run_scripts_forked
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
@@ -45,6 +43,29 @@ def check_json(*paths: str, cwd: Path = REPO) -> list[dict]:
     return json.loads(done.stdout)
 
 
+def checks_json(checks: list[tuple[str, ...]]) -> list[list[dict]]:
+    """The findings of ``check_json(*paths)`` for each ``paths`` of ``checks``, each its own
+    cold run, forked from one process (harness.run_cli_forked): the oracle of a test about
+    the findings, not about the command."""
+    findings = []
+    for done in run_cli_forked([((*FIXTURE_CHECK, *paths), REPO) for paths in checks]):
+        assert done.returncode in (0, 1), done.stderr
+        findings.append(json.loads(done.stdout))
+    return findings
+
+
+def selected(request: pytest.FixtureRequest, test: str, name: str) -> list:
+    """The values of parameter ``name`` of the cases of ``test`` (in this module) that this
+    session runs: those ``-k`` or ``-m`` leave out are not checked for nothing."""
+    return [
+        item.callspec.params[name]
+        for item in request.session.items
+        if isinstance(item, pytest.Function)
+        and item.module is request.module
+        and item.originalname == test
+    ]
+
+
 def findings_of(source: str, code: str) -> list:
     summary = summarize_source(textwrap.dedent(source).encode(), "example.py", "example")
     assert summary.ok, summary.error
@@ -65,11 +86,19 @@ def expected_markers(path: Path) -> set[tuple[int, str, str]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def fixture_findings(request: pytest.FixtureRequest) -> dict[Path, list[dict]]:
+    """The findings of each fixture file the session's cases below read, one check each."""
+    paths = selected(request, "test_fixture_findings_match_markers", "path")
+    return dict(zip(paths, checks_json([(str(p.relative_to(REPO)),) for p in paths]), strict=True))
+
+
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_fixture_findings_match_markers(path: Path) -> None:
-    relative = str(path.relative_to(REPO))
-    findings = check_json(relative)
+def test_fixture_findings_match_markers(
+    path: Path, fixture_findings: dict[Path, list[dict]]
+) -> None:
+    findings = fixture_findings[path]
     got = {(f["line"], f["code"], f["severity"]) for f in findings}
     assert got == expected_markers(path)
     if path.name == "positive.py":
@@ -132,10 +161,12 @@ def test_safe_fix_alone_keeps_what_the_loop_sees(tmp_path: Path) -> None:
 
 
 def test_findings_name_their_fixers() -> None:
+    codes = ("LL201", "LL202", "LL203", "LL204")
+    found = checks_json([(f"fixtures/rules/{code}/fix_before.py",) for code in codes])
     fixes = {
         f["code"]: f["fixes"]
-        for code in ("LL201", "LL202", "LL203", "LL204")
-        for f in check_json(f"fixtures/rules/{code}/fix_before.py")
+        for code, findings in zip(codes, found, strict=True)
+        for f in findings
         if f["code"] == code
     }
     assert fixes == {
@@ -146,11 +177,22 @@ def test_findings_name_their_fixers() -> None:
     }
 
 
+@pytest.fixture(scope="module")
+def fixed_rule_findings(request: pytest.FixtureRequest) -> dict[str, list[dict]]:
+    """The findings of each fixed rule's fixtures (its fix_before.py and folder) that the
+    session's cases below read, one check each."""
+    codes = selected(request, "test_findings_name_only_declared_fixes", "code")
+    checks = [(f"fixtures/rules/{code}/fix_before.py", f"fixtures/rules/{code}") for code in codes]
+    return dict(zip(codes, checks_json(checks), strict=True))
+
+
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", FIXED_CODES)
-def test_findings_name_only_declared_fixes(code: str) -> None:
+def test_findings_name_only_declared_fixes(
+    code: str, fixed_rule_findings: dict[str, list[dict]]
+) -> None:
     declared = set(rules_by_code()[code].fixes)
-    findings = check_json(f"fixtures/rules/{code}/fix_before.py", f"fixtures/rules/{code}")
+    findings = fixed_rule_findings[code]
     named = {name for f in findings if f["code"] == code for name in f["fixes"]}
     assert named, f"no {code} finding in its fixtures names a fix"
     assert named <= declared, f"{code} findings name undeclared fixes {named - declared}"
@@ -421,32 +463,43 @@ def rule_folder(code: str) -> Path:
     return REPO / "fixtures" / "rules" / code
 
 
-def run_script(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+# (fixtures folder, script, arguments) of each run the tests below read
+WORKER_RUNS = {
+    "LL201 before, 2 workers": ("LL201", "fix_before.py", ("--workers", "2")),
+    "LL201 after, 0 workers": ("LL201", "fix_after.py", ("--workers", "0")),
+    "LL201 after, 2 workers": ("LL201", "fix_after.py", ("--workers", "2")),
+    "LL203 before": ("LL203", "fix_before.py", ()),
+    "LL203 after": ("LL203", "fix_after.py", ()),
+    "LL202 after": ("LL202", "fix_after.py", ()),
+}
+
+
+@pytest.fixture(scope="module")
+def worker_runs() -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every run of :data:`WORKER_RUNS`, each ``python SCRIPT ARGS`` in a child forked from
+    one process that imported torch (harness.run_scripts_forked): torch imported once."""
     pytest.importorskip("torch", reason="torch is not installed (a runtime test dependency)")
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run(
-        [sys.executable, str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    runs = [(rule_folder(code) / name, args) for code, name, args in WORKER_RUNS.values()]
+    done = run_scripts_forked(runs, env={"OMP_NUM_THREADS": "1"}, timeout=180)
+    return dict(zip(WORKER_RUNS, done, strict=True))
 
 
-def test_ll201_before_raises_and_after_runs_with_real_workers() -> None:
-    before = run_script(rule_folder("LL201") / "fix_before.py", "--workers", "2")
+def test_ll201_before_raises_and_after_runs_with_real_workers(
+    worker_runs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    before = worker_runs["LL201 before, 2 workers"]
     assert before.returncode != 0
     assert "persistent_workers option needs num_workers > 0" in before.stderr
     for workers in ("0", "2"):
-        after = run_script(rule_folder("LL201") / "fix_after.py", "--workers", workers)
+        after = worker_runs[f"LL201 after, {workers} workers"]
         assert after.returncode == 0, after.stderr
         assert after.stdout.strip() == "total 112"
 
 
-def test_ll203_after_walks_the_data_with_real_workers() -> None:
-    before = run_script(rule_folder("LL203") / "fix_before.py")
-    after = run_script(rule_folder("LL203") / "fix_after.py")
+def test_ll203_after_walks_the_data_with_real_workers(
+    worker_runs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    before, after = worker_runs["LL203 before"], worker_runs["LL203 after"]
     assert before.returncode == 0, before.stderr
     assert after.returncode == 0, after.stderr
     # A fresh iterator per step always yields the first batch; the fix walks through the data.
@@ -454,8 +507,10 @@ def test_ll203_after_walks_the_data_with_real_workers() -> None:
     assert after.stdout.strip() == "first items [0, 4, 0, 4, 0, 4]"
 
 
-def test_ll202_after_runs_with_real_workers() -> None:
-    after = run_script(rule_folder("LL202") / "fix_after.py")
+def test_ll202_after_runs_with_real_workers(
+    worker_runs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    after = worker_runs["LL202 after"]
     assert after.returncode == 0, after.stderr
     assert after.stdout.strip() == "seen 16"
 
