@@ -24,7 +24,7 @@ def build(dataset, workers):
 """
 
 
-def accepted_project(root: Path) -> Path:
+def write_accepted_project(root: Path) -> Path:
     """legacy.py's two LL201 findings in the baseline, then new.py with a third."""
     root.mkdir(exist_ok=True)
     (root / "pyproject.toml").write_text(
@@ -41,9 +41,22 @@ def accepted_project(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def accepted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`write_accepted_project` once (one ``--write-baseline`` run); each test copies it
+    (the baseline names its files relative to the project, so a copy holds the same)."""
+    return write_accepted_project(tmp_path_factory.mktemp("accepted") / "project")
+
+
+def accepted_project(template: Path, root: Path) -> Path:
+    """A copy of the accepted project ``template`` into ``root`` (over what it holds)."""
+    shutil.copytree(template, root, dirs_exist_ok=True)
+    return root
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return accepted_project(tmp_path / "project")
+def project(tmp_path: Path, accepted: Path) -> Path:
+    return accepted_project(accepted, tmp_path / "project")
 
 
 def test_check_counts_only_the_fixes_of_findings_it_reports(project: Path) -> None:
@@ -83,10 +96,11 @@ def test_fix_hook_commits_a_docstring_change_to_a_legacy_file(
     tmp_path: Path,
     env: dict[str, str],  # noqa: F811
     hook_repo: tuple[str, str],  # noqa: F811
+    accepted: Path,
 ) -> None:
     """The commit that the hook used to block: it rewrote a finding the baseline accepts."""
     root = make_project(tmp_path / "project", env, hook_repo, ["lintloader-fix"])
-    accepted_project(root)
+    accepted_project(accepted, root)
     (root / "new.py").unlink()
     assert commit(root, env, ".").returncode == 0  # clean: the baseline accepts legacy.py's
     legacy = root / "legacy.py"
@@ -104,10 +118,12 @@ def test_fix_hook_commits_a_docstring_change_to_a_legacy_file(
 
 
 @pytest.mark.asyncio
-async def test_the_editor_offers_no_fix_for_an_accepted_finding(tmp_path: Path) -> None:
+async def test_the_editor_offers_no_fix_for_an_accepted_finding(
+    tmp_path: Path, accepted: Path
+) -> None:
     from lsp_support import answer, codes, lsp_session, open_document, types
 
-    root = accepted_project(tmp_path / "project")
+    root = accepted_project(accepted, tmp_path / "project")
     documents = {name: (root / name).as_uri() for name in ("legacy.py", "new.py")}
     titles: dict[str, list[str]] = {}
     edited: dict[str, list[str]] = {}  # what fix-all on each document edits

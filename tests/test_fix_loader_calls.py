@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -347,28 +349,50 @@ def test_keep_eval_loader_refuses_a_loader_that_depends_on_more_than_its_dataset
     assert f"{refused}{called}" in stderr
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "keep_eval_loader",
-        "pass_loader_in_getter",
-        "pass_loader_in_method",
-        "pass_loader_in_read_only",
-        "pass_loader_in_renamed",
-        "pass_loader_in_setting",
-        "pass_loader_in_switch",
-    ],
+PROMISED = (
+    "keep_eval_loader",
+    "pass_loader_in_getter",
+    "pass_loader_in_method",
+    "pass_loader_in_read_only",
+    "pass_loader_in_renamed",
+    "pass_loader_in_setting",
+    "pass_loader_in_switch",
 )
-def test_check_promises_what_fix_applies(name: str, tmp_path: Path) -> None:
+
+
+@dataclass(frozen=True)
+class Promised:
+    """One ``check`` (JSON) and then one ``fix`` of a tree holding each fixture of
+    :data:`PROMISED` as ``<name>/mod.py``, each folder a file of its own."""
+
+    root: Path
+    findings: list[dict]
+    fixed: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def promised_runs(tmp_path_factory: pytest.TempPathFactory) -> Promised:
+    root = tmp_path_factory.mktemp("promised")
+    for name in PROMISED:
+        (root / name).mkdir()
+        shutil.copy(FIX / f"{name}.in.py", root / name / "mod.py")
+    check = run_cli("check", "--no-cache", "--output-format", "json", *PROMISED, cwd=root)
+    assert check.returncode in (0, 1), check.stderr
+    done = run_cli("fix", "--no-cache", *PROMISED, cwd=root, timeout=180)
+    return Promised(root, json.loads(check.stdout), done)
+
+
+@pytest.mark.parametrize("name", PROMISED)
+def test_check_promises_what_fix_applies(name: str, promised_runs: Promised) -> None:
     """``check`` calls fixable exactly the findings ``fix`` then fixes."""
-    shutil.copy(FIX / f"{name}.in.py", tmp_path / "mod.py")
-    check = run_cli("check", "--no-cache", "--output-format", "json", "mod.py", cwd=tmp_path)
-    findings = json.loads(check.stdout)
-    promised = [f for f in findings if f["fixes"]]
-    done = run_cli("fix", "--no-cache", "mod.py", cwd=tmp_path, timeout=180)
+    display = f"{name}/mod.py"
+    promised = [f for f in promised_runs.findings if f["path"] == display and f["fixes"]]
+    done = promised_runs.fixed
     assert done.returncode == 0, done.stderr
-    assert len(promised) == done.stderr.count(" fixed by ") == 1, done.stderr
-    assert (tmp_path / "mod.py").read_bytes() == (FIX / f"{name}.out.py").read_bytes()
+    said = [line for line in done.stderr.splitlines() if line.startswith(f"{display}:")]
+    assert len(promised) == sum(line.count(" fixed by ") for line in said) == 1, done.stderr
+    fixed = (promised_runs.root / display).read_bytes()
+    assert fixed == (FIX / f"{name}.out.py").read_bytes()
 
 
 RESIZED = """\

@@ -4,8 +4,9 @@
   ``fixtures/fix/*.in.py``) is fixed through the real ``lintloader fix``, then
   ``lintloader check --min-severity info`` finds nothing on it but the codes the strategy
   documents as out of scope (``FixStrategy.leaves``, described in docs/fixes.md);
-* runtime proof: the fixed fixture (the copy the clean re-check's one ``fix`` run left) runs 3
-  epochs with real DataLoader worker processes and the pool starts once (LL1xx fixes through
+* runtime proof: the fixed fixture (the copy the clean re-check's one ``fix`` run left) runs 2
+  epochs (the fewest that show a pool kept from one epoch to the next) with real DataLoader
+  worker processes and the pool starts once (LL1xx fixes through
   ``lintloader verify --dataloader``, which also checks that every epoch sees every sample, each
   run forked from one process, tests/forked_cli.py;
   LL2xx fixes through tests/pool_harness.py, which logs the PID of every worker that loads a
@@ -361,70 +362,70 @@ class Verify:
 
 RUNTIME: dict[str, list[Harness | Verify]] = {
     "persistent-workers-guard": [
-        Harness("rules/LL201/fix_before.py", "train", {"workers": 2, "epochs": 3}, control="Value"),
+        Harness("rules/LL201/fix_before.py", "train", {"workers": 2, "epochs": 2}, control="Value"),
         Harness("rules/LL201/fix_before.py", "train", {"workers": 0}, control="Value", pids=0),
         Harness("rules/LL201/fix_flow_before.py", "train", {"workers": 0}, control="Value", pids=0),
     ],
-    "hoist-dataloader": [Harness("fix/hoist_dataloader_state.in.py", "train", {"epochs": 3})],
+    "hoist-dataloader": [Harness("fix/hoist_dataloader_state.in.py", "train", {"epochs": 2})],
     "hoist-loader-call": [
-        Harness("rules/LL202/fix_before.py", "train", {"epochs": 3}),
-        Harness("fix/hoist_call_helper.in.py", "train", {"epochs": 3}),
-        Harness("fix/hoist_call_method.in.py", "train", {"epochs": 3}),
-        Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 3}),
-        Harness("fix/hoist_call_other_data.in.py", "train", {"epochs": 3}),
-        # the other caller, a loader per size kept for the epochs at it: 6 pools before, 2 after
-        Harness("fix/hoist_call_other_data.in.py", "grow", {"epochs": 3}, pools=2),
-        # a test loader built under an `if` every other step: 6 pools in 3 epochs before, one after
-        Harness("fix/hoist_periodic_if.in.py", "train", {"epochs": 3}),
+        Harness("rules/LL202/fix_before.py", "train", {"epochs": 2}),
+        Harness("fix/hoist_call_helper.in.py", "train", {"epochs": 2}),
+        Harness("fix/hoist_call_method.in.py", "train", {"epochs": 2}),
+        Harness("fix/hoist_call_unbound.in.py", "train", {"epochs": 2}),
+        Harness("fix/hoist_call_other_data.in.py", "train", {"epochs": 2}),
+        # the other caller, a loader per size kept for the epochs at it: 4 pools before, 2 after
+        Harness("fix/hoist_call_other_data.in.py", "grow", {"epochs": 2}, pools=2),
+        # a test loader built under an `if` every other step: 4 pools in 2 epochs before, one after
+        Harness("fix/hoist_periodic_if.in.py", "train", {"epochs": 2}),
     ],
-    # a batch sampler built with the loader at each epoch, each epoch resuming at batch 0, 1, 2
-    # of 4: 3 pools before, one after, and 8 + 6 + 4 samples loaded both ways (each pass of the
-    # kept loader reads the start the loop set on its batch sampler; 24 if it did not)
+    # a batch sampler built with the loader at each epoch, each epoch resuming at batch 0, 1
+    # of 4: 2 pools before, one after, and 8 + 6 samples loaded both ways (each pass of the
+    # kept loader reads the start the loop set on its batch sampler; 16 if it did not)
     "hoist-loader-sampler": [
-        Harness("fix/hoist_loader_sampler.in.py", "train", {"epochs": 3}, loads=18)
+        Harness("fix/hoist_loader_sampler.in.py", "train", {"epochs": 2}, loads=14)
     ],
-    "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 3})],
-    # an evaluation every other step: 6 pools in 3 epochs before, one after
-    "keep-eval-loader": [Harness("fix/keep_eval_loader.in.py", "train", {"epochs": 3})],
+    "keep-iter-loader": [Harness("fix/keep_iter_loader.in.py", "train", {"epochs": 2})],
+    # an evaluation every other step: 4 pools in 2 epochs before, one after
+    "keep-eval-loader": [Harness("fix/keep_eval_loader.in.py", "train", {"epochs": 2})],
     # validate() every other step, train_epoch() (a method) at every epoch, evaluate() through
     # a getter every other step, validate() called with a long argument list and a local the
     # caller uses too, evaluate() that sets its batch size first, evaluate() under a switch,
     # evaluate() in a loop that saves the vocabulary its set is encoded with:
-    # 6, 3, 6, 3, 6, 6 and 6 pools in 3 epochs before, one after
+    # 4, 2, 4, 2, 4, 4 and 4 pools in 2 epochs before, one after
     "pass-loader-in": [
-        Harness("fix/pass_loader_in.in.py", "train", {"epochs": 3}),
-        Harness("fix/pass_loader_in_method.in.py", "train", {"epochs": 3}),
-        Harness("fix/pass_loader_in_getter.in.py", "train", {"epochs": 3}),
-        Harness("fix/pass_loader_in_renamed.in.py", "train", {"epochs": 3}),
-        Harness("fix/pass_loader_in_setting.in.py", "train", {"epochs": 3}),
-        Harness("fix/pass_loader_in_switch.in.py", "train", {"epochs": 3}),
-        Harness("fix/pass_loader_in_other_data.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in.in.py", "train", {"epochs": 2}),
+        Harness("fix/pass_loader_in_method.in.py", "train", {"epochs": 2}),
+        Harness("fix/pass_loader_in_getter.in.py", "train", {"epochs": 2}),
+        Harness("fix/pass_loader_in_renamed.in.py", "train", {"epochs": 2}),
+        Harness("fix/pass_loader_in_setting.in.py", "train", {"epochs": 2}),
+        Harness("fix/pass_loader_in_switch.in.py", "train", {"epochs": 2}),
+        Harness("fix/pass_loader_in_other_data.in.py", "train", {"epochs": 2}),
         # evaluate() every other step in a loop that saves the vocabulary it encodes with
-        Harness("fix/pass_loader_in_read_only.in.py", "train", {"epochs": 3}),
-        # three checkpoints evaluated, a loader built in one branch of an `if`: 3 pools, then 1
-        Harness("fix/pass_loader_in_branches.in.py", "train", {"epochs": 3}),
+        Harness("fix/pass_loader_in_read_only.in.py", "train", {"epochs": 2}),
+        # a checkpoint an epoch evaluated, a loader built in one branch of an `if`: 2 pools, then 1
+        Harness("fix/pass_loader_in_branches.in.py", "train", {"epochs": 2}),
     ],
     # one loader per evaluation set, over a dataset kept in a dict, over a module global:
-    # 3, 3 and 6 pools in 3 epochs before, one after
+    # 2, 2 and 4 pools in 2 epochs before, one after
     "cache-loader-per-dataset": [
-        Harness("fix/cache_loader_per_set.in.py", "train", {"epochs": 3}),
-        Harness("fix/cache_loader_given_dataset.in.py", "train", {"epochs": 3}),
-        Harness("fix/cache_loader_global_dataset.in.py", "train", {"epochs": 3}),
+        Harness("fix/cache_loader_per_set.in.py", "train", {"epochs": 2}),
+        Harness("fix/cache_loader_given_dataset.in.py", "train", {"epochs": 2}),
+        Harness("fix/cache_loader_global_dataset.in.py", "train", {"epochs": 2}),
     ],
-    # two evaluation sets, three evaluations: two pools, one per set
+    # two evaluation sets, two evaluations: two pools, one per set
     "keep-builder-loader": [
-        Harness("fix/keep_builder_loader/mod.in.py", "train", {"epochs": 3}, pools=2),
+        Harness("fix/keep_builder_loader/mod.in.py", "train", {"epochs": 2}, pools=2),
     ],
-    # a builder asked once per evaluation through two files: one pool for 3 evaluations
+    # a builder asked once per evaluation through two files: one pool for 2 evaluations
     "keep-builder-result": [
-        Harness("fix/keep_builder_result/mod.in.py", "train", {"epochs": 3}),
+        Harness("fix/keep_builder_result/mod.in.py", "train", {"epochs": 2}),
     ],
-    "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 3})],
-    # 6 steps over 2 batches a pass: 3 passes, the iterator re-created after each
-    "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 6}, pairs=True)],
-    "add-persistent-workers": [Harness("rules/LL204/fix_before.py", "train", {"epochs": 3})],
+    "move-reset-after-loop": [Harness("rules/LL105/fix_before.py", "train", {"epochs": 2})],
+    # 4 steps over 2 batches a pass: 2 passes, the iterator re-created after the first
+    "reuse-iterator": [Harness("rules/LL203/fix_before.py", "train", {"steps": 4}, pairs=True)],
+    "add-persistent-workers": [Harness("rules/LL204/fix_before.py", "train", {"epochs": 2})],
     "persistent-workers-stateless": [
-        Harness("rules/LL204/fix_stateless_before.py", "train", {"epochs": 3})
+        Harness("rules/LL204/fix_stateless_before.py", "train", {"epochs": 2})
     ],
     "relocate": [
         Verify("rules/LL101/fix_before.py", "mod.Fetcher(loader)"),
@@ -433,12 +434,12 @@ RUNTIME: dict[str, list[Harness | Verify]] = {
         # fix/relocate_fetcher.in.py: fixed and iterated with real workers in test_fix_verify.py
         Verify("fix/relocate_new_teardown.in.py", "set_up(mod.Feeder(), loader)"),
     ],
-    # a sample batch every other step, in the loop or through a helper: 6 pools before, one after
+    # a sample batch every other step, in the loop or through a helper: 4 pools before, one after
     "persistent-sample-loader": [
-        Harness("rules/LL203/fix_sample_before.py", "train", {"epochs": 3}),
-        Harness("rules/LL203/fix_sample_before.py", "train_with_helper", {"epochs": 3}),
-        # a search batch every step, in a file written for Python 3.6: 6 pools before, one after
-        Harness("fix/older_sample_loader.in.py", "train", {"epochs": 3}, older=True),
+        Harness("rules/LL203/fix_sample_before.py", "train", {"epochs": 2}),
+        Harness("rules/LL203/fix_sample_before.py", "train_with_helper", {"epochs": 2}),
+        # a search batch every step, in a file written for Python 3.6: 4 pools before, one after
+        Harness("fix/older_sample_loader.in.py", "train", {"epochs": 2}, older=True),
     ],
     "remove-call": [Verify("fix/remove_call.in.py", "mod.Fetcher(loader)")],
     "remove-reset-call": [Verify("rules/LL101/fix_reset_only_before.py", "mod.Fetcher(loader)")],
@@ -518,7 +519,7 @@ def harness(cases: list[tuple[Path, Harness]], log_dir: Path) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-VERIFY_ARGS = ("verify", "--dataloader", "probe_factory.py:make", "--epochs", "3")
+VERIFY_ARGS = ("verify", "--dataloader", "probe_factory.py:make", "--epochs", "2")
 VERIFY_ARGS += ("--worker-init-delay", "0", "--json")
 VERIFY_MODULES = ("torch.utils.data", "lintloader.cli.group", "lintloader.cli.verify")
 
@@ -602,7 +603,7 @@ def test_fixed_fixture_starts_one_pool(name: str, request) -> None:
         assert (code, result["verdict"]) == (0, "PASS"), result
         (loader,) = result["loaders"]
         epochs = loader["epochs"]
-        assert len(epochs) == 3
+        assert len(epochs) == 2
         assert sum(e["workers_started"] for e in epochs) == 2  # the pool started once
         for epoch in epochs:  # and every epoch saw every sample
             assert epoch["unique_samples"] == epoch["expected_samples"] == 8, epoch

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -62,11 +63,9 @@ def single_file(findings: list[dict]) -> list[dict]:
     return [f for f in findings if all(h["path"] == f["path"] for h in f["chain"])]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
+def build_project(root: Path) -> Path:
     """A project root (pyproject.toml) with the cross-file Lightning 1.5.0 shape and every rule's
     INVALID examples, one file each."""
-    root = tmp_path / "proj"
     shutil.copytree(LIGHTNING150 / "minilight", root / "src" / "minilight")
     (root / "pyproject.toml").write_text('[project]\nname = "proj"\n')
     examples = root / "src" / "examples"
@@ -78,18 +77,41 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@dataclass(frozen=True)
+class Shared:
+    """The project, built once and never edited, with one ``check`` (JSON) and one ``flake8``
+    of its ``src`` that the tests reading the project unchanged compare with."""
+
+    root: Path
+    checked: list[dict]
+    flake8: set[tuple]
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Shared:
+    root = build_project(tmp_path_factory.mktemp("flake8") / "proj")
+    return Shared(root, check_json("src", cwd=root), flake8_findings("src", cwd=root))
+
+
+@pytest.fixture
+def project(tmp_path: Path, shared: Shared) -> Path:
+    """A copy of the shared project, for a test that edits it."""
+    return Path(shutil.copytree(shared.root, tmp_path / "proj"))
+
+
 @pytest.mark.enumerates_rules
-def test_flake8_reports_what_check_reports(project: Path) -> None:
-    expected = keys(check_json("src", cwd=project))
+def test_flake8_reports_what_check_reports(shared: Shared) -> None:
+    expected = keys(shared.checked)
     assert ("src/minilight/utilities/fetching.py", 16, 9, "LL101") in expected  # cross-file
-    assert flake8_findings("src", cwd=project) == expected
+    assert shared.flake8 == expected
 
 
 @pytest.mark.enumerates_rules
-def test_flake8_file_scope_sees_single_file_chains_only(project: Path) -> None:
+def test_flake8_file_scope_sees_single_file_chains_only(shared: Shared) -> None:
     """--lintloader-scope=file analyzes each file alone, as `lintloader check --project-root
     none FILE` does: every chain that stays in one file is still found, the cross-file one is
     not (the limit)."""
+    project = shared.root
     got = flake8_findings("--lintloader-scope=file", "src", cwd=project)
     files = [str(p.relative_to(project)) for p in sorted((project / "src").rglob("*.py"))]
     runs = [(("check", "--output-format", "json", "--project-root", "none", f), project)
@@ -99,15 +121,14 @@ def test_flake8_file_scope_sees_single_file_chains_only(project: Path) -> None:
         assert done.returncode in (0, 1), done.stderr
         alone |= keys(json.loads(done.stdout))
     assert len(files) > 20 and got == alone
-    assert keys(single_file(check_json("src", cwd=project))) <= got
+    assert keys(single_file(shared.checked)) <= got
     assert ("src/minilight/utilities/fetching.py", 16, 9, "LL101") not in got
 
 
 @pytest.mark.enumerates_rules
-def test_flake8_in_parallel_workers(project: Path) -> None:
+def test_flake8_in_parallel_workers(shared: Shared) -> None:
     """flake8 -j2 runs the plugin in daemon worker processes (which cannot fork a pool)."""
-    expected = keys(check_json("src", cwd=project))
-    assert flake8_findings("--jobs", "2", "src", cwd=project) == expected
+    assert flake8_findings("--jobs", "2", "src", cwd=shared.root) == keys(shared.checked)
 
 
 def test_flake8_columns_are_one_based_like_check(tmp_path: Path) -> None:
@@ -142,15 +163,13 @@ def test_noqa_through_flake8(project: Path) -> None:
 
 
 @pytest.mark.enumerates_rules
-def test_flake8_stdin(project: Path) -> None:
-    source = (project / "src" / "examples" / "ll101_0.py").read_text()
+def test_flake8_stdin(shared: Shared) -> None:
+    source = (shared.root / "src" / "examples" / "ll101_0.py").read_text()
     expected = {
-        (line, col, code)
-        for path, line, col, code in flake8_findings("src", cwd=project)
-        if path.endswith("ll101_0.py")
+        (line, col, code) for path, line, col, code in shared.flake8 if path.endswith("ll101_0.py")
     }
     assert expected
-    done = flake8("--stdin-display-name", "piped.py", "-", cwd=project, stdin=source)
+    done = flake8("--stdin-display-name", "piped.py", "-", cwd=shared.root, stdin=source)
     got = {
         (int(m["line"]), int(m["col"]), m["code"])
         for m in map(FLAKE8_LINE.match, done.stdout.splitlines())

@@ -207,24 +207,64 @@ def test_fix_refuses_a_newer_syntax_file_it_would_break(tmp_path: Path) -> None:
 def ll000(tmp_path: Path, source: str) -> dict:
     """The one finding of ``HEADER + source``, an LL000, with its line counted in ``source``."""
     (tmp_path / "example.py").write_text(HEADER + source)
-    found = check_json("example.py", cwd=tmp_path)
-    assert [f["code"] for f in found] == ["LL000"], found
-    return {**found[0], "line": found[0]["line"] - SHIFT}
+    return only_ll000(check_json("example.py", cwd=tmp_path))
 
 
-def test_a_real_syntax_error_stays_the_interpreters_syntax_error(tmp_path: Path) -> None:
-    source = "def train(loader):\n    for batch in loader\n        pass\n"
+# each an LL000 of its own file, all checked in one run (:func:`ll000s`)
+SYNTAX_ERROR = "def train(loader):\n    for batch in loader\n        pass\n"
+NEWER_MISTAKE = "type Batch = list[int]\n\ndef f[T](x: T):\n    f(x) = 1\n"
+PY314 = {
+    "t-string": ("x = 1\nname = t'{x}'\n", "template strings, PEP 750", 2),
+    "except-without-parentheses": (
+        "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
+        "PEP 758",
+        3,
+    ),
+}
+LAZY_IMPORT = "import os\nlazy import json\n"
+# libcst takes minutes on 20,000 chained operators
+LONG_CHAIN = "type Batch = list[int]\nx = {}\n".format(" + ".join(["a"] * 20_000))
+LL000_SOURCES = {
+    "syntax_error": SYNTAX_ERROR,
+    "newer_mistake": NEWER_MISTAKE,
+    **{name.replace("-", "_"): source for name, (source, _, _) in PY314.items()},
+    "lazy_import": LAZY_IMPORT,
+    "long_chain": LONG_CHAIN,
+}
+
+
+@pytest.fixture(scope="module")
+def ll000s(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
+    """One ``check`` of every ``HEADER + source`` of :data:`LL000_SOURCES`, each its own file
+    (``<name>.py``), outside any project: name -> that file's findings."""
+    root = tmp_path_factory.mktemp("ll000")
+    for name, source in LL000_SOURCES.items():
+        (root / f"{name}.py").write_text(HEADER + source)
+    found = check_json(*(f"{name}.py" for name in LL000_SOURCES), cwd=root)
+    return {name: [f for f in found if f["path"] == f"{name}.py"] for name in LL000_SOURCES}
+
+
+def only_ll000(findings: list[dict]) -> dict:
+    """The one finding of a file, an LL000, with its line counted after :data:`HEADER`."""
+    assert [f["code"] for f in findings] == ["LL000"], findings
+    return {**findings[0], "line": findings[0]["line"] - SHIFT}
+
+
+def test_a_real_syntax_error_stays_the_interpreters_syntax_error(
+    ll000s: dict[str, list[dict]],
+) -> None:
     with pytest.raises(SyntaxError) as error:
-        ast.parse(HEADER + source)
-    finding = ll000(tmp_path, source)
+        ast.parse(HEADER + SYNTAX_ERROR)
+    finding = only_ll000(ll000s["syntax_error"])
     assert finding["message"] == f"syntax error: {error.value.msg}"
     assert (finding["line"] + SHIFT, finding["column"]) == (error.value.lineno, error.value.offset)
 
 
-def test_a_mistake_in_a_newer_syntax_file_is_reported_on_its_line(tmp_path: Path) -> None:
+def test_a_mistake_in_a_newer_syntax_file_is_reported_on_its_line(
+    ll000s: dict[str, list[dict]],
+) -> None:
     """This interpreter stops at the ``type`` statement; libcst reads on to the mistake."""
-    source = "type Batch = list[int]\n\ndef f[T](x: T):\n    f(x) = 1\n"
-    finding = ll000(tmp_path, source)
+    finding = only_ll000(ll000s["newer_mistake"])
     assert finding["line"] == 4
     assert finding["message"].startswith("syntax error: invalid syntax")
     if OLD_INTERPRETER:
@@ -232,18 +272,12 @@ def test_a_mistake_in_a_newer_syntax_file_is_reported_on_its_line(tmp_path: Path
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 14), reason="this interpreter reads 3.14 syntax")
-@pytest.mark.parametrize(
-    ("source", "feature", "line"),
-    [
-        ("x = 1\nname = t'{x}'\n", "template strings, PEP 750", 2),
-        ("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n", "PEP 758", 3),
-    ],
-    ids=["t-string", "except-without-parentheses"],
-)
+@pytest.mark.parametrize("name", sorted(PY314))
 def test_python314_syntax_names_the_version_it_needs(
-    tmp_path: Path, source: str, feature: str, line: int
+    name: str, ll000s: dict[str, list[dict]]
 ) -> None:
-    finding = ll000(tmp_path, source)
+    _, feature, line = PY314[name]
+    finding = only_ll000(ll000s[name.replace("-", "_")])
     running = f"{sys.version_info.major}.{sys.version_info.minor}"
     assert finding["message"].startswith("needs Python 3.14 (")
     assert feature in finding["message"]
@@ -252,16 +286,15 @@ def test_python314_syntax_names_the_version_it_needs(
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 15), reason="this interpreter reads 3.15 syntax")
-def test_python315_lazy_import_names_the_version_it_needs(tmp_path: Path) -> None:
-    finding = ll000(tmp_path, "import os\nlazy import json\n")
+def test_python315_lazy_import_names_the_version_it_needs(ll000s: dict[str, list[dict]]) -> None:
+    finding = only_ll000(ll000s["lazy_import"])
     assert finding["message"].startswith("needs Python 3.15 (lazy imports, PEP 810); ")
     assert finding["line"] == 2
 
 
-def test_a_long_operator_chain_is_not_handed_to_libcst(tmp_path: Path) -> None:
+def test_a_long_operator_chain_is_not_handed_to_libcst(ll000s: dict[str, list[dict]]) -> None:
     """libcst takes minutes on 20,000 chained operators; the file keeps ast's syntax error."""
-    chain = " + ".join(["a"] * 20_000)
-    finding = ll000(tmp_path, f"type Batch = list[int]\nx = {chain}\n")
+    finding = only_ll000(ll000s["long_chain"])
     assert finding["message"].startswith("syntax error: ")
 
 
