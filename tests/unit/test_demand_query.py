@@ -18,10 +18,11 @@ from lintloader.finding.findings import Confidence
 from lintloader.link.program import Program
 from lintloader.pipeline.engine import CheckOptions, read_source, run_check
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read import sources as source_module
 from lintloader.scan.read.code_view import code_view
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.stamps import RACY_NS
-from lintloader.scan.read.tokens import package_scope, whole_word
+from lintloader.scan.read.tokens import package_scope, prerequisites, shared_parts, whole_word
 from lintloader.select.query import GroupQuery
 from lintloader.settings.config import Config
 from lintloader.summary.summarize import summarize_source
@@ -218,6 +219,55 @@ def test_a_group_asks_its_most_shared_token_first(tmp_path: Path) -> None:
     asked = {t for t in sources.index.tokens if checked & sources.index.bit(t)}
     assert asked == {whole_word("pkg"), call, whole_word("Other")}
     assert query.matches(sources, files["called.py"])
+
+
+def test_class_names_sharing_a_part_are_answered_by_one_search_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Groups ``(XPipeline, __call__)`` of many subclasses (issue 45: transformers' third
+    round searched 22 class names in each of its 459 files holding ``__call__``): a file
+    without ``Pipeline`` fails them all on one search of it; a file holding the part
+    somewhere else is searched for each name, and the answers stay the definition's."""
+    bodies = {
+        "bare.py": "import pkg\n\nclass Mask:\n    def __call__(self): ...\n",
+        "other.py": "import pkg\n\nclass MyPipeline:\n    def __call__(self): ...\n",
+        "user.py": "import pkg\n\nclass A:\n    def __call__(self): return FillMaskPipeline()\n",
+        "comment.py": "import pkg\n\nclass A:\n    def __call__(self): ...  # FillMaskPipeline\n",
+    }
+    for name, body in bodies.items():
+        (tmp_path / name).write_text(body)
+    discovery = discover_paths([str(tmp_path)], ())
+    sources = SourceSet(read_source)
+    files = {Path(f.path).name: f for f in sources.load(discovery.files, [])}
+    scope, call = package_scope("pkg.core"), whole_word("__call__")
+    names = ["FillMaskPipeline", "TranslationPipeline", "ImageToTextPipeline", "TextPipe"]
+    groups = [(scope, whole_word(name), call) for name in names]
+    query = GroupQuery.build(groups)
+    assert query.needs[whole_word("FillMaskPipeline")] == (b"Pipeline",)
+    assert whole_word("TextPipe") not in query.needs  # "Pipe" is short, "Text" shared by one
+    searched: list[bytes] = []
+    real = source_module.found_in
+    monkeypatch.setattr(
+        source_module, "found_in", lambda data, t: searched.append(t) or real(data, t)
+    )
+    assert not query.matches(sources, files["bare.py"])
+    assert sorted(searched) == sorted(
+        [whole_word("pkg"), call, b"Pipeline", whole_word("TextPipe")]
+    )
+    assert b"Pipeline" in sources.index.tokens
+    for name, file in files.items():
+        expected = plain(read_source(file.path) or b"", [(b"FillMaskPipeline",)])
+        assert query.matches(sources, file) == expected, name
+    other, _ = sources.answers(files["other.py"].path)
+    assert other & sources.index.bit(whole_word("TranslationPipeline"))
+
+
+def test_a_part_shared_by_fewer_than_three_names_is_no_prerequisite() -> None:
+    words = [whole_word(w) for w in ("FillMaskPipeline", "TranslationPipeline", "get_loader")]
+    assert shared_parts(words) == {}
+    words.append(whole_word("ImageToTextPipeline"))
+    assert shared_parts(words) == dict.fromkeys(words[:2] + words[3:], b"Pipeline")
+    assert prerequisites([*words, b"Pipe"])[b"Pipeline"] == (b"Pipe",)
 
 
 @pytest.mark.enumerates_rules

@@ -15,6 +15,7 @@ index keeps the old answers).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from lintloader.scan.read.code_view import code_view
@@ -28,6 +29,12 @@ _MARKS = (WORD_MARK, SCOPE_MARK, SHAPE_MARK)
 IN_CODE = b"in-code:"
 IN_CODE_SEPARATOR = b"\x00"
 _IDENTIFIER_RUN = re.compile(rb"\w+")
+# the parts of an identifier, split at underscores and before capitals (``Fill``, ``Mask``,
+# ``Pipeline`` of ``FillMaskPipeline``; ``train``, ``dataloader`` of ``train_dataloader``)
+_NAME_PART = re.compile(rb"[A-Z]+[a-z0-9]*|[a-z0-9]+")
+# a part becomes a prerequisite of the whole-word tokens holding it when this many share it
+SHARED_PART_TOKENS = 3
+SHARED_PART_MIN_SIZE = 5
 _WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # \w
 
 
@@ -131,19 +138,48 @@ def core(token: bytes) -> bytes:
 def prerequisites(tokens: Iterable[bytes]) -> dict[bytes, tuple[bytes, ...]]:
     """For each token, plain tokens that every file containing it contains too: the other
     plain tokens and the cores of plain tokens found inside its text, the longest only
-    (``oader`` for ``DataLoader``, ``_iterator`` for ``._iterator``). One search for an absent
-    prerequisite answers every token that needs it, which is most of a seed search (a
-    whole-word token's own search starts with its plain word anyway)."""
+    (``oader`` for ``DataLoader``, ``_iterator`` for ``._iterator``), and for a whole-word
+    token the part of its name that several of them share (:func:`shared_parts`), which needs
+    the plain tokens inside it in turn. One search for an absent prerequisite answers every
+    token that needs it, which is most of a seed search (a whole-word token's own search
+    starts with its plain word anyway)."""
     tokens = {token for token in tokens if not token.startswith((SCOPE_MARK, SHAPE_MARK))}
     plain = {token for token in tokens if not token.startswith(WORD_MARK)}
     candidates = plain | {core(token) for token in plain}
+    parts = shared_parts(tokens)
     found: dict[bytes, tuple[bytes, ...]] = {}
-    for token in sorted(tokens):
+    for token in sorted(tokens | set(parts.values())):
         text = searched_text(token)
         inner = {c for c in candidates if len(c) < len(text) and c in text}
+        if token in parts:
+            inner.add(parts[token])
         longest = sorted(c for c in inner if not any(c != d and c in d for d in inner))
         if longest:
             found[token] = tuple(longest)
+    return found
+
+
+def shared_parts(tokens: Iterable[bytes]) -> dict[bytes, bytes]:
+    """For each whole-word token whose name holds a part (see ``_NAME_PART``) of at least
+    ``SHARED_PART_MIN_SIZE`` bytes that at least ``SHARED_PART_TOKENS`` whole-word tokens
+    hold, the most shared such part (the longest of those as shared), as a plain token: the
+    22 subclasses of ``Pipeline`` a round asks of every file holding ``__call__`` are then
+    answered, in a file without ``Pipeline``, by one search of it instead of one each."""
+    words = sorted({searched_text(token) for token in tokens if token.startswith(WORD_MARK)})
+    parts_of = {word: set(_NAME_PART.findall(word)) for word in words}
+    shared = Counter(part for parts in parts_of.values() for part in parts)
+    found: dict[bytes, bytes] = {}
+    for word, parts in parts_of.items():
+        common = [
+            part
+            for part in parts
+            if part != word
+            and len(part) >= SHARED_PART_MIN_SIZE
+            and shared[part] >= SHARED_PART_TOKENS
+        ]
+        if common:
+            best = max(common, key=lambda part: (shared[part], len(part), part))
+            found[WORD_MARK + word] = best
     return found
 
 
