@@ -33,7 +33,8 @@ from lintloader.fixers.base import FixError, FixRequest
 from lintloader.fixers.edit.cst_edit import nodes_of
 from lintloader.fixers.edit.draws import unlinked
 from lintloader.fixers.edit.epoch_state import dotted
-from lintloader.fixers.edit.loader_calls import keyword_arg
+from lintloader.fixers.edit.kept import keep_in_module
+from lintloader.fixers.edit.loader_calls import Target, keyword_arg
 from lintloader.fixers.edit.persistence import (
     Build,
     appended,
@@ -42,7 +43,7 @@ from lintloader.fixers.edit.persistence import (
     tight_equal,
     with_keyword,
 )
-from lintloader.fixers.edit.rewrite import rewritten
+from lintloader.fixers.edit.rewrite import Result, rewritten
 from lintloader.fixers.edit.shared_parse import parsed
 from lintloader.summary.model import FileSummary
 
@@ -74,6 +75,32 @@ class Builder:
         target = self.build.target
         return target.result(rewritten(target.module, edits))
 
+    def kept_by(
+        self,
+        target: Target,
+        function: cst.FunctionDef,
+        statement: cst.SimpleStatementLine,
+        key: str,
+        per: str = "one per dataset",
+    ) -> dict[str, bytes]:
+        """Both files: the caller's call of the builder (``statement`` of ``function``) kept in
+        a dict of its module keyed by ``key`` (:func:`keep_in_module`) and asking for
+        ``persistent_workers=True``, laid out as black would; the builder given the keyword."""
+        slot, edits = keep_in_module(target, function, statement, key, per=per)
+        take = edits[target.call]
+        place = target.positions.get(statement)
+        indent = (place.start.column if place is not None else 0) + 4  # in the `if`
+        column = indent + len(f"{slot.value} = ")
+
+        def asking(updated: cst.CSTNode) -> Result:
+            assert isinstance(updated, cst.Call)
+            return take(fitted(with_keyword(updated, KEYWORD, cst.Name("True")), column, indent))
+
+        edits[target.call] = asking
+        result = self.edited()
+        result.update(target.result(rewritten(target.module, edits)))
+        return result
+
     def _signed(self, updated: cst.CSTNode) -> cst.CSTNode:
         """The ``def`` with the keyword, its parameters laid out as black would."""
         assert isinstance(updated, cst.FunctionDef)
@@ -101,13 +128,6 @@ class Builder:
         column = place.start.column if place is not None else 0
         indent = around.start.column if around is not None else 0
         return fitted(with_keyword(updated, KEYWORD, _asked(self.build)), column, indent)
-
-
-def asking_persistent(updated: cst.CSTNode, column: int, indent: int) -> cst.Call:
-    """A caller's call of the builder with ``persistent_workers=True``, laid out by
-    :func:`fitted` (the call starting at ``column``, in a statement indented by ``indent``)."""
-    assert isinstance(updated, cst.Call)
-    return fitted(with_keyword(updated, KEYWORD, cst.Name("True")), column, indent)
 
 
 def fitted(call: cst.Call, column: int, indent: int) -> cst.Call:

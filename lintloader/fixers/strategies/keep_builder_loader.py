@@ -34,13 +34,12 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.builder import KEYWORD, asking_persistent, builder_of
+from lintloader.fixers.edit.builder import KEYWORD, builder_of
 from lintloader.fixers.edit.draws import refuse_draws
-from lintloader.fixers.edit.kept import check_sets_given, keep_in_module
+from lintloader.fixers.edit.kept import check_sets_given
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.names import collect
 from lintloader.fixers.edit.persistence import construction_of
-from lintloader.fixers.edit.rewrite import rewritten
 
 
 def apply(request: FixRequest) -> Edits | None:
@@ -69,15 +68,7 @@ def apply(request: FixRequest) -> Edits | None:
     if keyword_arg(target.call, KEYWORD) is not None or any(a.star for a in target.call.args):
         raise FixError(f"the call of `{builder.name}` may already pass `{KEYWORD}`")
     refuse_draws(request, target.path, [statement])
-    slot, edits = keep_in_module(target, function, statement, key)
-    take = edits[target.call]
-    place = target.positions.get(statement)
-    indent = (place.start.column if place is not None else 0) + 4  # in the `if`
-    column = indent + len(f"{slot.value} = ")
-    edits[target.call] = lambda node: take(asking_persistent(node, column, indent))
-    result = builder.edited()
-    result.update(target.result(rewritten(target.module, edits)))
-    return result
+    return builder.kept_by(target, function, statement, key)
 
 
 def _key(target: Target, statement: cst.SimpleStatementLine, function: cst.FunctionDef) -> str:

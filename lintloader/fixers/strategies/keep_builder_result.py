@@ -37,13 +37,11 @@ from __future__ import annotations
 import libcst as cst
 
 from lintloader.fixers.base import Edits, FixError, FixRequest, FixStrategy
-from lintloader.fixers.edit.builder import KEYWORD, asking_persistent, builder_of
+from lintloader.fixers.edit.builder import KEYWORD, builder_of
 from lintloader.fixers.edit.draws import refuse_draws
-from lintloader.fixers.edit.kept import keep_in_module
 from lintloader.fixers.edit.loader_calls import Target, call_at, keyword_arg
 from lintloader.fixers.edit.names import bound_at_each_call, parameters
 from lintloader.fixers.edit.persistence import construction_of
-from lintloader.fixers.edit.rewrite import rewritten
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
 _CONSTANTS = ("True", "False", "None")
@@ -74,16 +72,7 @@ def apply(request: FixRequest) -> Edits | None:
         raise FixError(f"the call of `{builder.name}` may already pass `{KEYWORD}`")
     key = _key(target.call, function)
     refuse_draws(request, target.path, [statement])
-    per = "one result per argument"
-    slot, edits = keep_in_module(target, function, statement, key, per=per)
-    take = edits[target.call]
-    place = target.positions.get(statement)
-    indent = (place.start.column if place is not None else 0) + 4  # in the `if`
-    column = indent + len(f"{slot.value} = ")
-    edits[target.call] = lambda node: take(asking_persistent(node, column, indent))
-    result = builder.edited()
-    result.update(target.result(rewritten(target.module, edits)))
-    return result
+    return builder.kept_by(target, function, statement, key, per="one result per argument")
 
 
 def _caller(target: Target) -> cst.FunctionDef:
