@@ -83,7 +83,7 @@ _ENTRIES = (
     FixSafety(
         "keep-builder-result",
         False,
-        "the kept loaders' workers keep their copy of the datasets and their memory for the run; "
+        "the kept loaders' workers keep their copy of the data and their memory for the run; "
         "they are found by the identity of the call's arguments, so an argument changed in place "
         "(a config edited between evaluations) is not seen, and one freed then made anew at the "
         "same address would find the first one's loaders; and the builder's signature changes: "

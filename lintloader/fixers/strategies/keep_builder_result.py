@@ -20,7 +20,7 @@ its ``DataLoader(...)`` only when it has workers: :mod:`lintloader.fixers.edit.b
             )
         data_loaders_val = _do_evaluation_loaders[(id(cfg), id(distributed))]
 
-Unsafe (``--unsafe-fixes``): the kept loaders' workers keep their copy of the datasets and their
+Unsafe (``--unsafe-fixes``): the kept loaders' workers keep their copy of the data and their
 memory for the run; the loaders being found by the arguments' identity, an argument changed in
 place (a config edited between evaluations) is not seen, and one freed then made anew at the
 same address would find the first one's loaders; and the builder's signature changes.
