@@ -3,7 +3,8 @@
 
 Each pair runs ``python -m lintloader check --no-cache --exit-zero ARGS`` once with each copy
 on ``PYTHONPATH`` (``git archive`` of each commit's ``lintloader/``; which goes first
-alternates), then ``ruff check --no-cache --select E,F .``, all in ``--cwd``; the load average
+alternates), then ``ruff check --no-cache --select E,F --output-format concise .`` (its code
+frames would flatter lintloader), all in ``--cwd``; the load average
 is read before each pair. Wall from ``perf_counter``, CPU as the user + system time of the
 process and its children (``getrusage``). ``.pyc`` files are written (the timing is of warm
 imports). Prints the medians, and every run as JSON to ``--json``::
@@ -47,7 +48,8 @@ def main() -> int:
     options = parser.parse_args()
     args = [a for a in options.args if a != "--"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    ruff = [options.ruff, "check", "--no-cache", "--select", "E,F", "--exit-zero", "-q", "."]
+    ruff = [options.ruff, "check", "--no-cache", "--select", "E,F", "--exit-zero", "-q",
+            "--output-format", "concise", "."]  # fmt: skip
     runs: dict[str, list[tuple[float, float]]] = {"base": [], "head": [], "ruff": []}
     loads = []
     for pair in range(options.pairs):
