@@ -343,13 +343,14 @@ def named(finding: dict[str, Any], said: list[re.Match[str]], moved: Moved) -> s
     return str(names.pop()) if len(names) == 1 else "not named at its line by `fix`"
 
 
+# how `strategies` marks a site `fix` did not call fixed
+CHANGED_ONLY = "(`fix`: changed but not fixed)"
+
+
 def strategies(said: re.Match[str]) -> str:
     """The strategies of a ``fixed by``/``changed by`` line, the latter marked so."""
     names = str(said["names"])
     return names if said["status"] == "fixed" else f"{names} {CHANGED_ONLY}"
-
-
-CHANGED_ONLY = "(`fix`: changed but not fixed)"
 
 
 def said_fixed(strategies: object) -> bool:

@@ -61,11 +61,17 @@ class FixRequest:
 
     def function_at(self, hop: Hop) -> FunctionInfo | None:
         """The function a hop happens in (matched by file and qualified name)."""
-        path = self.path_of(hop)
-        for info in self.program.functions.values():
-            if info.file.path == path and info.function.qualname == hop.function:
-                return info
-        return None
+        return function_at(self.program, self.displays, hop)
+
+
+def function_at(program: Program, displays: Mapping[str, str], hop: Hop) -> FunctionInfo | None:
+    """The function ``hop`` happens in: its file (shown as ``hop.path``, a display path of
+    ``displays``) and its qualified name."""
+    path = displays.get(hop.path, hop.path)
+    for info in program.functions.values():
+        if info.file.path == path and info.function.qualname == hop.function:
+            return info
+    return None
 
 
 # new bytes per path; None: the strategy does not apply to this finding

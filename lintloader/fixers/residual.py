@@ -24,8 +24,9 @@ from collections.abc import Mapping
 
 from lintloader.analysis.repetition import comes_around
 from lintloader.finding.findings import Finding, Hop
+from lintloader.fixers.base import function_at
 from lintloader.fixers.edit.persistence import site_at
-from lintloader.link.program import FunctionInfo, Program
+from lintloader.link.program import Program
 from lintloader.rules.ll202_dataloader_in_loop import DEPENDENT_NOTE
 from lintloader.rules.registry import rules_by_code
 
@@ -80,7 +81,7 @@ def over_other_data(
     if not (_listed_also(root, fixed) or _its_item_loop(root, fixed)):
         return False
     call = left.chain[1] if len(left.chain) > 1 else None
-    info = _function_at(program, displays, root)
+    info = function_at(program, displays, root)
     return (
         call is not None
         and info is not None
@@ -101,15 +102,6 @@ def _its_item_loop(root: Hop, fixed: Finding) -> bool:
     return root.verb == "loop" and any(
         (hop.path, hop.function, hop.verb, hop.action) == place for hop in fixed.chain[1:-1]
     )
-
-
-def _function_at(program: Program, displays: Mapping[str, str], hop: Hop) -> FunctionInfo | None:
-    """The function ``hop`` is in (its file shown as ``hop.path``, its qualified name)."""
-    path = displays.get(hop.path, hop.path)
-    for info in program.functions.values():
-        if info.function.qualname == hop.function and info.file.path == path:
-            return info
-    return None
 
 
 def _from_the_loop(finding: Finding) -> bool:
