@@ -16,6 +16,7 @@ from harness import environment, lintloader_command
 from test_fast_paths import odd_site, reference_site_files
 
 from lintloader.cache.files import read_entry, write_entry
+from lintloader.cli import fast_record
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.discover.walk.listings import KIND as LISTINGS_KIND
 from lintloader.scan.discover.walk.listings import StoredListing
@@ -25,7 +26,7 @@ from lintloader.scan.discover.walk.tree_memo import Stored as MemoStored
 from lintloader.scan.environment import site_packages
 from lintloader.scan.environment.site_packages import discover_site_packages
 from lintloader.scan.model import Discovery
-from lintloader.scan.read.stamps import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS, stamp_of
 
 
 def age(root: Path) -> None:
@@ -66,6 +67,28 @@ def test_a_warm_walk_finds_what_a_fresh_walk_finds(site: Path, tmp_path: Path) -
     remembered = stored_listings(cache)
     assert str(site / "pkg" / "sub") in remembered
     assert str(site) not in remembered  # it holds links: listed on every run
+
+
+def test_a_walk_stamps_every_directory_the_warm_answer_depends_on(
+    site: Path, tmp_path: Path
+) -> None:
+    """The warm fast path stores the stamps the walk took (``Discovery.directories``) instead
+    of listing the site again: they are those of every directory below it but the ones no
+    file is scanned from (``__pycache__``, links to directories, excluded names), taken
+    before each was listed, on a cold walk and on one that takes remembered listings."""
+    cache = tmp_path / "cache"
+    every = set(fast_record._tree(str(site), files=False))
+    assert {str(site / "pkg" / "sub"), str(site / "skipme"), str(site / "d.py")} <= every
+    for _ in ("cold", "warm"):
+        found = walk(site, cache)
+        assert set(found.directories) == every
+        assert all(found.directories[path] == stamp_of(os.stat(path)) for path in every)
+    excluded = discover_site_packages(None, [], ("skip*",), cwd=str(site), cache_dir=cache)
+    assert set(excluded.directories) == every - {str(site / "skipme")}
+    before = found.directories[str(site / "pkg")]
+    (site / "pkg" / "new.py").write_text("z = 3\n")  # after the walk's stat: its stamp stays
+    assert found.directories[str(site / "pkg")] == before != stamp_of(os.stat(site / "pkg"))
+    assert walk(site, cache).directories[str(site / "pkg")] != before
 
 
 def test_added_removed_and_renamed_files_are_noticed(site: Path, tmp_path: Path) -> None:

@@ -326,3 +326,22 @@ def test_scanned_files_are_stored_with_the_stamps_the_check_saw(tmp_path: Path) 
     stamps = witness._stamps([str(seen), str(other)])
     assert stamps[:4].tolist() == list(before) != fast.stamps_now([str(seen)]).tolist()
     assert stamps[4:] == fast.stamps_now([str(other)])  # not known: stat'ed now
+
+
+def test_walked_directories_are_stored_with_the_stamps_the_walk_took(tmp_path: Path) -> None:
+    """The sites' directories are not listed again for the store: the walk's stamps
+    (``Discovery.directories``) are stored, so a file added after the walk listed its
+    directory makes the next run take the slow path."""
+    from lintloader.cli.fast_record import Witness
+    from lintloader.scan.read.stamps import stamp_of
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    site.mkdir()
+    walked = stamp_of(os.stat(site))
+    witness = Witness(["check", "--site-packages"], str(cache), b"key")
+    witness.saw([], [str(site)], cache, None, {}, {str(site): walked})
+    time.sleep(0.01)
+    (site / "new.py").write_text("a = 1\n")  # after the walk
+    assert witness.directories == {str(site): walked}
+    assert witness._stamps([str(site)]).tolist() == list(walked)
+    assert walked != tuple(fast.stamps_now([str(site)]).tolist())

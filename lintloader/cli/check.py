@@ -276,7 +276,7 @@ def witnessed(
         return None
     scanned = [file.path for file in result.files]
     known = options.reads.stamps(scanned) if options.reads is not None else {}
-    witness.saw(scanned, discovery.roots, options.cache_dir, python, known)
+    witness.saw(scanned, discovery.roots, options.cache_dir, python, known, discovery.directories)
     witness.summaries = result.stats.parsed + result.stats.cached  # as the run was stored
     return witness
 

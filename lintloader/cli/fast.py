@@ -4,9 +4,10 @@
 The stored answer (``fast_record.py`` writes it, at the end of a ``check`` that replayed its
 stored run or stored one) is what a replay prints, chunk by chunk on standard output and error,
 its exit code, and the stamp (size, mtime, ctime, inode) of every path the answer depends on:
-the scanned files, every directory below the site directories, each ``pyproject.toml`` a
-configuration is looked for in, the files the check opened (configuration, baseline, the
-modules it imported), lintloader's own files and the interpreter's candidate sites.
+the scanned files, every directory the walk of the site directories went into (with the stamp
+the walk took), each ``pyproject.toml`` a configuration is looked for in, the files the check
+opened (configuration, baseline, the modules it imported), lintloader's own files and the
+interpreter's candidate sites.
 It is kept under a name made from the command line, the working directory, the environment
 and the interpreter (:func:`run_key`), which it also stores in full.
 It answers only when all of that is equal now: else the command runs through click as always.

@@ -26,6 +26,7 @@ from lintloader.scan.read.stamps import Stamp, is_racy
 
 # what no check's answer depends on, and whose stamps change on their own
 UNSTAMPED = ("/proc/", "/sys/", "/dev/")
+_LISTING = frozenset(("os.listdir", "os.scandir"))
 
 
 class Tee(io.RawIOBase):
@@ -76,7 +77,9 @@ class Witness:
         self.opened: dict[str, None] = {}
         self.listed: dict[str, None] = {}
         self.scanned: list[str] | None = None  # set by check, when its run was stored
-        self.known: Mapping[str, Stamp] = {}  # scanned files' stamps as the check stat'ed them
+        # scanned files' and walked directories' stamps as the check stat'ed them
+        self.known: Mapping[str, Stamp] = {}
+        self.directories: Mapping[str, Stamp] = {}  # see :meth:`saw`; empty: walk the roots
         self.roots: list[str] = []
         self.python: str | None = None
         self.summaries = 0  # how many summaries the run stored (its replay's -v count)
@@ -98,9 +101,13 @@ class Witness:
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
         """The audit hook: files opened to read, directories listed (never raises: that
-        would stop the operation)."""
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            self._note(event, args)
+        would stop the operation). It runs for every audited event of the run (some 20,000
+        on a site-packages): the others return at once."""
+        if event == "open" or event in _LISTING:
+            try:
+                self._note(event, args)
+            except (OSError, ValueError, TypeError):
+                return
 
     def _note(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -110,7 +117,7 @@ class Witness:
                 reading = isinstance(flags, int) and not flags & (os.O_WRONLY | os.O_RDWR)
             if reading and isinstance(path, str | bytes):
                 self.opened[os.path.abspath(os.fsdecode(path))] = None
-        elif event in ("os.listdir", "os.scandir") and isinstance(args[0], str | bytes):
+        elif isinstance(args[0], str | bytes):
             self.listed[os.path.abspath(os.fsdecode(args[0]))] = None
 
     def saw(
@@ -120,15 +127,23 @@ class Witness:
         cache_dir: os.PathLike[str] | None,
         python: str | None,
         known: Mapping[str, Stamp] | None = None,
+        directories: Mapping[str, Stamp] | None = None,
     ) -> None:
         """``check`` replayed or stored a run over ``scanned`` below ``roots``, the site
         directories of ``python`` (None: the running interpreter), with the cache in
         ``cache_dir``: its answer may be stored (see :meth:`store`). ``known``: the stamps
         of scanned files as the check stat'ed them before reading them, stored as they are
-        (a file changed since then only makes the next run take the slow path)."""
+        (a file changed since then only makes the next run take the slow path).
+        ``directories``: the stamp of every directory the walk of ``roots`` went into, as it
+        stat'ed them before listing them (``Discovery.directories``); those are stored
+        instead of listing the roots again. A directory it did not go into (a link, an
+        excluded name) holds nothing the check scanned."""
         if cache_dir is not None and os.path.abspath(cache_dir) == os.path.abspath(self.folder):
             self.scanned, self.roots, self.python = list(scanned), list(roots), python
             self.known = known or {}
+            if directories and all(root in directories for root in roots):
+                self.directories = directories
+                self.known = {**self.known, **directories}
 
     def replaced_line(self, printed: str, replayed: str) -> None:
         """``check -v`` printed ``printed`` (on standard error) where a replay of its run
@@ -202,15 +217,19 @@ class Witness:
         # `python -m`): the modules it found there are among the files opened
         searched = {os.path.abspath(folder) for folder in sys.path}
         listed = [path for path in self.listed if path not in searched]
-        used = [*(_source_of(path) for path in self.opened), *listed]
+        known = self.known  # scanned files (yielded below) and walked directories
+        used = [*(_source_of(path) for path in self.opened if path not in known), *listed]
         yield from (p for p in used if p != cache and not p.startswith(unstamped))
         # where a configuration is searched for (config.find_pyproject): the file, not its
         # folder, which may be /tmp
         yield from (os.path.join(f, "pyproject.toml") for f in _folders_up(os.getcwd()))
         yield from _tree(str(package_root()), files=True)  # lintloader's code and data
         yield from self._interpreter()
-        for root in self.roots:
-            yield from _tree(root, files=False)
+        if self.directories:
+            yield from self.directories
+        else:
+            for root in self.roots:
+                yield from _tree(root, files=False)
         yield from self.scanned or ()
 
     def _interpreter(self) -> Iterator[str]:

@@ -57,10 +57,15 @@ class Discovery:
     # a project scan: also look such modules up in the environment's site directories
     # (scan/environment/project.py), without blocking a replay; None: do not
     environment: Environment | None = None
+    # the stamp (size, mtime, ctime, inode) of every directory a walk of site directories
+    # went into, taken before it was listed (scan/discover/walk/listings.py): the warm fast
+    # path's answer stores them (cli/fast_record.py) instead of walking the sites again
+    directories: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
     def extend(self, other: Discovery) -> None:
         self.files.extend(other.files)
         self.problems.extend(other.problems)
         self.roots.extend(other.roots)
         self.context.extend(other.context)
+        self.directories.update(other.directories)
         self.environment = self.environment or other.environment

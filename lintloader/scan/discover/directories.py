@@ -19,10 +19,7 @@ def list_directory(
     regular files (through a link too) or links that do not resolve (also in ``broken``: each
     is a problem where the walk wants the file). None for a directory that cannot be listed.
     File types come with the listing: only links cost a ``stat``."""
-    try:
-        mtime: int | None = os.stat(directory).st_mtime_ns  # before listing: see listings.py
-    except OSError:
-        mtime = None
+    mtime = listings.stat(directory)  # before listing: see listings.py
     subdirs: list[tuple[str, str]] = []
     files: list[tuple[str, str]] = []  # regular files, not links: known from the listing
     links: list[os.DirEntry[str]] = []  # files (by name) that are links: worked out below

@@ -53,6 +53,7 @@ def discover_site_packages(
         listings = ListingCache.load(cache_dir, site)
         found.files.extend(_walked_site_files(site, sites, excluded, found, cwd, seen, listings))
         listings.save()
+        found.directories.update(listings.stamps)
     return found
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from lintloader import __version__
 from lintloader.cache.files import read_keyed, write_entry
-from lintloader.scan.read.stamps import RACY_NS
+from lintloader.scan.read.stamps import RACY_NS, UNTRUSTED, Stamp, stamp_of
 
 Entries = list[tuple[str, str]]  # sorted (name, path)
 # what is stored of a listing: mtime, names of the subdirectories, of the files, of the broken
@@ -67,6 +67,11 @@ class ListingCache:
     known: dict[str, Listing] = field(default_factory=dict)
     fresh: dict[str, Listing] = field(default_factory=dict)  # what this walk saw
     changed: bool = False
+    # the stamp of every directory this walk went into, from the stat taken before its
+    # listing was listed or taken as remembered (UNTRUSTED: it could not be stat'ed): what
+    # the warm fast path's answer depends on (``cli/fast_record.py``), kept so that it need
+    # not list the site directories again
+    stamps: dict[str, Stamp] = field(default_factory=dict)
 
     @classmethod
     def load(cls, cache_dir: Path | None, site: str) -> ListingCache:
@@ -84,13 +89,25 @@ class ListingCache:
         if known is None:
             return None
         try:
-            mtime = os.stat(directory).st_mtime_ns
+            status = os.stat(directory)
         except OSError:
             return None
-        if mtime != known.mtime_ns:
+        if status.st_mtime_ns != known.mtime_ns:
             return None
+        self.stamps[directory] = stamp_of(status)
         self.fresh[directory] = known
         return known
+
+    def stat(self, directory: str) -> int | None:
+        """The mtime of ``directory`` before it is listed (None: it cannot be stat'ed), its
+        stamp noted (:attr:`stamps`)."""
+        try:
+            status = os.stat(directory)
+        except OSError:
+            self.stamps[directory] = UNTRUSTED
+            return None
+        self.stamps[directory] = stamp_of(status)
+        return status.st_mtime_ns
 
     def put(self, directory: str, mtime_ns: int | None, listing: Listing | None) -> None:
         """Remember a directory just listed (``listing`` None: it held a link, or
