@@ -54,6 +54,11 @@ class SummaryCache:
         """The digest of lintloader's code, computed (or read from the cache) on first use."""
         return code_digest(self.root)
 
+    def settle_code(self) -> None:
+        """Work out :attr:`code` now, in this process: the processes a cold scan forks
+        inherit it instead of each reading (or computing and writing) it again."""
+        _ = self.code
+
     @functools.cached_property
     def kind(self) -> str:
         from lintloader.summary.model import SUMMARY_SCHEMA

@@ -72,14 +72,12 @@ class Replay:
     fixable: FixNames | None = None  # CheckResult.fixable: check's fix trial, once it ran
 
 
-def replay_keys(
-    files: Sequence[SourceFile],
-    sources: SourceSet,
-    problems: Iterable[FileProblem],
-    config: Config,
-) -> tuple[str, str]:
-    """(shape, key): the hash of everything a check depends on but the files' content, and of
-    everything. The active rules need no place of their own: they follow from the
+def replay_shape(
+    files: Sequence[SourceFile], problems: Iterable[FileProblem], config: Config
+) -> str:
+    """The hash of everything a check depends on but the files' content (the key of all of
+    it is :func:`content_key`, worked out only when a stored run of this shape is there to
+    compare it with). The active rules need no place of their own: they follow from the
     configuration and lintloader's code, which are in both."""
     problems = list(problems)
     shape = hashlib.sha256(f"{code_stamp()}\n{config!r}\n{len(problems)} problems\n".encode())
@@ -97,7 +95,7 @@ def replay_keys(
     shape.update(f"{len(files)} files\n".encode())
     for column in columns:
         _update(shape, column)
-    return shape.hexdigest(), content_key(shape.hexdigest(), paths, sources)
+    return shape.hexdigest()
 
 
 def content_key(shape: str, paths: list[str], sources: SourceSet) -> str:

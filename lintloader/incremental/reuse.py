@@ -41,11 +41,14 @@ class Run(NamedTuple):
     options: CheckOptions
 
 
-def reused(stored: Replay | None, shape: str, key: str, run: Run) -> CheckResult | None:
+def reused(stored: Replay | None, shape: str, run: Run) -> CheckResult | None:
     """The stored run's result, if it is a run of this ``shape`` that still holds; else None
-    (the files are analyzed)."""
+    (the files are analyzed). The key of the files' content is worked out only then: a cold
+    run (nothing stored) or one of another shape never needs it (it hashes a column of
+    every file's digest or stamp, and the run stored at the end is keyed anew)."""
     if stored is None or stored.shape != shape:
         return None
+    key = content_key(shape, [file.path for file in run.files], run.sources)
     return _replayed(stored, key, run)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lintloader.cache.summaries import SummaryCache
 from lintloader.conclude.checking import CheckOptions, CheckResult, active_rules, conclude
-from lintloader.incremental.replay import load_replay, replay_keys
+from lintloader.incremental.replay import load_replay, replay_shape
 from lintloader.incremental.reuse import Run, reused, store_analyzed
 from lintloader.scan.model import Discovery, Environment, FileProblem, SourceFile
 from lintloader.scan.read.reading import read_source
@@ -93,9 +93,9 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     )
     if replay_file is None or cache is None:
         return analyzed()
-    shape, key = replay_keys(files, sources, problems, options.config)
+    shape = replay_shape(files, problems, options.config)
     run = Run(files, problems, sources, cache, stats, options)
-    replayed = reused(load_replay(replay_file, cache), shape, key, run)
+    replayed = reused(load_replay(replay_file, cache), shape, run)
     if replayed is not None:
         if progress:
             progress.close()
@@ -145,6 +145,8 @@ def analyze(
     config = options.config
     rules = active_rules(config)
     jobs = options.jobs or default_jobs()
+    if cache is not None:
+        cache.settle_code()  # before a cold scan forks its processes (select/rounds.py)
     taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
     locator: ModuleLocator | None = ModuleLocator(context_dirs) if context_dirs else None
     if environment is not None:
