@@ -7,7 +7,9 @@ alternates), then ``ruff check --no-cache --select E,F --output-format concise .
 frames would flatter lintloader), all in ``--cwd``; the load average
 is read before each pair. Wall from ``perf_counter``, CPU as the user + system time of the
 process and its children (``getrusage``). ``.pyc`` files are written (the timing is of warm
-imports). Prints the medians, and every run as JSON to ``--json``::
+imports). ``--fresh-cache``: each lintloader run gets an empty ``--cache-dir`` of its own
+instead of ``--no-cache`` (a cold run that writes its cache, as ``issue45_figures.py`` times
+it). Prints the medians, and every run as JSON to ``--json``::
 
     cd /tmp && python $REPO/benchmarks/paired_ruff.py --base /tmp/base --head /tmp/head \\
         --ruff $REPO/.venv/bin/ruff --cwd /tmp/work/transformers-4.55 --pairs 10 -- .
@@ -19,9 +21,11 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,6 +48,7 @@ def main() -> int:
     parser.add_argument("--cwd", required=True)
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--json")
+    parser.add_argument("--fresh-cache", action="store_true", help="an empty cache per run")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     args = [a for a in options.args if a != "--"]
@@ -52,13 +57,18 @@ def main() -> int:
             "--output-format", "concise", "."]  # fmt: skip
     runs: dict[str, list[tuple[float, float]]] = {"base": [], "head": [], "ruff": []}
     loads = []
+    scratch = Path(tempfile.mkdtemp(prefix="paired-ruff-"))
+    cache = scratch / "cache"
+    caching = ["--cache-dir", str(cache)] if options.fresh_cache else ["--no-cache"]
     for pair in range(options.pairs):
         loads.append(os.getloadavg()[0])
         for name in ("base", "head") if pair % 2 == 0 else ("head", "base"):
             copy = dict(env, PYTHONPATH=getattr(options, name))
-            check = [sys.executable, "-m", "lintloader", "check", "--no-cache", "--exit-zero"]
+            check = [sys.executable, "-m", "lintloader", "check", *caching, "--exit-zero"]
+            shutil.rmtree(cache, ignore_errors=True)
             runs[name].append(measured([*check, *args], options.cwd, copy))
         runs["ruff"].append(measured(ruff, options.cwd, env))
+    shutil.rmtree(scratch, ignore_errors=True)
     medians = {
         name: {
             "wall_s": round(statistics.median(w for w, _ in values), 3),
