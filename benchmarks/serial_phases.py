@@ -13,7 +13,11 @@ interleaved, and prints each run and the medians:
   the output, the warm fast path's answer stored);
 * ``start_cpu``, ``end_cpu``: the parent's CPU in each;
 * ``witness``: storing that answer (``Witness.store``), part of ``end``;
-* ``cpu``: the parent's CPU over the whole run.
+* ``cpu``: the parent's CPU over the whole run;
+* ``*_cpu`` of the store's other parts, in the parent: ``keys`` (the replay keys worked out
+  before the rounds: ``replay_keys``, or ``replay_shape`` where a revision has it), ``puts``
+  (the summaries this process parsed, written: ``SummaryCache.put``), ``index``
+  (``SourceSet.save``), ``run_store`` (``store_analyzed``).
 
 Usage (the cwd outside any repository, ``.pyc`` files compiled for both)::
 
@@ -49,8 +53,17 @@ def timed(label, fn):
     return wrapped
 from lintloader.cli import main, fast_record
 from lintloader.select import policy
+from lintloader.pipeline import engine
+from lintloader.cache.summaries import SummaryCache
+from lintloader.scan.read.sources import SourceSet
 policy.select = timed("select", policy.select)
 fast_record.Witness.store = timed("witness", fast_record.Witness.store)
+for name in ("replay_keys", "replay_shape"):
+    if hasattr(engine, name):
+        setattr(engine, name, timed("keys", getattr(engine, name)))
+engine.store_analyzed = timed("run_store", engine.store_analyzed)
+SummaryCache.put = timed("puts", SummaryCache.put)
+SourceSet.save = timed("index", SourceSet.save)
 leave = os._exit
 def report(code):
     rows.append(("exit", time.perf_counter() - T0, 0.0, time.process_time() - C0, 0.0))
@@ -71,7 +84,11 @@ def measure(code: Path, args: list[str], work: Path) -> dict[str, float]:
     command += ["--cache-dir", str(cache), "--exit-zero", "-q"]
     load = os.getloadavg()[0]
     subprocess.run(command, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
-    rows = {label: tuple(row) for label, *row in json.loads(out.read_text())}
+    rows: dict[str, tuple[float, ...]] = {}
+    cpu_of: dict[str, float] = {}
+    for label, *row in json.loads(out.read_text()):
+        rows[label] = tuple(row)
+        cpu_of[label] = cpu_of.get(label, 0.0) + row[2]  # a phase timed more than once
     select_at, select_wall, select_cpu, start_cpu = rows["select"]
     exit_at, _, cpu, _ = rows["exit"]
     _, witness_wall, witness_cpu, _ = rows.get("witness", (0.0, 0.0, 0.0, 0.0))
@@ -82,6 +99,7 @@ def measure(code: Path, args: list[str], work: Path) -> dict[str, float]:
         "end": exit_at - select_at - select_wall,
         "witness": witness_wall,
         "witness_cpu": witness_cpu,
+        **{f"{part}_cpu": cpu_of.get(part, 0.0) for part in ("keys", "puts", "index", "run_store")},
         "cpu": cpu,
         "load": load,
     }
