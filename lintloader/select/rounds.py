@@ -145,10 +145,14 @@ class ChildShard:
     queue: WorkQueue | None
     parses: WorkQueue | None = None
     files: dict[str, SourceFile] = field(default_factory=dict)
+    _known: dict[str, SourceFile] | None = None
 
     def known(self) -> dict[str, SourceFile]:
-        """Every file of the first sharded round, by path: what a parse request may name."""
-        return {f.path: f for piece in self.pieces for f in piece}
+        """Every file of the first sharded round, by path: what a parse request may name
+        (worked out at the child's first parse request, kept for the later ones)."""
+        if self._known is None:
+            self._known = {f.path: f for piece in self.pieces for f in piece}
+        return self._known
 
 
 def without_copies(
