@@ -392,8 +392,11 @@ class RoundTaker:
         if shard.parses is None:
             raise codec.Invalid("no queue of parses")
         results, taken = take_all(shard.parses, lambda number: self._parse(pieces[number]))
+        found = merged(results, tuple(taken), len(self.sources.index.tokens))
+        # what the parent learns of the parses: the digests (the bits came with the searches)
+        found.answers = self.sources.token_answers(f.path for n in taken for f in pieces[n])
         self.sources.forget(path for piece in request.pieces for path in piece)
-        return dump_shard(merged(results, tuple(taken), len(self.sources.index.tokens)))
+        return dump_shard(found)
 
     def close(self, kill: bool = False) -> None:
         """Let the resident children go (``kill``: now, as after a Ctrl-C), and release the
@@ -430,17 +433,17 @@ class RoundTaker:
         return ShardResult({}, answers, table_size, chosen=tuple(f.path for f in chosen))
 
     def _parse(self, files: list[SourceFile]) -> ShardResult:
-        """Run in a child (or here): the summaries of ``files``, one process, with the
-        digests worked out for them."""
+        """Run in a child (or here): the summaries of ``files``, one process, their digests
+        worked out in this process's index (a child sends them once for all its pieces:
+        ``_serve_parses``; here there is nothing to learn)."""
         stats = ParseStats()
         used_before = set(self.cache.used) if self.cache is not None else set()
         summaries = self.summarize(files, stats, jobs=1)
         used = (self.cache.used - used_before) if self.cache is not None else set()
-        answers = self.sources.token_answers(f.path for f in files)
         table_size = len(self.sources.index.tokens)
         unique, copies = without_copies(summaries)
         counts = stats.parsed, stats.cached
-        return ShardResult(unique, answers, table_size, *counts, frozenset(used), copies)
+        return ShardResult(unique, [], table_size, *counts, frozenset(used), copies)
 
     def _choose(
         self,
