@@ -13,6 +13,7 @@ import io
 import tokenize
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -48,6 +49,9 @@ class ParsedSource:
     stores: dict[int, frozenset[tuple[str, bool]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # per branch of an ``if`` (id of its list of statements): whether it is built once (a
+    # guards.Kept: summary/guards.py depends on this module), asked by two summarizers
+    once: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def parse(cls, source: bytes) -> ParsedSource:
