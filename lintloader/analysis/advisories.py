@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pkgutil
 import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from lintloader.domain.cost import Kind
 from lintloader.finding.findings import Advisory, Finding
@@ -50,7 +50,12 @@ class Entry:
 
 @cache
 def known_advisories() -> tuple[Entry, ...]:
-    text = resources.files("lintloader").joinpath("data/advisories.toml").read_text("utf-8")
+    # pkgutil, not importlib.resources: the same bytes through the package's loader (a zip
+    # too), without importing tempfile, shutil and the archive modules (~3.5 ms a run)
+    data = pkgutil.get_data("lintloader", "data/advisories.toml")
+    if data is None:
+        raise OSError("lintloader's loader cannot read data/advisories.toml")
+    text = data.decode("utf-8")
     return tuple(
         Entry(
             str(item["distribution"]),

@@ -12,11 +12,11 @@ are not used.
 
 from __future__ import annotations
 
+import pkgutil
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from lintloader.analysis.vocabulary import Vocabulary, function_keys
 from lintloader.link.folder_modules import own_name
@@ -67,7 +67,12 @@ class StubRoots:
 
 @cache
 def known_frameworks() -> tuple[Framework, ...]:
-    text = resources.files("lintloader").joinpath("data/frameworks.toml").read_text("utf-8")
+    # pkgutil, not importlib.resources: the same bytes through the package's loader (a zip
+    # too), without importing tempfile, shutil and the archive modules (~3.5 ms a run)
+    data = pkgutil.get_data("lintloader", "data/frameworks.toml")
+    if data is None:
+        raise OSError("lintloader's loader cannot read data/frameworks.toml")
+    text = data.decode("utf-8")
     return tuple(_framework(item) for item in tomllib.loads(text)["framework"])
 
 

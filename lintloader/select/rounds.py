@@ -145,10 +145,14 @@ class ChildShard:
     queue: WorkQueue | None
     parses: WorkQueue | None = None
     files: dict[str, SourceFile] = field(default_factory=dict)
+    _known: dict[str, SourceFile] | None = None
 
     def known(self) -> dict[str, SourceFile]:
-        """Every file of the first sharded round, by path: what a parse request may name."""
-        return {f.path: f for piece in self.pieces for f in piece}
+        """Every file of the first sharded round, by path: what a parse request may name
+        (worked out at the child's first parse request, kept for the later ones)."""
+        if self._known is None:
+            self._known = {f.path: f for piece in self.pieces for f in piece}
+        return self._known
 
 
 def without_copies(
@@ -253,21 +257,15 @@ class RoundTaker:
         data = codec.dumps(PARSE_KIND, ParseRequest, request)
         asked = [resident.send(data) for resident in residents]
         results = [self._parse([f for f in chosen if f.path not in self._forked])]
-        done: set[int] = set()
-        while (number := queue.take()) is not None:
-            done.add(number)
-            results.append(self._parse(pieces[number]))
-        failed = not all(asked)
-        for resident, sent in zip(residents, asked, strict=True):
-            result = self._answer_of(resident) if sent else None
-            taken = set(result.pieces) if result is not None else set()
-            if result is None or taken & done or not taken <= set(range(len(pieces))):
-                resident.close(kill=True)
-                failed = True
-            else:
-                results.append(result)
-                done |= taken
-        if failed:
+        mine, taken = take_all(queue, lambda number: self._parse(pieces[number]))
+        results += mine
+        done = set(taken)
+        answers = [
+            self._answer_of(r) if sent else None for r, sent in zip(residents, asked, strict=True)
+        ]
+        accepted = accepted_answers(residents, answers, done, len(pieces))
+        results += [result for result in accepted if result is not None]
+        if any(result is None for result in accepted):
             queue.close()
             self._parses = None
         left = [f for number, piece in enumerate(pieces) if number not in done for f in piece]
@@ -309,22 +307,18 @@ class RoundTaker:
             self._residents.append(Resident.start(serve, self._residents))
         request = self._request(query, modules, [])
         asked = [r is not None and r.send(request) for r in self._residents]
-        results, done = [], set()
-        while (number := queue.take()) is not None:
-            done.add(number)
-            results.append(self._search(pieces[number], query, modules))
+        results, taken = take_all(
+            queue, lambda number: self._search(pieces[number], query, modules)
+        )
         queue.close()
-        for i, resident in enumerate(self._residents):
-            result = self._answer(i) if asked[i] else None
-            taken = set(result.pieces) if result is not None else set()
-            if result is None or taken & done or not taken <= set(range(len(pieces))):
-                if resident is not None:
-                    resident.close(kill=True)
-                taken = set()
-            else:
+        done = set(taken)
+        answers = [self._answer(i) if sent else None for i, sent in enumerate(asked)]
+        accepted = accepted_answers(self._residents, answers, done, len(pieces))
+        for i, result in enumerate(accepted):
+            theirs = sorted(result.pieces) if result is not None else []
+            if result is not None:
                 results.append(result)
-                done |= taken
-            files = [f for number in sorted(taken) for f in pieces[number]]
+            files = [f for number in theirs for f in pieces[number]]
             self._shards.append([f.path for f in files])
             self._owner.update((f.module, i + 1) for f in files)
         left = (pieces[number] for number in range(len(pieces)) if number not in done)
@@ -383,10 +377,9 @@ class RoundTaker:
             for path in request.gone:
                 shard.files.pop(path, None)
             return dump_shard(self._search(list(shard.files.values()), query, modules))
-        results, taken = [], []
-        while (number := queue.take()) is not None:
-            taken.append(number)
-            results.append(self._search(shard.pieces[number], query, modules))
+        results, taken = take_all(
+            queue, lambda number: self._search(shard.pieces[number], query, modules)
+        )
         queue.close()
         shard.files = {f.path: f for number in taken for f in shard.pieces[number]}
         return dump_shard(merged(results, tuple(taken), len(index.tokens)))
@@ -398,12 +391,12 @@ class RoundTaker:
         pieces = [[known[path] for path in piece] for piece in request.pieces]
         if shard.parses is None:
             raise codec.Invalid("no queue of parses")
-        results, taken = [], []
-        while (number := shard.parses.take()) is not None:
-            taken.append(number)
-            results.append(self._parse(pieces[number]))
+        results, taken = take_all(shard.parses, lambda number: self._parse(pieces[number]))
+        found = merged(results, tuple(taken), len(self.sources.index.tokens))
+        # what the parent learns of the parses: the digests (the bits came with the searches)
+        found.answers = self.sources.token_answers(f.path for n in taken for f in pieces[n])
         self.sources.forget(path for piece in request.pieces for path in piece)
-        return dump_shard(merged(results, tuple(taken), len(self.sources.index.tokens)))
+        return dump_shard(found)
 
     def close(self, kill: bool = False) -> None:
         """Let the resident children go (``kill``: now, as after a Ctrl-C), and release the
@@ -440,17 +433,17 @@ class RoundTaker:
         return ShardResult({}, answers, table_size, chosen=tuple(f.path for f in chosen))
 
     def _parse(self, files: list[SourceFile]) -> ShardResult:
-        """Run in a child (or here): the summaries of ``files``, one process, with the
-        digests worked out for them."""
+        """Run in a child (or here): the summaries of ``files``, one process, their digests
+        worked out in this process's index (a child sends them once for all its pieces:
+        ``_serve_parses``; here there is nothing to learn)."""
         stats = ParseStats()
         used_before = set(self.cache.used) if self.cache is not None else set()
         summaries = self.summarize(files, stats, jobs=1)
         used = (self.cache.used - used_before) if self.cache is not None else set()
-        answers = self.sources.token_answers(f.path for f in files)
         table_size = len(self.sources.index.tokens)
         unique, copies = without_copies(summaries)
         counts = stats.parsed, stats.cached
-        return ShardResult(unique, answers, table_size, *counts, frozenset(used), copies)
+        return ShardResult(unique, [], table_size, *counts, frozenset(used), copies)
 
     def _choose(
         self,
@@ -485,6 +478,41 @@ class RoundTaker:
                 )
         small = [f for f in batch if f.path not in large]
         return {**summarize_files(small, self.sources, self.cache, jobs, stats), **large}
+
+
+def take_all(
+    queue: WorkQueue, work: Callable[[int], ShardResult]
+) -> tuple[list[ShardResult], list[int]]:
+    """``work`` on each piece number this process takes from ``queue`` until it reads a stop:
+    the results and the numbers, in the order taken."""
+    results, taken = [], []
+    while (number := queue.take()) is not None:
+        taken.append(number)
+        results.append(work(number))
+    return results, taken
+
+
+def accepted_answers(
+    residents: Sequence[Resident | None],
+    answers: Sequence[ShardResult | None],
+    done: set[int],
+    count: int,
+) -> list[ShardResult | None]:
+    """Each resident's answer (None: it sent none) where it names pieces of the ``count``
+    that no other process took (``done``: those taken so far, the accepted answers' added);
+    a resident whose answer is missing or is not accepted is closed now (killed), and its
+    pieces are left to redo: None in its place."""
+    accepted: list[ShardResult | None] = []
+    for resident, result in zip(residents, answers, strict=True):
+        taken = set(result.pieces) if result is not None else set()
+        if result is None or taken & done or not taken <= set(range(count)):
+            if resident is not None:
+                resident.close(kill=True)
+            accepted.append(None)
+        else:
+            done |= taken
+            accepted.append(result)
+    return accepted
 
 
 def shards_files(

@@ -168,7 +168,7 @@ class Summarizer(Walker):
         self.statements.append(node.lineno)
         self.visit(node.test)
         saved_bodies = self.persistent_bodies
-        if built_once(node.test, node.body, self.parsed.stores).anywhere:
+        if built_once(node.test, node.body, self.parsed.stores, self.parsed.once).anywhere:
             self.persistent_bodies = 0  # built once and kept (`if self._it is None:`)
         elif mentions and requires_persistent(node.test):
             self.persistent_bodies += 1

@@ -14,7 +14,7 @@ facts' ``Condition.once`` and ``kept_blocks``, the call summary's ``persistent_o
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lintloader.summary.helpers import dotted
 from lintloader.summary.walk import LEAVES
@@ -95,6 +95,7 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
         return known
     found: set[tuple[str, bool]] = set()
     pending: list[ast.AST] = [statement]
+    roles = _ROLES
     while pending:
         node = pending.pop()
         targets: list[ast.expr] = []
@@ -108,14 +109,36 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
             into_object = isinstance(target, ast.Subscript)
             found |= {(name, into_object) for name in _target_names(target)}
         for field in node._fields:
-            value = getattr(node, field, None)
-            for child in value if isinstance(value, list) else (value,):
-                if isinstance(child, ast.stmt):
+            value: Any = getattr(node, field, None)
+            for child in value if value.__class__ is list else (value,):
+                role = roles[child.__class__]
+                if role is _STATEMENT:
                     found |= _statement_stores(child, memo)
-                elif isinstance(child, ast.AST) and not isinstance(child, _PAST):
+                elif role is _ENTERED:
                     pending.append(child)
     stores = memo[id(statement)] = frozenset(found)
     return stores
+
+
+_STATEMENT, _ENTERED, _PASSED = "statement", "entered", "passed"
+
+
+class _Roles(dict[type, str]):
+    """Per class of a field's value, what :func:`_statement_stores` does with it: read a
+    statement's stores (through the memo), enter a node that may hold a store, or pass it
+    (a def, class or lambda, a leaf, a name, anything that is no node): decided once per
+    class, not by three ``isinstance`` tests per child."""
+
+    def __missing__(self, kind: type) -> str:
+        if not issubclass(kind, ast.AST) or issubclass(kind, _PAST):
+            role = _PASSED
+        else:
+            role = _STATEMENT if issubclass(kind, ast.stmt) else _ENTERED
+        self[kind] = role
+        return role
+
+
+_ROLES = _Roles()
 
 
 def _target_names(target: ast.expr) -> set[str]:
@@ -163,13 +186,21 @@ def once_like(test: ast.expr) -> bool:
     return False
 
 
-def built_once(test: ast.expr, body: list[ast.stmt], memo: dict[int, Stores]) -> Kept:
+def built_once(
+    test: ast.expr, body: list[ast.stmt], memo: dict[int, Stores], known: dict[int, Kept]
+) -> Kept:
     """The one test of a built-once guard, for a branch ``body`` under ``test``: a one-shot
     test (:func:`once_like`) of a value the branch keeps (:func:`kept`). Any other branch runs
-    every time its function does (``Kept(False, False)``). ``memo``: as :func:`kept`'s."""
-    if not once_like(test):
-        return Kept(False, False)
-    return kept(body, tested(test), memo)
+    every time its function does (``Kept(False, False)``). ``memo``: as :func:`kept`'s;
+    ``known``: the answer for each branch asked (the id of its list of statements), as the
+    call summary and the loader facts both ask it of an ``if``'s body."""
+    answer = known.get(id(body))
+    if answer is None:
+        answer = known[id(body)] = kept(body, tested(test), memo) if once_like(test) else _NOT
+    return answer
+
+
+_NOT = Kept(False, False)
 
 
 def requires_persistent(test: ast.expr) -> bool:

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field
-
-# The line breaks of Python's tokenizer (str.splitlines also breaks at \f, \v, \x1c...).
-_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+from typing import Any
 
 
 def split_lines(data: bytes) -> list[bytes]:
-    """``data``'s lines, line breaks kept, broken where Python's tokenizer breaks them."""
-    return _LINES.findall(data)
+    """``data``'s lines, line breaks kept, broken where Python's tokenizer breaks them: at CR
+    LF, CR and LF only, where ``bytes.splitlines`` breaks (``str.splitlines`` also breaks at
+    form feeds, vertical tabs, ``\\x1c``...)."""
+    return data.splitlines(keepends=True)
 
 
 class DecodeError(ValueError):
@@ -50,6 +49,9 @@ class ParsedSource:
     stores: dict[int, frozenset[tuple[str, bool]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # per branch of an ``if`` (id of its list of statements): whether it is built once (a
+    # guards.Kept: summary/guards.py depends on this module), asked by two summarizers
+    once: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def parse(cls, source: bytes) -> ParsedSource:

@@ -99,15 +99,17 @@ class StatIndex:
     def inner_bits(self, token: bytes) -> int:
         """Bits of the plain tokens of the table that occur inside ``token``: a file known not
         to contain one of them does not contain ``token`` (see :func:`tokens.absence_implies`).
-        Worked out again when the table has grown."""
-        known = self._inner.get(token)
-        if known is None or known[0] != len(self.tokens):
-            mask = 0
-            for number, other in enumerate(self.tokens):
-                if absence_implies(other, token):
+        When the table has grown, the tokens added since are looked at (it only grows: a
+        round that adds tokens one by one as it searches does not look at the whole table
+        again after each)."""
+        seen, mask = self._inner.get(token, (0, 0))
+        tokens = self.tokens
+        if seen != len(tokens):
+            for number in range(seen, len(tokens)):
+                if absence_implies(tokens[number], token):
                     mask |= 1 << number
-            known = self._inner[token] = (len(self.tokens), mask)
-        return known[1]
+            self._inner[token] = (len(tokens), mask)
+        return mask
 
     def subset(self, paths: Iterable[str]) -> StatIndex:
         """A new index with the rows of ``paths`` only (and the same token table)."""

@@ -355,7 +355,7 @@ class LoaderRider(Rider):
 
     def branch_enter(self, node: ast.If, holds: bool) -> None:
         branch = node.body if holds else node.orelse
-        kept_here = built_once(node.test, branch, self.parsed.stores)
+        kept_here = built_once(node.test, branch, self.parsed.stores, self.parsed.once)
         if holds and kept_here.beyond_the_call:
             last: int = node.body[-1].end_lineno or node.body[-1].lineno
             self.state.facts.kept_blocks.append((node.body[0].lineno, last))
