@@ -290,3 +290,43 @@ def test_buckets_are_asked_shortest_prerequisite_first(tmp_path: Path) -> None:
     asked = {t for t in sources.index.tokens if checked & sources.index.bit(t)}
     assert present == 0 and b"oader" in asked and b"_iterator" in asked
     assert not {b"get_eval_dataloader", b"_MultiProcessingDataLoaderIter"} & asked
+
+
+@pytest.mark.enumerates_rules
+def test_a_file_without_the_gate_tokens_fails_every_head_on_their_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seed query's 17 heads in a file none was asked of yet (issue 45, round 13): a file
+    holding none of ``oader``, ``_iterator`` and ``_shutdown_workers`` is searched for those
+    three only, and every head is then known absent from it (a warm run rejects it on its
+    bits); a file holding one of them is asked head by head, as the definition says."""
+    from lintloader.rules.registry import all_rules
+    from lintloader.select.policy import seed_groups
+
+    (tmp_path / "plain.py").write_text("import os\n\ndef main():\n    return os.getcwd()\n")
+    (tmp_path / "loads.py").write_text("from torch.utils.data import DataLoader\n")
+    (tmp_path / "loop.py").write_text(
+        "from torch.utils.data import DataLoader\n\n"
+        "def main(data):\n    for _ in range(3):\n"
+        "        for b in DataLoader(data, num_workers=2):\n            pass\n"
+    )
+    discovery = discover_paths([str(tmp_path)], ())
+    sources = SourceSet(read_source)
+    files = {Path(f.path).name: f for f in sources.load(discovery.files, [])}
+    query = GroupQuery.build(seed_groups(all_rules()))
+    searched: list[bytes] = []
+    real = source_module.found_in
+    monkeypatch.setattr(
+        source_module, "found_in", lambda data, t: searched.append(t) or real(data, t)
+    )
+    assert not query.matches(sources, files["plain.py"])
+    assert searched == [b"oader", b"_iterator", b"_shutdown_workers"]
+    checked, present = sources.answers(files["plain.py"].path)
+    heads = 0
+    for head in query.buckets:
+        heads |= sources.index.bit(head)
+    assert present == 0 and checked & heads == heads
+    searched.clear()
+    assert not query.matches(sources, files["loads.py"])  # oader, then each DataLoader head
+    assert searched[0] == b"oader" and b"DataLoader" in searched
+    assert query.matches(sources, files["loop.py"])

@@ -323,6 +323,20 @@ class SourceSet:
         self._changed = True
         return found
 
+    def search_until_found(self, path: str, tokens: Iterable[tuple[bytes, int]]) -> bool:
+        """Whether the file holds one of ``tokens`` (each with its bit), asked in order until
+        one is found: a token already asked of the file is answered by the index, another is
+        searched (:meth:`search`)."""
+        row = self._rows[path]
+        checked, present = self.index.checked, self.index.present
+        for token, bit in tokens:
+            if checked[row] & bit:
+                if present[row] & bit:
+                    return True
+            elif self.search(path, token, bit):
+                return True
+        return False
+
     def note_absent(self, path: str, bits: int) -> None:
         """Remember that the file holds none of the tokens of ``bits``, known without a search
         (as :meth:`contains` knows it: a plain token inside each is known absent)."""
