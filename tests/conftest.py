@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,6 +122,33 @@ def unpacked_wheel(requirement: str, into: Path) -> Path:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(into)
     return into
+
+
+# what makes a folder a project for `check` (lintloader/integrations/project.py)
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+
+
+def kept_unpacked(*requirements: str) -> Path:
+    """The released wheels of ``requirements`` unpacked together into one folder kept in the
+    test cache beside them (named by the wheels' names and sizes), unpacked once, not by every
+    run: a tree for tests that only read it (``check --no-cache``), as they would a fresh
+    one. It lies in no project (no marker above it), as a fresh temporary folder does."""
+    wheels = [download_wheel(requirement) for requirement in requirements]
+    names = "\0".join(f"{wheel.name}:{wheel.stat().st_size}" for wheel in wheels)
+    tree = WHEEL_CACHE / "unpacked" / hashlib.sha256(names.encode()).hexdigest()[:20]
+    above = [d / m for d in tree.parents for m in PROJECT_MARKERS if (d / m).exists()]
+    assert not above, f"{tree} lies in a project ({above[0]}): set $LINTLOADER_TEST_CACHE"
+    if not tree.is_dir():
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=".building-", dir=tree.parent))
+        for wheel in wheels:
+            with zipfile.ZipFile(wheel) as archive:
+                archive.extractall(building)
+        try:
+            os.rename(building, tree)
+        except OSError:  # another worker got there first
+            shutil.rmtree(building, ignore_errors=True)
+    return tree
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,8 +1,9 @@
 """The regression corpus: released frameworks that shipped a worker-pool bug, and their fixes.
 
 Each entry of tests/corpus/releases.toml is one released version. Its wheel (and those of its
-``companions``) is downloaded at test time, unpacked into a fresh directory and checked with the
-real console script. The test pins today's behaviour strictly in both directions:
+``companions``) is downloaded at test time, unpacked into a directory of its own (kept in the
+test cache, unpacked once) and checked with the real console script. The test pins today's
+behaviour strictly in both directions:
 
 - ``currently = "found"``: every expected finding is reported at exactly that path and line;
 - ``currently = "missed"``: none of them is reported (flip the entry to "found" when it lands);
@@ -13,7 +14,8 @@ real console script. The test pins today's behaviour strictly in both directions
 Every entry carries its ``cost_class`` under the cost model (defeated, raise, avoidable, none)
 and a ``class_reason``; buggy entries are defeated or raise.
 
-Runs in parallel with ``pytest -n 2`` (one test per entry, no shared state but the wheel cache).
+Runs in parallel with ``pytest -n 2`` (one test per entry, no shared state but the wheel cache
+and its unpacked trees).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, unpacked_wheel
+from conftest import kept_unpacked, run_cli
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib (Python 3.11+) reads the corpus table")
 
@@ -61,11 +63,11 @@ def expectations(items: list[dict]) -> list[Expected]:
     return [Expected(**item) for item in items]
 
 
-def scan(entry: dict, into: Path) -> list[Finding]:
-    """Unpack the entry's wheels into ``into`` and run ``lintloader check`` on its packages."""
+def scan(entry: dict) -> list[Finding]:
+    """``lintloader check`` on the entry's packages, in its wheels' unpacked tree (kept in the
+    test cache: unpacked once, not by every run)."""
     releases = [entry, *entry.get("companions", [])]
-    for release in releases:
-        unpacked_wheel(f"{release['distribution']}=={release['version']}", into)
+    into = kept_unpacked(*(f"{r['distribution']}=={r['version']}" for r in releases))
     packages = [release["package"] for release in releases]
     result = run_cli(
         "check",
@@ -177,8 +179,8 @@ def test_the_docs_table_gives_every_entry_its_class() -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])
-def test_release(entry: dict, tmp_path: Path) -> None:
-    findings = scan(entry, tmp_path)
+def test_release(entry: dict) -> None:
+    findings = scan(entry)
     if entry["expected"] == "clean":
         check_clean(entry, findings)
     else:

@@ -69,7 +69,7 @@ def blocks() -> Iterator[Block]:
 
 ALL_BLOCKS = list(blocks())
 # a block that runs the analyzer (check, fix, rule, flake8) prints what the set of rules decides:
-# tests/test_user_rules.py runs it again with a throwaway rule added (the enumerates_rules mark)
+# tests/test_new_rule_copy.py runs it again with a throwaway rule added (the enumerates_rules mark)
 ANALYZER = re.compile(r"^\$ .*\b(?:lintloader (?:check|fix|rule)|flake8)\b", re.M)
 
 

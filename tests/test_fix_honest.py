@@ -69,7 +69,7 @@ class Runs:
 
 
 def codes_tested(request: pytest.FixtureRequest) -> tuple[str, ...]:
-    """The rules whose cases this run of the module holds (``-k`` in test_user_rules' copy
+    """The rules whose cases this run of the module holds (``-k`` in test_new_rule_copy's copy
     leaves the new rule's alone)."""
     cases = [item for item in request.session.items if item.module is request.module]
     return tuple(
@@ -114,7 +114,7 @@ def of_code(counts: Counter[str], code: str) -> Counter[str]:
     return +Counter({path: n for path, n in counts.items() if path.startswith(f"{code}_")})
 
 
-# one case per rule: a new rule's case runs alone in test_user_rules' copy (its -k leaves out
+# one case per rule: a new rule's case runs alone in test_new_rule_copy's copy (its -k leaves out
 # the cases named by the other rules' codes, which a rule that fixes nothing cannot change)
 @pytest.mark.enumerates_rules
 @pytest.mark.parametrize("code", tuple(RULES))

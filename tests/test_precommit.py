@@ -96,10 +96,20 @@ def doc_config(repo: str, rev: str, hook_ids: list[str]) -> str:
     return yaml.safe_dump(config)
 
 
+@pytest.fixture(scope="module")
+def made_project(
+    tmp_path_factory: pytest.TempPathFactory, env: dict[str, str], hook_repo: tuple[str, str]
+) -> Path:
+    """A git repo whose commit hook runs lintloader, made once (hooks installed, the base
+    committed through the hook): each test commits in a copy of it."""
+    return make_project(tmp_path_factory.mktemp("made") / "project", env, hook_repo, ["lintloader"])
+
+
 @pytest.fixture
-def project(tmp_path: Path, env: dict[str, str], hook_repo: tuple[str, str]) -> Path:
-    """A git repo whose commit hook runs lintloader; supporters.py is already committed."""
-    return make_project(tmp_path / "project", env, hook_repo, ["lintloader"])
+def project(tmp_path: Path, made_project: Path) -> Path:
+    """A git repo whose commit hook runs lintloader; supporters.py is already committed (a
+    copy of :func:`made_project`, its hook and history with it)."""
+    return Path(shutil.copytree(made_project, tmp_path / "project", symlinks=True))
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
 """Every registered rule, driven by the registry and by fixture globs: inline examples, fixtures
 with `# expect:` markers checked through the real CLI, fix before/after pairs through
 `lintloader fix`; plus the LL2xx specifics (call graph, demand, fixture scripts run with real
-torch workers). A new rule is one module plus `fixtures/rules/<CODE>/`: nothing here lists it."""
+torch workers). A new rule is one module plus `fixtures/rules/<CODE>/`: nothing here lists it
+(tests/test_new_rule_copy.py adds one in a copy of the checkout and runs these tests there)."""
 
 from __future__ import annotations
 
-import ast
 import json
 import pickle
 import re
@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness import run_cli, run_cli_forked, run_python, run_scripts_forked
+from harness import run_cli, run_cli_forked, run_scripts_forked
 
 from lintloader.analysis.context import AnalysisContext
 from lintloader.fixers.registry import unknown_fixes
@@ -196,196 +196,6 @@ def test_findings_name_only_declared_fixes(
     named = {name for f in findings if f["code"] == code for name in f["fixes"]}
     assert named, f"no {code} finding in its fixtures names a fix"
     assert named <= declared, f"{code} findings name undeclared fixes {named - declared}"
-
-
-# -- a new rule is one module plus one fixtures folder ---------------------------------------------
-NEW_RULE = '''"""
-## throwaway-reset ({code})
-
-### What it does
-Finds a call of `throwaway_reset()`, a reset no library has.
-
-### Why is this bad?
-It stands for a new rule: the test-suite adds it to show that a rule is one module plus one
-fixtures folder.
-
-### Example
-```python
-throwaway_reset(loader)
-```
-
-### Fix safety
-No fix.
-
-**Cost** ([cost model](../concepts.md#the-cost-model)): none; it stands for a rule's finding.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Iterator
-
-from lintloader.analysis.context import AnalysisContext
-from lintloader.finding.findings import Finding, Severity
-from lintloader.rules.base import Rule
-
-
-def check(ctx: AnalysisContext) -> Iterator[Finding]:
-    for info, call in ctx.program.calls_named(("throwaway_reset",)):
-        where = (ctx.display(info.file.path), call.site.line, call.site.column)
-        yield Finding(RULE.code, RULE.severity, *where, "`throwaway_reset()` called")
-
-
-RULE = Rule(
-    code="{code}",
-    name="throwaway-reset",
-    severity=Severity.WARNING,
-    summary="a call of throwaway_reset()",
-    doc=__doc__,
-    check=check,
-    # a token most files that matter hold: the rule makes a scan parse more files
-    seed_tokens=((b"DataLoader",), (b"throwaway_reset",)),
-    valid=("throwaway_other(loader)\\n",),
-    invalid=("throwaway_reset(loader)\\n",),
-)
-'''
-# What a new rule touches: its docs and the README's table, its examples and fixtures, the rule
-# contract, the did-you-mean of selectors, --show-settings, and the console transcripts that a
-# rule which parses more files, or is one typo from a selector they show, would change.
-# every test that reads the set of rules carries this mark (tests/unit/test_rule_set_marker.py
-# finds them by a rule): the tests a new rule may change, run again in the copy
-MARKER = "enumerates_rules"
-
-
-def marked_modules(root: Path) -> list[str]:
-    """The test modules under ``root`` that carry :data:`MARKER`, as ``tests/...`` paths."""
-    return [
-        path.relative_to(root).as_posix()
-        for path in sorted((root / "tests").rglob("test_*.py"))
-        if f"mark.{MARKER}" in path.read_text(encoding="utf-8")
-    ]
-
-
-# cases of the marked tests that hold the new rule's code: they ran in the copy
-NEW_RULE_CASES = (
-    "tests/test_user_rules.py::test_fixture_findings_match_markers[{code}/positive.py]",
-    "tests/test_user_rules.py::test_fixture_findings_match_markers[{code}/negative.py]",
-    "tests/test_user_rules.py::test_every_rule_has_fixtures_and_known_fixes[{code}]",
-    "tests/test_fix_honest.py::test_check_promises_what_fix_applies_on_every_rule_fixture[{code}]",
-    "tests/test_rule_docs.py::test_committed_page_is_what_the_generator_writes[{code}.md]",
-    "tests/unit/test_rule_examples.py::test_rule_example[{code}-invalid-0]",
-    "tests/unit/test_rule_examples.py::test_rule_example[{code}-valid-0]",
-    "tests/unit/test_rule_examples.py::test_rule_is_documented_in_ruff_style[{code}]",
-    "tests/unit/test_moves.py::test_every_line_a_fixture_records_is_declared[{code}/positive.py]",
-)
-
-
-def unchanged_cases(copy: Path, code: str) -> str:
-    """A ``-k`` expression that leaves out the cases of the other rules (an id naming their
-    code: their fixtures, pages, examples, fix pairs): the new rule finds only a
-    ``throwaway_reset()`` call, which no file of theirs holds, and the regeneration rewrites
-    no page of theirs, so it cannot change them. Every test that reads the whole set runs."""
-    fixtures = copy / "fixtures"
-    holders = [
-        path.relative_to(copy).as_posix()
-        for path in fixtures.rglob("*.py")
-        if "throwaway_reset" in path.read_text(encoding="utf-8", errors="replace")
-    ]
-    assert holders == [f"fixtures/rules/{code}/positive.py"]
-    # -k matches names too: a marked test named after a rule would be left out whole
-    assert marked_tests_named_by_a_code(copy) == []
-    return f"not ({' or '.join(CODES)})"
-
-
-def marked_tests_named_by_a_code(root: Path) -> list[str]:
-    """The marked test functions (and modules) of ``root``'s tests whose name holds a rule
-    code (``-k`` is case-blind): ``-k "not (LL201 ...)"`` would leave them out."""
-    named = re.compile(r"ll\d{3}", re.I)
-    found = []
-    for module in marked_modules(root):
-        if named.search(module):
-            found.append(module)
-        functions = [
-            node
-            for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8")))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        ]
-        found += [
-            f"{module}::{node.name}"
-            for node in functions
-            if named.search(node.name)
-            and any(MARKER in ast.unparse(d) for d in node.decorator_list)
-        ]
-    return found
-
-
-def test_a_marked_test_named_after_a_rule_is_caught(tmp_path: Path) -> None:
-    """The new-rule test's ``-k`` leaves out ids naming another rule's code: a marked test
-    whose own name holds one would go with them, and is named instead."""
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_x.py").write_text(
-        f"import pytest\n\n\n@pytest.mark.{MARKER}\ndef test_ll201_thing():\n    pass\n\n\n"
-        "def test_ll202_unmarked():\n    pass\n"
-    )
-    assert marked_tests_named_by_a_code(tmp_path) == ["tests/test_x.py::test_ll201_thing"]
-    assert marked_tests_named_by_a_code(REPO) == []
-
-
-COPIED = shutil.ignore_patterns(
-    ".venv", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".mypy_cache", ".ruff_cache"
-)
-
-
-def free_code() -> str:
-    return next(f"LL{n}" for n in range(106, 200) if f"LL{n}" not in rules_by_code())
-
-
-@pytest.mark.enumerates_rules
-def test_a_new_rule_is_one_module_plus_a_fixtures_folder(tmp_path: Path) -> None:
-    """In a copy of the checkout, add `rules/llNNN_throwaway_reset.py` and `fixtures/rules/
-    LLNNN/`, run `python -m lintloader.dev regenerate`, and run every test that reads the set
-    of rules there (marked `enumerates_rules`): they pass with nothing else edited
-    (docs/architecture.md, "Adding a rule")."""
-    copy = tmp_path / "project"
-    shutil.copytree(REPO, copy, ignore=COPIED, symlinks=True)
-    code = free_code()
-    module = copy / "lintloader" / "rules" / f"ll{code[2:]}_throwaway_reset.py"
-    module.write_text(NEW_RULE.replace("{code}", code))
-    fixtures = copy / "fixtures" / "rules" / code
-    fixtures.mkdir()
-    (fixtures / "positive.py").write_text(f"throwaway_reset(loader)  # expect: {code} warning\n")
-    (fixtures / "negative.py").write_text("throwaway_other(loader)\n")
-    env = {"PYTHONPATH": str(copy)}
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return run_python(*args, cwd=copy, env=env, timeout=900)
-
-    regenerated = run("-m", "lintloader.dev", "regenerate")
-    assert regenerated.returncode == 0, regenerated.stderr
-    assert regenerated.stdout.splitlines() == [
-        f"updated: docs/rules/{code}.md",
-        "updated: docs/rules/README.md",
-        "updated: README.md",
-    ]
-    itself = (
-        f"tests/test_user_rules.py::{test_a_new_rule_is_one_module_plus_a_fixtures_folder.__name__}"
-    )
-    modules = marked_modules(copy)
-    assert len(modules) >= 10 and "tests/test_docs_console.py" in modules
-    # in one process: under the suite's own -n 2, workers of its own would only add their
-    # collection and start to the CPU the two cores share (about a tenth of this test's)
-    done = run(
-        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-m", MARKER, "-rfEp"),
-        *("-k", unchanged_cases(copy, code), "--deselect", itself, *modules),
-    )
-    assert done.returncode == 0, done.stdout[-4000:]
-    passed = set(re.findall(r"^PASSED (\S+)", done.stdout, re.M))
-    assert {case.format(code=code) for case in NEW_RULE_CASES} <= passed, done.stdout[-4000:]
-    rule_doc = run("-m", "lintloader", "rule", code)
-    assert f"throwaway-reset ({code})" in rule_doc.stdout and "Fix: no fix." in rule_doc.stdout
-    found = run(
-        "-m", "lintloader", "check", "--no-cache", "--select", code, f"fixtures/rules/{code}"
-    )
-    assert found.stdout.startswith(f"fixtures/rules/{code}/positive.py:1:1: {code} [warning]")
 
 
 # -- resolution, call graph and demand -------------------------------------------------------------

@@ -29,16 +29,23 @@ GROUPED = pytest.StashKey[bool]()
 MODULE_FIXTURE = re.compile(r"@pytest\.fixture\([^)]*scope=[\"']module[\"']")
 SECONDS_KEY = "lintloader/test-seconds"
 UNKNOWN_S = 1.0
+# the new-rule test, one case per part of the marked modules it runs in its copy
+NEW_RULE_PARTS = "tests/test_new_rule_copy.py::test_a_new_rule_is_one_module_plus_a_fixtures_folder"
 # seconds the longest groups took in the last full `-n 2` run on a quiet 2-core machine (round
 # 7's record; round 10's for the static groups, summed over the test ids that still exist), the
 # groups rounds 8, 10 and 11 cut counted at what their cut leaves (scaled by the CPU seconds of
 # a serial run before and after), for a run without a cache (CI's, and the new-rule test's
 # copy); groups of 20 s and more
 PRIOR_S: dict[str, float] = {
-    # the new-rule test's copy runs the marked tests a new rule can change (some 100) in one
-    # process: 121 s; round 12: its fixture checks and worker scripts forked from one process
-    # each, and with them the module, one group (some 40 s more)
-    "tests/test_user_rules.py": 160.0,
+    # the new-rule test's copy runs the marked tests a new rule can change (some 100): 121 s in
+    # one process; round 13: in three parts that either worker takes (tests/test_new_rule_copy.py,
+    # shared out by their CPU in a serial run: 13, 12 and 12 s)
+    f"{NEW_RULE_PARTS}[console]": 45.0,
+    f"{NEW_RULE_PARTS}[fixtures]": 40.0,
+    f"{NEW_RULE_PARTS}[rest]": 40.0,
+    # round 12: its fixture checks and worker scripts forked from one process each, and with
+    # them the module, one group (some 40 s)
+    "tests/test_user_rules.py": 40.0,
     # round 11: torch and Lightning compiled once, not by each first traced run (151 -> 116 s CPU)
     "tests/test_trace.py": 59.0,
     # round 11: check, fix and fix --unsafe-fixes once on one tree of every rule's fixtures

@@ -1,5 +1,5 @@
 """Every test that reads the set of rules carries the ``enumerates_rules`` marker, found by a
-rule rather than a hand list: ``tests/test_user_rules.py`` adds a throwaway rule module and its
+rule rather than a hand list: ``tests/test_new_rule_copy.py`` adds a throwaway rule module and its
 fixtures folder to a copy of the checkout, regenerates, and runs every test so marked there.
 
 A test reads the set of rules when its source (or a module-level name or helper it uses,
