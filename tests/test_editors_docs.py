@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO
+from harness import run_cli
 from lsp_support import FETCHING, SUPPORTERS, buggy_project
 
 if sys.version_info >= (3, 11):
@@ -56,11 +57,13 @@ def user_environment(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def fixed_by_cli(root: Path, tmp_path: Path, cli) -> Path:
-    """What `lintloader fix` makes of the project: the editor's quick fix must write the same."""
-    expected = tmp_path / "expected"
-    shutil.copytree(root, expected)
-    done = cli("fix", ".", cwd=expected, env={"LINTLOADER_CACHE_DIR": str(tmp_path / "c2")})
+@pytest.fixture(scope="module")
+def fixed_by_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What `lintloader fix` makes of the buggy project (one run, which both editors' tests
+    read): the editor's quick fix must write the same."""
+    base = tmp_path_factory.mktemp("fixed_by_cli")
+    expected = buggy_project(base)
+    done = run_cli("fix", ".", cwd=expected, env={"LINTLOADER_CACHE_DIR": str(base / "c2")})
     assert done.returncode == 0, done.stdout + done.stderr
     return expected
 
@@ -69,9 +72,9 @@ def fixed_by_cli(root: Path, tmp_path: Path, cli) -> Path:
     shutil.which("nvim") is None,
     reason="Neovim is not installed (apt-get install neovim; .ci/run does)",
 )
-def test_neovim_07_block_from_the_docs(tmp_path: Path, cli) -> None:
+def test_neovim_07_block_from_the_docs(tmp_path: Path, fixed_by_cli: Path) -> None:
     root = buggy_project(tmp_path)
-    expected = fixed_by_cli(root, tmp_path, cli)
+    expected = fixed_by_cli
     init = tmp_path / "init.lua"
     init.write_text(config_block("neovim-0.7"), encoding="utf-8")
     out = tmp_path / "neovim.json"
@@ -111,9 +114,9 @@ def test_neovim_07_block_from_the_docs(tmp_path: Path, cli) -> None:
     shutil.which("emacs") is None,
     reason="Emacs is not installed (apt-get install emacs-nox elpa-eglot; .ci/run does)",
 )
-def test_emacs_block_from_the_docs(tmp_path: Path, cli) -> None:
+def test_emacs_block_from_the_docs(tmp_path: Path, fixed_by_cli: Path) -> None:
     root = buggy_project(tmp_path)
-    expected = fixed_by_cli(root, tmp_path, cli)
+    expected = fixed_by_cli
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
     subprocess.run([*git, "init", "-q"], cwd=root, check=True)  # a clone, as users have
     init = tmp_path / "init.el"

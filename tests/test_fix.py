@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -42,27 +43,8 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 JSON_CHECK = ("check", ".", "--no-cache", "--output-format", "json")
 
 
-@pytest.fixture(scope="module")
-def ll101_left(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
-    """The probe of each pair: the LL101 findings of its fixed module (``<name>.out.py`` as
-    ``mod.py``, in a folder of its own as the fix left it), from checks forked from one
-    process (the fix each test is about runs as a user runs it)."""
-    root = tmp_path_factory.mktemp("fixed")
-    for name in PAIRS:
-        (root / name).mkdir()
-        shutil.copy(FIX / f"{name}.out.py", root / name / "mod.py")
-    done = run_cli_forked([(JSON_CHECK, root / name) for name in PAIRS])
-    left = {}
-    for name, result in zip(PAIRS, done, strict=True):
-        assert result.returncode in (0, 1), result.stderr
-        left[name] = [f for f in json.loads(result.stdout) if f["code"] == "LL101"]
-    return left
-
-
-@pytest.mark.parametrize("name", PAIRS)
-def test_fixture_pair(name: str, tmp_path: Path, ll101_left: dict[str, list[dict]]) -> None:
-    target = tmp_path / "mod.py"
-    shutil.copy(FIX / f"{name}.in.py", target)
+def pair_flags(name: str) -> list[str]:
+    """The flags ``fix`` needs for the pair ``name``."""
     unsafe = ["--unsafe-fixes"] if name.startswith(("remove_", "cache_loader_")) else []
     # a construction under an `if` of the loop, one per evaluation, or a loader per checkpoint
     # evaluated, or one built from a sampler the loop builds: its LL202 is at info (a pool every
@@ -71,7 +53,47 @@ def test_fixture_pair(name: str, tmp_path: Path, ll101_left: dict[str, list[dict
     periodic = ("hoist_periodic_if", "cache_", "pass_loader_in_branches", "hoist_loader_sampler")
     periodic += ("pass_loader_in_other_data", "hoist_call_other_data")
     info = ["--min-severity", "info"] if name.startswith(periodic) else []
-    result = lintloader("fix", ".", *unsafe, *info, cwd=tmp_path)
+    return [*unsafe, *info]
+
+
+@dataclass(frozen=True)
+class Pair:
+    folder: Path  # the pair's ``<name>.in.py`` as ``mod.py``, fixed
+    fixed: subprocess.CompletedProcess[str]  # the ``fix`` run
+    ll101_left: list[dict]  # the probe: LL101 findings of ``<name>.out.py`` checked alone
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pair]:
+    """Each pair's ``fix`` (``<name>.in.py`` as ``mod.py`` in a folder of its own) and its
+    probe (the LL101 findings of ``<name>.out.py``, as ``mod.py`` in a folder of its own as the
+    fix left it): cold runs of the console script's code, forked from one process that
+    imported the CLI once (harness.run_cli_forked). The test of each pair is about the
+    strategy's output on its fixture; the ``fix`` command as a user runs it (a subprocess of
+    its own) is what the other tests of this module run."""
+    root = tmp_path_factory.mktemp("pairs")
+    runs: list[tuple[tuple[str, ...], Path]] = []
+    for name in PAIRS:
+        for side, kind in (("in", "fix"), ("out", "probe")):
+            folder = root / kind / name
+            folder.mkdir(parents=True)
+            shutil.copy(FIX / f"{name}.{side}.py", folder / "mod.py")
+        fix_args = ("fix", ".", "--no-cache", *pair_flags(name))
+        runs += [(fix_args, root / "fix" / name), (JSON_CHECK, root / "probe" / name)]
+    done = iter(run_cli_forked(runs))
+    found = {}
+    for name, fixed, probe in zip(PAIRS, done, done, strict=True):
+        assert probe.returncode in (0, 1), probe.stderr
+        left = [f for f in json.loads(probe.stdout) if f["code"] == "LL101"]
+        found[name] = Pair(root / "fix" / name, fixed, left)
+    return found
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_fixture_pair(name: str, pairs: dict[str, Pair]) -> None:
+    pair = pairs[name]
+    result = pair.fixed
+    target = pair.folder / "mod.py"
     expected = (FIX / f"{name}.out.py").read_bytes()
     assert target.read_bytes().decode() == expected.decode(), result.stderr
     changed = expected != (FIX / f"{name}.in.py").read_bytes()
@@ -79,8 +101,8 @@ def test_fixture_pair(name: str, tmp_path: Path, ll101_left: dict[str, list[dict
         # a build over other data at another caller stays reported: a finding left, exit 1
         assert result.returncode == int(name.endswith("_other_data")), result.stderr
         assert "fixed by" in result.stderr
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["mod.py"]  # as the probe's
-        assert ll101_left[name] == []
+        assert sorted(p.name for p in pair.folder.iterdir()) == ["mod.py"]  # as the probe's
+        assert pair.ll101_left == []
     else:
         assert result.returncode == 1  # a fixable finding is left
         assert "not applied" in result.stderr

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,26 +35,43 @@ def fixable(root: Path) -> int:
     return sum(bool(finding["fixes"]) for finding in json.loads(done.stdout))
 
 
+@dataclass(frozen=True)
+class Fixed:
+    root: Path  # the tree, after the fix
+    before: dict[str, bytes]  # its files before
+    fixable: int  # the findings check called fixable before
+    done: subprocess.CompletedProcess[str]  # the fix run
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Fixed]:
+    """Each tree checked, then fixed, once (real CLI runs), which the tests below read."""
+    base = tmp_path_factory.mktemp("draws")
+    found = {}
+    for name in ("draws_refused", "draws_fixed"):
+        root = tree(name, base)
+        before = {p.name: p.read_bytes() for p in root.glob("*.py")}
+        promised = fixable(root)
+        found[name] = Fixed(root, before, promised, run_cli("fix", "--no-cache", ".", cwd=root))
+    return found
+
+
 @pytest.mark.parametrize(("name", "ended"), [("draws_refused", 0), ("draws_fixed", 1)])
-def test_check_promises_what_fix_applies(name: str, ended: int, tmp_path: Path) -> None:
-    root = tree(name, tmp_path)
-    assert fixable(root) == ended
-    done = run_cli("fix", "--no-cache", ".", cwd=root)
+def test_check_promises_what_fix_applies(name: str, ended: int, fixed: dict[str, Fixed]) -> None:
+    assert fixed[name].fixable == ended
+    done = fixed[name].done
     assert done.returncode == (1 - ended), done.stdout + done.stderr
     assert done.stderr.count("LL202 fixed by pass-loader-in") == ended, done.stderr
     assert (REASON in done.stdout + done.stderr) == (ended == 0), done.stdout + done.stderr
 
 
-def test_refused_tree_is_left_as_it_was(tmp_path: Path) -> None:
-    root = tree("draws_refused", tmp_path)
-    before = {p.name: p.read_bytes() for p in root.glob("*.py")}
-    run_cli("fix", "--no-cache", ".", cwd=root)
-    assert {p.name: p.read_bytes() for p in root.glob("*.py")} == before
+def test_refused_tree_is_left_as_it_was(fixed: dict[str, Fixed]) -> None:
+    refused = fixed["draws_refused"]
+    assert {p.name: p.read_bytes() for p in refused.root.glob("*.py")} == refused.before
 
 
-def test_twin_without_the_draw_builds_the_dataset_once(tmp_path: Path) -> None:
-    root = tree("draws_fixed", tmp_path)
-    run_cli("fix", "--no-cache", ".", cwd=root)
+def test_twin_without_the_draw_builds_the_dataset_once(fixed: dict[str, Fixed]) -> None:
+    root = fixed["draws_fixed"].root
     train = (root / "train.py").read_text()
     assert "    episodes = Episodes(classes, 6)\n    loader = DataLoader(" in train
     assert "evaluate(classes, batch_size, loader=loader)" in train

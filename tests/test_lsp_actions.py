@@ -4,9 +4,10 @@ only, each edit what ``lintloader fix`` writes; the chain and the advisory on ho
 
 from __future__ import annotations
 
-import shutil
+from pathlib import Path
 
 import pytest
+from harness import run_cli
 from lsp_support import (
     FETCHING,
     SUPPORTERS,
@@ -44,16 +45,18 @@ async def _actions(client, document: str, line: int, only=None) -> list[types.Co
     )
 
 
-def _fixed_by_cli(tmp_path, root, cli, *args: str):
-    """The project after ``lintloader fix ARGS`` (on a copy)."""
-    copy = tmp_path / f"fixed{len(args)}"
-    shutil.copytree(root, copy)
-    done = cli("fix", *args, ".", cwd=copy, env={"LINTLOADER_CACHE_DIR": str(tmp_path / "c2")})
+@pytest.fixture(scope="module")
+def fixed_by_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The buggy project after ``lintloader fix .`` (one run, which the two tests that hold
+    the editor's edits to it read)."""
+    base = tmp_path_factory.mktemp("fixed_by_cli")
+    copy = buggy_project(base)
+    done = run_cli("fix", ".", cwd=copy, env={"LINTLOADER_CACHE_DIR": str(base / "c2")})
     assert done.returncode in (0, 1), done.stderr
     return copy
 
 
-async def test_quick_fixes_are_the_strategies_and_noqa(tmp_path, cli):
+async def test_quick_fixes_are_the_strategies_and_noqa(tmp_path, fixed_by_cli):
     root = buggy_project(tmp_path)
     fetching = uri(root, FETCHING)
     async with lsp_session(root, tmp_path / "cache") as client:
@@ -70,7 +73,7 @@ async def test_quick_fixes_are_the_strategies_and_noqa(tmp_path, cli):
     assert relocate.is_preferred and not remove_call.is_preferred
     assert [d.code for d in relocate.diagnostics] == ["LL101"]
     # relocate is the edit `lintloader fix` makes (here in fetching.py only)
-    expected = _fixed_by_cli(tmp_path, root, cli)
+    expected = fixed_by_cli
     assert list(relocate.edit.changes) == [fetching]
     text = (root / FETCHING).read_text(encoding="utf-8")
     assert applied(text, relocate.edit.changes[fetching]) == (expected / FETCHING).read_text(
@@ -87,10 +90,10 @@ async def test_quick_fixes_are_the_strategies_and_noqa(tmp_path, cli):
     assert fix_all.edit is None
 
 
-async def test_fix_all_applies_safe_fixes_only_and_the_finding_goes(tmp_path, cli):
+async def test_fix_all_applies_safe_fixes_only_and_the_finding_goes(tmp_path, cli, fixed_by_cli):
     root = buggy_project(tmp_path)
     fetching = uri(root, FETCHING)
-    expected = _fixed_by_cli(tmp_path, root, cli)
+    expected = fixed_by_cli
     async with lsp_session(root, tmp_path / "cache") as client:
         open_document(client, root / FETCHING)
         await until(lambda: codes(client, fetching) == ["LL101"], "LL101")

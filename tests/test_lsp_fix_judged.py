@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from harness import run_cli_forked
 from lsp_support import (
     answer,
     applied,
@@ -73,19 +75,55 @@ def line_of(client, path: Path, code: str) -> int:
     return next(d for d in client.diagnostics[path.as_uri()] if d.code == code).range.start.line
 
 
-def findings(cli, root: Path) -> list[tuple[str, int, str]]:
-    done = cli("check", "--no-cache", "--output-format", "json", ".", cwd=root)
+JSON_CHECK = ("check", "--no-cache", "--output-format", "json", ".")
+
+
+def sorted_findings(done: subprocess.CompletedProcess[str]) -> list[tuple[str, int, str]]:
     assert done.returncode in (0, 1), done.stderr
     return sorted((f["path"], f["line"], f["code"]) for f in json.loads(done.stdout))
 
 
-async def test_a_fix_that_leaves_its_finding_is_not_offered(tmp_path, cli):
+def findings(cli, root: Path) -> list[tuple[str, int, str]]:
+    return sorted_findings(cli(*JSON_CHECK, cwd=root))
+
+
+@pytest.fixture(scope="module")
+def by_cli(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """What the CLI says of each test's project before its session (the oracles the editor is
+    held to): cold runs of the console script's code forked from one process that imported
+    the CLI once (harness.run_cli_forked). The ``fix`` runs edit copies, which the tests read
+    as what ``lintloader fix`` writes."""
+    base = tmp_path_factory.mktemp("by_cli")
+    for name in ("reload", "plain", "mixed"):
+        (base / name).mkdir()
+    reload = project(base / "reload", reload=IMPORTS + RELOADED)
+    plain = project(base / "plain", plain=IMPORTS + PLAIN)
+    mixed = project(base / "mixed", mixed=IMPORTS + PLAIN + RELOADED)
+    check = ("check", "--no-cache", ".")
+    runs = [
+        (("fix", "--no-cache", "--diff", "."), reload),
+        (check, reload),
+        (check, plain),
+        (("fix", "--no-cache", "plain.py"), plain.parent / "fixed"),
+        (("fix", "--no-cache", "mixed.py"), mixed.parent / "fixed"),
+        (JSON_CHECK, mixed.parent / "fixed"),
+    ]
+    for folder in (plain, mixed):
+        shutil.copytree(folder, folder.parent / "fixed")
+    names = ("reload_diff", "reload_check", "plain_check", "plain_fix", "mixed_fix", "mixed_left")
+    done: dict[str, object] = dict(zip(names, run_cli_forked(runs), strict=True))
+    done["plain_fixed"] = plain.parent / "fixed"
+    done["mixed_fixed"] = mixed.parent / "fixed"
+    return done
+
+
+async def test_a_fix_that_leaves_its_finding_is_not_offered(tmp_path, by_cli):
     root = project(tmp_path, reload=IMPORTS + RELOADED)
     reload = root / "reload.py"
     # the strategies apply (the edit is made) but end nothing: check promises none
-    done = cli("fix", "--no-cache", "--diff", ".", cwd=root)
+    done = by_cli["reload_diff"]
     assert "LL202 would be changed by hoist-loader-call (reload.py) but not fixed" in done.stderr
-    assert "fixable" not in cli("check", "--no-cache", ".", cwd=root).stderr
+    assert "fixable" not in by_cli["reload_check"].stderr
     async with lsp_session(root, tmp_path / "cache") as client:
         open_document(client, reload)
         await until(lambda: codes(client, reload.as_uri()) == ["LL202"], "LL202")
@@ -119,10 +157,10 @@ async def test_a_client_that_shows_disabled_actions_is_told_why(tmp_path):
     assert noqa.disabled is None and noqa.title == "Add `# noqa: LL202`"
 
 
-async def test_a_fix_that_ends_its_finding_is_offered_with_fix_s_edit(tmp_path, cli):
+async def test_a_fix_that_ends_its_finding_is_offered_with_fix_s_edit(tmp_path, cli, by_cli):
     root = project(tmp_path, plain=IMPORTS + PLAIN)
     plain = root / "plain.py"
-    assert "[*] 1 fixable with `--fix`." in cli("check", "--no-cache", ".", cwd=root).stderr
+    assert "[*] 1 fixable with `--fix`." in by_cli["plain_check"].stderr
     async with lsp_session(root, tmp_path / "cache") as client:
         open_document(client, plain)
         await until(lambda: codes(client, plain.as_uri()) == ["LL202"], "LL202")
@@ -138,9 +176,8 @@ async def test_a_fix_that_ends_its_finding_is_offered_with_fix_s_edit(tmp_path, 
     assert hoist.disabled is None and hoist.is_preferred
     assert [d.code for d in hoist.diagnostics] == ["LL202"]
     # its edit is the one `lintloader fix plain.py` writes, and the finding is gone after it
-    copy = tmp_path / "fixed"
-    shutil.copytree(root, copy)
-    assert cli("fix", "--no-cache", "plain.py", cwd=copy).returncode == 0
+    copy = by_cli["plain_fixed"]
+    assert by_cli["plain_fix"].returncode == 0, by_cli["plain_fix"].stderr
     [(target, edits)] = hoist.edit.changes.items()
     assert target == plain.as_uri()
     assert applied(plain.read_text(), edits) == (copy / "plain.py").read_text()
@@ -148,13 +185,12 @@ async def test_a_fix_that_ends_its_finding_is_offered_with_fix_s_edit(tmp_path, 
     assert findings(cli, root) == []
 
 
-async def test_fix_all_leaves_the_findings_fix_leaves(tmp_path, cli):
+async def test_fix_all_leaves_the_findings_fix_leaves(tmp_path, cli, by_cli):
     """One document with a finding the safe fixes end and one they change but leave."""
     root = project(tmp_path, mixed=IMPORTS + PLAIN + RELOADED)
     mixed = root / "mixed.py"
-    copy = tmp_path / "fixed"
-    shutil.copytree(root, copy)
-    assert cli("fix", "--no-cache", "mixed.py", cwd=copy).returncode == 1  # LL205 is left
+    copy = by_cli["mixed_fixed"]
+    assert by_cli["mixed_fix"].returncode == 1, by_cli["mixed_fix"].stderr  # LL205 is left
     async with lsp_session(root, tmp_path / "cache") as client:
         open_document(client, mixed)
         await until(lambda: codes(client, mixed.as_uri()) == ["LL202", "LL202"], "LL202s")
@@ -163,5 +199,5 @@ async def test_fix_all_leaves_the_findings_fix_leaves(tmp_path, cli):
     apply_workspace_edit(resolved.edit)
     assert mixed.read_text() == (copy / "mixed.py").read_text()
     left = findings(cli, root)
-    assert left == findings(cli, copy)
+    assert left == sorted_findings(by_cli["mixed_left"])
     assert [code for _, _, code in left] == ["LL205"]

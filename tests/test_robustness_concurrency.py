@@ -137,6 +137,7 @@ import sys, time
 from pathlib import Path
 from lintloader.cache.files import cache_problem
 root, start, count = Path(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+time.sleep(max(0.0, start - time.time() - 0.01))  # asleep, not spinning, until just before
 while time.time() < start:
     pass
 problems = [problem for i in range(count) if (problem := cache_problem(root / f"d{i}"))]

@@ -52,8 +52,9 @@ PRIOR_S: dict[str, float] = {
     "tests/test_fix_honest.py": 26.0,  # 31 before (33.4 -> 28.2 s of CPU)
     "tests/test_rule_contract.py": 26.0,
     "tests/test_newer_grammar.py": 26.0,
-    # round 11: the fix pairs' LL101 probes forked from one process (34.7 -> 30.4 s of CPU)
-    "tests/test_fix.py": 24.0,
+    # round 11: the fix pairs' LL101 probes forked from one process (34.7 -> 30.4 s of CPU);
+    # round 13: the pairs' fixes forked with them (14.0 -> 8.4 s of CPU, 1 module alone)
+    "tests/test_fix.py": 14.0,
     # round 10: the runtime cases reuse the module's one fix run, verify forked (98 -> 36 s CPU)
     "tests/test_fix_proof.py": 27.0,
     "tests/test_site_packages_view.py::test_one_line_per_distribution_with_its_advisory": 60.0,
