@@ -1,4 +1,6 @@
-"""``lintloader verify`` end to end: the real CLI in a subprocess, real DataLoader workers."""
+"""``lintloader verify`` end to end: the real CLI in a subprocess, real DataLoader workers;
+the buggy and fixed fetchers' probes with a known worker-init delay, so that the pools started
+and the per-epoch stall they report can be checked too."""
 
 from __future__ import annotations
 
@@ -34,11 +36,14 @@ def fixture(name: str) -> str:
     return f"{FIXTURES / name}.py:make_loader"
 
 
+DELAY = "0.4"  # each worker's init sleeps this long: every pool start stalls by about that
+STALL = ("--worker-init-delay", DELAY)
 # The long probes run concurrently (each mostly waits on its workers), then the tests read them.
 CONCURRENT_RUNS = {
     "lightning": ("--val", "--json"),
-    "buggy": ("--dataloader", fixture("buggy_fetcher")),
-    "fixed": ("--dataloader", fixture("fixed_fetcher"), "--json"),
+    "buggy": ("--dataloader", fixture("buggy_fetcher"), *STALL),
+    "buggy_json": ("--dataloader", fixture("buggy_fetcher"), *STALL, "--json"),
+    "fixed": ("--dataloader", fixture("fixed_fetcher"), *STALL, "--json"),
     "lossy": ("--dataloader", fixture("lossy_fetcher"), "--json"),
 }
 
@@ -159,6 +164,36 @@ def test_lossy_fix_fails_on_sample_count_although_workers_are_stable(runs: Any) 
     assert epochs[1]["pool_pids"] == epochs[0]["pool_pids"] != []
     assert any("epoch 2: 48 of 48 samples missing" in p for p in result["problems"])
     assert not any("respawn" in p for p in result["problems"])
+
+
+# -- pools started and the per-epoch stall (first batch minus the steady first batch, median
+# over the epochs), with the known worker-init delay DELAY ------------------------------------
+def test_buggy_fetcher_starts_a_pool_and_stalls_every_epoch(runs: Any) -> None:
+    proc = runs["buggy_json"]
+    assert proc.returncode == 1, proc.stderr
+    (loader,) = json.loads(proc.stdout)["loaders"]
+    assert loader["pools_started"] == 3 and loader["stall_epochs"] == 3
+    assert loader["median_stall_s"] >= 0.8 * float(DELAY)
+    assert all(epoch["stall_s"] >= 0.8 * float(DELAY) for epoch in loader["epochs"])
+
+
+def test_fixed_fetcher_starts_one_pool_and_later_epochs_do_not_stall(runs: Any) -> None:
+    proc = runs["fixed"]
+    assert proc.returncode == 0, proc.stderr
+    (loader,) = json.loads(proc.stdout)["loaders"]
+    assert loader["pools_started"] == 1 and loader["stall_epochs"] == 3
+    first, *later = loader["epochs"]
+    assert first["stall_s"] >= 0.8 * float(DELAY)
+    assert all(epoch["stall_s"] < 0.25 * float(DELAY) for epoch in later)
+    assert loader["median_stall_s"] < 0.25 * float(DELAY)
+
+
+def test_text_names_pools_and_median_stall(runs: Any) -> None:
+    proc = runs["buggy"]
+    assert proc.returncode == 1, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "worker pools started" in x)
+    assert line.strip().startswith("worker pools started: 3; stall per epoch (first batch minus")
+    assert line.endswith("of 3 epochs")
 
 
 def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
