@@ -59,9 +59,10 @@ def fetcher(kind: str, *args: str) -> tuple[str, ...]:
 RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "persistent": (script("torch_loop"), ()),
     "non_persistent": (script("torch_loop", "--no-persistent"), ()),
-    "own_exit": (script("torch_loop", "--epochs", "2", "--exit", "3"), ()),
     "max_passes": (script("torch_loop", "--epochs", "5"), ("--max-passes", "2")),
-    "spawn": (script("torch_loop", "--spawn", "--epochs", "2"), ()),
+    # spawned workers, one per pool (each imports torch again: some 1.3 s of CPU), in a run
+    # that also ends with its own exit code
+    "spawn": (script("torch_loop", "--spawn", "1", "--epochs", "2", "--exit", "3"), ()),
     "buggy": (fetcher("buggy"), ()),
     "fixed": (fetcher("fixed"), ()),
     "lossy": (fetcher("lossy"), ()),
@@ -76,7 +77,7 @@ RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "eval": (script("rebuild_loop", "--eval"), ()),
     "thread_ci": (script("rebuild_loop", "--thread", "--epochs", "5"), CI),
     "thread_fixed_ci": (script("rebuild_loop", "--thread", "--fixed", "--epochs", "5"), CI),
-    "rebuild_spawn": (script("rebuild_loop", "--spawn", "--epochs", "2"), ()),
+    "rebuild_spawn": (script("rebuild_loop", "--spawn", "1", "--epochs", "2"), ()),
 }
 if TORCHRUN:
     RUNS["ddp"] = (
@@ -179,7 +180,7 @@ def test_non_persistent_loader_respawns_every_pass(runs: dict[str, Run]) -> None
 
 
 def test_command_exit_code_is_kept(runs: dict[str, Run]) -> None:
-    run = runs["own_exit"]
+    run = runs["spawn"]  # `--exit 3`: the run passes (test_spawned_workers), the command exits 3
     assert run.code == 3
     assert run.report["command_exit"] == 3
     assert run.stdout.endswith("training finished\n")
@@ -197,7 +198,8 @@ def test_max_passes_stops_the_command_cleanly(runs: dict[str, Run]) -> None:
 
 def test_spawned_workers(runs: dict[str, Run]) -> None:
     run = runs["spawn"]
-    assert run.code == 0, run.stderr
+    assert run.code == 3, run.stderr  # the command's own exit code (`--exit 3`), kept
+    assert run.report["verdict"] == "OK" and "OK: no creation site started" in run.stderr
     loader = run.only_loader()
     assert loader["start_method"] == "spawn"
     assert (len(loader["passes"]), len(loader["pool_starts"]), loader["respawn_count"]) == (2, 1, 0)
