@@ -13,8 +13,9 @@ them). Placeholders are only for what changes from run to run: the scene's direc
 ``0.15s``) ``<TIME>``, a process id ``<PID>``, and ``<N>`` a number that follows from
 durations (a count of seconds, a ratio or a share of two durations).
 
-A few docs/trace.md blocks run a command that tests/test_trace.py runs for its own tests anyway
-(:data:`TRACED_BY_TEST_TRACE`): that module compares its run with the block, with this matcher.
+A few docs/trace.md and docs/verify.md blocks run a command that tests/test_trace.py or
+tests/test_verify.py runs for its own tests anyway (:data:`CHECKED_ELSEWHERE`): that module
+compares its run with the block, with this matcher.
 """
 
 from __future__ import annotations
@@ -90,6 +91,14 @@ TRACED_BY_TEST_TRACE = {
     "--init-sleep 1.5",
 }
 
+# docs/verify.md's block whose probe tests/test_verify.py's module fixture runs anyway (for the
+# stall tests): checked there, the same way. The run's name there -> the command.
+VERIFIED_BY_TEST_VERIFY = {
+    "buggy": "lintloader verify --dataloader fixtures/runtime/buggy_fetcher.py:make_loader "
+    "--worker-init-delay 1.0",
+}
+CHECKED_ELSEWHERE = [*TRACED_BY_TEST_TRACE.values(), *VERIFIED_BY_TEST_VERIFY.values()]
+
 
 def block_of(command: str) -> Block:
     """The one block whose one command is ``command``."""
@@ -98,10 +107,8 @@ def block_of(command: str) -> Block:
 
 
 def run_here(block: Block) -> bool:
-    """Whether this module runs ``block`` (tests/test_trace.py runs those it checks)."""
-    return [c for c, _ in commands(block.body)] not in (
-        [command] for command in TRACED_BY_TEST_TRACE.values()
-    )
+    """Whether this module runs ``block`` (not one of :data:`CHECKED_ELSEWHERE`)."""
+    return [c for c, _ in commands(block.body)] not in ([c] for c in CHECKED_ELSEWHERE)
 
 
 # a block that runs the analyzer (check, fix, rule, flake8) prints what the set of rules decides:
