@@ -89,6 +89,8 @@ TRACED_BY_TEST_TRACE = {
     "--thread --epochs 5",
     "injected": "lintloader trace -- python fixtures/runtime/trace/rebuild_loop.py "
     "--init-sleep 1.5",
+    "ddp": "lintloader trace --max-passes 2 -- torchrun --standalone --nproc-per-node 2 "
+    "fixtures/runtime/trace/ddp_loop.py",
 }
 
 # docs/verify.md's block whose probe tests/test_verify.py's module fixture runs anyway (for the
