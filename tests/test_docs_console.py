@@ -13,9 +13,9 @@ them). Placeholders are only for what changes from run to run: the scene's direc
 ``0.15s``) ``<TIME>``, a process id ``<PID>``, and ``<N>`` a number that follows from
 durations (a count of seconds, a ratio or a share of two durations).
 
-A few docs/trace.md and docs/verify.md blocks run a command that tests/test_trace.py or
-tests/test_verify.py runs for its own tests anyway (:data:`CHECKED_ELSEWHERE`): that module
-compares its run with the block, with this matcher.
+A few docs/trace.md and docs/verify.md blocks run a command that tests/test_trace.py,
+tests/test_trace_cost.py or tests/test_verify.py runs for its own tests anyway
+(:data:`CHECKED_ELSEWHERE`): that module compares its run with the block, with this matcher.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -99,7 +100,26 @@ VERIFIED_BY_TEST_VERIFY = {
     "buggy": "lintloader verify --dataloader fixtures/runtime/buggy_fetcher.py:make_loader "
     "--worker-init-delay 1.0",
 }
-CHECKED_ELSEWHERE = [*TRACED_BY_TEST_TRACE.values(), *VERIFIED_BY_TEST_VERIFY.values()]
+# and docs/trace.md's block whose run tests/test_trace_cost.py's module fixture makes anyway
+TRACED_BY_TEST_TRACE_COST = {
+    "step": "lintloader trace -- python fixtures/runtime/trace/cost_loop.py step --epochs 2 "
+    "--steps 2 --init-sleep 1.0",
+}
+CHECKED_ELSEWHERE = [
+    *TRACED_BY_TEST_TRACE.values(),
+    *VERIFIED_BY_TEST_VERIFY.values(),
+    *TRACED_BY_TEST_TRACE_COST.values(),
+]
+
+
+def trace_parts(command: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The traced command and trace's options of a block's ``lintloader trace OPTIONS --
+    COMMAND``, as the block types them (`python` from ``PATH``, paths relative to the
+    checkout)."""
+    words = shlex.split(command)
+    assert words[:2] == ["lintloader", "trace"], words
+    split = words.index("--")
+    return tuple(words[split + 1 :]), tuple(words[2:split])
 
 
 def block_of(command: str) -> Block:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -20,7 +19,15 @@ from typing import Any
 
 import pytest
 from child_processes import Processes
-from test_docs_console import TRACED_BY_TEST_TRACE, block_env, block_of, commands, matches, printed
+from test_docs_console import (
+    TRACED_BY_TEST_TRACE,
+    block_env,
+    block_of,
+    commands,
+    matches,
+    printed,
+    trace_parts,
+)
 from trace_agreement import disagreements
 
 from lintloader.runtime.trace.session import GRACE_S
@@ -66,12 +73,9 @@ def fetcher(kind: str, *args: str) -> tuple[str, ...]:
 
 def as_docs_show(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The command and options of docs/trace.md's block for the run ``name``, as the block
-    types them (`python` from ``PATH``, paths relative to the checkout): the run is checked
-    against the block too (test_the_docs_block_is_what_the_run_printed)."""
-    words = shlex.split(TRACED_BY_TEST_TRACE[name])
-    assert words[:2] == ["lintloader", "trace"], words
-    split = words.index("--")
-    return tuple(words[split + 1 :]), tuple(words[2:split])
+    types them: the run is checked against the block too
+    (test_the_docs_block_is_what_the_run_printed)."""
+    return trace_parts(TRACED_BY_TEST_TRACE[name])
 
 
 RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
