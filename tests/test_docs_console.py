@@ -12,6 +12,10 @@ them). Placeholders are only for what changes from run to run: the scene's direc
 ``<DIR>``, the environment's prefix (``sys.prefix``) ``<VENV>``, a duration (``1.2 s``,
 ``0.15s``) ``<TIME>``, a process id ``<PID>``, and ``<N>`` a number that follows from
 durations (a count of seconds, a ratio or a share of two durations).
+
+A few docs/trace.md and docs/verify.md blocks run a command that tests/test_trace.py,
+tests/test_trace_cost.py or tests/test_verify.py runs for its own tests anyway
+(:data:`CHECKED_ELSEWHERE`): that module compares its run with the block, with this matcher.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -68,6 +73,66 @@ def blocks() -> Iterator[Block]:
 
 
 ALL_BLOCKS = list(blocks())
+# docs/trace.md's blocks whose command tests/test_trace.py's module fixture runs anyway (it reads
+# each run's JSON report too): that module compares what the run printed with the block, with
+# this module's matcher, so that each runs once a suite. The run's name there -> the command.
+TRACED_BY_TEST_TRACE = {
+    "non_persistent": "lintloader trace -- python fixtures/runtime/trace/torch_loop.py "
+    "--no-persistent",
+    "buggy": "lintloader trace -- python fixtures/runtime/trace/fetcher_loop.py "
+    "fixtures/runtime/buggy_fetcher.py",
+    "fixed": "lintloader trace -- python fixtures/runtime/trace/fetcher_loop.py "
+    "fixtures/runtime/fixed_fetcher.py",
+    "lightning": "lintloader trace -- python fixtures/runtime/trace/lightning_fit.py",
+    "warmup_ci": "lintloader trace --max-passes 2 -- python fixtures/runtime/trace/fetcher_loop.py "
+    "fixtures/runtime/buggy_fetcher.py --warmup 2 --epochs 5",
+    "thread_ci": "lintloader trace --max-passes 2 -- python fixtures/runtime/trace/rebuild_loop.py "
+    "--thread --epochs 5",
+    "injected": "lintloader trace -- python fixtures/runtime/trace/rebuild_loop.py "
+    "--init-sleep 1.5",
+    "ddp": "lintloader trace --max-passes 2 -- torchrun --standalone --nproc-per-node 2 "
+    "fixtures/runtime/trace/ddp_loop.py",
+}
+
+# docs/verify.md's block whose probe tests/test_verify.py's module fixture runs anyway (for the
+# stall tests): checked there, the same way. The run's name there -> the command.
+VERIFIED_BY_TEST_VERIFY = {
+    "buggy": "lintloader verify --dataloader fixtures/runtime/buggy_fetcher.py:make_loader "
+    "--worker-init-delay 1.0",
+}
+# and docs/trace.md's block whose run tests/test_trace_cost.py's module fixture makes anyway
+TRACED_BY_TEST_TRACE_COST = {
+    "step": "lintloader trace -- python fixtures/runtime/trace/cost_loop.py step --epochs 2 "
+    "--steps 2 --init-sleep 1.0",
+}
+CHECKED_ELSEWHERE = [
+    *TRACED_BY_TEST_TRACE.values(),
+    *VERIFIED_BY_TEST_VERIFY.values(),
+    *TRACED_BY_TEST_TRACE_COST.values(),
+]
+
+
+def trace_parts(command: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The traced command and trace's options of a block's ``lintloader trace OPTIONS --
+    COMMAND``, as the block types them (`python` from ``PATH``, paths relative to the
+    checkout)."""
+    words = shlex.split(command)
+    assert words[:2] == ["lintloader", "trace"], words
+    split = words.index("--")
+    return tuple(words[split + 1 :]), tuple(words[2:split])
+
+
+def block_of(command: str) -> Block:
+    """The one block whose one command is ``command``."""
+    (block,) = [b for b in ALL_BLOCKS if [c for c, _ in commands(b.body)] == [command]]
+    return block
+
+
+def run_here(block: Block) -> bool:
+    """Whether this module runs ``block`` (not one of :data:`CHECKED_ELSEWHERE`)."""
+    return [c for c, _ in commands(block.body)] not in ([c] for c in CHECKED_ELSEWHERE)
+
+
 # a block that runs the analyzer (check, fix, rule, flake8) prints what the set of rules decides:
 # tests/test_new_rule_copy.py runs it again with a throwaway rule added (the enumerates_rules mark)
 ANALYZER = re.compile(r"^\$ .*\b(?:lintloader (?:check|fix|rule)|flake8)\b", re.M)
@@ -210,9 +275,10 @@ def without_comment(command: str) -> str:
     return re.split(r"\s{2,}#\s", command, maxsplit=1)[0]
 
 
-def run(command: str, cwd: Path, cache: Path, expected: list[str]) -> list[str]:
-    """The output lines of ``command`` in the scene ``cwd``, and ``exit N`` after them when
-    the block shows the exit status."""
+def block_env(cwd: Path, cache: Path) -> dict[str, str]:
+    """The environment a block's commands run in, in the scene ``cwd``: the scene's ``.bin/``
+    and this interpreter's folder first on ``PATH`` (``python``, ``lintloader``), the cache in
+    ``cache``, no colour, 100 columns."""
     bin_dir = str(Path(sys.executable).parent)
     env = {
         **os.environ,
@@ -223,15 +289,27 @@ def run(command: str, cwd: Path, cache: Path, expected: list[str]) -> list[str]:
         "COLUMNS": "100",
     }
     env.pop("FORCE_COLOR", None)
-    # in a process group of its own, killed with what it started (trace's and verify's
-    # workers) once it ends or times out (tests/child_processes.py)
-    done = run_once(["bash", "-c", without_comment(command)], cwd=cwd, env=env, timeout=300)
-    output = (done.stdout + done.stderr).replace(str(cwd), "<DIR>").replace(sys.prefix, "<VENV>")
+    return env
+
+
+def printed(done: subprocess.CompletedProcess[str], cwd: Path, expected: list[str]) -> list[str]:
+    """The output lines of the finished command ``done`` (stdout, then stderr) as a block shows
+    them, run in ``cwd``, and ``exit N`` after them when the block shows the exit status."""
+    output = (done.stdout + done.stderr).replace(sys.prefix, "<VENV>").replace(str(cwd), "<DIR>")
     # a venv's interpreter is python3 or python3.X, after the python that made the venv
     output = VENV_PYTHON.sub("<VENV>/bin/python3", output)
     lines = [DURATION.sub("<TIME>", line) for line in output.splitlines()]
     shows_exit = bool(expected) and EXIT.fullmatch(expected[-1]) is not None
     return [*lines, f"exit {done.returncode}"] if shows_exit else lines
+
+
+def run(command: str, cwd: Path, cache: Path, expected: list[str]) -> list[str]:
+    """The output lines of ``command`` in the scene ``cwd`` (:func:`printed`)."""
+    # in a process group of its own, killed with what it started (trace's and verify's
+    # workers) once it ends or times out (tests/child_processes.py)
+    env = block_env(cwd, cache)
+    done = run_once(["bash", "-c", without_comment(command)], cwd=cwd, env=env, timeout=300)
+    return printed(done, cwd, expected)
 
 
 def line_pattern(expected: str) -> re.Pattern[str]:
@@ -269,7 +347,7 @@ def test_every_console_block_names_a_known_scene() -> None:
         assert list(commands(block.body)), f"{block.name}: a console block holds `$ ` commands"
 
 
-@pytest.mark.parametrize("block", [marked(block) for block in ALL_BLOCKS])
+@pytest.mark.parametrize("block", [marked(block) for block in ALL_BLOCKS if run_here(block)])
 def test_the_console_block_is_what_the_command_prints(block: Block, tmp_path: Path) -> None:
     if block.scene not in SCENES:
         pytest.fail(f"{block.name}: unknown scene {block.scene!r}")

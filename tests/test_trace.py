@@ -19,6 +19,15 @@ from typing import Any
 
 import pytest
 from child_processes import Processes
+from test_docs_console import (
+    TRACED_BY_TEST_TRACE,
+    block_env,
+    block_of,
+    commands,
+    matches,
+    printed,
+    trace_parts,
+)
 from trace_agreement import disagreements
 
 from lintloader.runtime.trace.session import GRACE_S
@@ -48,6 +57,12 @@ def trace_args(name: str, *command: str, options: tuple[str, ...] = ()) -> list[
     ]
 
 
+def run_args(name: str, out: Path) -> list[str]:
+    """``trace --json OUT/NAME.json`` of the run ``name`` (:data:`RUNS`, else a block's)."""
+    command, options = RUNS[name] if name in RUNS else as_docs_show(name)
+    return [arg.replace("{out}", str(out)) for arg in trace_args(name, *command, options=options)]
+
+
 def script(name: str, *args: str) -> tuple[str, ...]:
     return (PYTHON, str(SCRIPTS / f"{name}.py"), *args)
 
@@ -56,33 +71,38 @@ def fetcher(kind: str, *args: str) -> tuple[str, ...]:
     return script("fetcher_loop", str(RUNTIME / f"{kind}_fetcher.py"), *args)
 
 
+def as_docs_show(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The command and options of docs/trace.md's block for the run ``name``, as the block
+    types them: the run is checked against the block too
+    (test_the_docs_block_is_what_the_run_printed)."""
+    return trace_parts(TRACED_BY_TEST_TRACE[name])
+
+
 RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "persistent": (script("torch_loop"), ()),
-    "non_persistent": (script("torch_loop", "--no-persistent"), ()),
-    "own_exit": (script("torch_loop", "--epochs", "2", "--exit", "3"), ()),
+    "non_persistent": as_docs_show("non_persistent"),  # torch_loop.py --no-persistent
     "max_passes": (script("torch_loop", "--epochs", "5"), ("--max-passes", "2")),
-    "spawn": (script("torch_loop", "--spawn", "--epochs", "2"), ()),
-    "buggy": (fetcher("buggy"), ()),
-    "fixed": (fetcher("fixed"), ()),
+    # spawned workers, one per pool (each imports torch again: some 1.3 s of CPU), in a run
+    # that also ends with its own exit code
+    "spawn": (script("torch_loop", "--spawn", "1", "--epochs", "2", "--exit", "3"), ()),
+    "buggy": as_docs_show("buggy"),  # fetcher_loop.py over buggy_fetcher.py
+    "fixed": as_docs_show("fixed"),  # and over fixed_fetcher.py
     "lossy": (fetcher("lossy"), ()),
-    "lightning": (script("lightning_fit"), ()),
+    "lightning": as_docs_show("lightning"),  # lightning_fit.py
     # the table of issue 30, each under the CI setting, and each fixed
     "rebuild_ci": (script("rebuild_loop", "--epochs", "4"), CI),
     "rebuild_fixed_ci": (script("rebuild_loop", "--fixed", "--epochs", "4"), CI),
     "reload_ci": (script("lightning_probe", "--reload", "1", "--epochs", "4"), CI),
     "reload_fixed_ci": (script("lightning_fit", "--epochs", "4"), CI),
-    "warmup_ci": (fetcher("buggy", "--warmup", "2", "--epochs", "5"), CI),
+    "warmup_ci": as_docs_show("warmup_ci"),  # buggy_fetcher.py, --warmup 2 --epochs 5, CI
     "warmup_fixed_ci": (fetcher("fixed", "--warmup", "2", "--epochs", "5"), CI),
     "eval": (script("rebuild_loop", "--eval"), ()),
-    "thread_ci": (script("rebuild_loop", "--thread", "--epochs", "5"), CI),
+    "thread_ci": as_docs_show("thread_ci"),  # rebuild_loop.py --thread --epochs 5, CI
     "thread_fixed_ci": (script("rebuild_loop", "--thread", "--fixed", "--epochs", "5"), CI),
-    "rebuild_spawn": (script("rebuild_loop", "--spawn", "--epochs", "2"), ()),
+    "rebuild_spawn": (script("rebuild_loop", "--spawn", "1", "--epochs", "2"), ()),
 }
-if TORCHRUN:
-    RUNS["ddp"] = (
-        (TORCHRUN, "--standalone", "--nproc-per-node", "2", str(SCRIPTS / "ddp_loop.py")),
-        (),
-    )
+if TORCHRUN:  # torchrun ddp_loop.py (2 ranks) under --max-passes 2, as docs/trace.md shows it
+    RUNS["ddp"] = as_docs_show("ddp")
 
 
 class Run:
@@ -107,9 +127,10 @@ class Run:
         return found
 
 
-def trace_env(home: Path) -> dict[str, str]:
-    """The test's environment, with the hook's private directory under ``home``."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(home)}
+def trace_env(home: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The test's environment (or ``base``), with the hook's private directory under
+    ``home``."""
+    env = {**(base or os.environ), "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(home)}
     env.pop("XDG_RUNTIME_DIR", None)
     return env
 
@@ -118,26 +139,28 @@ def trace_env(home: Path) -> dict[str, str]:
 def runs(tmp_path_factory: pytest.TempPathFactory, module_processes: Processes) -> dict[str, Run]:
     """Every run, :data:`AT_ONCE` side by side, then read."""
     out = tmp_path_factory.mktemp("trace")
-    env = trace_env(out / "cache")
+    env = trace_env(out / "cache", block_env(REPO, out / "lintloader-cache"))  # as the docs'
     names = list(RUNS)
     done = {}
     for begin in range(0, len(names), AT_ONCE):
         started = {}
         for name in names[begin : begin + AT_ONCE]:
-            command, options = RUNS[name]
-            template = trace_args(name, *command, options=options)
-            args = [arg.replace("{out}", str(out)) for arg in template]
             started[name] = module_processes.start(
-                args, cwd=REPO, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-            )
+                run_args(name, out), cwd=REPO, env=env, text=True,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )  # fmt: skip
         for name, proc in started.items():
             stdout, stderr = proc.communicate(timeout=300)
-            path = out / f"{name}.json"
-            report = json.loads(path.read_text()) if path.exists() else {}
-            done[name] = Run(
-                subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), report
+            done[name] = read_run(
+                subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), out, name
             )
     return done
+
+
+def read_run(proc: subprocess.CompletedProcess[str], out: Path, name: str) -> Run:
+    """The finished run ``name`` with its JSON report (none where it wrote none)."""
+    path = out / f"{name}.json"
+    return Run(proc, json.loads(path.read_text()) if path.exists() else {})
 
 
 def test_persistent_loader_keeps_its_pool(runs: dict[str, Run]) -> None:
@@ -179,7 +202,7 @@ def test_non_persistent_loader_respawns_every_pass(runs: dict[str, Run]) -> None
 
 
 def test_command_exit_code_is_kept(runs: dict[str, Run]) -> None:
-    run = runs["own_exit"]
+    run = runs["spawn"]  # `--exit 3`: the run passes (test_spawned_workers), the command exits 3
     assert run.code == 3
     assert run.report["command_exit"] == 3
     assert run.stdout.endswith("training finished\n")
@@ -197,7 +220,8 @@ def test_max_passes_stops_the_command_cleanly(runs: dict[str, Run]) -> None:
 
 def test_spawned_workers(runs: dict[str, Run]) -> None:
     run = runs["spawn"]
-    assert run.code == 0, run.stderr
+    assert run.code == 3, run.stderr  # the command's own exit code (`--exit 3`), kept
+    assert run.report["verdict"] == "OK" and "OK: no creation site started" in run.stderr
     loader = run.only_loader()
     assert loader["start_method"] == "spawn"
     assert (len(loader["passes"]), len(loader["pool_starts"]), loader["respawn_count"]) == (2, 1, 0)
@@ -281,15 +305,33 @@ def test_ddp_ranks_each_get_a_report(runs: dict[str, Run]) -> None:
     run = runs["ddp"]
     assert run.code == 0, run.stderr
     assert sorted(p["rank"] for p in run.report["processes"]) == [0, 1]
-    for process in run.report["processes"]:
+    for process in run.report["processes"]:  # 2 full passes each, one pool: then stopped
         (loader,) = process["loaders"]
         assert (len(loader["passes"]), len(loader["pool_starts"]), loader["respawn_count"]) == (
-            3,
+            2,
             1,
             0,
         )
+    assert run.report["stopped_by_max_passes"] is True
     assert "rank 0 (pid" in run.stderr and "rank 1 (pid" in run.stderr
-    assert all(f"rank {r} epoch 3 done" in run.stdout for r in (0, 1))
+    assert all(f"rank {r} epoch 2 done" in run.stdout for r in (0, 1))
+    assert "epoch 3 done" not in run.stdout
+
+
+@pytest.mark.parametrize("name", sorted(TRACED_BY_TEST_TRACE))
+def test_the_docs_block_is_what_the_run_printed(
+    name: str, runs: dict[str, Run], injected: Run
+) -> None:
+    """docs/trace.md's block of this run's command is what the run printed (stdout, then
+    stderr; tests/test_docs_console.py's matcher): the run is made once, for both."""
+    if name not in (*runs, "injected"):
+        pytest.skip(f"{name}: torchrun is not installed next to this Python")
+    block = block_of(TRACED_BY_TEST_TRACE[name])
+    ((_, expected),) = commands(block.body)
+    run = injected if name == "injected" else runs[name]
+    done = subprocess.CompletedProcess(name, run.code, run.stdout, run.stderr)
+    actual = printed(done, REPO, expected)
+    assert matches(expected, actual), f"{block.name}: the run printed:\n" + "\n".join(actual)
 
 
 def test_command_that_cannot_start_exits_2(tmp_path: Path, processes: Processes) -> None:
@@ -439,23 +481,25 @@ def test_spawned_workers_of_rebuilt_loaders(runs: dict[str, Run]) -> None:
     assert {loader["start_method"] for loader in run.loaders()} == {"spawn"}
 
 
-def test_reported_loss_matches_an_injected_pool_start_delay(
-    tmp_path: Path, processes: Processes
-) -> None:
+@pytest.fixture(scope="module")
+def injected(tmp_path_factory: pytest.TempPathFactory, module_processes: Processes) -> Run:
+    """docs/trace.md's run of rebuild_loop.py (3 epochs, its default) with a 1.5 s sleep in
+    every worker's init, alone: no run beside it slows its pool starts."""
+    out = tmp_path_factory.mktemp("injected")
+    env = trace_env(out / "cache", block_env(REPO, out / "lintloader-cache"))
+    proc = module_processes.run(run_args("injected", out), cwd=REPO, env=env, timeout=300)
+    return read_run(proc, out, "injected")
+
+
+def test_reported_loss_matches_an_injected_pool_start_delay(injected: Run) -> None:
     """Each pool start sleeps a known 1.5 s in every worker's init (in parallel): a loader
     rebuilt in each of 3 epochs starts 2 pools more than needed, 3.0 s lost."""
     delay, epochs = 1.5, 3
-    out = tmp_path / "injected.json"
-    command = script("rebuild_loop", "--epochs", str(epochs), "--init-sleep", str(delay))
-    proc = processes.run(
-        [PYTHON, "-m", "lintloader", "trace", "--json", str(out), "--", *command],
-        cwd=REPO, env=trace_env(tmp_path), timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr
-    report = json.loads(out.read_text())
-    injected = delay * (epochs - 1)
-    assert abs(report["lost_s"] - injected) <= 0.2 * injected, report["lost_s"]
-    assert f"; {report['lost_s']:.3f} s lost (" in proc.stderr
+    assert TRACED_BY_TEST_TRACE["injected"].endswith(f"rebuild_loop.py --init-sleep {delay}")
+    assert injected.code == 1, injected.stderr
+    lost = delay * (epochs - 1)
+    assert abs(injected.report["lost_s"] - lost) <= 0.2 * lost, injected.report["lost_s"]
+    assert f"; {injected.report['lost_s']:.3f} s lost (" in injected.stderr
 
 
 def _alive(pid: int) -> bool:

@@ -28,6 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_docs_console import (
+    TRACED_BY_TEST_TRACE_COST,
+    block_env,
+    block_of,
+    commands,
+    matches,
+    printed,
+    trace_parts,
+)
 from trace_agreement import caller_of, disagreements
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
@@ -41,8 +50,11 @@ AT_ONCE = 4
 SHORT = ("--epochs", "2", "--steps", "2", "--init-sleep", str(SLEEP))
 THREE = ("--epochs", "3", "--init-sleep", str(SLEEP))
 
+# docs/trace.md's run of `cost_loop.py step` with SHORT, as the block types it (checked
+# against the block too: test_the_docs_block_is_what_the_run_printed)
+STEP, _ = trace_parts(TRACED_BY_TEST_TRACE_COST["step"])
 RUNS: dict[str, tuple[str, ...]] = {
-    "step": (PYTHON, str(SCRIPT), "step", *SHORT),
+    "step": STEP,
     "step_build_persistent": (PYTHON, str(SCRIPT), "step-build", "--persistent", *SHORT),
     "eval_persistent": (PYTHON, str(SCRIPT), "eval", "--persistent", *THREE),
     "eval": (PYTHON, str(SCRIPT), "eval", *THREE),
@@ -60,8 +72,9 @@ if TORCHRUN:
 
 
 class Run:
-    def __init__(self, code: int, stderr: str, report: dict[str, Any]) -> None:
+    def __init__(self, code: int, stdout: str, stderr: str, report: dict[str, Any]) -> None:
         self.code = code
+        self.stdout = stdout
         self.stderr = stderr
         self.report = report
 
@@ -74,7 +87,8 @@ class Run:
 
 
 def _started(name: str, out: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(out / "cache")}
+    env = {**block_env(REPO, out / "lintloader-cache"), "PYTHONUNBUFFERED": "1"}  # the docs'
+    env["XDG_CACHE_HOME"] = str(out / "cache")
     env.pop("XDG_RUNTIME_DIR", None)
     command = [PYTHON, "-m", "lintloader", "trace", "--json", str(out / f"{name}.json"), "--"]
     return subprocess.Popen(
@@ -95,10 +109,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
             batch = {name: _started(name, out) for name in names[begin : begin + AT_ONCE]}
             started += batch.values()
             for name, proc in batch.items():
-                _, stderr = proc.communicate(timeout=300)
+                stdout, stderr = proc.communicate(timeout=300)
                 path = out / f"{name}.json"
                 report = json.loads(path.read_text()) if path.exists() else {}
-                done[name] = Run(proc.returncode, stderr, report)
+                done[name] = Run(proc.returncode, stdout, stderr, report)
         yield done
     finally:
         for proc in started:
@@ -125,6 +139,18 @@ def test_one_batch_pass_per_step_is_defeated(runs: dict[str, Run]) -> None:
     assert run.report["lost_s"] >= 3 * SLEEP * 0.95  # each pool slept SLEEP in its workers
     assert "`it = iter(loader)` once" in run.stderr
     assert "persistent_workers=True" not in run.stderr.split("change:")[1]
+
+
+def test_the_docs_block_is_what_the_run_printed(runs: dict[str, Run]) -> None:
+    """docs/trace.md's block of the step run is what the run printed (stdout, then stderr;
+    tests/test_docs_console.py's matcher): the run is made once, for both."""
+    assert STEP[-len(SHORT) :] == SHORT
+    block = block_of(TRACED_BY_TEST_TRACE_COST["step"])
+    ((_, expected),) = commands(block.body)
+    run = runs["step"]
+    done = subprocess.CompletedProcess("step", run.code, run.stdout, run.stderr)
+    actual = printed(done, REPO, expected)
+    assert matches(expected, actual), f"{block.name}: the run printed:\n" + "\n".join(actual)
 
 
 def test_a_new_persistent_loader_per_step_is_defeated(runs: dict[str, Run]) -> None:

@@ -1,9 +1,12 @@
-"""``lintloader verify`` end to end: the real CLI in a subprocess, real DataLoader workers."""
+"""``lintloader verify`` end to end: the real CLI in a subprocess, real DataLoader workers;
+the buggy and fixed fetchers' probes with a known worker-init delay, so that the pools started
+and the per-epoch stall they report can be checked too."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -15,6 +18,14 @@ from typing import Any
 import pytest
 from child_processes import Processes
 from harness import run_cli
+from test_docs_console import (
+    VERIFIED_BY_TEST_VERIFY,
+    block_env,
+    block_of,
+    commands,
+    matches,
+    printed,
+)
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
 
@@ -34,19 +45,28 @@ def fixture(name: str) -> str:
     return f"{FIXTURES / name}.py:make_loader"
 
 
+DELAY = "1.0"  # each worker's init sleeps this long: every pool start stalls by about that
+STALL = ("--worker-init-delay", DELAY)
+# docs/verify.md's probe of the buggy fetcher (as text), as the block types it: checked against
+# the block too (test_the_docs_block_is_what_the_probe_printed)
+AS_DOCS_SHOW = shlex.split(VERIFIED_BY_TEST_VERIFY["buggy"])
 # The long probes run concurrently (each mostly waits on its workers), then the tests read them.
 CONCURRENT_RUNS = {
     "lightning": ("--val", "--json"),
-    "buggy": ("--dataloader", fixture("buggy_fetcher")),
-    "fixed": ("--dataloader", fixture("fixed_fetcher"), "--json"),
+    "buggy": tuple(AS_DOCS_SHOW[2:]),  # with STALL: relative to the checkout
+    "buggy_json": ("--dataloader", fixture("buggy_fetcher"), *STALL, "--json"),
+    "fixed": ("--dataloader", fixture("fixed_fetcher"), *STALL, "--json"),
     "lossy": ("--dataloader", fixture("lossy_fetcher"), "--json"),
 }
 
 
 @pytest.fixture(scope="module")
-def runs(module_processes: Processes) -> dict[str, subprocess.CompletedProcess[str]]:
+def runs(
+    module_processes: Processes, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    env = block_env(REPO, tmp_path_factory.mktemp("verify") / "cache")  # as the docs'
     started = {
-        name: (args, module_processes.start([*CLI, *args], cwd=REPO, text=True, **PIPES))
+        name: (args, module_processes.start([*CLI, *args], cwd=REPO, env=env, text=True, **PIPES))
         for name, args in CONCURRENT_RUNS.items()
     }
     done = {}
@@ -159,6 +179,46 @@ def test_lossy_fix_fails_on_sample_count_although_workers_are_stable(runs: Any) 
     assert epochs[1]["pool_pids"] == epochs[0]["pool_pids"] != []
     assert any("epoch 2: 48 of 48 samples missing" in p for p in result["problems"])
     assert not any("respawn" in p for p in result["problems"])
+
+
+# -- pools started and the per-epoch stall (first batch minus the steady first batch, median
+# over the epochs), with the known worker-init delay DELAY ------------------------------------
+def test_buggy_fetcher_starts_a_pool_and_stalls_every_epoch(runs: Any) -> None:
+    proc = runs["buggy_json"]
+    assert proc.returncode == 1, proc.stderr
+    (loader,) = json.loads(proc.stdout)["loaders"]
+    assert loader["pools_started"] == 3 and loader["stall_epochs"] == 3
+    assert loader["median_stall_s"] >= 0.8 * float(DELAY)
+    assert all(epoch["stall_s"] >= 0.8 * float(DELAY) for epoch in loader["epochs"])
+
+
+def test_fixed_fetcher_starts_one_pool_and_later_epochs_do_not_stall(runs: Any) -> None:
+    proc = runs["fixed"]
+    assert proc.returncode == 0, proc.stderr
+    (loader,) = json.loads(proc.stdout)["loaders"]
+    assert loader["pools_started"] == 1 and loader["stall_epochs"] == 3
+    first, *later = loader["epochs"]
+    assert first["stall_s"] >= 0.8 * float(DELAY)
+    assert all(epoch["stall_s"] < 0.25 * float(DELAY) for epoch in later)
+    assert loader["median_stall_s"] < 0.25 * float(DELAY)
+
+
+def test_text_names_pools_and_median_stall(runs: Any) -> None:
+    proc = runs["buggy"]
+    assert proc.returncode == 1, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "worker pools started" in x)
+    assert line.strip().startswith("worker pools started: 3; stall per epoch (first batch minus")
+    assert line.endswith("of 3 epochs")
+
+
+def test_the_docs_block_is_what_the_probe_printed(runs: Any) -> None:
+    """docs/verify.md's block of the buggy fetcher's probe is what the module's run printed
+    (tests/test_docs_console.py's matcher): the probe runs once, for both."""
+    assert AS_DOCS_SHOW[:2] == ["lintloader", "verify"] and AS_DOCS_SHOW[-1] == DELAY
+    block = block_of(VERIFIED_BY_TEST_VERIFY["buggy"])
+    ((_, expected),) = commands(block.body)
+    actual = printed(runs["buggy"], REPO, expected)
+    assert matches(expected, actual), f"{block.name}: the probe printed:\n" + "\n".join(actual)
 
 
 def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
