@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
+from lintloader.cache import codec
 from lintloader.cache.summaries import SummaryCache
 from lintloader.pipeline.engine import read_source
 from lintloader.rules.registry import all_rules
@@ -27,7 +28,7 @@ from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.query import GroupQuery
-from lintloader.select.rounds import RoundTaker, ShardResult
+from lintloader.select.rounds import RoundTaker, ShardResult, dump_shard, load_shard, written_apart
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.forked import Resident, WorkQueue, can_fork
 from lintloader.workers.progress import ParseStats
@@ -378,6 +379,27 @@ def run_select(
         for row, checked, present, digest in sources.token_answers(f.path for f in files)
     )
     return summaries, answers, stats, cache.used
+
+
+def test_a_childs_written_summaries_travel_as_the_bytes_of_their_entries(tmp_path: Path) -> None:
+    """A summary a child parsed and wrote is sent as its entry's bytes (not encoded again),
+    read back by the parent as the summary; an entry of another file's summary is refused."""
+    paths = sorted(str(p) for p in (FIXTURES / "check").rglob("*.py"))[:3]
+    made = {p: summarize_source(Path(p).read_bytes(), p, Path(p).stem) for p in paths}
+    cache = SummaryCache(tmp_path / "cache")
+    cache.keep_written = True
+    for n, path in enumerate(paths[:2]):  # the third: read from the cache, say
+        cache.put(f"{n:064x}", made[path])
+    rest, entries = written_apart(made, cache)
+    assert list(rest) == paths[2:] and list(entries) == paths[:2]
+    stored = sorted(cache.directory.rglob("*.json"))
+    assert sorted(entries.values()) == sorted(entry.read_bytes() for entry in stored)
+    assert written_apart(made, cache) == (made, {})  # taken once
+    sent = ShardResult(rest, [], 0, entries=entries)
+    assert load_shard(dump_shard(sent)).summaries == made
+    forged = ShardResult({}, [], 0, entries={paths[1]: entries[paths[0]]})
+    with pytest.raises(codec.Invalid):
+        load_shard(dump_shard(forged))
 
 
 @pytest.mark.enumerates_rules

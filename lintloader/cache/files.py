@@ -129,21 +129,23 @@ def read_keyed(root: Path, path: Path, kind: str, hint: object, key: str) -> dic
     return stored[1] if stored is not None and stored[0] == key else {}
 
 
-def write_entry(root: Path, target: Path, kind: str, hint: object, value: object) -> None:
+def write_entry(root: Path, target: Path, kind: str, hint: object, value: object) -> bytes | None:
     """Atomically write ``value`` (of type ``hint``) to ``target`` (a path below ``root``) as
     an entry of ``kind``, never through a link nor into a directory someone else could write.
-    Directories are made 0700 and entries 0600, whatever the umask.
+    Directories are made 0700 and entries 0600, whatever the umask. Returns the entry's bytes
+    (None: not written).
 
     A cache that cannot be written is only slower, never wrong: errors are swallowed."""
     try:
         if not make_private_dirs(root, target.parent):
-            return  # never write (not even a folder) through a link planted inside the cache
+            return None  # never write (not even a folder) through a link planted inside the cache
         # a link planted at the entry is replaced, never followed; no fsync: a cold scan
         # writes an entry per file parsed, and a reader takes an entry it cannot load as a miss
         data = codec.dumps(kind, hint, value)
         write_atomic(target, data, private=True, replace_link=True, durable=False)
     except (OSError, TypeError, ValueError):  # unwritable, or a value the codec cannot store
-        return
+        return None
+    return data
 
 
 def _levels(root: Path, folder: Path) -> list[Path]:

@@ -40,6 +40,13 @@ def summary_key(digest: str, module: str, is_package: bool, code: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def summary_kind() -> str:
+    """The kind of a summary entry (``cache/codec.py``): it names the summary schema."""
+    from lintloader.summary.model import SUMMARY_SCHEMA
+
+    return f"summary {SUMMARY_SCHEMA}"
+
+
 class SummaryCache:
     """Summaries under ``<dir>/summaries-<version>/<kk>/<key>.json``."""
 
@@ -48,6 +55,10 @@ class SummaryCache:
         self.directory = self.root / f"summaries-{__version__}"
         self.used: set[str] = set()  # keys read or written by this run
         self.made: set[str] = set()  # keys written by this run (their summaries were parsed)
+        # with keep_written (a forked child's parses): each summary written, by id, and its
+        # entry's bytes, until taken (the child sends them to the parent as they are)
+        self.keep_written = False
+        self._written: dict[int, tuple[FileSummary, bytes]] = {}
 
     @functools.cached_property
     def code(self) -> str:
@@ -61,9 +72,7 @@ class SummaryCache:
 
     @functools.cached_property
     def kind(self) -> str:
-        from lintloader.summary.model import SUMMARY_SCHEMA
-
-        return f"summary {SUMMARY_SCHEMA}"
+        return summary_kind()
 
     def key(self, digest: str, module: str, is_package: bool) -> str:
         return summary_key(digest, module, is_package, self.code)
@@ -96,6 +105,14 @@ class SummaryCache:
     def put(self, key: str, summary: FileSummary) -> None:
         from lintloader.summary.model import FileSummary
 
-        write_entry(self.root, self._path(key), self.kind, FileSummary, summary)
+        data = write_entry(self.root, self._path(key), self.kind, FileSummary, summary)
         self.used.add(key)
         self.made.add(key)
+        if self.keep_written and data is not None:
+            self._written[id(summary)] = (summary, data)
+
+    def take_written(self, summary: FileSummary) -> bytes | None:
+        """The bytes of the entry written for this very ``summary`` object (with
+        :attr:`keep_written`), let go of here; None when none was."""
+        found = self._written.pop(id(summary), None)
+        return found[1] if found is not None and found[0] is summary else None

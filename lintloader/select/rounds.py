@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from lintloader.cache import codec
-from lintloader.cache.summaries import SummaryCache
+from lintloader.cache.summaries import SummaryCache, summary_kind
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.select.parse import at_path, summarize_files
@@ -60,7 +60,10 @@ RESIDENT_SPARE_BYTES = 128 * 1024 * 1024
 @dataclass
 class ShardResult:
     """What a child sends back for its shard (as codec data): the summaries, each copy of a
-    module (same bytes, same name: parsed once) as the path of the summary it shares."""
+    module (same bytes, same name: parsed once) as the path of the summary it shares. A
+    summary the child parsed and wrote to the cache goes as the bytes of its entry
+    (``entries``: path -> entry), not encoded a second time; :func:`load_shard` decodes those
+    into ``summaries``."""
 
     summaries: dict[str, FileSummary]
     answers: list[tuple[int, int, int, str]]  # SourceSet.token_answers of the shard
@@ -71,6 +74,7 @@ class ShardResult:
     copies: tuple[tuple[str, str], ...] = ()  # (a copy's path, the path it shares a summary of)
     pieces: tuple[int, ...] = ()  # the pieces (of a search or of the parses) the child took
     chosen: tuple[str, ...] = ()  # a search's: the paths it chose to parse
+    entries: dict[str, bytes] = field(default_factory=dict)  # summaries as their cache entries
 
     def shared(self) -> dict[str, FileSummary]:
         """Every summary of the shard, copies sharing what their first was parsed into."""
@@ -112,6 +116,13 @@ def load_shard(data: bytes) -> ShardResult:
     """A child's result; :class:`codec.Invalid` (the shard is redone here) unless every copy
     names a summary it sent."""
     result: ShardResult = codec.loads(SHARD_KIND, ShardResult, data)
+    kind = summary_kind()
+    for path, entry in result.entries.items():
+        summary: FileSummary = codec.loads(kind, FileSummary, entry)
+        if summary.path != path:
+            raise codec.Invalid("an entry of another file's summary")
+        result.summaries[path] = summary
+    result.entries = {}
     if not all(first in result.summaries for _, first in result.copies):
         raise codec.Invalid("a copy of a summary that was not sent")
     return result
@@ -125,6 +136,7 @@ def merged(results: Sequence[ShardResult], pieces: tuple[int, ...], table_size: 
     chosen: list[str] = []
     for result in results:
         found.summaries.update(result.summaries)
+        found.entries.update(result.entries)
         found.answers += result.answers
         found.parsed += result.parsed
         found.cached += result.cached
@@ -170,6 +182,22 @@ def without_copies(
         else:
             copies.append((path, first))
     return unique, tuple(copies)
+
+
+def written_apart(
+    summaries: dict[str, FileSummary], cache: SummaryCache
+) -> tuple[dict[str, FileSummary], dict[str, bytes]]:
+    """``summaries`` less those whose cache entry this process wrote, and those as the bytes
+    of their entries (by path): sent as they are, not encoded again."""
+    rest: dict[str, FileSummary] = {}
+    entries: dict[str, bytes] = {}
+    for path, summary in summaries.items():
+        entry = cache.take_written(summary) if summary.path == path else None
+        if entry is None:
+            rest[path] = summary
+        else:
+            entries[path] = entry
+    return rest, entries
 
 
 @dataclass
@@ -391,6 +419,8 @@ class RoundTaker:
         pieces = [[known[path] for path in piece] for piece in request.pieces]
         if shard.parses is None:
             raise codec.Invalid("no queue of parses")
+        if self.cache is not None:  # the entries written are sent as they are (ShardResult)
+            self.cache.keep_written = True
         results, taken = take_all(shard.parses, lambda number: self._parse(pieces[number]))
         found = merged(results, tuple(taken), len(self.sources.index.tokens))
         # what the parent learns of the parses: the digests (the bits came with the searches)
@@ -443,7 +473,10 @@ class RoundTaker:
         table_size = len(self.sources.index.tokens)
         unique, copies = without_copies(summaries)
         counts = stats.parsed, stats.cached
-        return ShardResult(unique, [], table_size, *counts, frozenset(used), copies)
+        result = ShardResult(unique, [], table_size, *counts, frozenset(used), copies)
+        if self.cache is not None and self.cache.keep_written:
+            result.summaries, result.entries = written_apart(unique, self.cache)
+        return result
 
     def _choose(
         self,
