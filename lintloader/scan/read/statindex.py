@@ -26,7 +26,7 @@ from pathlib import Path
 from lintloader import __version__
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.scan.read.stamps import UNTRUSTED, Stamp, is_racy
-from lintloader.scan.read.tokens import absence_implies
+from lintloader.scan.read.tokens import implied_absences
 
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
 _KIND = "stat index 3"
@@ -98,16 +98,14 @@ class StatIndex:
 
     def inner_bits(self, token: bytes) -> int:
         """Bits of the plain tokens of the table that occur inside ``token``: a file known not
-        to contain one of them does not contain ``token`` (see :func:`tokens.absence_implies`).
+        to contain one of them does not contain ``token`` (see :func:`tokens.implied_absences`).
         When the table has grown, the tokens added since are looked at (it only grows: a
         round that adds tokens one by one as it searches does not look at the whole table
         again after each)."""
         seen, mask = self._inner.get(token, (0, 0))
         tokens = self.tokens
         if seen != len(tokens):
-            for number in range(seen, len(tokens)):
-                if absence_implies(tokens[number], token):
-                    mask |= 1 << number
+            mask |= implied_absences(token, tokens, seen)
             self._inner[token] = (len(tokens), mask)
         return mask
 

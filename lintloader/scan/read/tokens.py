@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from lintloader.scan.read.code_view import code_view
 from lintloader.scan.read.shapes import shape_in
@@ -126,6 +126,20 @@ def absence_implies(inner: bytes, token: bytes) -> bool:
     if token.startswith((SCOPE_MARK, SHAPE_MARK)) or inner.startswith(_MARKS):
         return False
     return inner != token and inner in searched_text(token)
+
+
+def implied_absences(token: bytes, table: Sequence[bytes], start: int) -> int:
+    """Bits of the tokens ``table[start:]`` whose absence from a file implies the absence of
+    ``token`` (:func:`absence_implies` of each, bit ``i`` for ``table[i]``): the test of
+    ``token`` made once, each inner token's cheapest test (is it in the text) first."""
+    if token.startswith((SCOPE_MARK, SHAPE_MARK)):
+        return 0
+    text, mask = searched_text(token), 0
+    for number in range(start, len(table)):
+        inner = table[number]
+        if inner in text and inner != token and not inner.startswith(_MARKS):
+            mask |= 1 << number
+    return mask
 
 
 def core(token: bytes) -> bytes:
