@@ -41,10 +41,13 @@ class CallGraph(Hierarchy):
     _edges: dict[str, list[Edge]]
     _call_edges: dict[tuple[str, int], list[Edge]]  # (caller, call index)
     _guesses: dict[tuple[str, str], Landing]
+    _answered: dict[str, tuple[str, ...]]  # method key -> the classes it answers for
+    _runs_along: dict[tuple[str, str], frozenset[str]]  # (class, name) -> methods that run
 
     def _forget(self) -> None:
         super()._forget()
         self._edges, self._call_edges, self._guesses = {}, {}, {}
+        self._answered, self._runs_along = {}, {}
 
     # -- the calls as linked -----------------------------------------------------------------
     def edges_from(self, key: str) -> list[Edge]:
@@ -211,29 +214,38 @@ class CallGraph(Hierarchy):
         if owner is None or owner == info.class_key:
             return True
         name = self.functions[target].function.name
-        kept = [
-            key
-            for key in (owner, *self.subclasses.get(owner, ()))
-            if self.lookup_method(key, name) == target
-        ]
-        return any(self._reaches(key, info) for key in kept)
+        kept = self._answered_by(target, owner, name)
+        return any(info.key in self._runs(key, info.function.name) for key in kept)
 
-    def _reaches(self, class_key: str, info: FunctionInfo) -> bool:
-        """Whether calling method ``info``'s name on a ``class_key`` object runs ``info``:
-        its MRO's definitions, each handing on to the next with ``super()`` (or through a
-        base named in the call), reach it."""
-        name = info.function.name
-        chain = self.mro(class_key)
-        for holder in chain:
-            if name not in self.classes[holder].klass.methods:
-                continue
-            klass = self.classes[holder]
-            key = symbol_key(klass.file.module, f"{klass.klass.qualname}.{name}")
-            if key == info.key:
-                return True
-            if key not in self.functions or not self._hands_on(key, name):
-                return False
-        return False
+    def _answered_by(self, target: str, owner: str, name: str) -> tuple[str, ...]:
+        """The classes (``owner``, that defines method ``target``, and its scanned
+        subclasses) whose objects answer a call of ``name`` with ``target``."""
+        found = self._answered.get(target)
+        if found is None:
+            found = self._answered[target] = tuple(
+                key
+                for key in (owner, *self.subclasses.get(owner, ()))
+                if self.lookup_method(key, name) == target
+            )
+        return found
+
+    def _runs(self, class_key: str, name: str) -> frozenset[str]:
+        """The methods that calling ``name`` on a ``class_key`` object runs: its MRO's
+        definitions, each handing on to the next with ``super()`` (or through a base named
+        in the call), up to the first that does not."""
+        found = self._runs_along.get((class_key, name))
+        if found is None:
+            ran = []
+            for holder in self.mro(class_key):
+                klass = self.classes[holder]
+                if name not in klass.klass.methods:
+                    continue
+                key = symbol_key(klass.file.module, f"{klass.klass.qualname}.{name}")
+                ran.append(key)
+                if key not in self.functions or not self._hands_on(key, name):
+                    break
+            found = self._runs_along[(class_key, name)] = frozenset(ran)
+        return found
 
     def _hands_on(self, key: str, name: str) -> bool:
         """Whether method ``key`` calls its own name on something other than its ``self``

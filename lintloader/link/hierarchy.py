@@ -28,10 +28,13 @@ class Hierarchy(SymbolTable):
     _bases: dict[str, list[Symbol]]
     _external: dict[str, frozenset[str]]
     _lineage_tests: dict[Callable[[ClassInfo], bool], dict[str, bool]]
+    _lookups: dict[tuple[str, str, bool], str | None]  # lookup_method's answers
+    _dispatches: dict[tuple[str, str], tuple[str, ...]]  # dispatch's answers
 
     def _forget(self) -> None:
         super()._forget()
         self._mro, self._bases, self._external, self._lineage_tests = {}, {}, {}, {}
+        self._lookups, self._dispatches = {}, {}
 
     def bases(self, class_key: str) -> list[Symbol]:
         found = self._bases.get(class_key)
@@ -49,6 +52,9 @@ class Hierarchy(SymbolTable):
         """Linearized class keys (C3 where it succeeds, depth-first otherwise). Worked out
         bases first (see the module docstring); a base still being worked out (a cycle)
         counts as itself alone."""
+        found = self._mro.get(class_key)
+        if found is not None:
+            return found
         for key in self._bases_first(class_key, self._mro):
             own = self._class_bases(key)
             self._mro[key] = _c3(key, [self._mro.get(p, (p,)) for p in own], own)
@@ -121,6 +127,12 @@ class Hierarchy(SymbolTable):
 
     def lookup_method(self, class_key: str, name: str, skip_self: bool = False) -> str | None:
         """First definition of ``name`` along the MRO of ``class_key``."""
+        asked = (class_key, name, skip_self)
+        if asked not in self._lookups:
+            self._lookups[asked] = self._lookup_method(class_key, name, skip_self)
+        return self._lookups[asked]
+
+    def _lookup_method(self, class_key: str, name: str, skip_self: bool) -> str | None:
         chain = self.mro(class_key)
         for key in chain[1:] if skip_self else chain:
             info = self.classes[key]
@@ -131,6 +143,12 @@ class Hierarchy(SymbolTable):
     def dispatch(self, class_key: str, name: str) -> list[str]:
         """Every method ``obj.name()`` can land in when ``obj`` is a ``class_key`` instance:
         the MRO definition plus overrides in scanned subclasses (class-hierarchy analysis)."""
+        asked = (class_key, name)
+        if asked not in self._dispatches:
+            self._dispatches[asked] = tuple(self._dispatch(class_key, name))
+        return list(self._dispatches[asked])
+
+    def _dispatch(self, class_key: str, name: str) -> list[str]:
         targets = []
         inherited = self.lookup_method(class_key, name)
         if inherited:

@@ -22,7 +22,15 @@ from lintloader.scan.read import sources as source_module
 from lintloader.scan.read.code_view import code_view
 from lintloader.scan.read.sources import SourceSet
 from lintloader.scan.read.stamps import RACY_NS
-from lintloader.scan.read.tokens import package_scope, prerequisites, shared_parts, whole_word
+from lintloader.scan.read.statindex import StatIndex
+from lintloader.scan.read.tokens import (
+    absence_implies,
+    package_scope,
+    prerequisites,
+    shape,
+    shared_parts,
+    whole_word,
+)
 from lintloader.select.query import GroupQuery
 from lintloader.settings.config import Config
 from lintloader.summary.summarize import summarize_source
@@ -330,3 +338,32 @@ def test_a_file_without_the_gate_tokens_fails_every_head_on_their_searches(
     assert not query.matches(sources, files["loads.py"])  # oader, then each DataLoader head
     assert searched[0] == b"oader" and b"DataLoader" in searched
     assert query.matches(sources, files["loop.py"])
+
+
+def test_inner_bits_are_the_absences_that_imply_a_tokens_as_the_table_grows() -> None:
+    """``StatIndex.inner_bits`` (plain tokens only, those added since it last looked) gives the
+    bits of :func:`absence_implies` over the whole table, asked before and after it grows."""
+    table = [
+        b"oader",
+        whole_word("DataLoader"),
+        b"DataLoader",
+        package_scope("torch.utils"),
+        b"DataLoader(",
+        shape("DataLoader"),
+        b"Loader",
+        whole_word("oader"),
+        b"._iterator",
+        b"_iterator",
+    ]
+    index = StatIndex()
+    asked = [b"DataLoader(", whole_word("DataLoader"), b"._iterator", shape("DataLoader")]
+    for token in table:
+        index.bit(token)
+        for wanted in [*asked, *index.tokens]:
+            expected = sum(
+                1 << number
+                for number, inner in enumerate(index.tokens)
+                if absence_implies(inner, wanted)
+            )
+            assert index.inner_bits(wanted) == expected, (wanted, index.tokens)
+    assert index.inner_bits(b"DataLoader(") == 0b1000101  # oader, DataLoader, Loader

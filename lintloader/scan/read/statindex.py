@@ -26,7 +26,7 @@ from pathlib import Path
 from lintloader import __version__
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.scan.read.stamps import UNTRUSTED, Stamp, is_racy
-from lintloader.scan.read.tokens import absence_implies
+from lintloader.scan.read.tokens import implied_absences, is_plain
 
 MAX_TOKENS = 4096  # a bigger token table is dropped and relearned (bitmasks stay small)
 _KIND = "stat index 3"
@@ -47,11 +47,14 @@ class StatIndex:
     present: list[int] = field(default_factory=list)  # bit i set: token i occurs in the file
     _rows: dict[str, int] = field(default_factory=dict, repr=False)
     _ids: dict[bytes, int] = field(default_factory=dict, repr=False)
+    # the plain tokens of the table, with their numbers (the only ones inner_bits looks at)
+    _plain: list[tuple[int, bytes]] = field(default_factory=list, repr=False)
     _inner: dict[bytes, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._rows = {path: row for row, path in enumerate(self.paths)}
         self._ids = {token: number for number, token in enumerate(self.tokens)}
+        self._plain = [(number, t) for number, t in enumerate(self.tokens) if is_plain(t)]
 
     def fresh(self, path: str, stamp: Stamp) -> int | None:
         """The row of ``path`` if the file is certainly unchanged since it was recorded."""
@@ -94,21 +97,21 @@ class StatIndex:
         if number is None:
             number = self._ids[token] = len(self.tokens)
             self.tokens.append(token)
+            if is_plain(token):
+                self._plain.append((number, token))
         return 1 << number
 
     def inner_bits(self, token: bytes) -> int:
         """Bits of the plain tokens of the table that occur inside ``token``: a file known not
-        to contain one of them does not contain ``token`` (see :func:`tokens.absence_implies`).
-        When the table has grown, the tokens added since are looked at (it only grows: a
-        round that adds tokens one by one as it searches does not look at the whole table
-        again after each)."""
+        to contain one of them does not contain ``token`` (see :func:`tokens.implied_absences`).
+        Only the plain tokens are looked at (the others never imply an absence), and when the
+        table has grown, only those added since (it only grows: a round that adds tokens one
+        by one as it searches does not look at the whole table again after each)."""
         seen, mask = self._inner.get(token, (0, 0))
-        tokens = self.tokens
-        if seen != len(tokens):
-            for number in range(seen, len(tokens)):
-                if absence_implies(tokens[number], token):
-                    mask |= 1 << number
-            self._inner[token] = (len(tokens), mask)
+        plain = self._plain
+        if seen != len(plain):
+            mask |= implied_absences(token, plain[seen:])
+            self._inner[token] = (len(plain), mask)
         return mask
 
     def subset(self, paths: Iterable[str]) -> StatIndex:

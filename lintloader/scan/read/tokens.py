@@ -123,9 +123,28 @@ def searched_text(token: bytes) -> bytes:
 def absence_implies(inner: bytes, token: bytes) -> bool:
     """Whether a file without ``inner`` cannot contain ``token``: ``inner`` is another plain
     token that occurs inside the text of ``token``."""
-    if token.startswith((SCOPE_MARK, SHAPE_MARK)) or inner.startswith(_MARKS):
+    if token.startswith((SCOPE_MARK, SHAPE_MARK)) or not is_plain(inner):
         return False
     return inner != token and inner in searched_text(token)
+
+
+def is_plain(token: bytes) -> bool:
+    """A token searched for as written (no mark): the only kind whose absence from a file
+    implies another's (:func:`absence_implies`)."""
+    return not token.startswith(_MARKS)
+
+
+def implied_absences(token: bytes, plain: Iterable[tuple[int, bytes]]) -> int:
+    """Bits of the plain tokens ``plain`` (each with its number in a token table) whose
+    absence from a file implies the absence of ``token``: :func:`absence_implies` of each,
+    the test of ``token`` made once."""
+    if token.startswith((SCOPE_MARK, SHAPE_MARK)):
+        return 0
+    text, mask = searched_text(token), 0
+    for number, inner in plain:
+        if inner in text and inner != token:
+            mask |= 1 << number
+    return mask
 
 
 def core(token: bytes) -> bytes:
