@@ -128,6 +128,16 @@ def block_of(command: str) -> Block:
     return block
 
 
+def assert_block_printed(command: str, done: subprocess.CompletedProcess[str]) -> None:
+    """The docs block whose one command is ``command`` shows what ``done`` (that command's
+    run, made in the checkout by the module that checks the block: :data:`CHECKED_ELSEWHERE`)
+    printed, stdout then stderr, by :func:`matches`."""
+    block = block_of(command)
+    ((_, expected),) = commands(block.body)
+    actual = printed(done, REPO, expected)
+    assert matches(expected, actual), f"{block.name}: the run printed:\n" + "\n".join(actual)
+
+
 def run_here(block: Block) -> bool:
     """Whether this module runs ``block`` (not one of :data:`CHECKED_ELSEWHERE`)."""
     return [c for c, _ in commands(block.body)] not in ([c] for c in CHECKED_ELSEWHERE)

@@ -21,11 +21,8 @@ import pytest
 from child_processes import Processes
 from test_docs_console import (
     TRACED_BY_TEST_TRACE,
+    assert_block_printed,
     block_env,
-    block_of,
-    commands,
-    matches,
-    printed,
     trace_parts,
 )
 from trace_agreement import disagreements
@@ -326,12 +323,9 @@ def test_the_docs_block_is_what_the_run_printed(
     stderr; tests/test_docs_console.py's matcher): the run is made once, for both."""
     if name not in (*runs, "injected"):
         pytest.skip(f"{name}: torchrun is not installed next to this Python")
-    block = block_of(TRACED_BY_TEST_TRACE[name])
-    ((_, expected),) = commands(block.body)
     run = injected if name == "injected" else runs[name]
     done = subprocess.CompletedProcess(name, run.code, run.stdout, run.stderr)
-    actual = printed(done, REPO, expected)
-    assert matches(expected, actual), f"{block.name}: the run printed:\n" + "\n".join(actual)
+    assert_block_printed(TRACED_BY_TEST_TRACE[name], done)
 
 
 def test_command_that_cannot_start_exits_2(tmp_path: Path, processes: Processes) -> None:

@@ -30,11 +30,8 @@ from typing import Any
 import pytest
 from test_docs_console import (
     TRACED_BY_TEST_TRACE_COST,
+    assert_block_printed,
     block_env,
-    block_of,
-    commands,
-    matches,
-    printed,
     trace_parts,
 )
 from trace_agreement import caller_of, disagreements
@@ -145,12 +142,9 @@ def test_the_docs_block_is_what_the_run_printed(runs: dict[str, Run]) -> None:
     """docs/trace.md's block of the step run is what the run printed (stdout, then stderr;
     tests/test_docs_console.py's matcher): the run is made once, for both."""
     assert STEP[-len(SHORT) :] == SHORT
-    block = block_of(TRACED_BY_TEST_TRACE_COST["step"])
-    ((_, expected),) = commands(block.body)
     run = runs["step"]
     done = subprocess.CompletedProcess("step", run.code, run.stdout, run.stderr)
-    actual = printed(done, REPO, expected)
-    assert matches(expected, actual), f"{block.name}: the run printed:\n" + "\n".join(actual)
+    assert_block_printed(TRACED_BY_TEST_TRACE_COST["step"], done)
 
 
 def test_a_new_persistent_loader_per_step_is_defeated(runs: dict[str, Run]) -> None:

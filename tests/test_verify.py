@@ -20,11 +20,8 @@ from child_processes import Processes
 from harness import run_cli
 from test_docs_console import (
     VERIFIED_BY_TEST_VERIFY,
+    assert_block_printed,
     block_env,
-    block_of,
-    commands,
-    matches,
-    printed,
 )
 
 pytest.importorskip("torch", reason="torch is not installed (the runtime extra)")
@@ -215,10 +212,7 @@ def test_the_docs_block_is_what_the_probe_printed(runs: Any) -> None:
     """docs/verify.md's block of the buggy fetcher's probe is what the module's run printed
     (tests/test_docs_console.py's matcher): the probe runs once, for both."""
     assert AS_DOCS_SHOW[:2] == ["lintloader", "verify"] and AS_DOCS_SHOW[-1] == DELAY
-    block = block_of(VERIFIED_BY_TEST_VERIFY["buggy"])
-    ((_, expected),) = commands(block.body)
-    actual = printed(runs["buggy"], REPO, expected)
-    assert matches(expected, actual), f"{block.name}: the probe printed:\n" + "\n".join(actual)
+    assert_block_printed(VERIFIED_BY_TEST_VERIFY["buggy"], runs["buggy"])
 
 
 def test_buggy_fetcher_passes_after_lintloader_fix(tmp_path: Path) -> None:
