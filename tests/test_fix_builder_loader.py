@@ -10,10 +10,10 @@ evaluations)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
+from fix_pairs import copy_in, stage, texts
 from harness import run_cli
 
 PAIR = Path(__file__).resolve().parents[1] / "fixtures" / "fix" / "keep_builder_loader"
@@ -26,17 +26,12 @@ def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return run_cli(*args, "--no-cache", *INFO, ".", cwd=cwd, timeout=180)
 
 
-def files(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text() for p in sorted(folder.glob("*.py"))}
-
-
-def expected(stage: str) -> dict[str, str]:
-    return {f"{name}.py": (PAIR / f"{name}.{stage}.py").read_text() for name in MODULES}
+def expected(name: str) -> dict[str, str]:
+    return stage(PAIR, MODULES, name)
 
 
 def test_check_promises_what_fix_applies_in_both_files(tmp_path: Path) -> None:
-    for name in MODULES:
-        shutil.copy(PAIR / f"{name}.in.py", tmp_path / f"{name}.py")
+    copy_in(PAIR, MODULES, tmp_path)
     check = lintloader("check", "--output-format", "json", cwd=tmp_path)
     promised = [f for f in json.loads(check.stdout) if f["fixes"]]
     assert [(f["code"], f["path"], f["fixes"]) for f in promised] == [
@@ -48,16 +43,16 @@ def test_check_promises_what_fix_applies_in_both_files(tmp_path: Path) -> None:
     safe = lintloader("fix", cwd=tmp_path)
     assert safe.returncode == 1, safe.stderr
     assert f"LL202 not fixed: `--unsafe-fixes` offers {STRATEGY}" in safe.stderr
-    assert files(tmp_path) == expected("in")
+    assert texts(tmp_path) == expected("in")
 
     done = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"mod.py:26: LL202 fixed by {STRATEGY} (loaders.py, mod.py)" in done.stderr
-    assert files(tmp_path) == expected("out")
+    assert texts(tmp_path) == expected("out")
 
     again = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert files(tmp_path) == expected("out")
+    assert texts(tmp_path) == expected("out")
     left = lintloader("check", cwd=tmp_path)
     assert left.returncode == 0, left.stdout
 
@@ -161,7 +156,7 @@ def test_refuses_what_it_cannot_keep_honestly(tmp_path: Path) -> None:
     (tmp_path / "use_moving.py").write_text(moving)
     (tmp_path / "build_epoch.py").write_text(BY_EPOCH)
     (tmp_path / "use_epoch.py").write_text(PER_EPOCH)
-    before = files(tmp_path)
+    before = texts(tmp_path)
     done = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     for case, (_, reason) in REFUSED.items():
@@ -175,7 +170,7 @@ def test_refuses_what_it_cannot_keep_honestly(tmp_path: Path) -> None:
         "repeats (`for epoch in range(epochs)`): a loader kept per pass would keep a pool per "
         "pass" in done.stderr
     )
-    assert files(tmp_path) == before
+    assert texts(tmp_path) == before
 
 
 # the loop's item is the epoch: a loader per key would be a pool per epoch, kept for the run
@@ -251,7 +246,7 @@ def test_keeps_a_builder_whose_decorator_hands_keywords_on(tmp_path: Path) -> No
     done = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"LL202 fixed by {STRATEGY} (build_cfg.py, use_cfg.py)" in done.stderr
-    fixed = files(tmp_path)
+    fixed = texts(tmp_path)
     assert "def make(dataset, num_workers=0, persistent_workers=False):" in fixed["build_cfg.py"]
     assert "make(config, split, persistent_workers=True)" in fixed["use_cfg.py"]
 
@@ -259,8 +254,7 @@ def test_keeps_a_builder_whose_decorator_hands_keywords_on(tmp_path: Path) -> No
 def test_refuses_when_the_builders_file_is_not_given(tmp_path: Path) -> None:
     """The fix edits the builder's file too: given the caller's file alone (in its project),
     it is refused, naming the other file, and nothing is written."""
-    for name in MODULES:
-        shutil.copy(PAIR / f"{name}.in.py", tmp_path / f"{name}.py")
+    copy_in(PAIR, MODULES, tmp_path)
     (tmp_path / "pyproject.toml").write_text("")
     done = run_cli("fix", "--no-cache", "--unsafe-fixes", *INFO, "mod.py", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
@@ -268,4 +262,4 @@ def test_refuses_when_the_builders_file_is_not_given(tmp_path: Path) -> None:
         f"mod.py:26: LL202 {STRATEGY} not applied: loaders.py: not among the files given, and "
         "the fix edits it (give it too, or fix the directory)" in done.stderr
     )
-    assert files(tmp_path) == expected("in")
+    assert texts(tmp_path) == expected("in")

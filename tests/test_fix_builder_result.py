@@ -9,11 +9,11 @@ pool per loader for the run with real workers, and what cannot be kept honestly 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from fix_pairs import copy_in, stage, texts
 from harness import run_cli, run_python
 
 PAIR = Path(__file__).resolve().parents[1] / "fixtures" / "fix" / "keep_builder_result"
@@ -27,17 +27,12 @@ def lintloader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return run_cli(*args, "--no-cache", *INFO, ".", cwd=cwd, timeout=180)
 
 
-def files(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text() for p in sorted(folder.glob("*.py"))}
-
-
-def expected(stage: str) -> dict[str, str]:
-    return {f"{name}.py": (PAIR / f"{name}.{stage}.py").read_text() for name in MODULES}
+def expected(name: str) -> dict[str, str]:
+    return stage(PAIR, MODULES, name)
 
 
 def test_check_promises_what_fix_applies_in_both_files(tmp_path: Path) -> None:
-    for name in MODULES:
-        shutil.copy(PAIR / f"{name}.in.py", tmp_path / f"{name}.py")
+    copy_in(PAIR, MODULES, tmp_path)
     check = lintloader("check", "--output-format", "json", cwd=tmp_path)
     promised = [(f["code"], f["path"], f["fixes"]) for f in json.loads(check.stdout)]
     assert promised == [("LL202", "mod.py", [STRATEGY])], check.stdout
@@ -45,16 +40,16 @@ def test_check_promises_what_fix_applies_in_both_files(tmp_path: Path) -> None:
     safe = lintloader("fix", cwd=tmp_path)
     assert safe.returncode == 1, safe.stderr
     assert f"LL202 not fixed: `--unsafe-fixes` offers {STRATEGY}" in safe.stderr
-    assert files(tmp_path) == expected("in")
+    assert texts(tmp_path) == expected("in")
 
     done = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"mod.py:19: LL202 fixed by {STRATEGY} (eval_builder.py, scoring.py)" in done.stderr
-    assert files(tmp_path) == expected("out")
+    assert texts(tmp_path) == expected("out")
 
     again = lintloader("fix", "--unsafe-fixes", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert files(tmp_path) == expected("out")
+    assert texts(tmp_path) == expected("out")
     assert lintloader("check", cwd=tmp_path).returncode == 0
 
 
@@ -140,7 +135,7 @@ def test_a_builder_of_a_list_is_kept_whole_one_pool_per_loader(tmp_path: Path) -
     )
     assert "not fixed: its arguments change with the loop" in done.stderr  # the per-set loop
     assert "Fixed 1 finding in 2 files; 1 finding left." in done.stderr, done.stderr
-    fixed = files(after)
+    fixed = texts(after)
     assert "def make_loaders(config, shuffle=False, persistent_workers=False):" in fixed["build.py"]
     assert "persistent_workers=persistent_workers and config.workers > 0" in fixed["build.py"]
     assert "if id(config) not in _evaluate_loaders:" in fixed["evaluation.py"]
@@ -185,9 +180,9 @@ def test_refuses_a_result_it_cannot_find_again(tmp_path: Path) -> None:
         (tree / f"train_{case}.py").write_text(train)
     for name in ("mod", "evaluation", "build"):
         (tree / f"{name}.py").unlink()
-    before = files(tree)
+    before = texts(tree)
     done = lintloader("fix", "--unsafe-fixes", cwd=tree)
     assert done.returncode == 1, done.stderr
     for case, (_, reason) in REFUSED_CALLERS.items():
         assert f"train_{case}.py:15: LL202 {STRATEGY} not applied: {reason}" in done.stderr, case
-    assert files(tree) == before
+    assert texts(tree) == before
