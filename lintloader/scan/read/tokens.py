@@ -122,10 +122,8 @@ def searched_text(token: bytes) -> bytes:
 
 def absence_implies(inner: bytes, token: bytes) -> bool:
     """Whether a file without ``inner`` cannot contain ``token``: ``inner`` is another plain
-    token that occurs inside the text of ``token``."""
-    if token.startswith((SCOPE_MARK, SHAPE_MARK)) or not is_plain(inner):
-        return False
-    return inner != token and inner in searched_text(token)
+    token that occurs inside the text of ``token`` (:func:`implied_absences` of one token)."""
+    return is_plain(inner) and implied_absences(token, ((0, inner),)) != 0
 
 
 def is_plain(token: bytes) -> bool:
@@ -136,8 +134,9 @@ def is_plain(token: bytes) -> bool:
 
 def implied_absences(token: bytes, plain: Iterable[tuple[int, bytes]]) -> int:
     """Bits of the plain tokens ``plain`` (each with its number in a token table) whose
-    absence from a file implies the absence of ``token``: :func:`absence_implies` of each,
-    the test of ``token`` made once."""
+    absence from a file implies the absence of ``token``: each occurs inside the text of
+    ``token`` and is not ``token`` itself; a scope or shape token is implied by none (the
+    one home of this rule: :func:`absence_implies` asks it of one token)."""
     if token.startswith((SCOPE_MARK, SHAPE_MARK)):
         return 0
     text, mask = searched_text(token), 0
