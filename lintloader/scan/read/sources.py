@@ -180,7 +180,9 @@ class SourceSet:
             self._contents[path] = data
             self.read_count += 1
         else:
-            data = self._read(path, stamp[0])
+            # read at its stat's size if that stat found a regular file (else read_regular
+            # judges what it is: a FIFO or a device named on the command line is refused)
+            data = self._read(path, stamp[0] if stat.S_ISREG(mode) else -1)
         if data is None:
             return None
         self._changed = True
