@@ -93,20 +93,22 @@ def read_regular(
 def read_sized(path: str, size: int) -> bytes:
     """The bytes of ``path`` (through a link), a regular file of ``size`` bytes when it was
     stat'ed just before (a scan stats every file first): one ``read`` of ``size + 1`` bytes and
-    no ``fstat``, which :func:`read_regular` pays on every file. A read that fills is a file
-    that grew, or is no longer regular: then its ``fstat`` decides, as in :func:`read_regular`
-    (:class:`NotRegular`, a directory too), and the rest is read. A file swapped after the stat
-    for a FIFO (opened without blocking) or a device reads as what that one read returns, as any
-    file changed after its stat reads as its new bytes: never more than ``size + 1`` bytes of it,
-    and never a blocking read."""
+    no ``fstat``, which :func:`read_regular` pays on every file. A short read is read on to
+    the end, as :func:`read_regular` does. A read that fills is a file that grew, or is no
+    longer regular: then its ``fstat`` decides, as in :func:`read_regular` (:class:`NotRegular`,
+    a directory too), and the rest is read. A file swapped after the stat for a FIFO (opened
+    without blocking) or a device reads as what its reads return up to about ``size`` bytes, as
+    any file changed after its stat reads as its new bytes: never a blocking read."""
     descriptor = os.open(path, _READ_FLAGS)
     try:
         try:
             data = os.read(descriptor, max(size, 0) + 1)
         except IsADirectoryError:
             raise NotRegular(errno.EISDIR, "a directory, not a regular file") from None
-        if len(data) <= size:
+        if len(data) == size:
             return data
+        if len(data) < size:  # it shrank, or its file system hands it out a part at a time
+            return data + _read_to_end(descriptor, size - len(data), None)
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             raise NotRegular(errno.EINVAL, "not a regular file")
