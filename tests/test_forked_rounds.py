@@ -351,11 +351,11 @@ def run_select(
     """A selection over ``root`` (``reads``: a file each read of a file, in any process, adds
     its path to)."""
 
-    def reader(path: str) -> bytes | None:
+    def reader(path: str, size: int = -1) -> bytes | None:
         if reads is not None:
             with open(reads, "a") as log:
                 log.write(path + "\n")
-        return read_source(path)
+        return read_source(path, size)
 
     discovery = discover_paths([str(root)], ())
     sources = SourceSet(reader)

@@ -109,3 +109,31 @@ def test_a_check_after_an_edit_reads_the_edited_file(tmp_path: Path) -> None:
     os.utime(train, ns=(old, old))
     time.sleep(RACY_NS / 1e9 + 0.2)
     assert "LL202" not in codes()
+
+
+def test_a_cold_check_reads_each_file_in_one_read_without_an_fstat(tmp_path: Path) -> None:
+    """The scan's stat of each file (``SourceSet.load``) gives the size its one read asks
+    for: ``open``, one ``read``, ``close``; no ``fstat`` of the descriptor
+    (``safe_file.read_sized``)."""
+    root = project(tmp_path / "proj")
+    log = tmp_path / "calls.log"
+    traced = "trace=openat,read,fstat,newfstatat,statx"
+    command = ["strace", "-f", "-qq", "-y", "-e", traced, "-o", str(log)]
+    done = subprocess.run(
+        [*command, *lintloader_command(), "check", "--no-cache", "."],
+        cwd=root,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    on_descriptor = re.compile(r"(\w+)\(\d+<([^>]+\.py)>")
+    prefix = str(root.resolve())
+    calls: Counter[tuple[str, str]] = Counter()
+    for line in log.read_text().splitlines():
+        found = on_descriptor.search(line)
+        if found and found.group(2).startswith(prefix):
+            calls[found.group(1), Path(found.group(2)).name] += 1
+    assert calls == Counter({("read", name): 1 for name in ALL_FILES})

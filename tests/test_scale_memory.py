@@ -64,9 +64,9 @@ class CountingReader:
     def __init__(self) -> None:
         self.reads: Counter[str] = Counter()
 
-    def __call__(self, path: str) -> bytes | None:
+    def __call__(self, path: str, size: int = -1) -> bytes | None:
         self.reads[os.path.basename(path)] += 1
-        return read_source(path)
+        return read_source(path, size)
 
 
 def select_in(root: Path, jobs: int, tmp: Path) -> tuple[dict, SourceSet, CountingReader, list]:

@@ -89,6 +89,33 @@ def test_read_regular_refuses_what_is_no_small_regular_file(tmp_path: Path) -> N
             safe_file.read_regular(refused, None, follow=refused != link)
 
 
+def test_read_sized_reads_a_file_changed_after_its_stat_whole_and_never_blocks(
+    tmp_path: Path,
+) -> None:
+    """``read_sized`` trusts the size a stat just gave for one read, no ``fstat``: a file that
+    grew since is read to its end, one that shrank to its new end; a read that fills is
+    judged by ``fstat`` (a device is refused), a directory is refused, a FIFO without a
+    writer reads as empty without blocking."""
+    big = tmp_path / "big.py"
+    data = os.urandom(200_000)
+    big.write_bytes(data)
+    link = tmp_path / "link.py"
+    link.symlink_to(big)
+    assert safe_file.read_sized(str(big), len(data)) == data
+    assert safe_file.read_sized(str(link), len(data)) == data
+    assert safe_file.read_sized(str(big), 10) == data  # grew after a stat of 10 bytes
+    assert safe_file.read_sized(str(big), 0) == data
+    assert safe_file.read_sized(str(big), 300_000) == data  # shrank
+    (tmp_path / "empty.py").write_bytes(b"")
+    assert safe_file.read_sized(str(tmp_path / "empty.py"), 0) == b""
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    assert safe_file.read_sized(str(fifo), 10) == b""
+    for refused in (Path("/dev/zero"), tmp_path):
+        with pytest.raises(safe_file.NotRegular):
+            safe_file.read_sized(str(refused), 10)
+
+
 @pytest.mark.skipif(not Path("/proc/self/mountinfo").is_file(), reason="a Linux /proc")
 def test_read_regular_reads_whole_files_in_one_read_and_kernel_files_to_their_end(
     tmp_path: Path,

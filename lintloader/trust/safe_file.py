@@ -1,7 +1,8 @@
 """The one home of lintloader's file reads and writes that a hostile tree must not steer.
 
 :func:`read_regular` reads a regular file only (never a FIFO, a device or, unless asked, a
-link), its size taken from ``fstat`` before a byte is read and refused over a cap.
+link), its size taken from ``fstat`` before a byte is read and refused over a cap;
+:func:`read_sized` reads a file whose size and type a ``stat`` just gave, without the ``fstat``.
 :func:`write_atomic` writes a file whole or not at all: a fresh temporary, created with
 ``O_EXCL | O_NOFOLLOW`` under a random name in the target's directory (so a planted link of any
 name is never followed), flushed to disk, then renamed over the target. Every writer of
@@ -87,6 +88,33 @@ def read_regular(
     if cap is not None and len(data) > cap:  # it grew while it was read
         raise TooLarge(len(data), cap)
     return data
+
+
+def read_sized(path: str, size: int) -> bytes:
+    """The bytes of ``path`` (through a link), a regular file of ``size`` bytes when it was
+    stat'ed just before (a scan stats every file first): one ``read`` of ``size + 1`` bytes and
+    no ``fstat``, which :func:`read_regular` pays on every file. A short read is read on to
+    the end, as :func:`read_regular` does. A read that fills is a file that grew, or is no
+    longer regular: then its ``fstat`` decides, as in :func:`read_regular` (:class:`NotRegular`,
+    a directory too), and the rest is read. A file swapped after the stat for a FIFO (opened
+    without blocking) or a device reads as what its reads return up to about ``size`` bytes, as
+    any file changed after its stat reads as its new bytes: never a blocking read."""
+    descriptor = os.open(path, _READ_FLAGS)
+    try:
+        try:
+            data = os.read(descriptor, max(size, 0) + 1)
+        except IsADirectoryError:
+            raise NotRegular(errno.EISDIR, "a directory, not a regular file") from None
+        if len(data) == size:
+            return data
+        if len(data) < size:  # it shrank, or its file system hands it out a part at a time
+            return data + _read_to_end(descriptor, size - len(data), None)
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file")
+        return data + _read_to_end(descriptor, status.st_size - len(data), None)
+    finally:
+        os.close(descriptor)
 
 
 def _read_to_end(descriptor: int, size: int, cap: int | None) -> bytes:

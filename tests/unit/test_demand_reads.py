@@ -60,7 +60,7 @@ def reads_of(sources: dict[str, str]) -> DemandReads:
     files = [SourceFile(f"/p/{m}.py", m, False, f"{m}.py") for m in sources]
     data = {f.path: sources[f.module].encode() for f in files}
     options = CheckOptions(sources=data, jobs=1)
-    source_set = SourceSet(lambda path: data[path], data, None, ["/p"])
+    source_set = SourceSet(lambda path, size=-1: data[path], data, None, ["/p"])
     loaded = source_set.load(files, [])
     # a run given `rounds` is one that will be stored: linked as the program that records
     result = analyze(loaded, [], source_set, None, ParseStats(), options, rounds=[])

@@ -23,10 +23,10 @@ import os
 import stat
 import time
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from lintloader.cache.summaries import content_digest
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
@@ -39,7 +39,14 @@ from lintloader.summary.limits import size_problem
 if TYPE_CHECKING:
     from lintloader.summary.model import FileSummary
 
-Reader = Callable[[str], "bytes | None"]  # None: a directory, skip it; OSError: unreadable
+
+class Reader(Protocol):
+    """Reads a file (``reading.read_source``): its bytes; None for a directory, to skip; an
+    OSError if unreadable. ``size``: the size its stat gave just before (-1: not known)."""
+
+    def __call__(self, path: str, size: int = -1) -> bytes | None: ...
+
+
 # A file larger on disk than this many times ``max-file-size`` is too large, never read (a
 # notebook's file holds its outputs too: its code cells, measured after reading, decide below).
 UNREAD_FACTOR = 16
@@ -173,7 +180,9 @@ class SourceSet:
             self._contents[path] = data
             self.read_count += 1
         else:
-            data = self._read(path)
+            # read at its stat's size if that stat found a regular file (else read_regular
+            # judges what it is: a FIFO or a device named on the command line is refused)
+            data = self._read(path, stamp[0] if stat.S_ISREG(mode) else -1)
         if data is None:
             return None
         self._changed = True
@@ -182,8 +191,8 @@ class SourceSet:
         digest = content_digest(data) if eager else ""
         return self.index.record(path, stamp, digest, read_ns)
 
-    def _read(self, path: str) -> bytes | None:
-        data = self._reader(path)
+    def _read(self, path: str, size: int) -> bytes | None:
+        data = self._reader(path, size)
         if data is not None:
             self._contents[path] = data
             self.read_count += 1
@@ -192,13 +201,14 @@ class SourceSet:
     def __getitem__(self, path: str) -> bytes:
         """A file's bytes (read now if the index had spared reading it, if its reading was
         deferred, or if they were forgotten; a file that cannot be read any more reads as
-        empty)."""
+        empty). A file is read at the size its stat gave (``Reader``), when it has one."""
         data = self._contents.get(path)
         if data is None:
             data = self._kept(path)
         if data is None:
+            row = self._rows.get(path)
             try:
-                data = self._reader(path) or b""
+                data = self._reader(path, -1 if row is None else self.index.stamps[row][0]) or b""
             except OSError:
                 data = b""
         if path not in self._contents:
