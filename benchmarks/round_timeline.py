@@ -223,6 +223,16 @@ def figures(run: dict[str, Any]) -> dict[str, Any]:
         "steps": step_cpu(run),
     }
     waits = [r for r in parent if r["step"] == "wait"]
+    # the critical path in CPU seconds, whatever the load: the parent's CPU, and the child's
+    # while the parent waited for it (a serve's CPU spread evenly over its span)
+    waited = sum(
+        s["cpu"] * _overlap(w, s) / (s["t1"] - s["t0"])
+        for w in waits
+        for s in serves
+        if s["t1"] > s["t0"]
+    )
+    found["path_cpu"] = next(r["cpu"] for r in parent if r["step"] == "exit") + waited
+    found["child_in_waits"] = waited
     for take in takes:
         inside = [s for s in serves if take["t0"] <= s["t0"] and s["t1"] <= take["t1"] + 1e-3]
         waited = sum(w["t1"] - w["t0"] for w in waits if take["t0"] <= w["t0"] <= take["t1"])
@@ -241,6 +251,10 @@ def figures(run: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+def _overlap(a: dict[str, float], b: dict[str, float]) -> float:
+    return max(0.0, min(a["t1"], b["t1"]) - max(a["t0"], b["t0"]))
+
+
 def show(run: dict[str, Any]) -> None:
     rows = [("parent", r) for r in run["parent"]]
     rows += [(f"child{i}", r) for i, c in enumerate(run["children"]) for r in c]
@@ -256,6 +270,7 @@ def medians(found: list[dict[str, Any]]) -> dict[str, Any]:
         return round(statistics.median(values), 3)
 
     keys = ["start", "run_check", "fork", "round1", "last_round_end", "exit", "gone"]
+    keys += ["path_cpu", "child_in_waits"]
     summary: dict[str, Any] = {key: med([f[key] for f in found]) for key in keys}
     shown = min(len(f["rounds"]) for f in found)
     labels = sorted({key for f in found for key in f["steps"]})
