@@ -215,8 +215,9 @@ class Resident:
         wait for the child's work."""
         if self.pid < 0 or self._from_child < 0:
             return False
-        readable, _, _ = select.select([self._from_child], [], [], 0)
-        return bool(readable)
+        poller = select.poll()  # (not select.select: a descriptor past 1023 is no error)
+        poller.register(self._from_child, select.POLLIN)
+        return bool(poller.poll(0))
 
     def forget(self) -> None:
         """Close this process's ends of the pipes, leaving the child alone (in a sibling)."""
