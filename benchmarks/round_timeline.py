@@ -5,20 +5,23 @@ how long each waits for the other, round by round.
 Each run is a real ``python -m lintloader``-like process (``cli.main.run``) whose steps are
 timed as their modules are imported (an import hook wraps them then, so the imports
 themselves keep their order and cost): ``time.monotonic`` (one clock for every process) and
-the process's CPU (``os.times``) at the start and end of each step, in the parent and in its
-resident child, written per process as JSON lines. The steps: the console script's start,
-``run_check`` (configuration and discovery are done), ``SourceSet.load``, each
-``RoundTaker.take`` (a round), the fork (``Resident.start``), the parent's searches and
-parses (``_search``, ``_parse``) and its waits for the child's answers (``Resident.answer``),
-each request the child serves (``_serve``), ``conclude`` and the exit. Times are from the
-moment the harness started the process.
+the process's CPU (``time.process_time``) at the start and end of each step, in the parent
+and in its resident child, written per process as JSON lines (``STEPS``: the console
+script's start, ``prepare`` and ``run_check``, ``SourceSet.load``, each ``RoundTaker.take``
+(a round), the fork (``Resident.start``), the parent's searches and parses and its waits for
+the child's answers (``Resident.answer``), the codec between them, each request the child
+serves (``_serve``; an answer sent in parts counts until its last part), the children let
+go and reaped, ``conclude`` and the exit; and the import of a few modules). Times are from
+the moment the harness started the process.
 
-Per run it prints the timeline of the first (``--show``) and the medians over the runs of:
-the start (to the fork, to round 1), each round's wall and the parent's wait in it, the
-child's idle time in each round (the round's wall less what it served), and the end (from
-the last round to the exit, to the harness seeing the process gone). ``--base``/``--head``
-alternate two copies of lintloader (``git archive`` of each on ``PYTHONPATH``), as
-``round_phases.py`` does.
+It prints the first run's timeline of each copy (``--show``) and the medians over the runs
+of: when ``run_check``, the fork and round 1 began, when the last round ended, the exit and
+when the harness saw the process gone; each round's wall, the parent's CPU and its wait for
+the child, the child's CPU, busy and idle time in it; each step's CPU per process; and the
+critical path in CPU seconds, whatever the load (``path_cpu``): the parent's CPU to its
+exit plus the child's CPU while the parent waited for it (``child_in_waits``; a request's
+CPU spread evenly over its span). ``--base``/``--head`` alternate two copies of lintloader
+(``git archive`` of each on ``PYTHONPATH``), as ``round_phases.py`` does.
 
 Usage::
 

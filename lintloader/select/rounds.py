@@ -273,23 +273,23 @@ class RoundTaker:
     def _parse_shared(self, chosen: list[SourceFile]) -> list[ShardResult]:
         """Summaries of the files a round's searches chose: the modules the resident children
         know, largest first (:func:`parse_pieces`), each taken by whichever process is free;
-        the others here. A child that fails has the pieces it took redone here, and the
-        queue is not used again (it may hold the child's stop)."""
+        the others here, after those. A single module is parsed here: sharing it out would
+        only add the way its summary travels. A child that fails has the pieces it took
+        redone here, and the queue is not used again (it may hold the child's stop)."""
         residents = [r for r in self._residents if r is not None and r.pid >= 0]
         queue = self._parses
         limit = MAX_PIECES - len(residents) - 1
         shared = [f for f in chosen if f.path in self._forked]
         pieces = parse_pieces(shared, limit, self.sources.disk_size)
-        if not pieces or queue is None or not residents:
+        if len(pieces) < 2 or queue is None or not residents:
             return [self._parse(chosen)]
         if not queue.fill(len(pieces), len(residents) + 1):
             return [self._parse(chosen)]
         request = ParseRequest([[f.path for f in piece] for piece in pieces])
         data = codec.dumps(PARSE_KIND, ParseRequest, request)
         streams = [ParseAnswers(r, failed=not r.send(data)) for r in residents]
-        results = [self._parse([f for f in chosen if f.path not in self._forked])]
-        mine, taken = take_all(queue, partial(self._parse_piece, pieces, streams))
-        results += mine
+        results, taken = take_all(queue, partial(self._parse_piece, pieces, streams))
+        results.append(self._parse([f for f in chosen if f.path not in self._forked]))
         done = set(taken)
         answers = [stream.result() for stream in streams]
         accepted = accepted_answers(residents, answers, done, len(pieces))
