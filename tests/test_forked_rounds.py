@@ -377,6 +377,41 @@ def test_the_pieces_a_child_took_before_it_died_are_redone_here(
 
 
 @dataclass
+class FillRecordingTaker(RoundTaker):
+    """A taker that records, as it closes, how many pieces of parses it last shared out (0:
+    it never filled the queue of parses)."""
+
+    shared: int | None = None
+
+    def close(self, kill: bool = False) -> None:
+        self.shared = self._parses.count if self._parses is not None else None
+        super().close(kill)
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+def test_a_round_that_chose_one_module_parses_it_here(tmp_path: Path) -> None:
+    """Sharing a single module out saves nothing: it is parsed here, and the queue of parses
+    is never filled (the children get no parses to do)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy(FIXTURES / "check" / "guarded" / "fetch.py", root / "fetch.py")
+    for n in range(40):
+        (root / f"filler_{n}.py").write_text(f"VALUE_{n} = {n}\n")
+    serial, serial_answers, _, _ = run_select(root, 1, tmp_path / "a")
+    assert list(serial) == [str(root / "fetch.py")]
+    takers: list[FillRecordingTaker] = []
+
+    def taker(*args: object, **kwargs: object) -> RoundTaker:
+        takers.append(FillRecordingTaker(*args, **kwargs))  # type: ignore[arg-type]
+        return takers[-1]
+
+    shared, shared_answers, _, _ = run_select(root, 2, tmp_path / "b", taker=taker)
+    assert shared == serial and shared_answers == serial_answers
+    assert [t.shared for t in takers] == [0]
+
+
+@dataclass
 class SlowTaker(RoundTaker):
     """A taker that searches slowly here and parses slowly in its children, recording in
     this process what it parsed and what the children's searches chose."""
