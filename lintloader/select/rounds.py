@@ -387,11 +387,7 @@ class RoundTaker:
     def _answer(self, i: int) -> ShardResult | None:
         """Resident ``i``'s result (None: it failed, and is closed)."""
         resident = self._residents[i]
-        return self._answer_of(resident) if resident is not None else None
-
-    @staticmethod
-    def _answer_of(resident: Resident) -> ShardResult | None:
-        return answer_of(resident)
+        return answer_of(resident) if resident is not None else None
 
     def _serve(self, shard: ChildShard, data: bytes) -> bytes | Iterator[bytes]:
         """In a resident child: the answer to one request: a search (at the first, of the
