@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,10 +75,23 @@ def install_timer(log_dir: str) -> None:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             started, wall = cpu(), time.perf_counter()
             result = method(*args, **kwargs)
+            if isinstance(result, types.GeneratorType):  # a child's answers, sent as made
+                return streamed(kind, result, started, wall)
             log(kind, cpu=cpu() - started, wall=time.perf_counter() - wall)
             return result
 
         return wrapper
+
+    def streamed(kind: str, answers: Any, started: float, wall: float) -> Any:
+        """The answers; their CPU logged once all are made (the time spent sending them
+        between two is not counted)."""
+        used, mark = cpu() - started, cpu()
+        for answer in answers:
+            used += cpu() - mark
+            yield answer
+            mark = cpu()
+        used += cpu() - mark
+        log(kind, cpu=used, wall=time.perf_counter() - wall)
 
     taker = rounds.RoundTaker
     taker.take = timed("take", taker.take)  # type: ignore[method-assign]

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import select as waiting
 import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,7 +29,14 @@ from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
 from lintloader.select.policy import select
 from lintloader.select.query import GroupQuery
-from lintloader.select.rounds import RoundTaker, ShardResult, dump_shard, load_shard, written_apart
+from lintloader.select.rounds import (
+    ParseAnswers,
+    RoundTaker,
+    ShardResult,
+    dump_shard,
+    load_shard,
+    written_apart,
+)
 from lintloader.summary.summarize import summarize_source
 from lintloader.workers.forked import Resident, WorkQueue, can_fork
 from lintloader.workers.progress import ParseStats
@@ -87,6 +95,82 @@ def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
         assert resident.answer() is None
         assert gone(pid) and resident.pid == -1
         assert not resident.send(b"again") and resident.answer() is None
+
+
+@needs_fork
+def test_a_resident_child_sends_each_answer_as_it_is_made() -> None:
+    """A request answered in parts: the parent reads the first before the child has made the
+    second (the child makes it only once the parent has read the first), and the child's
+    answers do not wait for the parent to read them (600 KB written, none read yet)."""
+    go_read, go_write = os.pipe()
+    done_read, done_write = os.pipe()
+
+    def serve(request: bytes) -> Iterator[bytes]:
+        if request == b"big":
+            yield b"x" * 300_000
+            yield b"y" * 300_000
+            os.write(done_write, b"1")  # both written: the parent read neither
+            return
+        yield b"first"
+        os.read(go_read, 1)  # the parent has read the first answer
+        yield b"second"
+
+    resident = Resident.start(serve)
+    assert resident is not None
+    try:
+        assert resident.send(b"parts") and resident.answer() == b"first"
+        assert not resident.ready()
+        os.write(go_write, b"1")
+        assert resident.answer() == b"second"
+        assert resident.send(b"big")
+        assert waiting.select([done_read], [], [], 30)[0]  # written before any was read
+        assert resident.ready()
+        assert resident.answer() == b"x" * 300_000 and resident.answer() == b"y" * 300_000
+    finally:
+        resident.close(kill=True)
+        for fd in (go_read, go_write, done_read, done_write):
+            os.close(fd)
+
+
+@needs_fork
+def test_a_child_let_go_leaves_on_its_own_and_is_reaped_on_close() -> None:
+    resident = Resident.start(lambda request: request)
+    assert resident is not None
+    pid = resident.pid
+    resident.let_go()
+    assert not resident.send(b"more") and resident.answer() is None
+    deadline = time.monotonic() + 30
+    while (status := os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)) is None:
+        assert time.monotonic() < deadline, "the child did not leave"
+        time.sleep(0.01)
+    assert status.si_code == os.CLD_EXITED and status.si_status == 0  # left, not killed
+    resident.close()
+    assert gone(pid)
+
+
+@needs_fork
+def test_a_childs_parses_are_one_result_only_if_its_pieces_match_what_it_sent() -> None:
+    """The summaries of each piece come as they are made, then the pieces the child took: a
+    last answer naming a piece it sent no summaries of is refused (the pieces are redone)."""
+    path = str(sorted((FIXTURES / "check").rglob("*.py"))[0])
+    summary = summarize_source(Path(path).read_bytes(), path, Path(path).stem)
+    piece = ShardResult({path: summary}, [], 3, parsed=1, pieces=(0,), more=True)
+
+    def serve(request: bytes) -> Iterator[bytes]:
+        yield dump_shard(piece)
+        yield dump_shard(ShardResult({}, [(0, 1, 1, "d")], 3, pieces=tuple(json.loads(request))))
+
+    resident = Resident.start(serve)
+    assert resident is not None
+    try:
+        assert resident.send(b"[0]")
+        found = ParseAnswers(resident).result()
+        assert found is not None and found.summaries == {path: summary}
+        assert (found.pieces, found.parsed, found.answers) == ((0,), 1, [(0, 1, 1, "d")])
+        assert resident.send(b"[0, 1]")
+        assert ParseAnswers(resident).result() is None
+    finally:
+        resident.close(kill=True)
 
 
 @needs_fork
@@ -290,6 +374,41 @@ def test_the_pieces_a_child_took_before_it_died_are_redone_here(
     # children dead in the searches never got a parse to do; dead in the parses, they may
     # have left their stop in the queue: it is not filled again
     assert [t.dropped for t in takers] == [kind is DyingParserTaker]
+
+
+@dataclass
+class FillRecordingTaker(RoundTaker):
+    """A taker that records, as it closes, how many pieces of parses it last shared out (0:
+    it never filled the queue of parses)."""
+
+    shared: int | None = None
+
+    def close(self, kill: bool = False) -> None:
+        self.shared = self._parses.count if self._parses is not None else None
+        super().close(kill)
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+def test_a_round_that_chose_one_module_parses_it_here(tmp_path: Path) -> None:
+    """Sharing a single module out saves nothing: it is parsed here, and the queue of parses
+    is never filled (the children get no parses to do)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy(FIXTURES / "check" / "guarded" / "fetch.py", root / "fetch.py")
+    for n in range(40):
+        (root / f"filler_{n}.py").write_text(f"VALUE_{n} = {n}\n")
+    serial, serial_answers, _, _ = run_select(root, 1, tmp_path / "a")
+    assert list(serial) == [str(root / "fetch.py")]
+    takers: list[FillRecordingTaker] = []
+
+    def taker(*args: object, **kwargs: object) -> RoundTaker:
+        takers.append(FillRecordingTaker(*args, **kwargs))  # type: ignore[arg-type]
+        return takers[-1]
+
+    shared, shared_answers, _, _ = run_select(root, 2, tmp_path / "b", taker=taker)
+    assert shared == serial and shared_answers == serial_answers
+    assert [t.shared for t in takers] == [0]
 
 
 @dataclass

@@ -169,10 +169,13 @@ def analyze(
     except BaseException:  # Ctrl-C above all: leave no child behind
         taker.close(kill=True)
         raise
-    taker.close()
-    sources.save()
-    sources.keep()
-    if stats.progress:
-        stats.progress.close()
-    located = {p: f.display for p, f in (locator.found if locator else {}).items()}
-    return conclude(files, problems, summaries, program, stats, options, located)
+    taker.let_go()  # the children leave while the rules run (their exit takes milliseconds)
+    try:
+        sources.save()
+        sources.keep()
+        if stats.progress:
+            stats.progress.close()
+        located = {p: f.display for p, f in (locator.found if locator else {}).items()}
+        return conclude(files, problems, summaries, program, stats, options, located)
+    finally:
+        taker.close()  # reaped

@@ -9,7 +9,9 @@ process's shard is the files of the pieces it took: each later round's query ask
 about what is left of its shard. Each sharded round then parses what the searches chose, the
 largest modules first, each taken by whichever process is free (a second queue, filled each
 round): a round's parses cost what its largest files cost, and those can sit in any shard
-(a file parsed in a process other than the one that searched it is read there again). Each
+(a file parsed in a process other than the one that searched it is read there again). A child
+sends the summaries of each piece it parsed as soon as they are made, so that this process
+decodes them while the child parses its last piece, not after it. Each
 process keeps the bytes of its shard (:data:`RESIDENT_SPARE_BYTES` in all, shared by the
 processes), so a file is read once per run, not once per round that asks it a new token.
 Otherwise (warm and one-changed-file runs answer token questions from the stat index) the
@@ -22,7 +24,7 @@ are the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -75,6 +77,7 @@ class ShardResult:
     pieces: tuple[int, ...] = ()  # the pieces (of a search or of the parses) the child took
     chosen: tuple[str, ...] = ()  # a search's: the paths it chose to parse
     entries: dict[str, bytes] = field(default_factory=dict)  # summaries as their cache entries
+    more: bool = False  # a round's parses, one piece's: more of the child's answers follow
 
     def shared(self) -> dict[str, FileSummary]:
         """Every summary of the shard, copies sharing what their first was parsed into."""
@@ -270,27 +273,25 @@ class RoundTaker:
     def _parse_shared(self, chosen: list[SourceFile]) -> list[ShardResult]:
         """Summaries of the files a round's searches chose: the modules the resident children
         know, largest first (:func:`parse_pieces`), each taken by whichever process is free;
-        the others here. A child that fails has the pieces it took redone here, and the
-        queue is not used again (it may hold the child's stop)."""
+        the others here, after those. A single module is parsed here: sharing it out would
+        only add the way its summary travels. A child that fails has the pieces it took
+        redone here, and the queue is not used again (it may hold the child's stop)."""
         residents = [r for r in self._residents if r is not None and r.pid >= 0]
         queue = self._parses
         limit = MAX_PIECES - len(residents) - 1
         shared = [f for f in chosen if f.path in self._forked]
         pieces = parse_pieces(shared, limit, self.sources.disk_size)
-        if not pieces or queue is None or not residents:
+        if len(pieces) < 2 or queue is None or not residents:
             return [self._parse(chosen)]
         if not queue.fill(len(pieces), len(residents) + 1):
             return [self._parse(chosen)]
         request = ParseRequest([[f.path for f in piece] for piece in pieces])
         data = codec.dumps(PARSE_KIND, ParseRequest, request)
-        asked = [resident.send(data) for resident in residents]
-        results = [self._parse([f for f in chosen if f.path not in self._forked])]
-        mine, taken = take_all(queue, lambda number: self._parse(pieces[number]))
-        results += mine
+        streams = [ParseAnswers(r, failed=not r.send(data)) for r in residents]
+        results, taken = take_all(queue, partial(self._parse_piece, pieces, streams))
+        results.append(self._parse([f for f in chosen if f.path not in self._forked]))
         done = set(taken)
-        answers = [
-            self._answer_of(r) if sent else None for r, sent in zip(residents, asked, strict=True)
-        ]
+        answers = [stream.result() for stream in streams]
         accepted = accepted_answers(residents, answers, done, len(pieces))
         results += [result for result in accepted if result is not None]
         if any(result is None for result in accepted):
@@ -298,6 +299,17 @@ class RoundTaker:
             self._parses = None
         left = [f for number, piece in enumerate(pieces) if number not in done for f in piece]
         return [*results, self._parse(left)] if left else results
+
+    def _parse_piece(
+        self, pieces: list[list[SourceFile]], streams: list[ParseAnswers], number: int
+    ) -> ShardResult:
+        """This process's parse of piece ``number``; then the children's answers that came
+        meanwhile are read, so that what is left to read when the pieces run out is the
+        least."""
+        result = self._parse(pieces[number])
+        for stream in streams:
+            stream.read(wait=False)
+        return result
 
     def _take_owned(
         self, candidates: list[SourceFile], query: GroupQuery, modules: frozenset[str]
@@ -375,22 +387,13 @@ class RoundTaker:
     def _answer(self, i: int) -> ShardResult | None:
         """Resident ``i``'s result (None: it failed, and is closed)."""
         resident = self._residents[i]
-        return self._answer_of(resident) if resident is not None else None
+        return answer_of(resident) if resident is not None else None
 
-    @staticmethod
-    def _answer_of(resident: Resident) -> ShardResult | None:
-        data = resident.answer()
-        if data is None:
-            return None
-        try:
-            return load_shard(data)
-        except codec.Invalid:
-            return None
-
-    def _serve(self, shard: ChildShard, data: bytes) -> bytes:
+    def _serve(self, shard: ChildShard, data: bytes) -> bytes | Iterator[bytes]:
         """In a resident child: the answer to one request: a search (at the first, of the
         pieces it takes from the queue until none is left; then, of what is left of the files
-        of those pieces), or a round's parses (those it takes from the round's queue)."""
+        of those pieces), or a round's parses (those it takes from the round's queue, an
+        answer each)."""
         if codec.is_kind(PARSE_KIND, data):
             return self._serve_parses(shard, codec.loads(PARSE_KIND, ParseRequest, data))
         request: ShardRequest = codec.loads(REQUEST_KIND, ShardRequest, data)
@@ -412,35 +415,52 @@ class RoundTaker:
         shard.files = {f.path: f for number in taken for f in shard.pieces[number]}
         return dump_shard(merged(results, tuple(taken), len(index.tokens)))
 
-    def _serve_parses(self, shard: ChildShard, request: ParseRequest) -> bytes:
-        """In a resident child: the summaries of the pieces it takes from the round's queue;
-        the bytes of files it chose that another process parsed are let go."""
+    def _serve_parses(self, shard: ChildShard, request: ParseRequest) -> Iterator[bytes]:
+        """In a resident child: the summaries of each piece it takes from the round's queue,
+        sent as it is parsed (``more``), then the pieces it took with what the parent learns
+        of them: the digests (the bits came with the searches). The bytes of files it chose
+        that another process parsed are let go."""
         known = shard.known()
         pieces = [[known[path] for path in piece] for piece in request.pieces]
         if shard.parses is None:
             raise codec.Invalid("no queue of parses")
         if self.cache is not None:  # the entries written are sent as they are (ShardResult)
             self.cache.keep_written = True
-        results, taken = take_all(shard.parses, lambda number: self._parse(pieces[number]))
-        found = merged(results, tuple(taken), len(self.sources.index.tokens))
-        # what the parent learns of the parses: the digests (the bits came with the searches)
-        found.answers = self.sources.token_answers(f.path for n in taken for f in pieces[n])
+        taken = []
+        for number in taken_from(shard.parses):
+            taken.append(number)
+            parsed = self._parse(pieces[number])
+            parsed.pieces, parsed.more = (number,), True
+            yield dump_shard(parsed)
+        answers = self.sources.token_answers(f.path for n in taken for f in pieces[n])
+        yield dump_shard(
+            ShardResult({}, answers, len(self.sources.index.tokens), pieces=tuple(taken))
+        )
         self.sources.forget(path for piece in request.pieces for path in piece)
-        return dump_shard(found)
 
-    def close(self, kill: bool = False) -> None:
-        """Let the resident children go (``kill``: now, as after a Ctrl-C), and release the
-        bytes this process kept of its shard: the selection is over, what is held now is
-        what was parsed (memory follows the parsed files)."""
+    def let_go(self) -> None:
+        """Let the resident children go: they leave while this process goes on (the rules);
+        :meth:`close` reaps them. The bytes this process kept of its shard are released:
+        the selection is over, what is held now is what was parsed (memory follows the
+        parsed files)."""
         for resident in self._residents:
             if resident is not None:
-                resident.close(kill)
-        self._residents = [None] * len(self._residents)
+                resident.let_go()
         if self._parses is not None:
             self._parses.close()
             self._parses = None
         if self._keeping:
+            self._keeping = False
             self.sources.forget(self.sources.held())
+
+    def close(self, kill: bool = False) -> None:
+        """Let the resident children go (``kill``: now, as after a Ctrl-C) and reap them;
+        release the bytes kept (:meth:`let_go`)."""
+        for resident in self._residents:
+            if resident is not None:
+                resident.close(kill)
+        self._residents = [None] * len(self._residents)
+        self.let_go()
 
     def _cold(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
         """Whether the round must search thousands of files read in this run (a cold scan):
@@ -513,13 +533,61 @@ class RoundTaker:
         return {**summarize_files(small, self.sources, self.cache, jobs, stats), **large}
 
 
+def answer_of(resident: Resident) -> ShardResult | None:
+    """A resident's next answer (None: it failed, or sent what the codec refuses)."""
+    data = resident.answer()
+    if data is None:
+        return None
+    try:
+        return load_shard(data)
+    except codec.Invalid:
+        return None
+
+
+@dataclass
+class ParseAnswers:
+    """A resident's answers to a round's parses, read as they come: the summaries of each
+    piece it parsed (``more``), then the pieces it took (``last``)."""
+
+    resident: Resident
+    frames: list[ShardResult] = field(default_factory=list)
+    last: ShardResult | None = None
+    failed: bool = False
+
+    def read(self, wait: bool) -> None:
+        """Read the answers that came (``wait``: all, until the last)."""
+        while self.last is None and not self.failed and (wait or self.resident.ready()):
+            frame = answer_of(self.resident)
+            if frame is None:
+                self.failed = True
+            elif frame.more:
+                self.frames.append(frame)
+            else:
+                self.last = frame
+
+    def result(self) -> ShardResult | None:
+        """The answers as one result (None: the child failed, or named other pieces than those
+        it sent)."""
+        self.read(wait=True)
+        last = self.last
+        if last is None or sorted(n for f in self.frames for n in f.pieces) != sorted(last.pieces):
+            return None
+        return merged([*self.frames, last], last.pieces, last.table_size)
+
+
+def taken_from(queue: WorkQueue) -> Iterator[int]:
+    """Each piece number this process takes from ``queue``, until it reads a stop."""
+    while (number := queue.take()) is not None:
+        yield number
+
+
 def take_all(
     queue: WorkQueue, work: Callable[[int], ShardResult]
 ) -> tuple[list[ShardResult], list[int]]:
     """``work`` on each piece number this process takes from ``queue`` until it reads a stop:
     the results and the numbers, in the order taken."""
     results, taken = [], []
-    while (number := queue.take()) is not None:
+    for number in taken_from(queue):
         taken.append(number)
         results.append(work(number))
     return results, taken

@@ -17,6 +17,11 @@ kills and reaps it (:meth:`Resident.close`).
 
 The select rounds send requests and answers as the cache's data codec: nothing read back can
 run code, as a pickle could, and an answer the parent refuses is a failed child like any other.
+A request may be answered in several answers, each sent as soon as it is made (``serve``
+yields them): the parent reads the first ones while the child works on the next, and knows
+from the answers which is the last. The child's answers go through a pipe widened to hold
+them (``_ANSWER_PIPE_BYTES``), so that a child does not wait for a parent still at its own
+work to read them.
 
 A :class:`WorkQueue` shares a round's pieces of work out among the parent and its children as
 each finishes one (the first to be free takes the next), so they finish together whatever
@@ -29,12 +34,14 @@ then one stop for each process that takes.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import select
 import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from lintloader.workers.parent_death import die_with_parent
 from lintloader.workers.process_group import interrupts_held
@@ -50,6 +57,10 @@ _LENGTH = struct.Struct("<Q")  # the size of a request or an answer, before its 
 _NUMBER = struct.Struct("<I")  # a piece of a WorkQueue
 _PIPE_BYTES = 4096  # what a pipe holds at the least (POSIX PIPE_BUF): its numbers, written at once
 _STOP = b"\xff" * _NUMBER.size  # in a refillable queue: the taker that reads it stops
+# what a child's answer pipe is widened to (Linux' default for a user: /proc/sys/fs/pipe-max-size)
+_ANSWER_PIPE_BYTES = 1 << 20
+# a child's answer to a request: one, or several sent as each is made (see the module docstring)
+Serve = Callable[[bytes], "bytes | Iterator[bytes]"]
 
 
 class WorkQueue:
@@ -140,9 +151,7 @@ class Resident:
         self.pid, self._to_child, self._from_child = pid, to_child, from_child
 
     @classmethod
-    def start(
-        cls, serve: Callable[[bytes], bytes], others: Sequence[Resident | None] = ()
-    ) -> Resident | None:
+    def start(cls, serve: Serve, others: Sequence[Resident | None] = ()) -> Resident | None:
         """A child serving requests with ``serve``; None if it could not be forked (or this
         process cannot fork safely, :func:`can_fork`). ``others``: the residents started
         before it, whose pipes it must not hold open (each leaves when its pipe closes)."""
@@ -150,6 +159,7 @@ class Resident:
             return None
         parent = os.getpid()
         requests, answers = os.pipe(), os.pipe()
+        _widen(answers[1])
         with interrupts_held() as mask:
             try:
                 pid = os.fork()
@@ -180,7 +190,7 @@ class Resident:
 
     def send(self, request: bytes) -> bool:
         """Hand the child a request (False: it is gone, and now closed)."""
-        if self.pid < 0:
+        if self.pid < 0 or self._to_child < 0:
             return False
         try:
             _write_all(self._to_child, _LENGTH.pack(len(request)) + request)
@@ -190,8 +200,9 @@ class Resident:
         return True
 
     def answer(self) -> bytes | None:
-        """The child's answer to the request sent last (None: it failed, and is now closed)."""
-        if self.pid < 0:
+        """The child's answer to the request sent last, or its next one (None: it failed, and
+        is now closed)."""
+        if self.pid < 0 or self._from_child < 0:
             return None
         head = _read_exactly(self._from_child, _LENGTH.size)
         found = _read_exactly(self._from_child, _LENGTH.unpack(head)[0]) if head else None
@@ -199,12 +210,28 @@ class Resident:
             self.close()
         return found
 
+    def ready(self) -> bool:
+        """Whether an answer has begun to come (or the child is gone): :meth:`answer` does not
+        wait for the child's work."""
+        if self.pid < 0 or self._from_child < 0:
+            return False
+        poller = select.poll()  # (not select.select: a descriptor past 1023 is no error)
+        poller.register(self._from_child, select.POLLIN)
+        return bool(poller.poll(0))
+
     def forget(self) -> None:
         """Close this process's ends of the pipes, leaving the child alone (in a sibling)."""
-        for fd in (self._to_child, self._from_child):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self.let_go()
         self.pid = -1
+
+    def let_go(self) -> None:
+        """Close this process's ends of the pipes: the child leaves (its requests end) while
+        this process goes on; :meth:`close` reaps it."""
+        for fd in (self._to_child, self._from_child):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._to_child = self._from_child = -1
 
     def close(self, kill: bool = False) -> None:
         """Let the child go (it leaves when its requests end; ``kill``: now, mid-request, as
@@ -215,16 +242,14 @@ class Resident:
         if kill:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        for fd in (self._to_child, self._from_child):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self.let_go()
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
 
 
-def _serve_forever(serve: Callable[[bytes], bytes], requests: int, answers: int) -> None:
-    """The resident child's loop: a request in, ``serve``'s answer out, until the parent
-    closes its end."""
+def _serve_forever(serve: Serve, requests: int, answers: int) -> None:
+    """The resident child's loop: a request in, ``serve``'s answer (or each of its answers,
+    as it is made) out, until the parent closes its end."""
     while True:
         head = _read_exactly(requests, _LENGTH.size)
         if not head:
@@ -232,8 +257,16 @@ def _serve_forever(serve: Callable[[bytes], bytes], requests: int, answers: int)
         request = _read_exactly(requests, _LENGTH.unpack(head)[0])
         if request is None:
             return
-        answer = serve(request)
-        _write_all(answers, _LENGTH.pack(len(answer)) + answer)
+        answered = serve(request)
+        for answer in [answered] if isinstance(answered, bytes) else answered:
+            _write_all(answers, _LENGTH.pack(len(answer)) + answer)
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe of ``fd`` hold :data:`_ANSWER_PIPE_BYTES` (where Linux allows it; else
+    it keeps its size, and a writer waits for the reader sooner)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _ANSWER_PIPE_BYTES)
 
 
 def _write_all(fd: int, data: bytes) -> None:
