@@ -50,8 +50,9 @@ class GroupQuery:
     _heads_for: object = None
     # per bucket, for the token table of _plan_for (the index, its size): see _head_plan
     _plan: list[_Head] = field(default_factory=list)
-    _plan_for: tuple[object, int] = (None, 0)
+    _plan_for: tuple[StatIndex | None, int] = (None, 0)
     _gate: _Gate = field(default_factory=lambda: _Gate((), 0, frozenset()))
+    _tokens: dict[bytes, _Token] = field(default_factory=dict)  # see _token
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -85,9 +86,15 @@ class GroupQuery:
 
     @property
     def searched(self) -> set[bytes]:
-        """Every token a match may search for (scope tokens search their package's name)."""
-        found = {t for token in self.tokens for t in (token, *self.needs.get(token, ()))}
-        return {index_token(token) for token in found}
+        """Every token a match may search for (scope tokens search their package's name), and
+        the prerequisites of those, through theirs."""
+        found, stack = set(), [index_token(token) for token in self.tokens]
+        while stack:
+            token = stack.pop()
+            if token not in found:
+                found.add(token)
+                stack.extend(self.needs.get(token, ()))
+        return found
 
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
         checked, present = sources.answers(file.path)
@@ -132,7 +139,8 @@ class GroupQuery:
                     checked, present = sources.answers(path)
                     if not found:
                         continue
-            if _any_rest(sources, path, package, head.rests, self.needs, (checked, present)):
+            rests = head.rests(self._token)
+            if _any_rest(sources, path, package, rests, self.needs, (checked, present)):
                 return True
             checked, present = sources.answers(path)
         return False
@@ -142,18 +150,31 @@ class GroupQuery:
         (worked out again when it has grown: a token found inside a head may be new)."""
         index = sources.index
         if self._plan_for[0] is not index or self._plan_for[1] != len(index.tokens):
-            sources.register(sorted(self.searched))  # the table a sharded round has
+            # the tokens a sharded round registers first (``searched``): the groups' with
+            # their masks, the prerequisites here; the table then stays as it is all round
+            self._group_masks(sources)
+            sources.register(sorted({need for needs in self.needs.values() for need in needs}))
             plan = []
             for token, rests in self.buckets.items():
                 searched = index_token(token)
                 bit, needs = index.bit(searched), bool(self.needs.get(searched))
-                asked = [_rest_of(rest, index, self.needs) for rest in rests]
-                plan.append(_Head(searched, bit, scope_package(token), asked, needs))
+                plan.append(_Head(searched, bit, scope_package(token), rests, needs))
             for head in plan:  # once every head has its bit
                 head.inner = index.inner_bits(head.searched)
             self._gate = _gate_of(plan, self.needs, index.bit)
             self._plan, self._plan_for = plan, (index, len(index.tokens))
+            self._tokens = {}
         return self._plan
+
+    def _token(self, token: bytes) -> _Token:
+        """``token`` as a rest asks it, for the index of the plan now (see :class:`_Token`);
+        worked out once per plan (``__call__`` is in 22 rests of a round)."""
+        known = self._tokens.get(token)
+        if known is None:
+            index = self._plan_for[0]
+            assert index is not None  # asked only after _head_plan
+            known = self._tokens[token] = _token_of(token, index, self.needs)
+        return known
 
     def _known(self, checked: int, present: int, package_of_file: str) -> bool | None:
         """The answer from a file's bits alone (``checked``, ``present``; of top-level
@@ -217,14 +238,22 @@ class _Head:
     """A bucket's head as a cold file is asked it: the token searched (a scope head: its
     package's name as a whole word), its bit, its package (a scope head's, else None), the
     bucket's rests, whether the token has prerequisites (``GroupQuery.needs``: searched
-    first) and the bits of the plain tokens inside it (``StatIndex.inner_bits``)."""
+    first) and the bits of the plain tokens inside it (``StatIndex.inner_bits``); the rests
+    as :func:`_any_rest` asks them are worked out when a file first holds the head (most
+    heads of a round with many, such as fixtures/' 134, are held by no file)."""
 
     searched: bytes
     bit: int
     package: str | None
-    rests: list[_Rest]
+    groups: list[TokenGroup]
     needs: bool
     inner: int = 0
+    _rests: list[_Rest] | None = None
+
+    def rests(self, token_of: Callable[[bytes], _Token]) -> list[_Rest]:
+        if self._rests is None:
+            self._rests = [_rest_of(group, token_of) for group in self.groups]
+        return self._rests
 
 
 @dataclass(frozen=True)
@@ -272,23 +301,28 @@ class _Rest:
         return mask
 
 
-def _rest_of(rest: TokenGroup, index: StatIndex, needs: Mapping[bytes, tuple[bytes, ...]]) -> _Rest:
-    """``rest`` as :func:`_any_rest` asks it of a file (see :class:`_Rest`)."""
+def _token_of(token: bytes, index: StatIndex, needs: Mapping[bytes, tuple[bytes, ...]]) -> _Token:
+    """``token`` as :func:`_any_rest` asks it of a file (see :class:`_Token`)."""
+    package, searched = scope_package(token), index_token(token)
+    implied, stack = index.inner_bits(searched), list(needs.get(searched, ()))
+    while stack:
+        need = stack.pop()
+        implied |= index.bit(need) | index.inner_bits(need)
+        stack.extend(needs.get(need, ()))
+    return _Token(package, searched, index.bit(searched), implied)
+
+
+def _rest_of(rest: TokenGroup, token_of: Callable[[bytes], _Token]) -> _Rest:
+    """``rest`` as :func:`_any_rest` asks it of a file (see :class:`_Rest`), its tokens
+    made by ``token_of``."""
     tokens, bits, scopes, implied_any = [], 0, [], 0
-    for token in rest:
-        package, searched = scope_package(token), index_token(token)
-        bit = index.bit(searched)
-        implied, stack = index.inner_bits(searched), list(needs.get(searched, ()))
-        while stack:
-            need = stack.pop()
-            implied |= index.bit(need) | index.inner_bits(need)
-            stack.extend(needs.get(need, ()))
-        tokens.append(_Token(package, searched, bit, implied))
-        if package is None:
-            bits |= bit
-            implied_any |= implied
+    for token in map(token_of, rest):
+        tokens.append(token)
+        if token.package is None:
+            bits |= token.bit
+            implied_any |= token.implied
         else:
-            scopes.append((package, bit))
+            scopes.append((token.package, token.bit))
     return _Rest(bits, tuple(scopes), tuple(tokens), implied_any)
 
 
