@@ -25,9 +25,10 @@ from typing import Any
 
 # the functions listed by --profile (by name, wherever defined in lintloader)
 LISTED = (
-    "_choose", "chosen_by", "matches", "_matches", "_known", "_has", "_any_rest", "_holds_all",
-    "contains", "search", "search_until_found", "note_absent", "answers", "found_in",
-    "whole_word_in", "bit", "inner_bits", "<genexpr>",
+    "_choose", "chosen_by", "matches", "_matches", "_known", "_head_plan", "_gate_of",
+    "_group_masks", "register", "searched", "tokens", "_token", "_token_of", "rests", "_rest_of",
+    "_has", "_any_rest", "_holds_all", "contains", "search", "search_until_found",
+    "note_absent", "answers", "found_in", "whole_word_in", "bit", "inner_bits", "<genexpr>",
 )  # fmt: skip
 OURS = ("select/query.py", "select/rounds.py", "sources.py", "statindex.py", "tokens.py")
 FIND = "<method 'find' of 'bytes' objects>"
