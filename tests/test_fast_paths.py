@@ -35,9 +35,10 @@ from lintloader.scan.model import FileProblem, SourceFile
 from lintloader.scan.read import sources
 from lintloader.scan.read.code_view import code_view
 from lintloader.scan.read.sources import SourceSet
-from lintloader.scan.read.tokens import whole_word, whole_word_in
+from lintloader.scan.read.tokens import package_scope, whole_word, whole_word_in
 from lintloader.select.query import GroupQuery
 
+PIPELINES = ("FillMask", "TextGeneration", "AudioClassification")
 SEED_TOKENS = (
     b'"_iterator"',
     b"._iterator",
@@ -217,6 +218,39 @@ def test_group_query_with_prerequisites_agrees_with_the_definition() -> None:
         assert query.matches(source_set, file) == expected, file.path
         matched += expected
     assert 0 < matched < len(files)
+
+
+def test_rests_known_or_implied_absent_cost_no_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside its scope package a file is asked every rest of the bucket: a rest with a token
+    known absent is passed over without a search of its other tokens, and the rests of
+    ``__call__``, whose class names all need ``Pipeline``, fail on one search of it, each
+    absence remembered: asked again, the file is answered by its bits alone."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "calls.py").write_text("class A:\n    def __call__(self):\n        return Trainer\n")
+    scope = package_scope("pkg.calls")
+    groups = [(scope, whole_word("__call__"), whole_word(f"{n}Pipeline")) for n in PIPELINES]
+    groups.append((scope, whole_word("Trainer"), whole_word("evaluate")))
+    query = GroupQuery.build(groups)
+    assert list(query.buckets) == [scope]
+    source_set = SourceSet(read_source)
+    (file,) = [
+        f
+        for f in source_set.load(discover_paths([str(tmp_path)], ()).files, [])
+        if f.module == "pkg.calls"
+    ]
+    assert not source_set.contains(file.path, whole_word("evaluate"))
+    searched: list[bytes] = []
+    real = sources.found_in
+    monkeypatch.setattr(sources, "found_in", lambda data, t: searched.append(t) or real(data, t))
+    assert not query.matches(source_set, file)
+    assert searched == [whole_word("__call__"), b"Pipeline"]  # not ``Trainer``
+    searched.clear()
+    assert not query.matches(source_set, file)
+    assert searched == []
 
 
 def test_replayed_check_imports_no_analysis_code(tmp_path: Path) -> None:

@@ -8,12 +8,13 @@ file's bytes, remembered by :class:`~lintloader.scan.read.sources.SourceSet` and
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lintloader.analysis.context import TokenGroup
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
+from lintloader.scan.read.statindex import StatIndex
 from lintloader.scan.read.tokens import (
     absence_implies,
     in_code,
@@ -47,12 +48,11 @@ class GroupQuery:
     _scope_only: bool = False
     _heads: tuple[int, frozenset[str]] = (0, frozenset())
     _heads_for: object = None
-    # per token: the package of a scope token (None: another token), the token searched
-    _searched_as: dict[bytes, tuple[str | None, bytes]] = field(default_factory=dict)
     # per bucket, for the token table of _plan_for (the index, its size): see _head_plan
     _plan: list[_Head] = field(default_factory=list)
-    _plan_for: tuple[object, int] = (None, 0)
+    _plan_for: tuple[StatIndex | None, int] = (None, 0)
     _gate: _Gate = field(default_factory=lambda: _Gate((), 0, frozenset()))
+    _tokens: dict[bytes, _Token] = field(default_factory=dict)  # see _token
 
     @classmethod
     def build(cls, groups: Iterable[TokenGroup]) -> GroupQuery:
@@ -86,48 +86,63 @@ class GroupQuery:
 
     @property
     def searched(self) -> set[bytes]:
-        """Every token a match may search for (scope tokens search their package's name)."""
-        found = {t for token in self.tokens for t in (token, *self.needs.get(token, ()))}
-        return {index_token(token) for token in found}
+        """Every token a match may search for (scope tokens search their package's name), and
+        the prerequisites of those, through theirs."""
+        found, stack = set(), [index_token(token) for token in self.tokens]
+        while stack:
+            token = stack.pop()
+            if token not in found:
+                found.add(token)
+                stack.extend(self.needs.get(token, ()))
+        return found
 
     def matches(self, sources: SourceSet, file: SourceFile) -> bool:
-        known = self._known(sources, file)
-        if known is not None:
-            return known
-        package, path = top_package(file.module), file.path
+        checked, present = sources.answers(file.path)
+        return self._matches(sources, file.path, top_package(file.module), checked, present)
+
+    def _matches(
+        self, sources: SourceSet, path: str, package: str, checked: int, present: int
+    ) -> bool:
+        """:meth:`matches` of the file at ``path`` (of top-level package ``package``), whose
+        bits are ``checked`` and ``present`` now (read again after each search)."""
+        self._group_masks(sources)
+        if checked & self._asked or self._scope_only:
+            known = self._known(checked, present, package)
+            if known is not None:
+                return known
         plan = self._head_plan(sources)
         gate = self._gate
         # no head asked of the file yet: its gate tokens first, each searched at most once;
         # all absent, every head is (see _Gate), and the file matches no group
-        if (
-            package not in gate.packages
-            and not sources.answers(path)[0] & gate.heads
-            and not sources.search_until_found(path, gate.tokens)
-        ):
-            sources.note_absent(path, gate.heads)
-            return False
+        if package not in gate.packages and not checked & gate.heads:
+            if not sources.search_until_found(path, gate.tokens):
+                sources.note_absent(path, gate.heads)
+                return False
+            checked, present = sources.answers(path)
         for head in plan:
             if head.package is None or head.package != package:
                 # most heads of a cold file are answered by its bits: already searched, or a
                 # plain token inside the head known absent (``oader`` for ``DataLoader(``),
                 # which is what ``contains`` would find, but for an integer test
-                checked, present = sources.answers(path)
                 if checked & head.bit:
                     if not present & head.bit:
                         continue
                 elif checked & ~present & head.inner:
                     sources.note_absent(path, head.bit)
+                    checked |= head.bit
                     continue
-                elif head.needs:
-                    if not sources.contains(path, head.searched, self.needs):
+                else:
+                    if head.needs:
+                        found = sources.contains(path, head.searched, self.needs)
+                    else:
+                        found = sources.search(path, head.searched, head.bit)
+                    checked, present = sources.answers(path)
+                    if not found:
                         continue
-                elif not sources.search(path, head.searched, head.bit):
-                    continue
-            if any(
-                all(self._has(sources, file, package, token) for token in rest)
-                for rest in head.rests
-            ):
+            rests = head.rests(self._token)
+            if _any_rest(sources, path, package, rests, self.needs, (checked, present)):
                 return True
+            checked, present = sources.answers(path)
         return False
 
     def _head_plan(self, sources: SourceSet) -> list[_Head]:
@@ -135,6 +150,10 @@ class GroupQuery:
         (worked out again when it has grown: a token found inside a head may be new)."""
         index = sources.index
         if self._plan_for[0] is not index or self._plan_for[1] != len(index.tokens):
+            # the tokens a sharded round registers first (``searched``): the groups' with
+            # their masks, the prerequisites here; the table then stays as it is all round
+            self._group_masks(sources)
+            sources.register(sorted({need for needs in self.needs.values() for need in needs}))
             plan = []
             for token, rests in self.buckets.items():
                 searched = index_token(token)
@@ -144,18 +163,27 @@ class GroupQuery:
                 head.inner = index.inner_bits(head.searched)
             self._gate = _gate_of(plan, self.needs, index.bit)
             self._plan, self._plan_for = plan, (index, len(index.tokens))
+            self._tokens = {}
         return self._plan
 
-    def _known(self, sources: SourceSet, file: SourceFile) -> bool | None:
-        """The answer from the stat index's bits alone, None when a token must be searched.
-        (Unchanged files of a warm or one-changed-file run answer every round this way, which
-        is an integer test per group instead of a dictionary walk per token.)"""
-        checked, present = sources.answers(file.path)
-        masks = self._group_masks(sources)
-        if not checked & self._asked and not self._scope_only:
-            return None  # nothing this query asks was asked of the file yet (a cold file)
-        package_of_file, undecided = top_package(file.module), False
-        for mask, scopes in masks:
+    def _token(self, token: bytes) -> _Token:
+        """``token`` as a rest asks it, for the index of the plan now (see :class:`_Token`);
+        worked out once per plan (``__call__`` is in 22 rests of a round)."""
+        known = self._tokens.get(token)
+        if known is None:
+            index = self._plan_for[0]
+            assert index is not None  # asked only after _head_plan
+            known = self._tokens[token] = _token_of(token, index, self.needs)
+        return known
+
+    def _known(self, checked: int, present: int, package_of_file: str) -> bool | None:
+        """The answer from a file's bits alone (``checked``, ``present``; of top-level
+        package ``package_of_file``), None when a token must be searched; asked only of a
+        file that some token of the query was asked of, against :meth:`_group_masks` worked
+        out for the index now. (Unchanged files of a warm or one-changed-file run answer every
+        round this way, which is an integer test per group instead of a walk per token.)"""
+        undecided = False
+        for mask, scopes in self._masks:
             for package, bit in scopes:
                 if package != package_of_file:
                     mask |= bit
@@ -204,31 +232,150 @@ class GroupQuery:
             self._scope_only = any(not bits for bits, _ in masks)
         return self._masks
 
-    def _has(
-        self, sources: SourceSet, file: SourceFile, package_of_file: str, token: bytes
-    ) -> bool:
-        """Whether ``file`` (of top-level package ``package_of_file``) holds ``token``."""
-        known = self._searched_as.get(token)
-        if known is None:
-            known = self._searched_as[token] = (scope_package(token), index_token(token))
-        package, searched = known
-        inside = package is not None and package_of_file == package
-        return inside or sources.contains(file.path, searched, self.needs)
-
 
 @dataclass
 class _Head:
     """A bucket's head as a cold file is asked it: the token searched (a scope head: its
     package's name as a whole word), its bit, its package (a scope head's, else None), the
     bucket's rests, whether the token has prerequisites (``GroupQuery.needs``: searched
-    first) and the bits of the plain tokens inside it (``StatIndex.inner_bits``)."""
+    first) and the bits of the plain tokens inside it (``StatIndex.inner_bits``); the rests
+    as :func:`_any_rest` asks them are worked out when a file first holds the head (most
+    heads of a round with many, such as fixtures/' 134, are held by no file)."""
 
     searched: bytes
     bit: int
     package: str | None
-    rests: list[TokenGroup]
+    groups: list[TokenGroup]
     needs: bool
     inner: int = 0
+    _rests: list[_Rest] | None = None
+
+    def rests(self, token_of: Callable[[bytes], _Token]) -> list[_Rest]:
+        if self._rests is None:
+            self._rests = [_rest_of(group, token_of) for group in self.groups]
+        return self._rests
+
+
+@dataclass(frozen=True)
+class _Token:
+    """A token of a rest as a file is asked it: its package (a scope token's, else None: a
+    file inside that package holds it), the token searched (a scope token: its package's
+    name as a whole word), its bit, and the bits of the plain tokens whose absence implies
+    its own: those inside it (``StatIndex.inner_bits``) and its prerequisites
+    (``GroupQuery.needs``, through theirs, and those inside them)."""
+
+    package: str | None
+    searched: bytes
+    bit: int
+    implied: int
+
+
+@dataclass(frozen=True)
+class _Rest:
+    """A group's tokens after its head, worked out once per round for the index's token
+    table: the bits every file must hold (``bits``: of its tokens but the scope tokens), the
+    scope tokens' (package, bit) (held by a file inside the package), its tokens in the
+    order asked, and the bits whose absence implies one of its tokens' but the scope tokens'
+    (``implied``). A file's bits answer most rests by one or two integer tests: one of its
+    tokens known absent, or implied absent, or all known present."""
+
+    bits: int
+    scopes: tuple[tuple[str, int], ...]
+    tokens: tuple[_Token, ...]
+    implied: int
+
+    def first_implied(self, absent: int) -> int:
+        """The bit of the first token (but a scope token) whose absence the ``absent`` bits
+        imply (0: none)."""
+        for token in self.tokens:
+            if token.package is None and token.implied & absent:
+                return token.bit
+        return 0
+
+    def mask(self, package_of_file: str) -> int:
+        """The bits a file of top-level package ``package_of_file`` must hold."""
+        mask = self.bits
+        for package, bit in self.scopes:
+            if package != package_of_file:
+                mask |= bit
+        return mask
+
+
+def _token_of(token: bytes, index: StatIndex, needs: Mapping[bytes, tuple[bytes, ...]]) -> _Token:
+    """``token`` as :func:`_any_rest` asks it of a file (see :class:`_Token`)."""
+    package, searched = scope_package(token), index_token(token)
+    implied, stack = index.inner_bits(searched), list(needs.get(searched, ()))
+    while stack:
+        need = stack.pop()
+        implied |= index.bit(need) | index.inner_bits(need)
+        stack.extend(needs.get(need, ()))
+    return _Token(package, searched, index.bit(searched), implied)
+
+
+def _rest_of(rest: TokenGroup, token_of: Callable[[bytes], _Token]) -> _Rest:
+    """``rest`` as :func:`_any_rest` asks it of a file (see :class:`_Rest`), its tokens
+    made by ``token_of``."""
+    tokens, bits, scopes, implied_any = [], 0, [], 0
+    for token in map(token_of, rest):
+        tokens.append(token)
+        if token.package is None:
+            bits |= token.bit
+            implied_any |= token.implied
+        else:
+            scopes.append((token.package, token.bit))
+    return _Rest(bits, tuple(scopes), tuple(tokens), implied_any)
+
+
+def _any_rest(
+    sources: SourceSet,
+    path: str,
+    package_of_file: str,
+    rests: list[_Rest],
+    needs: Mapping[bytes, tuple[bytes, ...]],
+    answers: tuple[int, int],
+) -> bool:
+    """Whether the file holds every token of one of ``rests`` (its bucket's head it holds;
+    its bits ``answers``, checked and present, as they are now):
+    a rest with a token known absent is passed over on one integer test; one with a token
+    whose absence the bits imply (a plain token inside it or a prerequisite known absent)
+    on another, that absence remembered (as ``SourceSet.contains`` remembers it); one whose
+    tokens are all known present matches. Only the others are asked token by token
+    (:func:`_holds_all`), after which the file's bits are read again (a search's answer
+    may decide the rests after it: the 22 rests of ``__call__`` fail on its one search)."""
+    checked, present = answers
+    for rest in rests:
+        mask = rest.mask(package_of_file) if rest.scopes else rest.bits
+        absent = checked & ~present
+        if absent & mask:
+            continue
+        if absent & rest.implied:
+            bit = rest.first_implied(absent)
+            sources.note_absent(path, bit)
+            checked |= bit
+            continue
+        if present & mask == mask or _holds_all(sources, path, package_of_file, rest, needs):
+            return True
+        checked, present = sources.answers(path)
+    return False
+
+
+def _holds_all(
+    sources: SourceSet,
+    path: str,
+    package_of_file: str,
+    rest: _Rest,
+    needs: Mapping[bytes, tuple[bytes, ...]],
+) -> bool:
+    """Whether the file holds every token of ``rest`` (none known or implied absent): the
+    tokens not known present are asked in order (``SourceSet.contains``: their prerequisites
+    first), until one is absent; a scope token is held by a file inside its package."""
+    present = sources.answers(path)[1]
+    return all(
+        present & token.bit
+        or (token.package is not None and token.package == package_of_file)
+        or sources.contains(path, token.searched, needs)
+        for token in rest.tokens
+    )
 
 
 @dataclass(frozen=True)
@@ -312,8 +459,9 @@ def chosen_by(
             chosen.append(file)
             continue
         checked, present = answers(file.path)
-        if checked & ~present & mask == mask and top_package(file.module) not in packages:
+        package = top_package(file.module)
+        if checked & ~present & mask == mask and package not in packages:
             continue  # every bucket head known to be absent (see GroupQuery.head_mask)
-        if query.matches(sources, file):
+        if query._matches(sources, file.path, package, checked, present):
             chosen.append(file)
     return chosen
