@@ -20,6 +20,7 @@ import pytest
 from conftest import FIXTURES
 
 from lintloader.cache import codec
+from lintloader.cache.pending import PendingStores
 from lintloader.cache.summaries import SummaryCache
 from lintloader.pipeline.engine import read_source
 from lintloader.rules.registry import all_rules
@@ -87,6 +88,36 @@ def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
         assert resident.answer() is None
         assert gone(pid) and resident.pid == -1
         assert not resident.send(b"again") and resident.answer() is None
+
+
+@needs_fork
+def test_a_resident_child_does_its_leaving_once_let_go_and_is_reaped_after(
+    tmp_path: Path,
+) -> None:
+    """A resident let go without waiting does its ``leaving`` after its last request, then
+    exits; :meth:`Resident.reap` waits for it and tells whether that went through."""
+    mark = tmp_path / "left"
+
+    def leaving() -> None:
+        mark.write_text(str(os.getpid()))
+
+    resident = Resident.start(lambda request: request, leaving=leaving)
+    assert resident is not None
+    pid = resident.pid
+    assert resident.send(b"echo") and resident.answer() == b"echo"
+    assert not mark.exists()  # not while it serves
+    resident.close(wait=False)
+    assert resident.reap() and gone(pid)
+    assert mark.read_text() == str(pid)
+
+    def failing() -> None:
+        raise OSError("no space left on device")
+
+    resident = Resident.start(lambda request: request, leaving=failing)
+    assert resident is not None
+    pid = resident.pid
+    resident.close(wait=False)
+    assert not resident.reap() and gone(pid)
 
 
 @needs_fork
@@ -368,6 +399,7 @@ def run_select(
     finally:
         pids = [r.pid for r in rounds._residents if r is not None and r.pid > 0]
         rounds.close()
+        rounds.settle()
     assert all(gone(pid) for pid in pids)
     answers = sorted(
         (
@@ -379,6 +411,56 @@ def run_select(
         for row, checked, present, digest in sources.token_answers(f.path for f in files)
     )
     return summaries, answers, stats, cache.used
+
+
+@pytest.mark.enumerates_rules
+@pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
+def test_the_stores_made_before_the_rounds_are_written_once_by_the_first_child(
+    tmp_path: Path, jobs: int
+) -> None:
+    """What discovery left to write (``cache/pending.py``) is written by the first resident
+    child once the selection ends, each write once, and is then no longer pending here;
+    without a child (one process) it stays pending, for this process to write."""
+    log = tmp_path / "writes"
+
+    def write(name: str) -> None:
+        with open(log, "a") as out:
+            out.write(f"{name} {os.getpid()}\n")
+
+    stores = PendingStores(defer=True)
+    stores.add(partial(write, "memo"))
+    stores.add(partial(write, "listings"))
+    assert not log.exists()
+    taker = partial(RoundTaker, stores=stores)
+    run_select(FIXTURES / "check", jobs, tmp_path / "c", taker=taker)
+    if jobs == 1:
+        assert not log.exists() and len(stores.writes) == 2
+        stores.write()
+    else:
+        assert not stores.writes
+    written = [line.split() for line in log.read_text().splitlines()]
+    assert [name for name, _ in written] == ["memo", "listings"]
+    (pid,) = {pid for _, pid in written}
+    assert (pid != str(os.getpid())) == (jobs > 1)
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+def test_stores_a_child_failed_to_write_stay_pending_here(tmp_path: Path) -> None:
+    parent = os.getpid()
+    written: list[int] = []
+
+    def write() -> None:
+        if os.getpid() != parent:
+            raise OSError("the child cannot write")
+        written.append(os.getpid())
+
+    stores = PendingStores(defer=True)
+    stores.add(write)
+    run_select(FIXTURES / "check", 3, tmp_path / "c", taker=partial(RoundTaker, stores=stores))
+    assert len(stores.writes) == 1 and not written
+    stores.write()
+    assert written == [parent] and not stores.writes
 
 
 def test_a_childs_written_summaries_travel_as_the_bytes_of_their_entries(tmp_path: Path) -> None:

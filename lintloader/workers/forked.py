@@ -138,14 +138,21 @@ class Resident:
 
     def __init__(self, pid: int, to_child: int, from_child: int) -> None:
         self.pid, self._to_child, self._from_child = pid, to_child, from_child
+        self._leaving = -1  # the pid of a child let go but not reaped yet (see close)
+        self.status: int | None = None  # its wait status, once reaped
 
     @classmethod
     def start(
-        cls, serve: Callable[[bytes], bytes], others: Sequence[Resident | None] = ()
+        cls,
+        serve: Callable[[bytes], bytes],
+        others: Sequence[Resident | None] = (),
+        leaving: Callable[[], None] | None = None,
     ) -> Resident | None:
         """A child serving requests with ``serve``; None if it could not be forked (or this
         process cannot fork safely, :func:`can_fork`). ``others``: the residents started
-        before it, whose pipes it must not hold open (each leaves when its pipe closes)."""
+        before it, whose pipes it must not hold open (each leaves when its pipe closes).
+        ``leaving``: what the child does once its requests end, before it exits (it exits
+        with 0 only when that returned: :meth:`reap`)."""
         if not can_fork():
             return None
         parent = os.getpid()
@@ -169,6 +176,8 @@ class Resident:
                     os.close(requests[1])
                     os.close(answers[0])
                     _serve_forever(serve, requests[0], answers[1])
+                    if leaving is not None:
+                        leaving()
                     status = 0
                 except BaseException:  # anything: the parent does the work itself
                     pass
@@ -206,9 +215,10 @@ class Resident:
                 os.close(fd)
         self.pid = -1
 
-    def close(self, kill: bool = False) -> None:
+    def close(self, kill: bool = False, wait: bool = True) -> None:
         """Let the child go (it leaves when its requests end; ``kill``: now, mid-request, as
-        after a Ctrl-C) and reap it."""
+        after a Ctrl-C) and reap it; with ``wait`` False, it is reaped by :meth:`reap`, which
+        must come before this process exits (the child does its ``leaving`` meanwhile)."""
         if self.pid < 0:
             return
         pid, self.pid = self.pid, -1
@@ -218,8 +228,19 @@ class Resident:
         for fd in (self._to_child, self._from_child):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+        self._leaving = pid
+        if wait or kill:
+            self.reap()
+
+    def reap(self) -> bool:
+        """Wait for the child let go by :meth:`close`; whether it exited with 0 (it served
+        every request and did its ``leaving``). False for a child still serving: close it
+        first."""
+        pid, self._leaving = self._leaving, -1
+        if pid >= 0:
+            with contextlib.suppress(ChildProcessError):
+                self.status = os.waitpid(pid, 0)[1]
+        return self.status == 0
 
 
 def _serve_forever(serve: Callable[[bytes], bytes], requests: int, answers: int) -> None:
