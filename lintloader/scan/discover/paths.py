@@ -285,12 +285,31 @@ def _walk_tree(
         waiting.clear()
     if answered is None or scan.cache_dir is None:  # None: never (the last one waits for git)
         return
-    directories = _remembered(kept, answered, listings)
-    whole = len(directories) == len(kept) and all(k.memorable for k in kept)
-    whole = whole and len(scan.found.problems) == problems
-    now = TreeMemo(answered.key, scan.cwd, scan.namer.prefix(root), whole, directories)
-    if now != memo:
-        scan.found.stores.add(partial(save_memo, scan.cache_dir, _tree(root), now))
+    whole = all(k.memorable for k in kept) and len(scan.found.problems) == problems
+    head = TreeMemo(answered.key, scan.cwd, scan.namer.prefix(root), whole, ())
+    walked = _Walked(scan.cache_dir, _tree(root), memo, head, kept, answered, listings)
+    scan.found.stores.add(walked.save)
+
+
+@dataclass(frozen=True)
+class _Walked:
+    """What a tree's walk made, to be remembered as its memo: made and stored by
+    :meth:`save`, which the check may leave to another process (``cache/pending.py``)."""
+
+    cache_dir: Path
+    tree: str
+    before: TreeMemo | None  # the memo the walk started from
+    head: TreeMemo  # the new memo but its directories (``whole``: if every one is remembered)
+    kept: list[_Kept]
+    answered: _Answered
+    listings: ListingCache
+
+    def save(self) -> None:
+        directories = _remembered(self.kept, self.answered, self.listings)
+        whole = self.head.whole and len(directories) == len(self.kept)
+        now = self.head._replace(whole=whole, directories=directories)
+        if now != self.before:
+            save_memo(self.cache_dir, self.tree, now)
 
 
 def _remembered(
