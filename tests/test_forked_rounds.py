@@ -91,33 +91,30 @@ def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
 
 
 @needs_fork
-def test_a_resident_child_does_its_leaving_once_let_go_and_is_reaped_after(
-    tmp_path: Path,
-) -> None:
-    """A resident let go without waiting does its ``leaving`` after its last request, then
-    exits; :meth:`Resident.reap` waits for it and tells whether that went through."""
-    mark = tmp_path / "left"
+def test_a_resident_child_does_its_first_work_before_it_serves(tmp_path: Path) -> None:
+    """A resident given ``first`` does it before its first answer; its status says whether
+    that went through (one that raised still serves)."""
+    mark = tmp_path / "first"
 
-    def leaving() -> None:
+    def first() -> None:
         mark.write_text(str(os.getpid()))
 
-    resident = Resident.start(lambda request: request, leaving=leaving)
+    resident = Resident.start(lambda request: request, first=first)
     assert resident is not None
     pid = resident.pid
     assert resident.send(b"echo") and resident.answer() == b"echo"
-    assert not mark.exists()  # not while it serves
-    resident.close(wait=False)
-    assert resident.reap() and gone(pid)
     assert mark.read_text() == str(pid)
+    resident.close()
+    assert gone(pid) and resident.status == 0
 
     def failing() -> None:
         raise OSError("no space left on device")
 
-    resident = Resident.start(lambda request: request, leaving=failing)
+    resident = Resident.start(lambda request: request, first=failing)
     assert resident is not None
-    pid = resident.pid
-    resident.close(wait=False)
-    assert not resident.reap() and gone(pid)
+    assert resident.send(b"echo") and resident.answer() == b"echo"
+    resident.close()
+    assert resident.status not in (None, 0)
 
 
 @needs_fork
@@ -399,7 +396,6 @@ def run_select(
     finally:
         pids = [r.pid for r in rounds._residents if r is not None and r.pid > 0]
         rounds.close()
-        rounds.settle()
     assert all(gone(pid) for pid in pids)
     answers = sorted(
         (
@@ -419,8 +415,8 @@ def test_the_stores_made_before_the_rounds_are_written_once_by_the_first_child(
     tmp_path: Path, jobs: int
 ) -> None:
     """What discovery left to write (``cache/pending.py``) is written by the first resident
-    child once the selection ends, each write once, and is then no longer pending here;
-    without a child (one process) it stays pending, for this process to write."""
+    child, each write once, and is then no longer pending here; without a child (one
+    process) it stays pending, for this process to write."""
     log = tmp_path / "writes"
 
     def write(name: str) -> None:

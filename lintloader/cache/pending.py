@@ -2,11 +2,12 @@
 
 A check's discovery makes what the next run's walk takes (a tree's memo, a site's listings:
 ``scan/discover/``) before anything is checked. Written there, they are the parent's serial
-work (7.8 MB of the 4x tree's walk, 0.05 s); left here instead, a cold scan's first resident
-child writes them once its last round is over, while the parent stores its index and
-concludes (``select/rounds.py``), and the parent writes whatever is still pending when the run
-ends (no child, or one that failed: ``pipeline/engine.py``). The entries are the same either
-way, each written once, atomically, by one process.
+work (the 4x tree's walk: 7.8 MB, ~0.1 s to make and write); left here instead, a cold scan's
+first resident child writes them before it takes its first piece of the first round's work,
+so that the round's queue shares them out like any piece (``select/rounds.py``), and the
+parent writes whatever is still pending when the run ends (no child, or one that failed:
+``pipeline/engine.py``). The entries are the same either way, each written atomically by
+one process.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     with collector_paused():
         try:
             result = _run_check(discovery, options)
-        finally:  # what discovery left to write and no resident child wrote (cache/pending.py)
+        finally:  # what discovery left to write, unless a resident child wrote it
             discovery.stores.write()
     if result.findings:  # known affected releases (after a replay too: the data may be newer)
         from lintloader.analysis.advisories import with_advisories
@@ -138,8 +138,8 @@ def analyze(
     and only then, since the run will be stored, is it linked as a program that records what
     its analysis read (incremental/recording.py): a run nobody stores (``--no-cache``, the fix
     trial's checks) does not pay for the record. ``stores``: cache entries made before the
-    run (a check's discovery's), which a cold scan's resident child writes while this
-    process concludes; those still pending when it returns are the caller's to write."""
+    run (a check's discovery's), which a cold scan's first resident child writes before
+    its first piece of work; those still pending when it returns are the caller's."""
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.incremental.recording import RecordingProgram
@@ -176,15 +176,11 @@ def analyze(
         )
     except BaseException:  # Ctrl-C above all: leave no child behind
         taker.close(kill=True)
-        taker.settle()
         raise
-    taker.close()  # the child writing the stores goes on while this process concludes
-    try:
-        sources.save()
-        sources.keep()
-        if stats.progress:
-            stats.progress.close()
-        located = {p: f.display for p, f in (locator.found if locator else {}).items()}
-        return conclude(files, problems, summaries, program, stats, options, located)
-    finally:
-        taker.settle()
+    taker.close()
+    sources.save()
+    sources.keep()
+    if stats.progress:
+        stats.progress.close()
+    located = {p: f.display for p, f in (locator.found if locator else {}).items()}
+    return conclude(files, problems, summaries, program, stats, options, located)

@@ -214,7 +214,7 @@ class RoundTaker:
     spare_bytes: int = SPARE_BYTES
     resident_spare_bytes: int = RESIDENT_SPARE_BYTES
     # cache entries made before the rounds (a check's discovery's): the first resident child
-    # writes them once the selection ends (close), while this process concludes (settle)
+    # writes them before it takes its first piece of work (cache/pending.py)
     stores: PendingStores | None = None
     # set at the first sharded round: the paths of each resident's shard, the shard of each
     # module (0: this process's), the residents (None: not started, or failed)
@@ -337,9 +337,9 @@ class RoundTaker:
         self._forked = frozenset(f.path for f in candidates)
         for _ in range(self.jobs - 1):
             serve = partial(self._serve, ChildShard(pieces, queue, self._parses))
-            leaving = self._stores_written()
-            self._residents.append(Resident.start(serve, self._residents, leaving))
-            self._writer = self._residents[-1] if leaving else self._writer
+            first = self._stores_written()
+            self._residents.append(Resident.start(serve, self._residents, first))
+            self._writer = self._residents[-1] if first else self._writer
         request = self._request(query, modules, [])
         asked = [r is not None and r.send(request) for r in self._residents]
         results, taken = take_all(
@@ -438,11 +438,15 @@ class RoundTaker:
     def close(self, kill: bool = False) -> None:
         """Let the resident children go (``kill``: now, as after a Ctrl-C), and release the
         bytes this process kept of its shard: the selection is over, what is held now is
-        what was parsed (memory follows the parsed files). The one that writes the stores
-        is reaped by :meth:`settle`."""
+        what was parsed (memory follows the parsed files). The stores are no longer
+        pending here once the child that wrote them is reaped (else this process writes
+        them: ``pipeline/engine.py``)."""
         for resident in self._residents:
             if resident is not None:
-                resident.close(kill, wait=resident is not self._writer)
+                resident.close(kill)
+        writer, self._writer = self._writer, None
+        if writer is not None and writer.status == 0 and self.stores is not None:
+            self.stores.written_elsewhere()
         self._residents = [None] * len(self._residents)
         if self._parses is not None:
             self._parses.close()
@@ -451,18 +455,10 @@ class RoundTaker:
             self.sources.forget(self.sources.held())
 
     def _stores_written(self) -> Callable[[], None] | None:
-        """What the next resident does when let go: write the stores, when none does yet."""
+        """What the next resident does first: write the stores, when none does yet."""
         if self.stores is None or not self.stores.writes or self._writer is not None:
             return None
         return self.stores.write
-
-    def settle(self) -> None:
-        """Reap the resident that writes the stores (after :meth:`close`): when it wrote
-        them, they are no longer pending here; else (it failed, or there was none) they
-        still are, for this process to write."""
-        writer, self._writer = self._writer, None
-        if writer is not None and writer.reap() and self.stores is not None:
-            self.stores.written_elsewhere()
 
     def _cold(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
         """Whether the round must search thousands of files read in this run (a cold scan):

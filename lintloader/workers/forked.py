@@ -138,21 +138,20 @@ class Resident:
 
     def __init__(self, pid: int, to_child: int, from_child: int) -> None:
         self.pid, self._to_child, self._from_child = pid, to_child, from_child
-        self._leaving = -1  # the pid of a child let go but not reaped yet (see close)
-        self.status: int | None = None  # its wait status, once reaped
+        self.status: int | None = None  # its wait status, once reaped (0: it did all it had to)
 
     @classmethod
     def start(
         cls,
         serve: Callable[[bytes], bytes],
         others: Sequence[Resident | None] = (),
-        leaving: Callable[[], None] | None = None,
+        first: Callable[[], None] | None = None,
     ) -> Resident | None:
         """A child serving requests with ``serve``; None if it could not be forked (or this
         process cannot fork safely, :func:`can_fork`). ``others``: the residents started
         before it, whose pipes it must not hold open (each leaves when its pipe closes).
-        ``leaving``: what the child does once its requests end, before it exits (it exits
-        with 0 only when that returned: :meth:`reap`)."""
+        ``first``: what the child does before it serves (its :attr:`status` is 0 only when
+        that returned, and every request was served)."""
         if not can_fork():
             return None
         parent = os.getpid()
@@ -175,10 +174,9 @@ class Resident:
                             other.forget()
                     os.close(requests[1])
                     os.close(answers[0])
+                    done = _done(first)
                     _serve_forever(serve, requests[0], answers[1])
-                    if leaving is not None:
-                        leaving()
-                    status = 0
+                    status = 0 if done else 1
                 except BaseException:  # anything: the parent does the work itself
                     pass
                 finally:
@@ -215,10 +213,9 @@ class Resident:
                 os.close(fd)
         self.pid = -1
 
-    def close(self, kill: bool = False, wait: bool = True) -> None:
+    def close(self, kill: bool = False) -> None:
         """Let the child go (it leaves when its requests end; ``kill``: now, mid-request, as
-        after a Ctrl-C) and reap it; with ``wait`` False, it is reaped by :meth:`reap`, which
-        must come before this process exits (the child does its ``leaving`` meanwhile)."""
+        after a Ctrl-C) and reap it."""
         if self.pid < 0:
             return
         pid, self.pid = self.pid, -1
@@ -228,19 +225,19 @@ class Resident:
         for fd in (self._to_child, self._from_child):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._leaving = pid
-        if wait or kill:
-            self.reap()
+        with contextlib.suppress(ChildProcessError):
+            self.status = os.waitpid(pid, 0)[1]
 
-    def reap(self) -> bool:
-        """Wait for the child let go by :meth:`close`; whether it exited with 0 (it served
-        every request and did its ``leaving``). False for a child still serving: close it
-        first."""
-        pid, self._leaving = self._leaving, -1
-        if pid >= 0:
-            with contextlib.suppress(ChildProcessError):
-                self.status = os.waitpid(pid, 0)[1]
-        return self.status == 0
+
+def _done(work: Callable[[], None] | None) -> bool:
+    """Do ``work`` (in a child): whether it returned (one that raised leaves it to the
+    parent, and the child serves all the same)."""
+    try:
+        if work is not None:
+            work()
+    except Exception:
+        return False
+    return True
 
 
 def _serve_forever(serve: Callable[[bytes], bytes], requests: int, answers: int) -> None:
