@@ -21,6 +21,7 @@ import pytest
 from conftest import FIXTURES
 
 from lintloader.cache import codec
+from lintloader.cache.pending import PendingStores
 from lintloader.cache.summaries import SummaryCache
 from lintloader.pipeline.engine import read_source
 from lintloader.rules.registry import all_rules
@@ -171,6 +172,33 @@ def test_a_childs_parses_are_one_result_only_if_its_pieces_match_what_it_sent() 
         assert ParseAnswers(resident).result() is None
     finally:
         resident.close(kill=True)
+
+
+@needs_fork
+def test_a_resident_child_does_its_first_work_before_it_serves(tmp_path: Path) -> None:
+    """A resident given ``first`` does it before its first answer; its status says whether
+    that went through (one that raised still serves)."""
+    mark = tmp_path / "first"
+
+    def first() -> None:
+        mark.write_text(str(os.getpid()))
+
+    resident = Resident.start(lambda request: request, first=first)
+    assert resident is not None
+    pid = resident.pid
+    assert resident.send(b"echo") and resident.answer() == b"echo"
+    assert mark.read_text() == str(pid)
+    resident.close()
+    assert gone(pid) and resident.status == 0
+
+    def failing() -> None:
+        raise OSError("no space left on device")
+
+    resident = Resident.start(lambda request: request, first=failing)
+    assert resident is not None
+    assert resident.send(b"echo") and resident.answer() == b"echo"
+    resident.close()
+    assert resident.status not in (None, 0)
 
 
 @needs_fork
@@ -498,6 +526,56 @@ def run_select(
         for row, checked, present, digest in sources.token_answers(f.path for f in files)
     )
     return summaries, answers, stats, cache.used
+
+
+@pytest.mark.enumerates_rules
+@pytest.mark.parametrize("jobs", [1, pytest.param(3, marks=needs_fork)])
+def test_the_stores_made_before_the_rounds_are_written_once_by_the_first_child(
+    tmp_path: Path, jobs: int
+) -> None:
+    """What discovery left to write (``cache/pending.py``) is written by the first resident
+    child, each write once, and is then no longer pending here; without a child (one
+    process) it stays pending, for this process to write."""
+    log = tmp_path / "writes"
+
+    def write(name: str) -> None:
+        with open(log, "a") as out:
+            out.write(f"{name} {os.getpid()}\n")
+
+    stores = PendingStores(defer=True)
+    stores.add(partial(write, "memo"))
+    stores.add(partial(write, "listings"))
+    assert not log.exists()
+    taker = partial(RoundTaker, stores=stores)
+    run_select(FIXTURES / "check", jobs, tmp_path / "c", taker=taker)
+    if jobs == 1:
+        assert not log.exists() and len(stores.writes) == 2
+        stores.write()
+    else:
+        assert not stores.writes
+    written = [line.split() for line in log.read_text().splitlines()]
+    assert [name for name, _ in written] == ["memo", "listings"]
+    (pid,) = {pid for _, pid in written}
+    assert (pid != str(os.getpid())) == (jobs > 1)
+
+
+@pytest.mark.enumerates_rules
+@needs_fork
+def test_stores_a_child_failed_to_write_stay_pending_here(tmp_path: Path) -> None:
+    parent = os.getpid()
+    written: list[int] = []
+
+    def write() -> None:
+        if os.getpid() != parent:
+            raise OSError("the child cannot write")
+        written.append(os.getpid())
+
+    stores = PendingStores(defer=True)
+    stores.add(write)
+    run_select(FIXTURES / "check", 3, tmp_path / "c", taker=partial(RoundTaker, stores=stores))
+    assert len(stores.writes) == 1 and not written
+    stores.write()
+    assert written == [parent] and not stores.writes
 
 
 def test_a_childs_written_summaries_travel_as_the_bytes_of_their_entries(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from test_fast_paths import odd_site, reference_site_files
 
 from lintloader.cache.files import read_entry, write_entry
 from lintloader.cli import fast_record
+from lintloader.pipeline.engine import CheckOptions, run_check
 from lintloader.scan.discover.paths import discover_paths
 from lintloader.scan.discover.walk.listings import KIND as LISTINGS_KIND
 from lintloader.scan.discover.walk.listings import StoredListing
@@ -418,6 +419,23 @@ def test_a_warm_walk_of_an_unchanged_tree_is_the_remembered_one(
     # what is stored is what the next walk serves: a renamed module shows it was used
     write_memo(cache, entry, scope, with_module(memo, {"top.py": "stored.name"}))
     assert walk_tree(plain_tree, cache).files[0].module == "stored.name"
+
+
+def test_a_checks_discovery_leaves_its_memo_for_the_check_to_write(
+    plain_tree: Path, tmp_path: Path
+) -> None:
+    """The check's discovery (``defer_stores``) writes nothing; ``run_check`` writes what it
+    left (its resident child, or at the end of the run this process: ``cache/pending.py``),
+    and the next walk takes it whole."""
+    cache = tmp_path / "cache"
+    found = discover_paths([str(plain_tree)], (), cache_dir=cache, defer_stores=True)
+    assert len(found.stores.writes) == 1 and not list(cache.glob("listings-*/*.walk"))
+    run_check(found, CheckOptions(cache_dir=cache, jobs=1))
+    assert not found.stores.writes
+    _, _, memo = stored_memo(cache)
+    assert memo.whole
+    again = discover_paths([str(plain_tree)], (), cache_dir=cache, defer_stores=True)
+    assert again.files == found.files and not again.stores.writes  # the memo, unchanged
 
 
 def test_what_a_remembered_walk_depends_on_is_noticed(plain_tree: Path, tmp_path: Path) -> None:

@@ -188,6 +188,7 @@ def check(
 
         shown = settings_text(options.config, discovery) if show_settings else ""
         emit(shown + (files_text(discovery) if show_files else ""), nl=False)
+        discovery.stores.write()  # no check runs to write them
         raise CheckDone(EXIT_CLEAN)
     config = options.config
     chosen = str(baseline_path) if baseline_path is not None else config.baseline

@@ -237,17 +237,21 @@ def discover(
     exclude: Sequence[str],
     cache_dir: Path | None = None,
 ) -> Discovery:
+    """The files to scan. What the walk stores for the next one is left to the check (its
+    ``stores``, written by ``run_check``: ``cache/pending.py``)."""
     if not site_packages and not paths:
         raise Failure("nothing to check: give PATHS or --site-packages")
     with collector_paused():  # thousands of small records, no cycles (see pipeline/engine.py)
         if site_packages:  # imported when used: a project's check never asks an interpreter
             from lintloader.scan.environment.site_packages import discover_site_packages
 
-            return discover_site_packages(python, paths, exclude, cache_dir=cache_dir)
+            return discover_site_packages(
+                python, paths, exclude, cache_dir=cache_dir, defer_stores=True
+            )
         progress = Progress.for_stderr()  # a huge root (``--project-root=/``) takes a while
         try:
             on_found = progress.found_so_far if progress else None
-            return discover_trees(paths, exclude, cache_dir, python, on_found=on_found)
+            return discover_trees(paths, exclude, cache_dir, python, on_found=on_found, defer=True)
         finally:
             if progress:
                 progress.close()

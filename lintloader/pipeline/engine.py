@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
+from lintloader.cache.pending import PendingStores
 from lintloader.cache.summaries import SummaryCache
 from lintloader.conclude.checking import CheckOptions, CheckResult, active_rules, conclude
 from lintloader.incremental.replay import load_replay, replay_shape
@@ -48,7 +49,10 @@ def collector_paused() -> Iterator[None]:
 
 def run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
     with collector_paused():
-        result = _run_check(discovery, options)
+        try:
+            result = _run_check(discovery, options)
+        finally:  # what discovery left to write, unless a resident child wrote it
+            discovery.stores.write()
     if result.findings:  # known affected releases (after a replay too: the data may be newer)
         from lintloader.analysis.advisories import with_advisories
 
@@ -90,6 +94,7 @@ def _run_check(discovery: Discovery, options: CheckOptions) -> CheckResult:
         options,
         context_dirs=discovery.context,
         environment=discovery.environment,
+        stores=discovery.stores,
     )
     if replay_file is None or cache is None:
         return analyzed()
@@ -123,6 +128,7 @@ def analyze(
     context_dirs: list[str] | None = None,
     rounds: list[Round] | None = None,
     environment: Environment | None = None,
+    stores: PendingStores | None = None,
 ) -> CheckResult:
     """Select and summarize what the active rules need, link it and run the rules.
     ``context_dirs``: where modules the files build on are looked up
@@ -131,7 +137,9 @@ def analyze(
     (scan/environment/project.py); ``rounds`` receives the selection's trail (select/trail.py),
     and only then, since the run will be stored, is it linked as a program that records what
     its analysis read (incremental/recording.py): a run nobody stores (``--no-cache``, the fix
-    trial's checks) does not pay for the record."""
+    trial's checks) does not pay for the record. ``stores``: cache entries made before the
+    run (a check's discovery's), which a cold scan's first resident child writes before
+    its first piece of work; those still pending when it returns are the caller's."""
     from lintloader.analysis.vocabulary import Vocabulary
     from lintloader.analysis.vocabulary_demand import vocabulary_demand
     from lintloader.incremental.recording import RecordingProgram
@@ -147,7 +155,7 @@ def analyze(
     jobs = options.jobs or default_jobs()
     if cache is not None:
         cache.settle_code()  # before a cold scan forks its processes (select/rounds.py)
-    taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size)
+    taker = RoundTaker(sources, cache, stats, jobs, config.max_file_size, stores=stores)
     locator: ModuleLocator | None = ModuleLocator(context_dirs) if context_dirs else None
     if environment is not None:
         locator = EnvironmentLocator(list(context_dirs or ()), environment=environment)

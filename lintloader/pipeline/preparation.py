@@ -58,11 +58,13 @@ def discover_trees(
     python: str | None = None,
     context: bool = True,
     on_found: Callable[[int], None] | None = None,
+    defer: bool = False,
 ) -> Discovery:
     """The files to scan below ``paths`` (``scan/discover/paths.py``) and, with ``context``, the
     environment whose site directories hold the frameworks their classes build on, read as
-    context (``scan/environment/project.py``): the running interpreter's, or ``python``'s."""
-    found = discover_paths(paths, excludes, on_found=on_found, cache_dir=cache)
+    context (``scan/environment/project.py``): the running interpreter's, or ``python``'s.
+    ``defer``: leave the walk's stores to the check (``discover_paths``' ``defer_stores``)."""
+    found = discover_paths(paths, excludes, on_found=on_found, cache_dir=cache, defer_stores=defer)
     if context:
         found.environment = project_environment(python, cache)
     return found

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from lintloader.cache.pending import PendingStores
+
 NOTEBOOK_SUFFIX = (
     ".ipynb"  # a Jupyter notebook: its code cells are scanned (scan/read/notebooks.py)
 )
@@ -61,6 +63,9 @@ class Discovery:
     # went into, taken before it was listed (scan/discover/walk/listings.py): the warm fast
     # path's answer stores them (cli/fast_record.py) instead of walking the sites again
     directories: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    # the cache entries the walk made for the next one (a tree's memo, a site's listings):
+    # written at once, unless discovery was asked to leave them to the check (cache/pending.py)
+    stores: PendingStores = field(default_factory=PendingStores)
 
     def extend(self, other: Discovery) -> None:
         self.files.extend(other.files)
@@ -68,4 +73,5 @@ class Discovery:
         self.roots.extend(other.roots)
         self.context.extend(other.context)
         self.directories.update(other.directories)
+        self.stores.extend(other.stores)
         self.environment = self.environment or other.environment

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from lintloader.cache import codec
+from lintloader.cache.pending import PendingStores
 from lintloader.cache.summaries import SummaryCache, summary_kind
 from lintloader.scan.model import SourceFile
 from lintloader.scan.read.sources import SourceSet
@@ -215,6 +216,9 @@ class RoundTaker:
     shard_min_files: int = SHARD_MIN_FILES
     spare_bytes: int = SPARE_BYTES
     resident_spare_bytes: int = RESIDENT_SPARE_BYTES
+    # cache entries made before the rounds (a check's discovery's): the first resident child
+    # writes them before it takes its first piece of work (cache/pending.py)
+    stores: PendingStores | None = None
     # set at the first sharded round: the paths of each resident's shard, the shard of each
     # module (0: this process's), the residents (None: not started, or failed)
     _shards: list[list[str]] | None = None
@@ -223,6 +227,7 @@ class RoundTaker:
     _parses: WorkQueue | None = None  # each sharded round's parses, shared out (None: here)
     _forked: frozenset[str] = frozenset()  # the paths the resident children know
     _keeping: bool = False  # a cold round kept bytes past spare_bytes (close releases them)
+    _writer: Resident | None = None  # the resident that writes the stores
 
     def take(
         self, candidates: list[SourceFile], query: GroupQuery | None, modules: frozenset[str]
@@ -344,7 +349,9 @@ class RoundTaker:
         self._forked = frozenset(f.path for f in candidates)
         for _ in range(self.jobs - 1):
             serve = partial(self._serve, ChildShard(pieces, queue, self._parses))
-            self._residents.append(Resident.start(serve, self._residents))
+            first = self._stores_written()
+            self._residents.append(Resident.start(serve, self._residents, first))
+            self._writer = self._residents[-1] if first else self._writer
         request = self._request(query, modules, [])
         asked = [r is not None and r.send(request) for r in self._residents]
         results, taken = take_all(
@@ -455,12 +462,23 @@ class RoundTaker:
 
     def close(self, kill: bool = False) -> None:
         """Let the resident children go (``kill``: now, as after a Ctrl-C) and reap them;
-        release the bytes kept (:meth:`let_go`)."""
+        release the bytes kept (:meth:`let_go`). The stores are no longer pending here once
+        the child that wrote them is reaped (else this process writes them:
+        ``pipeline/engine.py``)."""
         for resident in self._residents:
             if resident is not None:
                 resident.close(kill)
+        writer, self._writer = self._writer, None
+        if writer is not None and writer.status == 0 and self.stores is not None:
+            self.stores.written_elsewhere()
         self._residents = [None] * len(self._residents)
         self.let_go()
+
+    def _stores_written(self) -> Callable[[], None] | None:
+        """What the next resident does first: write the stores, when none does yet."""
+        if self.stores is None or not self.stores.writes or self._writer is not None:
+            return None
+        return self.stores.write
 
     def _cold(self, candidates: list[SourceFile], query: GroupQuery | None) -> bool:
         """Whether the round must search thousands of files read in this run (a cold scan):

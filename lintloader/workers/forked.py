@@ -149,12 +149,20 @@ class Resident:
 
     def __init__(self, pid: int, to_child: int, from_child: int) -> None:
         self.pid, self._to_child, self._from_child = pid, to_child, from_child
+        self.status: int | None = None  # its wait status, once reaped (0: it did all it had to)
 
     @classmethod
-    def start(cls, serve: Serve, others: Sequence[Resident | None] = ()) -> Resident | None:
+    def start(
+        cls,
+        serve: Serve,
+        others: Sequence[Resident | None] = (),
+        first: Callable[[], None] | None = None,
+    ) -> Resident | None:
         """A child serving requests with ``serve``; None if it could not be forked (or this
         process cannot fork safely, :func:`can_fork`). ``others``: the residents started
-        before it, whose pipes it must not hold open (each leaves when its pipe closes)."""
+        before it, whose pipes it must not hold open (each leaves when its pipe closes).
+        ``first``: what the child does before it serves (its :attr:`status` is 0 only when
+        that returned, and every request was served)."""
         if not can_fork():
             return None
         parent = os.getpid()
@@ -178,8 +186,9 @@ class Resident:
                             other.forget()
                     os.close(requests[1])
                     os.close(answers[0])
+                    done = _done(first)
                     _serve_forever(serve, requests[0], answers[1])
-                    status = 0
+                    status = 0 if done else 1
                 except BaseException:  # anything: the parent does the work itself
                     pass
                 finally:
@@ -244,7 +253,18 @@ class Resident:
                 os.kill(pid, signal.SIGKILL)
         self.let_go()
         with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+            self.status = os.waitpid(pid, 0)[1]
+
+
+def _done(work: Callable[[], None] | None) -> bool:
+    """Do ``work`` (in a child): whether it returned (one that raised leaves it to the
+    parent, and the child serves all the same)."""
+    try:
+        if work is not None:
+            work()
+    except Exception:
+        return False
+    return True
 
 
 def _serve_forever(serve: Serve, requests: int, answers: int) -> None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
+from lintloader.cache.pending import PendingStores
 from lintloader.scan.discover.directories import link_problem, list_directory
 from lintloader.scan.discover.display import display_path, inside
 from lintloader.scan.discover.escape import printable
@@ -67,13 +69,15 @@ def discover_paths(
     cwd: str | None = None,
     on_found: Callable[[int], None] | None = None,
     cache_dir: Path | None = None,
+    defer_stores: bool = False,
 ) -> Discovery:
     """The files to scan below ``paths``; ``on_found(count)`` is told of each file found (a
     progress line: a root such as ``/`` takes minutes to walk); directory listings are
-    remembered under ``cache_dir`` (None: not remembered)."""
+    remembered under ``cache_dir`` (None: not remembered), at once or, with
+    ``defer_stores``, when the check writes the discovery's ``stores``."""
     cwd = os.path.abspath(cwd or os.getcwd())
     patterns = (*DEFAULT_EXCLUDES, *excludes)
-    found = Discovery()
+    found = Discovery(stores=PendingStores(defer_stores))
     scan = _Scan(patterns, Excluder.of(patterns), cwd, cache_dir, ModuleNamer(), found)
     seen: set[str] = set()
     given = list(paths)
@@ -186,7 +190,7 @@ def _remembered_walk(
             return None
         memo = patched.memo
         if patched.memorable:
-            save_memo(scan.cache_dir, _tree(root), memo)
+            scan.found.stores.add(partial(save_memo, scan.cache_dir, _tree(root), memo))
     return [file for directory in memo.directories for file in directory.kept()]
 
 
@@ -281,12 +285,31 @@ def _walk_tree(
         waiting.clear()
     if answered is None or scan.cache_dir is None:  # None: never (the last one waits for git)
         return
-    directories = _remembered(kept, answered, listings)
-    whole = len(directories) == len(kept) and all(k.memorable for k in kept)
-    whole = whole and len(scan.found.problems) == problems
-    now = TreeMemo(answered.key, scan.cwd, scan.namer.prefix(root), whole, directories)
-    if now != memo:
-        save_memo(scan.cache_dir, _tree(root), now)
+    whole = all(k.memorable for k in kept) and len(scan.found.problems) == problems
+    head = TreeMemo(answered.key, scan.cwd, scan.namer.prefix(root), whole, ())
+    walked = _Walked(scan.cache_dir, _tree(root), memo, head, kept, answered, listings)
+    scan.found.stores.add(walked.save)
+
+
+@dataclass(frozen=True)
+class _Walked:
+    """What a tree's walk made, to be remembered as its memo: made and stored by
+    :meth:`save`, which the check may leave to another process (``cache/pending.py``)."""
+
+    cache_dir: Path
+    tree: str
+    before: TreeMemo | None  # the memo the walk started from
+    head: TreeMemo  # the new memo but its directories (``whole``: if every one is remembered)
+    kept: list[_Kept]
+    answered: _Answered
+    listings: ListingCache
+
+    def save(self) -> None:
+        directories = _remembered(self.kept, self.answered, self.listings)
+        whole = self.head.whole and len(directories) == len(self.kept)
+        now = self.head._replace(whole=whole, directories=directories)
+        if now != self.before:
+            save_memo(self.cache_dir, self.tree, now)
 
 
 def _remembered(

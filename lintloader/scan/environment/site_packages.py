@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lintloader.cache.pending import PendingStores
 from lintloader.scan.discover.directories import link_problem, list_directory
 from lintloader.scan.discover.display import display_path, inside
 from lintloader.scan.discover.escape import printable
@@ -27,16 +28,18 @@ def discover_site_packages(
     excludes: Iterable[str] = (),
     cwd: str | None = None,
     cache_dir: Path | None = None,
+    defer_stores: bool = False,
 ) -> Discovery:
     """Every ``.py`` file of the interpreter's site directories, or only those of ``dists``
-    (``cache_dir``: see :func:`query_interpreter`)."""
+    (``cache_dir``: see :func:`query_interpreter`; the sites' listings are stored there at
+    once or, with ``defer_stores``, when the check writes the discovery's ``stores``)."""
     wanted = list(dists)
     answer = query_interpreter(python, wanted, cache_dir)
     sites: list[str] = answer["sites"]
     if not sites:
         raise DiscoveryError("no site-packages directory found for that interpreter")
     cwd = os.path.abspath(cwd or os.getcwd())
-    found = Discovery(roots=list(sites))
+    found = Discovery(roots=list(sites), stores=PendingStores(defer_stores))
     for problem in answer.get("broken", []):
         found.problems.append(FileProblem("<site-packages>", problem))
     seen: set[str] = set()
@@ -52,7 +55,7 @@ def discover_site_packages(
     for site in sites:
         listings = ListingCache.load(cache_dir, site)
         found.files.extend(_walked_site_files(site, sites, excluded, found, cwd, seen, listings))
-        listings.save()
+        found.stores.add(listings.save)
         found.directories.update(listings.stamps)
     return found
 
