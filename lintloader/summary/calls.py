@@ -122,6 +122,7 @@ class Summarizer(Walker):
         module_scope = FunctionSummary(MODULE_SCOPE, MODULE_SCOPE, None, "module", 1, 1, 1)
         summary.functions[MODULE_SCOPE] = module_scope
         self.scopes: list[_Scope] = [module_scope]
+        self.functions: list[FunctionSummary] = [module_scope]  # the functions among scopes
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
         self.loops = 0
@@ -135,19 +136,18 @@ class Summarizer(Walker):
 
     # -- helpers -----------------------------------------------------------------------------
     def _site(self, node: ast.AST) -> Site:
-        text = one_line(self.parsed.segment(node))
+        parsed = self.parsed
+        text = one_line(parsed.segment(node))
         line: int = node.lineno  # type: ignore[attr-defined]
         statement = self.statements[-1] if self.statements else line
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        column, end_column = self.parsed.column(node), self.parsed.end_column(node)
-        return Site(line, column, text, end, statement, end_column)
+        column, end_column = parsed.column(node), parsed.end_column(node)
+        return _new(Site, (line, column, text, end, statement, end_column))
 
     @property
     def function(self) -> FunctionSummary:
-        for scope in reversed(self.scopes):
-            if isinstance(scope, FunctionSummary):
-                return scope
-        raise AssertionError("module scope is always present")
+        """The innermost function around the node visited (the module scope outside one)."""
+        return self.functions[-1]
 
     @property
     def guarded(self) -> bool:
@@ -358,6 +358,7 @@ class Summarizer(Walker):
         function.zero_names = zero_defaults(node)
         self.summary.functions[qualname] = function
         self.scopes.append(function)
+        self.functions.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
         saved_periodic, self.periodic = self.periodic, []
@@ -367,6 +368,7 @@ class Summarizer(Walker):
         self.visit_body(node)
         self.none_guards.settle(function, node)
         self.scopes.pop()
+        self.functions.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
         self.periodic = saved_periodic
@@ -529,40 +531,37 @@ class Summarizer(Walker):
         name = dotted(node.func)
         if self._sink_from_call(node, name):
             return
-        function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
+        function, guarded, in_loop = self.functions[-1], any(self.guards), self.loops > 0
+        loop, calls = self.open_loops[-1] if self.open_loops else -1, function.calls
         if name:
             site = self._site(node)
             arguments, method = passed(node), receiver(node)
-            none = self.none_guards.guard(len(function.calls))
-            call = CallSite(
-                name,
-                site,
-                False,
-                guarded,
-                in_loop,
-                loop,
-                arguments,
-                method,
-                persistent_only=self.persistent_bodies > 0,
-                none_guard=none,
-                periodic=self._periodic(),
-                comprehended=tuple(self.comprehended),
-                binds=self.binding.pop(id(node), ""),
-            )
-            function.calls.append(call)
-        if name and name[-2:] in DEFERRED_REGISTRATIONS:
-            return  # a callback for interpreter exit or garbage collection, not a call now
-        if name in INSPECTING_BUILTINS:
-            return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
+            none = self.none_guards.guard(len(calls))
+            persistent, periodic = self.persistent_bodies > 0, self._periodic()
+            comprehended, binds = tuple(self.comprehended), self.binding.pop(id(node), "")
+            fields = (name, site, False, guarded, in_loop, loop, arguments, method, persistent)
+            calls.append(_new(CallSite, (*fields, none, periodic, comprehended, binds)))
+            if name[-2:] in DEFERRED_REGISTRATIONS:
+                return  # a callback for interpreter exit or garbage collection, not a call now
+            if name in INSPECTING_BUILTINS:
+                return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
         for _, _, value in call_arguments(node):
+            kind = value.__class__
+            if kind is not ast.Name and kind is not ast.Attribute:
+                continue  # no reference (``dotted`` names these only, and ``super()``)
             reference = dotted(value)
             if reference and reference[0] != "super()":
                 site = self._site(value)
-                none = self.none_guards.guard(len(function.calls))
-                reference_site = CallSite(
-                    reference, site, True, guarded, in_loop, loop, none_guard=none
-                )
-                function.calls.append(reference_site)
+                none = self.none_guards.guard(len(calls))
+                head = (reference, site, True, guarded, in_loop, loop, (), "", False, none)
+                calls.append(_new(CallSite, (*head, *_NO_CONTEXT)))
+
+
+# a reference's last fields: not periodic, in no comprehension, bound to no local
+_NO_CONTEXT = ("", (), "")
+# a named tuple made from all its fields at once: its generated ``__new__`` takes keywords
+# and defaults, a fifth of what recording a call site cost
+_new = tuple.__new__
 
 
 def _with(names: tuple[str, ...], name: str) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import re
 
 from lintloader.summary.dataloaders.bounds import lower_bound
 from lintloader.summary.helpers import dotted
-from lintloader.summary.model import Passed
+from lintloader.summary.model import Dotted, Passed
 from lintloader.summary.none_guards import may_be_none
 from lintloader.summary.written import written
 
@@ -40,7 +40,20 @@ def passed(node: ast.Call) -> tuple[Passed, ...]:
 def receiver(node: ast.Call) -> str:
     """The names the object of a method call reads (``self.data.load(x)``: "self.data")."""
     func = node.func
-    return names_in(written(func.value)) if isinstance(func, ast.Attribute) else ""
+    return _read(func.value)[1] if func.__class__ is ast.Attribute else ""
+
+
+def _read(value: ast.expr) -> tuple[str, str, Dotted | None]:
+    """``value``'s text as :func:`written` writes it, the names it reads, and its dotted name
+    when it is a name or an attribute chain (``self.data``): that text, when ASCII, is its
+    own names (the pattern reads ASCII identifiers joined by dots whole)."""
+    kind = value.__class__
+    name = dotted(value) if kind is ast.Name or kind is ast.Attribute else None
+    if name:
+        text = ".".join(name)
+        return text, text if text.isascii() and name[0] != "super()" else names_in(text), name
+    text = written(value)
+    return text, names_in(text), None
 
 
 def loop_reads(node: ast.For | ast.AsyncFor | ast.While) -> tuple[tuple[str, ...], str]:
@@ -53,11 +66,8 @@ def loop_reads(node: ast.For | ast.AsyncFor | ast.While) -> tuple[tuple[str, ...
 
 
 def _passed(value: ast.expr, keyword: str | None, star: str) -> Passed:
-    text = written(value)
-    name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+    text, names, name = _read(value)
     called = (dotted(value.func) or ()) if isinstance(value, ast.Call) else None
     zero = isinstance(value, ast.Constant) and value.value == 0
     bound = lower_bound(value)
-    return Passed(
-        keyword, star, text, names_in(text), name, called, bound, zero, may_be_none(value)
-    )
+    return Passed(keyword, star, text, names, name, called, bound, zero, may_be_none(value))

@@ -99,6 +99,9 @@ class Walker(ast.NodeVisitor):
         self.statements: list[int] = []  # the lines of the STATEMENTS around the node visited
         self._plans: dict[type, _Plan] = {}  # per node class: how it is visited
         self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
+        method, before, after, statement = self._plan(ast.Attribute)
+        # an attribute chain on a leaf calls nothing: only its depth is counted (_chain)
+        self._inert_chains = method == self.generic_visit and not (before or after or statement)
 
     @property
     def scope_node(self) -> ast.AST | None:
@@ -162,15 +165,34 @@ class Walker(ast.NodeVisitor):
         fields = self._fields.get(kind)
         if fields is None:
             fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
-        walked, visit = _WALKED, self.visit
+        walked, visit, chain, attribute = _WALKED, self.visit, self._chain, ast.Attribute
         for field in fields:
             value: Any = getattr(node, field, None)
             if value.__class__ is list:
                 for item in value:
-                    if walked[item.__class__]:
+                    kind = item.__class__
+                    if walked[kind] and not (kind is attribute and chain(item)):
                         visit(item)
-            elif walked[value.__class__]:
-                visit(value)
+            else:
+                kind = value.__class__
+                if walked[kind] and not (kind is attribute and chain(value)):
+                    visit(value)
+
+    def _chain(self, node: ast.Attribute) -> bool:
+        """Whether ``node`` is an attribute chain on a leaf (``self.args.x``): a fifth of the
+        nodes the walk dispatches, and nothing a visit of it would call (no ``visit_`` method,
+        no hook); only its levels are counted, as :meth:`visit` counts them."""
+        if not self._inert_chains:
+            return False
+        levels, inner = 1, node.value
+        while inner.__class__ is ast.Attribute:
+            levels += 1
+            inner = inner.value
+        if _WALKED[inner.__class__]:
+            return False
+        if self.depth + levels > MAX_NESTING:
+            raise TooDeep
+        return True
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:
         for node in nodes:

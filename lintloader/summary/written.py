@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,92 @@ def written(value: ast.expr) -> str:
     name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
     if name:
         return ".".join(name)
-    return _WRITE(value)
+    parts: list[str] = []
+    return "".join(parts) if _plain(value, parts.append) else _WRITE(value)
+
+
+# what ``ast.unparse`` writes without parentheses before ``.``, ``(`` and ``[``
+_ATOMS = frozenset({ast.Name, ast.Attribute, ast.Call, ast.Subscript})
+
+
+def _plain(node: Any, write: Callable[[str], None]) -> bool:
+    """Write ``node`` as ``ast.unparse`` does (Python 3.10-3.13), when it is made of names,
+    attributes, calls, subscripts and constants written as their ``repr``: most arguments
+    (``f(x, k=y[0])``), written here without the writer's object, its precedence table and a
+    method call per node. False (part written) for anything else: the caller writes it all
+    with ``ast.unparse``'s own writer."""
+    kind = node.__class__
+    if kind is ast.Name:
+        write(node.id)
+        return True
+    if kind is ast.Constant:
+        value = node.value
+        if node.kind is not None or not (
+            value.__class__ in _AS_REPR or (value.__class__ is float and math.isfinite(value))
+        ):
+            return False  # ``u""``, ``...``, ``inf``, complex numbers
+        write(repr(value))
+        return True
+    if kind is ast.Attribute:
+        # a string's method (``", ".join``) too; not an int's (``1 .real``, with a space)
+        inner = node.value
+        if not (inner.__class__ in _ATOMS or _is_str(inner)) or not _plain(inner, write):
+            return False
+        write(".")
+        write(node.attr)
+        return True
+    if kind is ast.Call:
+        return _plain_call(node, write)
+    if kind is ast.Subscript:
+        if node.value.__class__ not in _ATOMS or not _plain(node.value, write):
+            return False
+        write("[")
+        index = node.slice
+        if index.__class__ is ast.Tuple and index.elts:  # ``a[i, j]``, ``a[i,]``
+            if not _plain_items(index.elts, write, starred=False):
+                return False
+            if len(index.elts) == 1:
+                write(",")
+        elif not _plain(index, write):
+            return False
+        write("]")
+        return True
+    return False
+
+
+def _plain_call(node: ast.Call, write: Callable[[str], None]) -> bool:
+    if node.func.__class__ not in _ATOMS or not _plain(node.func, write):
+        return False
+    write("(")
+    if not _plain_items(node.args, write, starred=True):
+        return False
+    for index, keyword in enumerate(node.keywords):
+        if index or node.args:
+            write(", ")
+        write("**" if keyword.arg is None else keyword.arg + "=")
+        if not _plain(keyword.value, write):
+            return False
+    write(")")
+    return True
+
+
+def _plain_items(items: list[ast.expr], write: Callable[[str], None], starred: bool) -> bool:
+    """``items`` separated by ``, ``; ``starred``: ``*args`` among them (a call's)."""
+    for index, item in enumerate(items):
+        if index:
+            write(", ")
+        if item.__class__ is ast.Starred:
+            if not starred:
+                return False
+            write("*")
+            item = item.value
+        if not _plain(item, write):
+            return False
+    return True
+
+
+def _is_str(node: ast.expr) -> bool:
+    return node.__class__ is ast.Constant and node.value.__class__ is str
 
 
 def written_by_copy(value: ast.expr) -> str:
