@@ -38,7 +38,7 @@ from lintloader.summary.none_guards import (
 from lintloader.summary.passed import loop_reads, names_in, passed, receiver
 from lintloader.summary.periodic import is_periodic_test, remainder_test
 from lintloader.summary.source_text import ParsedSource
-from lintloader.summary.walk import Rider, Walker
+from lintloader.summary.walk import Rider, Walker, walk_order
 
 
 def _annotation_type(node: ast.expr) -> Dotted | None:
@@ -232,7 +232,7 @@ class Summarizer(Walker):
         depth = len(self.comprehended)
         for clause in node.generators:
             self.visit(clause.iter)
-            names = tuple(n.id for n in ast.walk(clause.target) if isinstance(n, ast.Name))
+            names = tuple(n.id for n in walk_order(clause.target) if isinstance(n, ast.Name))
             reads = names_in(self.parsed.segment(clause.iter))
             self.comprehended.append(Comprehended(names, reads))
             self.visit(clause.target)
@@ -436,7 +436,7 @@ class Summarizer(Walker):
         if isinstance(value, ast.Call):
             self.binding[id(value)] = target.id
         elif isinstance(value, (ast.Attribute, ast.Subscript)) and not any(
-            isinstance(node, ast.Call) for node in ast.walk(value)
+            isinstance(node, ast.Call) for node in walk_order(value)
         ):
             self.function.read_aliases[target.id] = names_in(ast.unparse(value))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from lintloader.summary.helpers import dotted
+from lintloader.summary.walk import walk_order
 
 Literal = int | bool | str | None
 REWRITTEN = "<set>"  # the class sets the attribute itself: no default is proven
@@ -80,7 +81,7 @@ def _nodes(method: ast.FunctionDef | ast.AsyncFunctionDef, walked: Walked) -> li
     """``ast.walk(method)``, walked once per method."""
     nodes = walked.get(id(method))
     if nodes is None:
-        nodes = walked[id(method)] = list(ast.walk(method))
+        nodes = walked[id(method)] = walk_order(method)
     return nodes
 
 

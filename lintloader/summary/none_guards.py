@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lintloader.summary.model import FunctionSummary
+from lintloader.summary.walk import walk_order
 
 Aliases = Mapping[str, ast.expr]  # a local bound once to a test (``training = model is not None``)
 _NO_ALIASES: Aliases = {}
@@ -121,7 +122,7 @@ def zero_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
         return ()
     bound = {
         node.id
-        for node in ast.walk(function)
+        for node in walk_order(function)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     }
     return tuple(sorted(name for name in zero if name not in bound))
@@ -156,7 +157,7 @@ def is_alias(value: ast.expr) -> bool:
 def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
     if not aliases:
         return frozenset()
-    return frozenset(n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in aliases)
+    return frozenset(n.id for n in walk_order(test) if isinstance(n, ast.Name) and n.id in aliases)
 
 
 def _cannot_bind(node: ast.AST, walrus: bool) -> bool:
@@ -285,7 +286,7 @@ def _assigned(body: Sequence[ast.stmt]) -> frozenset[str]:
 
 def _nonlocal(node: ast.AST, names: frozenset[str]) -> set[str]:
     found: set[str] = set()
-    for inner in ast.walk(node):
+    for inner in walk_order(node):
         if isinstance(inner, ast.Nonlocal):
             found |= set(inner.names) & names
     return found

@@ -17,6 +17,7 @@ from lintloader.summary.dataloaders.bounds import lower_bound
 from lintloader.summary.helpers import dotted
 from lintloader.summary.model import Dotted, Passed
 from lintloader.summary.none_guards import may_be_none
+from lintloader.summary.walk import walk_order
 from lintloader.summary.written import written
 
 _READ_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -61,7 +62,7 @@ def loop_reads(node: ast.For | ast.AsyncFor | ast.While) -> tuple[tuple[str, ...
     ``while``: nothing)."""
     if isinstance(node, ast.While):
         return (), ""
-    binds = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    binds = tuple(n.id for n in walk_order(node.target) if isinstance(n, ast.Name))
     return binds, names_in(written(node.iter))
 
 

@@ -100,8 +100,7 @@ class Walker(ast.NodeVisitor):
         self._plans: dict[type, _Plan] = {}  # per node class: how it is visited
         self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
         method, before, after, statement = self._plan(ast.Attribute)
-        # an attribute chain on a leaf calls nothing: only its depth is counted (_chain)
-        self._inert_chains = method == self.generic_visit and not (before or after or statement)
+        self._inert_attributes = method == self.generic_visit and not (before or after or statement)
 
     @property
     def scope_node(self) -> ast.AST | None:
@@ -165,34 +164,21 @@ class Walker(ast.NodeVisitor):
         fields = self._fields.get(kind)
         if fields is None:
             fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
-        walked, visit, chain, attribute = _WALKED, self.visit, self._chain, ast.Attribute
+        walked, visit = _WALKED, self.visit
+        # ``name.attr`` (a fifth of the nodes the walk would dispatch) calls nothing when the
+        # attribute has no visit_ method and no hook: only its level is counted, as visit does
+        chains = ast.Attribute if self._inert_attributes else None
         for field in fields:
             value: Any = getattr(node, field, None)
-            if value.__class__ is list:
-                for item in value:
-                    kind = item.__class__
-                    if walked[kind] and not (kind is attribute and chain(item)):
-                        visit(item)
-            else:
-                kind = value.__class__
-                if walked[kind] and not (kind is attribute and chain(value)):
-                    visit(value)
-
-    def _chain(self, node: ast.Attribute) -> bool:
-        """Whether ``node`` is an attribute chain on a leaf (``self.args.x``): a fifth of the
-        nodes the walk dispatches, and nothing a visit of it would call (no ``visit_`` method,
-        no hook); only its levels are counted, as :meth:`visit` counts them."""
-        if not self._inert_chains:
-            return False
-        levels, inner = 1, node.value
-        while inner.__class__ is ast.Attribute:
-            levels += 1
-            inner = inner.value
-        if _WALKED[inner.__class__]:
-            return False
-        if self.depth + levels > MAX_NESTING:
-            raise TooDeep
-        return True
+            for item in value if value.__class__ is list else (value,):
+                kind = item.__class__
+                if not walked[kind]:
+                    continue
+                if kind is chains and item.value.__class__ is ast.Name:
+                    if self.depth >= MAX_NESTING:
+                        raise TooDeep
+                    continue
+                visit(item)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:
         for node in nodes:
@@ -229,3 +215,20 @@ def descendants(node: ast.AST, stop: tuple[type, ...] = ()) -> Iterator[ast.AST]
                         push(item)
             elif isinstance(value, ast.AST):
                 push(value)
+
+
+def walk_order(node: ast.AST) -> list[ast.AST]:
+    """The nodes of ``ast.walk(node)`` (``node`` first, then breadth first), in its order, as a
+    list: fields are read directly, with no generator per node, so about twice as fast."""
+    nodes = [node]
+    append = nodes.append
+    for current in nodes:  # grows as it is read: each node's children go to the end
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        append(item)
+            elif isinstance(value, ast.AST):
+                append(value)
+    return nodes

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lintloader.summary.helpers import dotted
+from lintloader.summary.walk import walk_order
 
 # constants ``ast.unparse`` writes as their ``repr`` outside an f-string (Python 3.10-3.13)
 _AS_REPR = frozenset({str, bytes, int, bool, type(None)})
@@ -142,7 +143,7 @@ def _one_pass_writer(base: Any) -> Callable[[ast.expr], str]:
 
     class Writer(base):  # type: ignore[misc]
         def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
-            formatted = [n.value for n in ast.walk(node) if isinstance(n, ast.FormattedValue)]
+            formatted = [n.value for n in walk_order(node) if isinstance(n, ast.FormattedValue)]
             self.traverse(ast.Call(ast.Name("f", ast.Load()), formatted, []))
 
     def write(value: ast.expr) -> str:

@@ -9,6 +9,7 @@ import ast
 from lintloader.summary.dataloaders.bounds import literal
 from lintloader.summary.helpers import dotted
 from lintloader.summary.model import Argument, Dotted
+from lintloader.summary.walk import walk_order
 
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "cycle"})
 
@@ -94,7 +95,7 @@ def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {
         n.id
         for statement in node.body
-        for n in ast.walk(statement)
+        for n in walk_order(statement)
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
     }
 
