@@ -25,6 +25,7 @@ from lintloader.summary.model import (
     FileSummary,
     FunctionSummary,
     ImportBinding,
+    Passed,
     SinkSite,
     Site,
 )
@@ -535,7 +536,7 @@ class Summarizer(Walker):
         loop, calls = self.open_loops[-1] if self.open_loops else -1, function.calls
         if name:
             site = self._site(node)
-            arguments, method = passed(node), receiver(node)
+            arguments, method = passed(node), receiver(node, name)
             none = self.none_guards.guard(len(calls))
             persistent, periodic = self.persistent_bodies > 0, self._periodic()
             comprehended, binds = tuple(self.comprehended), self.binding.pop(id(node), "")
@@ -545,11 +546,7 @@ class Summarizer(Walker):
                 return  # a callback for interpreter exit or garbage collection, not a call now
             if name in INSPECTING_BUILTINS:
                 return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
-        for _, _, value in call_arguments(node):
-            kind = value.__class__
-            if kind is not ast.Name and kind is not ast.Attribute:
-                continue  # no reference (``dotted`` names these only, and ``super()``)
-            reference = dotted(value)
+        for value, reference in _references(node, arguments if name else None):
             if reference and reference[0] != "super()":
                 site = self._site(value)
                 none = self.none_guards.guard(len(calls))
@@ -557,6 +554,26 @@ class Summarizer(Walker):
                 calls.append(_new(CallSite, (*head, *_NO_CONTEXT)))
 
 
+def _references(
+    node: ast.Call, arguments: tuple[Passed, ...] | None
+) -> list[tuple[ast.expr, Dotted | None]]:
+    """The values ``node`` passes in source order (as :func:`call_arguments` gives them), each
+    with its dotted name when it is a name or an attribute chain (None: anything else), read
+    off ``arguments`` (the call's :class:`Passed`, in their order) when there are any."""
+    if arguments is None:
+        return [
+            (value, dotted(value) if value.__class__ in _NAMED else None)
+            for _, _, value in call_arguments(node)
+        ]
+    values = [a.value if a.__class__ is ast.Starred else a for a in node.args]
+    values += [k.value for k in node.keywords]
+    found = [(value, argument.name) for value, argument in zip(values, arguments, strict=True)]
+    if node.keywords and node.args:  # `f(a=1, *b)`: the order they were written
+        found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
+
+
+_NAMED = (ast.Name, ast.Attribute)
 # a reference's last fields: not periodic, in no comprehension, bound to no local
 _NO_CONTEXT = ("", (), "")
 # a named tuple made from all its fields at once: its generated ``__new__`` takes keywords

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from lintloader.summary.helpers import dotted
+from lintloader.summary.helpers import dotted, parameter_defaults
 from lintloader.summary.walk import walk_order
 
 Literal = int | bool | str | None
@@ -227,14 +227,8 @@ def _self_targets(node: ast.AST, self_name: str) -> list[str]:
 
 
 def _param_defaults(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Literal]:
-    arguments = method.args
-    positional = (*arguments.posonlyargs, *arguments.args)
-    with_default = positional[len(positional) - len(arguments.defaults) :]
-    pairs = list(zip(with_default, arguments.defaults, strict=True))
-    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-    pairs += [(p, d) for p, d in keyword_only if d is not None]
     found: dict[str, Literal] = {}
-    for param, default in pairs:
+    for param, default in parameter_defaults(method):
         known, value = _literal(default)
         if known:
             found[param.arg] = value

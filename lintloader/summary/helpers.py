@@ -50,6 +50,21 @@ def dotted(node: ast.AST) -> Dotted | None:
     return tuple(attributes)
 
 
+def parameter_defaults(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> list[tuple[ast.arg, ast.expr]]:
+    """Every parameter of ``function`` that has a default, with it: positional ones, then
+    keyword-only ones (most functions have none: nothing is built)."""
+    arguments = function.args
+    if not arguments.defaults and not any(arguments.kw_defaults):
+        return []
+    positional = (*arguments.posonlyargs, *arguments.args)
+    with_default = positional[len(positional) - len(arguments.defaults) :]
+    pairs = list(zip(with_default, arguments.defaults, strict=True))
+    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    return pairs + [(p, d) for p, d in keyword_only if d is not None]
+
+
 def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
     """A call's arguments in source order as (keyword, star, value): ``f(a, *b, c=d, **e)``
     gives (None, "", a), (None, "*", b), ("c", "", d), (None, "**", e)."""

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from lintloader.summary.helpers import parameter_defaults
 from lintloader.summary.model import FunctionSummary
 from lintloader.summary.walk import walk_order
 
@@ -106,7 +107,7 @@ def may_be_none(value: ast.expr, falsy: bool = True) -> bool:
 def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
     """The parameters of ``function`` that default to None, sorted (the summary adds the locals
     bound to None as it walks the body)."""
-    pairs = _defaults(function)
+    pairs = parameter_defaults(function)
     return tuple(sorted(p.arg for p, default in pairs if may_be_none(default, falsy=False)))
 
 
@@ -115,7 +116,7 @@ def zero_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
     again, sorted: left out by a call, such a parameter is 0 wherever the body passes it on."""
     zero = [
         p.arg
-        for p, default in _defaults(function)
+        for p, default in parameter_defaults(function)
         if isinstance(default, ast.Constant) and type(default.value) is int and default.value == 0
     ]
     if not zero:  # most functions: no walk of the body
@@ -128,19 +129,6 @@ def zero_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
     return tuple(sorted(name for name in zero if name not in bound))
 
 
-def _defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
-    """Each parameter of ``function`` that has a default, with it."""
-    arguments = function.args
-    positional = (*arguments.posonlyargs, *arguments.args)
-    pairs = list(
-        zip(
-            positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
-        )
-    )
-    pairs += [(p, d) for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
-    return pairs
-
-
 def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """The parameters a caller can fill by position or by keyword (not positional-only ones,
     not ``*args``/``**kwargs``)."""
@@ -150,8 +138,14 @@ def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str
 
 def is_alias(value: ast.expr) -> bool:
     """A value a local may stand for in a test: one that says a name is None either way."""
+    if value.__class__ not in _TESTS:  # nothing else implies a name is None
+        return False
     none = frozenset[str]()
     return bool(implied_none(value, True, truthy=none) or implied_none(value, False, truthy=none))
+
+
+# the tests :func:`implied_none` reads a name's None from, with no aliases and no truth test
+_TESTS = frozenset({ast.UnaryOp, ast.BoolOp, ast.Compare})
 
 
 def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
@@ -318,7 +312,7 @@ class GuardState:
         the aliases that says. A test of a parameter's truth counts only where the branch fills
         it (``filled()``: ``if not loader: loader = make()``): a flag (``if stateful: ... else:``)
         is often passed false."""
-        if self.opaque:
+        if self.opaque or not self.guardable:  # nothing a caller fills
             return frozenset(), frozenset()
         none = implied_none(test, holds, self.aliases, frozenset()) & self.guardable
         loose = implied_none(test, holds, self.aliases, self.guardable) & self.guardable

@@ -38,10 +38,16 @@ def passed(node: ast.Call) -> tuple[Passed, ...]:
     return tuple(found)
 
 
-def receiver(node: ast.Call) -> str:
-    """The names the object of a method call reads (``self.data.load(x)``: "self.data")."""
+def receiver(node: ast.Call, callee: Dotted | None = None) -> str:
+    """The names the object of a method call reads (``self.data.load(x)``: "self.data");
+    ``callee``: the call's dotted name, when it has one (its object's is all but its last)."""
     func = node.func
-    return _read(func.value)[1] if func.__class__ is ast.Attribute else ""
+    if func.__class__ is not ast.Attribute:
+        return ""
+    if callee and callee[0] != "super()":  # ``super(C, self).m``: its arguments are read
+        text = ".".join(callee[:-1])
+        return text if text.isascii() else names_in(text)
+    return _read(func.value)[1]
 
 
 def _read(value: ast.expr) -> tuple[str, str, Dotted | None]:
@@ -71,4 +77,8 @@ def _passed(value: ast.expr, keyword: str | None, star: str) -> Passed:
     called = (dotted(value.func) or ()) if isinstance(value, ast.Call) else None
     zero = isinstance(value, ast.Constant) and value.value == 0
     bound = lower_bound(value)
-    return Passed(keyword, star, text, names, name, called, bound, zero, may_be_none(value))
+    fields = (keyword, star, text, names, name, called, bound, zero, may_be_none(value))
+    return _new(Passed, fields)  # all its fields: without the named tuple's keyword handling
+
+
+_new = tuple.__new__
