@@ -436,10 +436,16 @@ class Summarizer(Walker):
             return
         if isinstance(value, ast.Call):
             self.binding[id(value)] = target.id
-        elif isinstance(value, (ast.Attribute, ast.Subscript)) and not any(
-            isinstance(node, ast.Call) for node in walk_order(value)
-        ):
-            self.function.read_aliases[target.id] = names_in(ast.unparse(value))
+        elif isinstance(value, (ast.Attribute, ast.Subscript)):
+            name = dotted(value)  # ``a.b``: its text is its own names when ASCII
+            if name and name[0] != "super()":
+                text = ".".join(name)
+                reads = text if text.isascii() else names_in(text)
+            elif name or any(isinstance(node, ast.Call) for node in walk_order(value)):
+                return  # it calls something
+            else:
+                reads = names_in(ast.unparse(value))
+            self.function.read_aliases[target.id] = reads
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_binding(node.target, node.value)

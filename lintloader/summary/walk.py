@@ -34,7 +34,7 @@ LEAVES = (
 
 # Fields that never hold a node the walk visits: names, flags, and the leaves' fields
 # (operators, contexts); looked past without a getattr.
-_SCALARS = frozenset(
+SCALAR_FIELDS = frozenset(
     {"ctx", "op", "name", "id", "attr", "arg", "asname", "module", "level", "type_comment"}
     | {"kind", "conversion", "is_async", "simple"}
 )
@@ -163,7 +163,7 @@ class Walker(ast.NodeVisitor):
         kind = node.__class__
         fields = self._fields.get(kind)
         if fields is None:
-            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
+            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
         walked, visit = _WALKED, self.visit
         # ``name.attr`` (a fifth of the nodes the walk would dispatch) calls nothing when the
         # attribute has no visit_ method and no hook: only its level is counted, as visit does
