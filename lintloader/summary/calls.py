@@ -493,7 +493,9 @@ class Summarizer(Walker):
         self.generic_visit(node)
 
     def _sink_from_call(self, node: ast.Call, name: Dotted | None) -> bool:
-        if name and name[-1] == SHUTDOWN_METHOD and len(name) > 1:
+        if not name or name[-1] not in _SINK_CALLS:  # most calls
+            return False
+        if name[-1] == SHUTDOWN_METHOD and len(name) > 1:
             assert isinstance(node.func, ast.Attribute)
             self._add_sink("shutdown-workers", dotted(node.func.value), node)
             return True
@@ -580,6 +582,7 @@ def _references(
 
 
 _NAMED = (ast.Name, ast.Attribute)
+_SINK_CALLS = frozenset({SHUTDOWN_METHOD, "setattr", "delattr"})  # the last names of sink calls
 # a reference's last fields: not periodic, in no comprehension, bound to no local
 _NO_CONTEXT = ("", (), "")
 # a named tuple made from all its fields at once: its generated ``__new__`` takes keywords
