@@ -137,13 +137,11 @@ class Summarizer(Walker):
 
     # -- helpers -----------------------------------------------------------------------------
     def _site(self, node: ast.AST) -> Site:
-        parsed = self.parsed
-        text = one_line(parsed.segment(node))
+        text, column, end_column = self.parsed.placed(node)
         line: int = node.lineno  # type: ignore[attr-defined]
         statement = self.statements[-1] if self.statements else line
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        column, end_column = parsed.column(node), parsed.end_column(node)
-        return _new(Site, (line, column, text, end, statement, end_column))
+        return _new(Site, (line, column, one_line(text), end, statement, end_column))
 
     @property
     def function(self) -> FunctionSummary:

@@ -188,11 +188,10 @@ class LoaderRider(Rider):
         return qualname_in(self.scopes, name)
 
     def _site(self, node: ast.AST) -> Site:
-        text = one_line(self.parsed.segment(node))
+        text, column, end_column = self.parsed.placed(node)
         line: int = node.lineno  # type: ignore[attr-defined]
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        column, end_column = self.parsed.column(node), self.parsed.end_column(node)
-        return Site(line, column, text, end_line=end, end_column=end_column)
+        return Site(line, column, one_line(text), end_line=end, end_column=end_column)
 
     def _context(self, node: ast.AST | None = None) -> CallContext:
         state = self.state
