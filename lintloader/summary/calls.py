@@ -553,7 +553,7 @@ class Summarizer(Walker):
             if name in INSPECTING_BUILTINS:
                 return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
         for value, reference in _references(node, arguments if name else None):
-            if reference and reference[0] != "super()":
+            if reference[0] != "super()":
                 site = self._site(value)
                 none = self.none_guards.guard(len(calls))
                 head = (reference, site, True, guarded, in_loop, loop, (), "", False, none)
@@ -562,24 +562,27 @@ class Summarizer(Walker):
 
 def _references(
     node: ast.Call, arguments: tuple[Passed, ...] | None
-) -> list[tuple[ast.expr, Dotted | None]]:
-    """The values ``node`` passes in source order (as :func:`call_arguments` gives them), each
-    with its dotted name when it is a name or an attribute chain (None: anything else), read
-    off ``arguments`` (the call's :class:`Passed`, in their order) when there are any."""
+) -> list[tuple[ast.expr, Dotted]]:
+    """The values ``node`` passes that are names or attribute chains, in source order (as
+    :func:`call_arguments` gives them), each with its dotted name, read off ``arguments``
+    (the call's :class:`Passed`, in their order) when there are any."""
+    found: list[tuple[ast.expr, Dotted | None]]
     if arguments is None:
-        return [
-            (value, dotted(value) if value.__class__ in _NAMED else None)
-            for _, _, value in call_arguments(node)
-        ]
-    values = [a.value if a.__class__ is ast.Starred else a for a in node.args]
-    values += [k.value for k in node.keywords]
-    found = [(value, argument.name) for value, argument in zip(values, arguments, strict=True)]
-    if node.keywords and node.args:  # `f(a=1, *b)`: the order they were written
+        found = [(value, dotted(value)) for _, _, value in call_arguments(node)]
+        return [(value, name) for value, name in found if name]
+    positional = len(node.args)
+    found = [
+        (a.value if a.__class__ is ast.Starred else a, p.name)
+        for a, p in zip(node.args, arguments[:positional], strict=True)
+        if p.name
+    ]
+    keywords = zip(node.keywords, arguments[positional:], strict=True)
+    found += [(k.value, p.name) for k, p in keywords if p.name]
+    if positional and node.keywords and len(found) > 1:  # `f(a=1, *b)`: as they were written
         found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
-    return found
+    return found  # type: ignore[return-value]  # every name is set
 
 
-_NAMED = (ast.Name, ast.Attribute)
 _SINK_CALLS = frozenset({SHUTDOWN_METHOD, "setattr", "delattr"})  # the last names of sink calls
 # a reference's last fields: not periodic, in no comprehension, bound to no local
 _NO_CONTEXT = ("", (), "")

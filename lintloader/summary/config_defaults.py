@@ -78,11 +78,15 @@ def _annotation(node: ast.expr | None) -> tuple[str, ...] | None:
 
 
 def _nodes(method: ast.FunctionDef | ast.AsyncFunctionDef, walked: Walked) -> list[ast.AST]:
-    """``ast.walk(method)``, walked once per method."""
+    """The assignments and calls of ``ast.walk(method)``, in its order (all that
+    :func:`_self_targets` and :func:`_passed_to_base` read), walked once per method."""
     nodes = walked.get(id(method))
     if nodes is None:
-        nodes = walked[id(method)] = walk_order(method)
+        nodes = walked[id(method)] = [n for n in walk_order(method) if n.__class__ in _READ]
     return nodes
+
+
+_READ = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call})
 
 
 def _annotated_stores(

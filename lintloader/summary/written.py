@@ -63,6 +63,13 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
         return True
     if kind is ast.Call:
         return _plain_call(node, write)
+    if kind is ast.JoinedStr:  # as the writer below: a call of ``f`` on what it formats
+        write("f(")
+        formatted = [n.value for n in walk_order(node) if n.__class__ is ast.FormattedValue]
+        if not _plain_items(formatted, write, starred=False):
+            return False
+        write(")")
+        return True
     if kind is ast.Subscript:
         if node.value.__class__ not in _ATOMS or not _plain(node.value, write):
             return False
