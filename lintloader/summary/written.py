@@ -63,6 +63,27 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
         return True
     if kind is ast.Call:
         return _plain_call(node, write)
+    if kind is ast.Tuple or kind is ast.List:  # a tuple in parentheses: not an index here
+        write("(" if kind is ast.Tuple else "[")
+        if not _plain_items(node.elts, write, starred=True):
+            return False
+        write(("," if len(node.elts) == 1 else "") + ")" if kind is ast.Tuple else "]")
+        return True
+    if kind is ast.Dict:
+        write("{")
+        for index, (key, value) in enumerate(zip(node.keys, node.values, strict=True)):
+            if index:
+                write(", ")
+            if key is None:
+                write("**")
+            elif not _plain(key, write):
+                return False
+            else:
+                write(": ")
+            if not _plain(value, write):
+                return False
+        write("}")
+        return True
     if kind is ast.JoinedStr:  # as the writer below: a call of ``f`` on what it formats
         write("f(")
         formatted = [n.value for n in walk_order(node) if n.__class__ is ast.FormattedValue]
