@@ -84,6 +84,14 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
                 return False
         write("}")
         return True
+    if kind is ast.UnaryOp:  # ``-1``: a sign on a number, no parentheses, no space
+        sign = _SIGNS.get(node.op.__class__)
+        if sign is None or node.operand.__class__ is not ast.Constant:
+            return False
+        write(sign)
+        return _plain(node.operand, write)
+    if kind is ast.Slice:  # ``a[1:n]``, ``a[::2]``
+        return _plain_slice(node, write)
     if kind is ast.JoinedStr:  # as the writer below: a call of ``f`` on what it formats
         write("f(")
         formatted = [n.value for n in walk_order(node) if n.__class__ is ast.FormattedValue]
@@ -106,6 +114,21 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
         write("]")
         return True
     return False
+
+
+_SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+
+
+def _plain_slice(node: ast.Slice, write: Callable[[str], None]) -> bool:
+    if node.lower is not None and not _plain(node.lower, write):
+        return False
+    write(":")
+    if node.upper is not None and not _plain(node.upper, write):
+        return False
+    if node.step is not None:
+        write(":")
+        return _plain(node.step, write)
+    return True
 
 
 def _plain_call(node: ast.Call, write: Callable[[str], None]) -> bool:
