@@ -170,15 +170,22 @@ class Walker(ast.NodeVisitor):
         chains = ast.Attribute if self._inert_attributes else None
         for field in fields:
             value: Any = getattr(node, field, None)
-            for item in value if value.__class__ is list else (value,):
-                kind = item.__class__
-                if not walked[kind]:
-                    continue
-                if kind is chains and item.value.__class__ is ast.Name:
+            kind = value.__class__
+            if kind is list:
+                for item in value:
+                    kind = item.__class__
+                    if walked[kind]:
+                        if kind is chains and item.value.__class__ is ast.Name:
+                            if self.depth >= MAX_NESTING:
+                                raise TooDeep
+                        else:
+                            visit(item)
+            elif walked[kind]:
+                if kind is chains and value.value.__class__ is ast.Name:
                     if self.depth >= MAX_NESTING:
                         raise TooDeep
-                    continue
-                visit(item)
+                else:
+                    visit(value)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:
         for node in nodes:
