@@ -350,8 +350,9 @@ class LoaderRider(Rider):
     def enter_if(self, node: ast.If) -> None:
         """Before its test: `if self._loader is not None: return self._loader` caches."""
         state = self.state
-        subjects = tested(node.test)
-        if not state.open_loops and once_like(node.test) and returns_only(node.body, subjects):
+        if state.open_loops or not once_like(node.test):
+            return
+        if returns_only(node.body, tested(node.test)):
             state.cached = True
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
 
