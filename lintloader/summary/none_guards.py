@@ -146,6 +146,7 @@ def is_alias(value: ast.expr) -> bool:
 
 # the tests :func:`implied_none` reads a name's None from, with no aliases and no truth test
 _TESTS = frozenset({ast.UnaryOp, ast.BoolOp, ast.Compare})
+_READ_TESTS = _TESTS | {ast.Name}  # and the test of a name's truth (or of an alias)
 
 
 def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
@@ -312,8 +313,8 @@ class GuardState:
         the aliases that says. A test of a parameter's truth counts only where the branch fills
         it (``filled()``: ``if not loader: loader = make()``): a flag (``if stateful: ... else:``)
         is often passed false."""
-        if self.opaque or not self.guardable:  # nothing a caller fills
-            return frozenset(), frozenset()
+        if self.opaque or not self.guardable or test.__class__ not in _READ_TESTS:
+            return frozenset(), frozenset()  # nothing a caller fills, or no test of one
         none = implied_none(test, holds, self.aliases, frozenset()) & self.guardable
         loose = implied_none(test, holds, self.aliases, self.guardable) & self.guardable
         if loose - none:
