@@ -90,6 +90,15 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
             return False
         write(sign)
         return _plain(node.operand, write)
+    if kind is ast.BinOp:  # ``a + b``: never in parentheses where these are written
+        operator = _OPERATORS[node.op.__class__]
+        left, right = node.left, node.right
+        if left.__class__ in _OPERATIONS or right.__class__ in _OPERATIONS:
+            return False  # an operand that may need parentheses: the writer decides
+        if not _plain(left, write):
+            return False
+        write(operator)
+        return _plain(right, write)
     if kind is ast.Slice:  # ``a[1:n]``, ``a[::2]``
         return _plain_slice(node, write)
     if kind is ast.JoinedStr:  # as the writer below: a call of ``f`` on what it formats
@@ -117,6 +126,12 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
 
 
 _SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+_OPERATORS = {
+    ast.Add: " + ", ast.Sub: " - ", ast.Mult: " * ", ast.MatMult: " @ ", ast.Div: " / ",
+    ast.Mod: " % ", ast.LShift: " << ", ast.RShift: " >> ", ast.BitOr: " | ",
+    ast.BitXor: " ^ ", ast.BitAnd: " & ", ast.FloorDiv: " // ", ast.Pow: " ** ",
+}  # fmt: skip
+_OPERATIONS = frozenset({ast.BinOp, ast.UnaryOp})
 
 
 def _plain_slice(node: ast.Slice, write: Callable[[str], None]) -> bool:
