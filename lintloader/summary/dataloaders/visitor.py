@@ -344,8 +344,8 @@ class LoaderRider(Rider):
         )
 
     def _push(self, kind: str, node: ast.expr | None, negated: bool, once: bool = False) -> None:
-        depth = len(self.state.open_loops)
-        self.state.conditions.append(_Pending(kind, node, negated=negated, depth=depth, once=once))
+        state = self.states[-1]
+        state.conditions.append(_Pending(kind, node, negated, len(state.open_loops), once))
 
     def enter_if(self, node: ast.If) -> None:
         """Before its test: `if self._loader is not None: return self._loader` caches."""
