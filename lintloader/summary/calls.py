@@ -570,16 +570,19 @@ def _references(
     if arguments is None:
         found = [(value, dotted(value)) for _, _, value in call_arguments(node)]
         return [(value, name) for value, name in found if name]
-    positional = len(node.args)
-    found = [
-        (a.value if a.__class__ is ast.Starred else a, p.name)
-        for a, p in zip(node.args, arguments[:positional], strict=True)
-        if p.name
-    ]
-    keywords = zip(node.keywords, arguments[positional:], strict=True)
-    found += [(k.value, p.name) for k, p in keywords if p.name]
-    if positional and node.keywords and len(found) > 1:  # `f(a=1, *b)`: as they were written
-        found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    args, keywords = node.args, node.keywords
+    if not keywords:  # most calls: the positional values alone, in order
+        return [
+            (a.value if a.__class__ is ast.Starred else a, p.name)
+            for a, p in zip(args, arguments)  # noqa: B905 (one Passed per argument)
+            if p.name
+        ]
+    if not args:
+        return [(k.value, p.name) for k, p in zip(keywords, arguments) if p.name]  # noqa: B905
+    values = [a.value if a.__class__ is ast.Starred else a for a in args]
+    values += [k.value for k in keywords]
+    found = [(v, p.name) for v, p in zip(values, arguments, strict=True) if p.name]
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # as they were written
     return found  # type: ignore[return-value]  # every name is set
 
 
