@@ -14,6 +14,11 @@ path under the root.
 ``time``: summarizing the listed files in process, the collector off as the CLI runs: the best
 of ``--repeats`` of ``ast.parse`` (``ParsedSource.parse``) and of the walk with its riders
 (``summarize_parsed``), in process CPU seconds, each repeat on a fresh parse.
+
+``pair``: two versions in one process, so that the machine's load weighs on both alike: each
+``--base`` and ``--head`` folder's ``lintloader/`` is copied under its own package name (its
+imports rewritten), every file is parsed once per repeat and summarized by both, in
+alternating order; the sums of the per-file minimum CPU seconds, and head / base.
 """
 
 from __future__ import annotations
@@ -21,8 +26,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib
 import json
+import re
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -114,6 +123,61 @@ def _time(jobs: list[Job], repeats: int) -> dict[str, float]:
     return {"files": len(sources), "bytes": size, "parse_s": best_parse, "walk_s": best_walk}
 
 
+def _renamed(code: Path, root: Path, name: str) -> None:
+    """``code``'s ``lintloader/`` as the package ``name`` under ``root``."""
+    target = root / name
+    shutil.copytree(code / "lintloader", target, ignore=shutil.ignore_patterns("__pycache__"))
+    for module in target.rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        text = re.sub(r"\blintloader\.", name + ".", text)
+        module.write_text(re.sub(r"\bimport lintloader\b", "import " + name, text), "utf-8")
+
+
+def _pair(jobs: list[Job], base: Path, head: Path, repeats: int) -> dict[str, float]:
+    import ast
+
+    root = Path(tempfile.mkdtemp(prefix="summary_pair_"))
+    try:
+        sides = {"base": base, "head": head}
+        for side, code in sides.items():
+            _renamed(code, root, "lintloader_" + side)
+        sys.path.insert(0, str(root))
+        versions = {
+            side: (
+                importlib.import_module(f"lintloader_{side}.summary.source_text").ParsedSource,
+                importlib.import_module(f"lintloader_{side}.summary.summarize").summarize_parsed,
+            )
+            for side in sides
+        }
+        files = []
+        for path, module, package in jobs:
+            source = Path(path).read_bytes()
+            try:
+                text = versions["base"][0].parse(source).text
+            except (SyntaxError, ValueError):
+                continue
+            files.append((source, text, path, module, package))
+        best = {side: [float("inf")] * len(files) for side in sides}
+        gc.disable()
+        for repeat in range(repeats):
+            for index, (source, text, path, module, package) in enumerate(files):
+                tree = ast.parse(text)
+                order = list(sides) if (repeat + index) % 2 else list(reversed(sides))
+                for side in order:
+                    parsed_source, summarize = versions[side]
+                    parsed = parsed_source.of(text, tree)
+                    start = time.process_time()
+                    summarize(parsed, source, path, module, package)
+                    spent = time.process_time() - start
+                    best[side][index] = min(best[side][index], spent)
+            gc.collect()
+        gc.enable()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    found = {"files": len(files), "base_s": sum(best["base"]), "head_s": sum(best["head"])}
+    return {**found, "ratio": found["head_s"] / found["base_s"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -127,12 +191,19 @@ def main() -> None:
     timing = commands.add_parser("time", help="time summarizing the listed files")
     timing.add_argument("lists", nargs="+", help="files written by the list command")
     timing.add_argument("--repeats", type=int, default=5)
+    pair = commands.add_parser("pair", help="two versions in one process, file by file")
+    pair.add_argument("lists", nargs="+", help="files written by the list command")
+    pair.add_argument("--base", type=Path, required=True, help="a folder holding lintloader/")
+    pair.add_argument("--head", type=Path, required=True, help="a folder holding lintloader/")
+    pair.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
     if args.command == "list":
         jobs = _under(args.root, args.every) if args.root else _parsed_by_check(args.check)
         sys.stdout.write("".join(json.dumps(job) + "\n" for job in jobs))
     elif args.command == "dump":
         _dump(_read(args.lists), args.out)
+    elif args.command == "pair":
+        print(json.dumps(_pair(_read(args.lists), args.base, args.head, args.repeats)))
     else:
         print(json.dumps(_time(_read(args.lists), args.repeats)))
 
