@@ -25,6 +25,7 @@ from lintloader.summary.model import (
     FileSummary,
     FunctionSummary,
     ImportBinding,
+    Passed,
     SinkSite,
     Site,
 )
@@ -38,7 +39,7 @@ from lintloader.summary.none_guards import (
 from lintloader.summary.passed import loop_reads, names_in, passed, receiver
 from lintloader.summary.periodic import is_periodic_test, remainder_test
 from lintloader.summary.source_text import ParsedSource
-from lintloader.summary.walk import Rider, Walker
+from lintloader.summary.walk import Rider, Walker, walk_order
 
 
 def _annotation_type(node: ast.expr) -> Dotted | None:
@@ -122,6 +123,7 @@ class Summarizer(Walker):
         module_scope = FunctionSummary(MODULE_SCOPE, MODULE_SCOPE, None, "module", 1, 1, 1)
         summary.functions[MODULE_SCOPE] = module_scope
         self.scopes: list[_Scope] = [module_scope]
+        self.functions: list[FunctionSummary] = [module_scope]  # the functions among scopes
         self.guards: list[bool] = []  # one entry per enclosing `if`: mentions persistent_workers
         self.persistent_bodies = 0  # enclosing `if` bodies that run only with persistent workers
         self.loops = 0
@@ -135,19 +137,16 @@ class Summarizer(Walker):
 
     # -- helpers -----------------------------------------------------------------------------
     def _site(self, node: ast.AST) -> Site:
-        text = one_line(self.parsed.segment(node))
+        text, column, end_column = self.parsed.placed(node)
         line: int = node.lineno  # type: ignore[attr-defined]
         statement = self.statements[-1] if self.statements else line
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        column, end_column = self.parsed.column(node), self.parsed.end_column(node)
-        return Site(line, column, text, end, statement, end_column)
+        return _new(Site, (line, column, one_line(text), end, statement, end_column))
 
     @property
     def function(self) -> FunctionSummary:
-        for scope in reversed(self.scopes):
-            if isinstance(scope, FunctionSummary):
-                return scope
-        raise AssertionError("module scope is always present")
+        """The innermost function around the node visited (the module scope outside one)."""
+        return self.functions[-1]
 
     @property
     def guarded(self) -> bool:
@@ -232,7 +231,7 @@ class Summarizer(Walker):
         depth = len(self.comprehended)
         for clause in node.generators:
             self.visit(clause.iter)
-            names = tuple(n.id for n in ast.walk(clause.target) if isinstance(n, ast.Name))
+            names = tuple(n.id for n in walk_order(clause.target) if isinstance(n, ast.Name))
             reads = names_in(self.parsed.segment(clause.iter))
             self.comprehended.append(Comprehended(names, reads))
             self.visit(clause.target)
@@ -358,6 +357,7 @@ class Summarizer(Walker):
         function.zero_names = zero_defaults(node)
         self.summary.functions[qualname] = function
         self.scopes.append(function)
+        self.functions.append(function)
         self.guards.append(False)
         saved_loops, self.loops = self.loops, 0
         saved_periodic, self.periodic = self.periodic, []
@@ -367,6 +367,7 @@ class Summarizer(Walker):
         self.visit_body(node)
         self.none_guards.settle(function, node)
         self.scopes.pop()
+        self.functions.pop()
         self.guards.pop()
         self.loops, self.open_loops = saved_loops, saved_open
         self.periodic = saved_periodic
@@ -433,10 +434,16 @@ class Summarizer(Walker):
             return
         if isinstance(value, ast.Call):
             self.binding[id(value)] = target.id
-        elif isinstance(value, (ast.Attribute, ast.Subscript)) and not any(
-            isinstance(node, ast.Call) for node in ast.walk(value)
-        ):
-            self.function.read_aliases[target.id] = names_in(ast.unparse(value))
+        elif isinstance(value, (ast.Attribute, ast.Subscript)):
+            name = dotted(value)  # ``a.b``: its text is its own names when ASCII
+            if name and name[0] != "super()":
+                text = ".".join(name)
+                reads = text if text.isascii() else names_in(text)
+            elif name or any(isinstance(node, ast.Call) for node in walk_order(value)):
+                return  # it calls something
+            else:
+                reads = names_in(ast.unparse(value))
+            self.function.read_aliases[target.id] = reads
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._note_binding(node.target, node.value)
@@ -484,7 +491,9 @@ class Summarizer(Walker):
         self.generic_visit(node)
 
     def _sink_from_call(self, node: ast.Call, name: Dotted | None) -> bool:
-        if name and name[-1] == SHUTDOWN_METHOD and len(name) > 1:
+        if not name or name[-1] not in _SINK_CALLS:  # most calls
+            return False
+        if name[-1] == SHUTDOWN_METHOD and len(name) > 1:
             assert isinstance(node.func, ast.Attribute)
             self._add_sink("shutdown-workers", dotted(node.func.value), node)
             return True
@@ -529,40 +538,60 @@ class Summarizer(Walker):
         name = dotted(node.func)
         if self._sink_from_call(node, name):
             return
-        function, guarded, in_loop, loop = self.function, self.guarded, self.loops > 0, self.loop
+        function, guarded, in_loop = self.functions[-1], any(self.guards), self.loops > 0
+        loop, calls = self.open_loops[-1] if self.open_loops else -1, function.calls
         if name:
             site = self._site(node)
-            arguments, method = passed(node), receiver(node)
-            none = self.none_guards.guard(len(function.calls))
-            call = CallSite(
-                name,
-                site,
-                False,
-                guarded,
-                in_loop,
-                loop,
-                arguments,
-                method,
-                persistent_only=self.persistent_bodies > 0,
-                none_guard=none,
-                periodic=self._periodic(),
-                comprehended=tuple(self.comprehended),
-                binds=self.binding.pop(id(node), ""),
-            )
-            function.calls.append(call)
-        if name and name[-2:] in DEFERRED_REGISTRATIONS:
-            return  # a callback for interpreter exit or garbage collection, not a call now
-        if name in INSPECTING_BUILTINS:
-            return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
-        for _, _, value in call_arguments(node):
-            reference = dotted(value)
-            if reference and reference[0] != "super()":
+            arguments, method = passed(node), receiver(node, name)
+            none = self.none_guards.guard(len(calls))
+            persistent, periodic = self.persistent_bodies > 0, self._periodic()
+            comprehended, binds = tuple(self.comprehended), self.binding.pop(id(node), "")
+            fields = (name, site, False, guarded, in_loop, loop, arguments, method, persistent)
+            calls.append(_new(CallSite, (*fields, none, periodic, comprehended, binds)))
+            if name[-2:] in DEFERRED_REGISTRATIONS:
+                return  # a callback for interpreter exit or garbage collection, not a call now
+            if name in INSPECTING_BUILTINS:
+                return  # ``isinstance(module, ModelPT)`` looks at the class, builds nothing
+        for value, reference in _references(node, arguments if name else None):
+            if reference[0] != "super()":
                 site = self._site(value)
-                none = self.none_guards.guard(len(function.calls))
-                reference_site = CallSite(
-                    reference, site, True, guarded, in_loop, loop, none_guard=none
-                )
-                function.calls.append(reference_site)
+                none = self.none_guards.guard(len(calls))
+                head = (reference, site, True, guarded, in_loop, loop, (), "", False, none)
+                calls.append(_new(CallSite, (*head, *_NO_CONTEXT)))
+
+
+def _references(
+    node: ast.Call, arguments: tuple[Passed, ...] | None
+) -> list[tuple[ast.expr, Dotted]]:
+    """The values ``node`` passes that are names or attribute chains, in source order (as
+    :func:`call_arguments` gives them), each with its dotted name, read off ``arguments``
+    (the call's :class:`Passed`, in their order) when there are any."""
+    found: list[tuple[ast.expr, Dotted | None]]
+    if arguments is None:
+        found = [(value, dotted(value)) for _, _, value in call_arguments(node)]
+        return [(value, name) for value, name in found if name]
+    args, keywords = node.args, node.keywords
+    if not keywords:  # most calls: the positional values alone, in order
+        return [
+            (a.value if a.__class__ is ast.Starred else a, p.name)
+            for a, p in zip(args, arguments)  # noqa: B905 (one Passed per argument)
+            if p.name
+        ]
+    if not args:
+        return [(k.value, p.name) for k, p in zip(keywords, arguments) if p.name]  # noqa: B905
+    values = [a.value if a.__class__ is ast.Starred else a for a in args]
+    values += [k.value for k in keywords]
+    found = [(v, p.name) for v, p in zip(values, arguments, strict=True) if p.name]
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # as they were written
+    return found  # type: ignore[return-value]  # every name is set
+
+
+_SINK_CALLS = frozenset({SHUTDOWN_METHOD, "setattr", "delattr"})  # the last names of sink calls
+# a reference's last fields: not periodic, in no comprehension, bound to no local
+_NO_CONTEXT = ("", (), "")
+# a named tuple made from all its fields at once: its generated ``__new__`` takes keywords
+# and defaults, a fifth of what recording a call site cost
+_new = tuple.__new__
 
 
 def _with(names: tuple[str, ...], name: str) -> tuple[str, ...]:

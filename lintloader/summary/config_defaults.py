@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ast
 
-from lintloader.summary.helpers import dotted
+from lintloader.summary.helpers import dotted, parameter_defaults
+from lintloader.summary.walk import walk_order
 
 Literal = int | bool | str | None
 REWRITTEN = "<set>"  # the class sets the attribute itself: no default is proven
@@ -77,11 +78,15 @@ def _annotation(node: ast.expr | None) -> tuple[str, ...] | None:
 
 
 def _nodes(method: ast.FunctionDef | ast.AsyncFunctionDef, walked: Walked) -> list[ast.AST]:
-    """``ast.walk(method)``, walked once per method."""
+    """The assignments and calls of ``ast.walk(method)``, in its order (all that
+    :func:`_self_targets` and :func:`_passed_to_base` read), walked once per method."""
     nodes = walked.get(id(method))
     if nodes is None:
-        nodes = walked[id(method)] = list(ast.walk(method))
+        nodes = walked[id(method)] = [n for n in walk_order(method) if n.__class__ in _READ]
     return nodes
+
+
+_READ = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call})
 
 
 def _annotated_stores(
@@ -226,14 +231,8 @@ def _self_targets(node: ast.AST, self_name: str) -> list[str]:
 
 
 def _param_defaults(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Literal]:
-    arguments = method.args
-    positional = (*arguments.posonlyargs, *arguments.args)
-    with_default = positional[len(positional) - len(arguments.defaults) :]
-    pairs = list(zip(with_default, arguments.defaults, strict=True))
-    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-    pairs += [(p, d) for p, d in keyword_only if d is not None]
     found: dict[str, Literal] = {}
-    for param, default in pairs:
+    for param, default in parameter_defaults(method):
         known, value = _literal(default)
         if known:
             found[param.arg] = value

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 
+from lintloader.summary.walk import walk_order
+
 # what a handler that catches everything an exhausted iterator raises is written as
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
 _ADVANCE_METHODS = frozenset({"next", "__next__"})
@@ -31,7 +33,7 @@ def catches_exhaustion(body: list[ast.stmt], handler: ast.ExceptHandler) -> bool
     if "StopIteration" in caught:
         return True
     catch_all = handler.type is None or bool(caught & _CATCH_ALL)
-    return catch_all and any(_advances(node) for stmt in body for node in ast.walk(stmt))
+    return catch_all and any(_advances(node) for stmt in body for node in walk_order(stmt))
 
 
 def _caught_names(node: ast.expr | None) -> set[str]:

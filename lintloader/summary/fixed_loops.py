@@ -10,6 +10,7 @@ Read from the tree, not from the header text a summary keeps: that text is cut a
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from lintloader.summary.walk import descendants
 
@@ -49,18 +50,21 @@ def _fixed_names(scope: ast.AST) -> frozenset[str]:
     plain: set[int] = set()
     stored: list[ast.Name] = []
     for node in descendants(scope, _SCOPES):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, (ast.Store, ast.Del)):
-                stored.append(node)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
+        kind: Any = node.__class__  # by class: every node of the scope is asked
+        if kind is ast.Name:
+            if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
+                stored.append(node)  # type: ignore[arg-type]
+        elif kind is ast.Assign:
+            target = node.targets[0]  # type: ignore[attr-defined]
+            if len(node.targets) == 1 and target.__class__ is ast.Name:  # type: ignore[attr-defined]
                 plain.add(id(target))
-                (good if _display_choice(node.value) else bad).add(target.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bad.update(node.names)
-        elif (changed := _changed_in_place(node)) is not None:
-            bad.add(changed)
+                (good if _display_choice(node.value) else bad).add(target.id)  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            bad.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute or kind is ast.Subscript:
+            changed = _changed_in_place(node)
+            if changed is not None:
+                bad.add(changed)
     bad.update(name.id for name in stored if id(name) not in plain)
     return frozenset(good - bad)
 

@@ -17,7 +17,7 @@ import ast
 from typing import Any, NamedTuple
 
 from lintloader.summary.helpers import dotted
-from lintloader.summary.walk import LEAVES
+from lintloader.summary.walk import LEAVES, SCALAR_FIELDS
 
 _LOOKUPS = frozenset({"hasattr", "getattr"})
 _KEEPERS = frozenset({"setdefault", "update", "__setitem__"})
@@ -97,18 +97,16 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
     pending: list[ast.AST] = [statement]
     roles = _ROLES
     while pending:
-        node = pending.pop()
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
-        elif isinstance(node, ast.Call):
-            found |= {(name, True) for name in _call_stores(node)}
-        for target in targets:
-            into_object = isinstance(target, ast.Subscript)
-            found |= {(name, into_object) for name in _target_names(target)}
-        for field in node._fields:
+        node: Any = pending.pop()
+        kind = node.__class__
+        if kind is ast.Call:
+            found.update((name, True) for name in _call_stores(node))
+        elif kind in _ASSIGNMENTS:
+            for target in node.targets if kind is ast.Assign else (node.target,):
+                into_object = target.__class__ is ast.Subscript
+                found.update((name, into_object) for name in _target_names(target))
+        fields = _FIELDS.get(kind) or _fields(kind)
+        for field in fields:
             value: Any = getattr(node, field, None)
             for child in value if value.__class__ is list else (value,):
                 role = roles[child.__class__]
@@ -121,6 +119,13 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
 
 
 _STATEMENT, _ENTERED, _PASSED = "statement", "entered", "passed"
+_ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
+_FIELDS: dict[type, tuple[str, ...]] = {}  # per node class: the fields that may hold a node
+
+
+def _fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
+    return fields
 
 
 class _Roles(dict[type, str]):

@@ -33,21 +33,41 @@ def qualname_in(scopes: Sequence[Scope], name: str) -> str:
 
 def dotted(node: ast.AST) -> Dotted | None:
     """``a.b.c`` -> ("a", "b", "c"); ``super().m`` -> ("super()", "m"); anything else -> None."""
-    if isinstance(node, ast.Name):  # most often: a name alone
-        return (node.id,)
+    kind = node.__class__  # classes compared, not isinstance: asked of most nodes, often twice
+    if kind is _NAME:  # most often: a name alone
+        return (node.id,)  # type: ignore[attr-defined]
     attributes: list[str] = []
-    while isinstance(node, ast.Attribute):  # a loop, not a call per level
-        attributes.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        head = node.id
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+    while kind is _ATTRIBUTE:  # a loop, not a call per level
+        attributes.append(node.attr)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+        kind = node.__class__
+    if kind is _NAME:
+        head = node.id  # type: ignore[attr-defined]
+    elif kind is _CALL and node.func.__class__ is _NAME and node.func.id == "super":  # type: ignore[attr-defined]
         head = "super()"
     else:
         return None
     attributes.append(head)
     attributes.reverse()
     return tuple(attributes)
+
+
+def parameter_defaults(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> list[tuple[ast.arg, ast.expr]]:
+    """Every parameter of ``function`` that has a default, with it: positional ones, then
+    keyword-only ones (most functions have none: nothing is built)."""
+    arguments = function.args
+    if not arguments.defaults and not any(arguments.kw_defaults):
+        return []
+    positional = (*arguments.posonlyargs, *arguments.args)
+    with_default = positional[len(positional) - len(arguments.defaults) :]
+    pairs = list(zip(with_default, arguments.defaults, strict=True))
+    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    return pairs + [(p, d) for p, d in keyword_only if d is not None]
+
+
+_NAME, _ATTRIBUTE, _CALL = ast.Name, ast.Attribute, ast.Call
 
 
 def call_arguments(node: ast.Call) -> list[tuple[str | None, str, ast.expr]]:

@@ -26,7 +26,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from lintloader.summary.helpers import parameter_defaults
 from lintloader.summary.model import FunctionSummary
+from lintloader.summary.walk import walk_order
 
 Aliases = Mapping[str, ast.expr]  # a local bound once to a test (``training = model is not None``)
 _NO_ALIASES: Aliases = {}
@@ -105,7 +107,7 @@ def may_be_none(value: ast.expr, falsy: bool = True) -> bool:
 def none_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
     """The parameters of ``function`` that default to None, sorted (the summary adds the locals
     bound to None as it walks the body)."""
-    pairs = _defaults(function)
+    pairs = parameter_defaults(function)
     return tuple(sorted(p.arg for p, default in pairs if may_be_none(default, falsy=False)))
 
 
@@ -114,30 +116,17 @@ def zero_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str
     again, sorted: left out by a call, such a parameter is 0 wherever the body passes it on."""
     zero = [
         p.arg
-        for p, default in _defaults(function)
+        for p, default in parameter_defaults(function)
         if isinstance(default, ast.Constant) and type(default.value) is int and default.value == 0
     ]
     if not zero:  # most functions: no walk of the body
         return ()
     bound = {
         node.id
-        for node in ast.walk(function)
+        for node in walk_order(function)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     }
     return tuple(sorted(name for name in zero if name not in bound))
-
-
-def _defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
-    """Each parameter of ``function`` that has a default, with it."""
-    arguments = function.args
-    positional = (*arguments.posonlyargs, *arguments.args)
-    pairs = list(
-        zip(
-            positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
-        )
-    )
-    pairs += [(p, d) for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
-    return pairs
 
 
 def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
@@ -149,14 +138,21 @@ def guardable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str
 
 def is_alias(value: ast.expr) -> bool:
     """A value a local may stand for in a test: one that says a name is None either way."""
+    if value.__class__ not in _TESTS:  # nothing else implies a name is None
+        return False
     none = frozenset[str]()
     return bool(implied_none(value, True, truthy=none) or implied_none(value, False, truthy=none))
+
+
+# the tests :func:`implied_none` reads a name's None from, with no aliases and no truth test
+_TESTS = frozenset({ast.UnaryOp, ast.BoolOp, ast.Compare})
+_READ_TESTS = _TESTS | {ast.Name}  # and the test of a name's truth (or of an alias)
 
 
 def aliases_in(test: ast.expr, aliases: Aliases) -> frozenset[str]:
     if not aliases:
         return frozenset()
-    return frozenset(n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in aliases)
+    return frozenset(n.id for n in walk_order(test) if isinstance(n, ast.Name) and n.id in aliases)
 
 
 def _cannot_bind(node: ast.AST, walrus: bool) -> bool:
@@ -285,7 +281,7 @@ def _assigned(body: Sequence[ast.stmt]) -> frozenset[str]:
 
 def _nonlocal(node: ast.AST, names: frozenset[str]) -> set[str]:
     found: set[str] = set()
-    for inner in ast.walk(node):
+    for inner in walk_order(node):
         if isinstance(inner, ast.Nonlocal):
             found |= set(inner.names) & names
     return found
@@ -317,8 +313,8 @@ class GuardState:
         the aliases that says. A test of a parameter's truth counts only where the branch fills
         it (``filled()``: ``if not loader: loader = make()``): a flag (``if stateful: ... else:``)
         is often passed false."""
-        if self.opaque:
-            return frozenset(), frozenset()
+        if self.opaque or not self.guardable or test.__class__ not in _READ_TESTS:
+            return frozenset(), frozenset()  # nothing a caller fills, or no test of one
         none = implied_none(test, holds, self.aliases, frozenset()) & self.guardable
         loose = implied_none(test, holds, self.aliases, self.guardable) & self.guardable
         if loose - none:

@@ -15,8 +15,9 @@ import re
 
 from lintloader.summary.dataloaders.bounds import lower_bound
 from lintloader.summary.helpers import dotted
-from lintloader.summary.model import Passed
+from lintloader.summary.model import Dotted, Passed
 from lintloader.summary.none_guards import may_be_none
+from lintloader.summary.walk import walk_order
 from lintloader.summary.written import written
 
 _READ_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -37,10 +38,29 @@ def passed(node: ast.Call) -> tuple[Passed, ...]:
     return tuple(found)
 
 
-def receiver(node: ast.Call) -> str:
-    """The names the object of a method call reads (``self.data.load(x)``: "self.data")."""
+def receiver(node: ast.Call, callee: Dotted | None = None) -> str:
+    """The names the object of a method call reads (``self.data.load(x)``: "self.data");
+    ``callee``: the call's dotted name, when it has one (its object's is all but its last)."""
     func = node.func
-    return names_in(written(func.value)) if isinstance(func, ast.Attribute) else ""
+    if func.__class__ is not ast.Attribute:
+        return ""
+    if callee and callee[0] != "super()":  # ``super(C, self).m``: its arguments are read
+        text = ".".join(callee[:-1])
+        return text if text.isascii() else names_in(text)
+    return _read(func.value)[1]
+
+
+def _read(value: ast.expr) -> tuple[str, str, Dotted | None]:
+    """``value``'s text as :func:`written` writes it, the names it reads, and its dotted name
+    when it is a name or an attribute chain (``self.data``): that text, when ASCII, is its
+    own names (the pattern reads ASCII identifiers joined by dots whole)."""
+    kind = value.__class__
+    name = dotted(value) if kind is ast.Name or kind is ast.Attribute else None
+    if name:
+        text = ".".join(name)
+        return text, text if text.isascii() and name[0] != "super()" else names_in(text), name
+    text = written(value)
+    return text, names_in(text), None
 
 
 def loop_reads(node: ast.For | ast.AsyncFor | ast.While) -> tuple[tuple[str, ...], str]:
@@ -48,16 +68,17 @@ def loop_reads(node: ast.For | ast.AsyncFor | ast.While) -> tuple[tuple[str, ...
     ``while``: nothing)."""
     if isinstance(node, ast.While):
         return (), ""
-    binds = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    binds = tuple(n.id for n in walk_order(node.target) if isinstance(n, ast.Name))
     return binds, names_in(written(node.iter))
 
 
 def _passed(value: ast.expr, keyword: str | None, star: str) -> Passed:
-    text = written(value)
-    name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+    text, names, name = _read(value)
     called = (dotted(value.func) or ()) if isinstance(value, ast.Call) else None
     zero = isinstance(value, ast.Constant) and value.value == 0
     bound = lower_bound(value)
-    return Passed(
-        keyword, star, text, names_in(text), name, called, bound, zero, may_be_none(value)
-    )
+    fields = (keyword, star, text, names, name, called, bound, zero, may_be_none(value))
+    return _new(Passed, fields)  # all its fields: without the named tuple's keyword handling
+
+
+_new = tuple.__new__

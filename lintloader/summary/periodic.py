@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import ast
 
+from lintloader.summary.walk import walk_order
+
 
 def is_periodic_test(test: ast.expr) -> bool:
     """``test`` compares a remainder (``step % n == 0``, ``not (i + 1) % k``)."""
     return any(
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _number_like(node.left)
-        for node in ast.walk(test)
+        for node in walk_order(test)
     )
 
 
 def remainder_test(test: ast.expr) -> ast.expr | None:
     """The comparison of a remainder inside ``test`` (``global_step % k == 0`` of
     ``args.evaluate and (k > 0 and global_step % k == 0)``), or None."""
-    for node in ast.walk(test):
+    for node in walk_order(test):
         if isinstance(node, ast.Compare) and is_periodic_test(node):
             return node
     return None

@@ -91,6 +91,16 @@ class ParsedSource:
             )
         return raw.decode("utf-8", "replace")
 
+    def placed(self, node: ast.AST) -> tuple[str, int, int]:
+        """``node``'s :meth:`segment`, :meth:`column` and :meth:`end_column` at once: a node on
+        one line of ASCII (most) is cut and counted from that line alone."""
+        first = node.lineno - 1  # type: ignore[attr-defined]
+        line = self.lines[first]
+        if first == node.end_lineno - 1 and line.isascii():  # type: ignore[attr-defined]
+            start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+            return line[start:end].decode("ascii"), start + 1, end + 1
+        return self.segment(node), self.column(node), self.end_column(node)
+
     def column(self, node: ast.AST) -> int:
         """1-based character column where ``node`` starts."""
         offset: int = node.col_offset  # type: ignore[attr-defined]

@@ -34,7 +34,7 @@ LEAVES = (
 
 # Fields that never hold a node the walk visits: names, flags, and the leaves' fields
 # (operators, contexts); looked past without a getattr.
-_SCALARS = frozenset(
+SCALAR_FIELDS = frozenset(
     {"ctx", "op", "name", "id", "attr", "arg", "asname", "module", "level", "type_comment"}
     | {"kind", "conversion", "is_async", "simple"}
 )
@@ -99,6 +99,8 @@ class Walker(ast.NodeVisitor):
         self.statements: list[int] = []  # the lines of the STATEMENTS around the node visited
         self._plans: dict[type, _Plan] = {}  # per node class: how it is visited
         self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
+        method, before, after, statement = self._plan(ast.Attribute)
+        self._inert_attributes = method == self.generic_visit and not (before or after or statement)
 
     @property
     def scope_node(self) -> ast.AST | None:
@@ -161,16 +163,29 @@ class Walker(ast.NodeVisitor):
         kind = node.__class__
         fields = self._fields.get(kind)
         if fields is None:
-            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
+            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
         walked, visit = _WALKED, self.visit
+        # ``name.attr`` (a fifth of the nodes the walk would dispatch) calls nothing when the
+        # attribute has no visit_ method and no hook: only its level is counted, as visit does
+        chains = ast.Attribute if self._inert_attributes else None
         for field in fields:
             value: Any = getattr(node, field, None)
-            if value.__class__ is list:
+            kind = value.__class__
+            if kind is list:
                 for item in value:
-                    if walked[item.__class__]:
-                        visit(item)
-            elif walked[value.__class__]:
-                visit(value)
+                    kind = item.__class__
+                    if walked[kind]:
+                        if kind is chains and item.value.__class__ is ast.Name:
+                            if self.depth >= MAX_NESTING:
+                                raise TooDeep
+                        else:
+                            visit(item)
+            elif walked[kind]:
+                if kind is chains and value.value.__class__ is ast.Name:
+                    if self.depth >= MAX_NESTING:
+                        raise TooDeep
+                else:
+                    visit(value)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:
         for node in nodes:
@@ -207,3 +222,20 @@ def descendants(node: ast.AST, stop: tuple[type, ...] = ()) -> Iterator[ast.AST]
                         push(item)
             elif isinstance(value, ast.AST):
                 push(value)
+
+
+def walk_order(node: ast.AST) -> list[ast.AST]:
+    """The nodes of ``ast.walk(node)`` (``node`` first, then breadth first), in its order, as a
+    list: fields are read directly, with no generator per node, so about twice as fast."""
+    nodes = [node]
+    append = nodes.append
+    for current in nodes:  # grows as it is read: each node's children go to the end
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        append(item)
+            elif isinstance(value, ast.AST):
+                append(value)
+    return nodes

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from lintloader.summary.helpers import dotted
+from lintloader.summary.walk import walk_order
 
 # constants ``ast.unparse`` writes as their ``repr`` outside an f-string (Python 3.10-3.13)
 _AS_REPR = frozenset({str, bytes, int, bool, type(None)})
@@ -25,7 +27,158 @@ def written(value: ast.expr) -> str:
     name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
     if name:
         return ".".join(name)
-    return _WRITE(value)
+    parts: list[str] = []
+    return "".join(parts) if _plain(value, parts.append) else _WRITE(value)
+
+
+# what ``ast.unparse`` writes without parentheses before ``.``, ``(`` and ``[``
+_ATOMS = frozenset({ast.Name, ast.Attribute, ast.Call, ast.Subscript})
+
+
+def _plain(node: Any, write: Callable[[str], None]) -> bool:
+    """Write ``node`` as ``ast.unparse`` does (Python 3.10-3.13), when it is made of names,
+    attributes, calls, subscripts and constants written as their ``repr``: most arguments
+    (``f(x, k=y[0])``), written here without the writer's object, its precedence table and a
+    method call per node. False (part written) for anything else: the caller writes it all
+    with ``ast.unparse``'s own writer."""
+    kind = node.__class__
+    if kind is ast.Name:
+        write(node.id)
+        return True
+    if kind is ast.Constant:
+        value = node.value
+        if node.kind is not None or not (
+            value.__class__ in _AS_REPR or (value.__class__ is float and math.isfinite(value))
+        ):
+            return False  # ``u""``, ``...``, ``inf``, complex numbers
+        write(repr(value))
+        return True
+    if kind is ast.Attribute:
+        # a string's method (``", ".join``) too; not an int's (``1 .real``, with a space)
+        inner = node.value
+        if not (inner.__class__ in _ATOMS or _is_str(inner)) or not _plain(inner, write):
+            return False
+        write(".")
+        write(node.attr)
+        return True
+    if kind is ast.Call:
+        return _plain_call(node, write)
+    if kind is ast.Tuple or kind is ast.List:  # a tuple in parentheses: not an index here
+        write("(" if kind is ast.Tuple else "[")
+        if not _plain_items(node.elts, write, starred=True):
+            return False
+        write(("," if len(node.elts) == 1 else "") + ")" if kind is ast.Tuple else "]")
+        return True
+    if kind is ast.Dict:
+        write("{")
+        for index, (key, value) in enumerate(zip(node.keys, node.values, strict=True)):
+            if index:
+                write(", ")
+            if key is None:
+                write("**")
+            elif not _plain(key, write):
+                return False
+            else:
+                write(": ")
+            if not _plain(value, write):
+                return False
+        write("}")
+        return True
+    if kind is ast.UnaryOp:  # ``-1``: a sign on a number, no parentheses, no space
+        sign = _SIGNS.get(node.op.__class__)
+        if sign is None or node.operand.__class__ is not ast.Constant:
+            return False
+        write(sign)
+        return _plain(node.operand, write)
+    if kind is ast.BinOp:  # ``a + b``: never in parentheses where these are written
+        operator = _OPERATORS[node.op.__class__]
+        left, right = node.left, node.right
+        if left.__class__ in _OPERATIONS or right.__class__ in _OPERATIONS:
+            return False  # an operand that may need parentheses: the writer decides
+        if not _plain(left, write):
+            return False
+        write(operator)
+        return _plain(right, write)
+    if kind is ast.Slice:  # ``a[1:n]``, ``a[::2]``
+        return _plain_slice(node, write)
+    if kind is ast.JoinedStr:  # as the writer below: a call of ``f`` on what it formats
+        write("f(")
+        formatted = [n.value for n in walk_order(node) if n.__class__ is ast.FormattedValue]
+        if not _plain_items(formatted, write, starred=False):
+            return False
+        write(")")
+        return True
+    if kind is ast.Subscript:
+        if node.value.__class__ not in _ATOMS or not _plain(node.value, write):
+            return False
+        write("[")
+        index = node.slice
+        if index.__class__ is ast.Tuple and index.elts:  # ``a[i, j]``, ``a[i,]``
+            if not _plain_items(index.elts, write, starred=False):
+                return False
+            if len(index.elts) == 1:
+                write(",")
+        elif not _plain(index, write):
+            return False
+        write("]")
+        return True
+    return False
+
+
+_SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+_OPERATORS = {
+    ast.Add: " + ", ast.Sub: " - ", ast.Mult: " * ", ast.MatMult: " @ ", ast.Div: " / ",
+    ast.Mod: " % ", ast.LShift: " << ", ast.RShift: " >> ", ast.BitOr: " | ",
+    ast.BitXor: " ^ ", ast.BitAnd: " & ", ast.FloorDiv: " // ", ast.Pow: " ** ",
+}  # fmt: skip
+_OPERATIONS = frozenset({ast.BinOp, ast.UnaryOp})
+
+
+def _plain_slice(node: ast.Slice, write: Callable[[str], None]) -> bool:
+    if node.lower is not None and not _plain(node.lower, write):
+        return False
+    write(":")
+    if node.upper is not None and not _plain(node.upper, write):
+        return False
+    if node.step is not None:
+        write(":")
+        return _plain(node.step, write)
+    return True
+
+
+def _plain_call(node: ast.Call, write: Callable[[str], None]) -> bool:
+    if node.func.__class__ not in _ATOMS or not _plain(node.func, write):
+        return False
+    write("(")
+    if not _plain_items(node.args, write, starred=True):
+        return False
+    for index, keyword in enumerate(node.keywords):
+        if index or node.args:
+            write(", ")
+        write("**" if keyword.arg is None else keyword.arg + "=")
+        if not _plain(keyword.value, write):
+            return False
+    write(")")
+    return True
+
+
+def _plain_items(items: list[ast.expr], write: Callable[[str], None], starred: bool) -> bool:
+    """``items`` separated by ``, ``; ``starred``: ``*args`` among them (a call's)."""
+    for index, item in enumerate(items):
+        if index:
+            write(", ")
+        if item.__class__ is ast.Starred:
+            if not starred:
+                return False
+            write("*")
+            item = item.value
+        if not _plain(item, write):
+            return False
+    return True
+
+
+def _is_str(node: ast.expr) -> bool:
+    return node.__class__ is ast.Constant and node.value.__class__ is str
 
 
 def written_by_copy(value: ast.expr) -> str:
@@ -56,7 +209,7 @@ def _one_pass_writer(base: Any) -> Callable[[ast.expr], str]:
 
     class Writer(base):  # type: ignore[misc]
         def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
-            formatted = [n.value for n in ast.walk(node) if isinstance(n, ast.FormattedValue)]
+            formatted = [n.value for n in walk_order(node) if isinstance(n, ast.FormattedValue)]
             self.traverse(ast.Call(ast.Name("f", ast.Load()), formatted, []))
 
     def write(value: ast.expr) -> str:

@@ -106,6 +106,8 @@ class DictFlows:
 
     def branch_left(self, depth: int) -> None:
         """Leave a branch (``depth`` conditions still open): keys it dropped are back."""
+        if not self.dropped:  # most branches: nothing was dropped
+            return
         for name, entry in [(n, e) for d, n, e in self.dropped if d > depth]:
             flow = self.flows.get(name)
             if flow is not None and all(key != entry[0] for key, _ in flow.entries):

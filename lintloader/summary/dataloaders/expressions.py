@@ -7,8 +7,9 @@ from __future__ import annotations
 import ast
 
 from lintloader.summary.dataloaders.bounds import literal
-from lintloader.summary.helpers import dotted
+from lintloader.summary.helpers import dotted, parameter_defaults
 from lintloader.summary.model import Argument, Dotted
+from lintloader.summary.walk import walk_order
 
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "cycle"})
 
@@ -69,19 +70,9 @@ def kept_value(node: ast.expr) -> bool:
     return False
 
 
-def defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
-    """Every parameter that has a default, with it."""
-    arguments = node.args
-    positional = (*arguments.posonlyargs, *arguments.args)
-    with_default = positional[len(positional) - len(arguments.defaults) :]
-    pairs = list(zip(with_default, arguments.defaults, strict=True))
-    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-    return pairs + [(p, d) for p, d in keyword_only if d is not None]
-
-
 def literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int | bool | None]:
     found: dict[str, int | bool | None] = {}
-    for param, default in defaults(node):
+    for param, default in parameter_defaults(node):
         is_literal, value = literal(default)
         if is_literal:
             found[param.arg] = value
@@ -94,7 +85,7 @@ def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {
         n.id
         for statement in node.body
-        for n in ast.walk(statement)
+        for n in walk_order(statement)
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
     }
 

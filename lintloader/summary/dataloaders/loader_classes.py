@@ -7,8 +7,7 @@ from __future__ import annotations
 import ast
 
 from lintloader.domain.torch_api import POOL_FACTORIES as _POOL_FACTORIES
-from lintloader.summary.dataloaders.expressions import defaults
-from lintloader.summary.helpers import dotted
+from lintloader.summary.helpers import dotted, parameter_defaults
 from lintloader.summary.model import Dotted
 
 
@@ -24,7 +23,7 @@ def constructor_params(
 ) -> dict[str, Dotted]:
     """Parameters whose default is a class that may be a DataLoader (``loader_cls=DataLoader``)."""
     found: dict[str, Dotted] = {}
-    for param, default in defaults(node):
+    for param, default in parameter_defaults(node):
         name = dotted(default)
         if name and constructor_like(name, aliases):
             found[param.arg] = name

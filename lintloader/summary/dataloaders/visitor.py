@@ -66,6 +66,9 @@ from lintloader.summary.walk import Body, Hooks, Rider
 RETURNED: Dotted = ("<return>",)
 UNPACKED: Dotted = ("<unpack>",)  # assigned to a tuple or list of targets: ``x, y = ...``
 _CACHE_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
+# the last names of the calls :meth:`LoaderRider._watched_call` reads
+_WATCHED = frozenset({"setdefault", "update", "pop", "iter", "next"})
+_NO_KEYWORDS: frozenset[str] = frozenset()
 
 
 def loader_rider(parsed: ParsedSource, source: bytes) -> LoaderRider | None:
@@ -185,11 +188,10 @@ class LoaderRider(Rider):
         return qualname_in(self.scopes, name)
 
     def _site(self, node: ast.AST) -> Site:
-        text = one_line(self.parsed.segment(node))
+        text, column, end_column = self.parsed.placed(node)
         line: int = node.lineno  # type: ignore[attr-defined]
         end: int = node.end_lineno  # type: ignore[attr-defined]
-        column, end_column = self.parsed.column(node), self.parsed.end_column(node)
-        return Site(line, column, text, end_line=end, end_column=end_column)
+        return Site(line, column, one_line(text), end_line=end, end_column=end_column)
 
     def _context(self, node: ast.AST | None = None) -> CallContext:
         state = self.state
@@ -342,14 +344,15 @@ class LoaderRider(Rider):
         )
 
     def _push(self, kind: str, node: ast.expr | None, negated: bool, once: bool = False) -> None:
-        depth = len(self.state.open_loops)
-        self.state.conditions.append(_Pending(kind, node, negated=negated, depth=depth, once=once))
+        state = self.states[-1]
+        state.conditions.append(_Pending(kind, node, negated, len(state.open_loops), once))
 
     def enter_if(self, node: ast.If) -> None:
         """Before its test: `if self._loader is not None: return self._loader` caches."""
         state = self.state
-        subjects = tested(node.test)
-        if not state.open_loops and once_like(node.test) and returns_only(node.body, subjects):
+        if state.open_loops or not once_like(node.test):
+            return
+        if returns_only(node.body, tested(node.test)):
             state.cached = True
             state.facts.cached_after = state.facts.cached_after or node.end_lineno or node.lineno
 
@@ -507,6 +510,41 @@ class LoaderRider(Rider):
             self._record_call(node, name)
 
     def _record_call(self, node: ast.Call, name: Dotted) -> None:
+        last = name[-1]
+        if last in _WATCHED:
+            self._watched_call(node, name)
+        keywords = {k.arg for k in node.keywords if k.arg} if node.keywords else _NO_KEYWORDS
+        if last == "Trainer" or keywords & _TRAINER_KEYWORDS:
+            self.state.facts.trainer_calls.append(
+                TrainerCall(
+                    target=name,
+                    site=self._site(node),
+                    arguments=self._arguments(node),
+                    context=self._context(),
+                )
+            )
+        constructors = self.state.constructors
+        constructor = constructors.get(".".join(name)) if constructors else None
+        if (
+            constructor
+            or keywords & _LOADER_KEYWORDS
+            or "loader" in last.lower()
+            or name[0] in self.aliases
+            or last in _POOL_FACTORIES
+        ):
+            self.state.facts.loader_calls.append(
+                LoaderCall(
+                    target=constructor or name,
+                    site=self._site(node),
+                    arguments=self._arguments(node),
+                    context=self._context(node),
+                    bound_to=self.bindings.get(id(node)),
+                )
+            )
+
+    def _watched_call(self, node: ast.Call, name: Dotted) -> None:
+        """A call named like one the facts follow: a cache's ``setdefault``, a dict's ``update``
+        or ``pop``, ``iter()``, ``next(iter())``."""
         if name[-1] == "setdefault" and len(node.args) == 2 and isinstance(node.args[1], ast.Call):
             self.once.add(id(node.args[1]))  # `cache.setdefault(key, DataLoader(...))`
         if name[-1] == "update" and len(name) == 2:
@@ -519,33 +557,6 @@ class LoaderRider(Rider):
             inner = node.args[0]
             if dotted(inner.func) == ("iter",) and inner.args:
                 self._record_iter(inner, in_next=True, site_node=node)
-        keywords = {k.arg for k in node.keywords if k.arg}
-        if keywords & _TRAINER_KEYWORDS or name[-1] == "Trainer":
-            self.state.facts.trainer_calls.append(
-                TrainerCall(
-                    target=name,
-                    site=self._site(node),
-                    arguments=self._arguments(node),
-                    context=self._context(),
-                )
-            )
-        constructor = self.state.constructors.get(".".join(name))
-        if (
-            constructor
-            or keywords & _LOADER_KEYWORDS
-            or "loader" in name[-1].lower()
-            or name[0] in self.aliases
-            or name[-1] in _POOL_FACTORIES
-        ):
-            self.state.facts.loader_calls.append(
-                LoaderCall(
-                    target=constructor or name,
-                    site=self._site(node),
-                    arguments=self._arguments(node),
-                    context=self._context(node),
-                    bound_to=self.bindings.get(id(node)),
-                )
-            )
 
     def _record_iter(self, node: ast.Call, in_next: bool, site_node: ast.AST | None = None) -> None:
         if id(node) in self.handled:  # the iter() inside next(iter(x)), already recorded
