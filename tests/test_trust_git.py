@@ -179,3 +179,43 @@ def test_every_git_call_of_the_package_goes_through_git_argv() -> None:
     for key in ("core.fsmonitor=", "safe.bareRepository=explicit", "protocol.allow=never"):
         assert key in argv
     assert os.sep not in argv[0]
+
+
+def logging_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A ``git`` first on PATH that appends its argv to a log, then runs the real git: the
+    environment to run the CLI with, and the log."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "git.log"
+    bin_dir.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    script = bin_dir / "git"
+    script.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    script.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def test_the_untracked_files_are_asked_only_when_the_walk_meets_one(tmp_path: Path) -> None:
+    """A project whose files are all tracked runs one git (the tracked files); an untracked
+    file that is not ignored makes the walk ask for the others, and is scanned, while an
+    untracked ignored one is not."""
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg" / "train.py").write_text(TRAIN)
+    (project / ".gitignore").write_text("ignored.py\n")
+    git("init", "-q", ".", cwd=project)
+    git("add", "pkg/train.py", ".gitignore", cwd=project)
+    git("commit", "-qm", "a project", cwd=project)
+    env, log = logging_git(tmp_path)
+    args = ("check", "--no-cache", "--min-severity", "info", "--output-format", "concise", ".")
+    done = run_cli(*args, cwd=project, env=env)
+    asks = log.read_text().splitlines()
+    assert "train.py" in done.stdout, done.stdout
+    ls_files = [ask for ask in asks if "ls-files" in ask]
+    assert len(ls_files) == 1 and "--cached" in ls_files[0], asks
+    (project / "pkg" / "new.py").write_text(TRAIN)
+    (project / "pkg" / "ignored.py").write_text(TRAIN)
+    log.unlink()
+    done = run_cli(*args, cwd=project, env=env)
+    asks = log.read_text().splitlines()
+    assert "new.py" in done.stdout and "ignored.py" not in done.stdout, done.stdout
+    assert any("--others --exclude-standard" in ask for ask in asks), asks
