@@ -8,13 +8,17 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
+from child_processes import Processes, alive
 from conftest import run_cli
+from harness import environment, lintloader_command
 
 from lintloader.scan.discover.git_files import git_argv
 
@@ -179,3 +183,79 @@ def test_every_git_call_of_the_package_goes_through_git_argv() -> None:
     for key in ("core.fsmonitor=", "safe.bareRepository=explicit", "protocol.allow=never"):
         assert key in argv
     assert os.sep not in argv[0]
+
+
+def logging_git(tmp_path: Path, hold_others: Path | None = None) -> tuple[dict[str, str], Path]:
+    """A ``git`` first on PATH that appends its argv to a log, then runs the real git (with
+    ``hold_others``: an ask for untracked files writes its pid there and sleeps instead): the
+    environment to run the CLI with, and the log."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "git.log"
+    bin_dir.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    hold = f'case "$*" in *--others*) echo $$ > {hold_others}; exec sleep 60;; esac\n'
+    script = bin_dir / "git"
+    script.write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\n{hold if hold_others else ""}exec {real} "$@"\n'
+    )
+    script.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def tracked_project(tmp_path: Path) -> Path:
+    """A git project whose ``pkg/train.py`` and ``.gitignore`` (``ignored.py``) are committed."""
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg" / "train.py").write_text(TRAIN)
+    (project / ".gitignore").write_text("ignored.py\n")
+    git("init", "-q", ".", cwd=project)
+    git("add", "pkg/train.py", ".gitignore", cwd=project)
+    git("commit", "-qm", "a project", cwd=project)
+    return project
+
+
+def test_the_untracked_files_are_asked_only_when_the_walk_meets_one(tmp_path: Path) -> None:
+    """A project whose files are all tracked runs one git (the tracked files); an untracked
+    file that is not ignored makes the walk ask for the others, and is scanned, while an
+    untracked ignored one is not."""
+    project = tracked_project(tmp_path)
+    env, log = logging_git(tmp_path)
+    args = ("check", "--no-cache", "--min-severity", "info", "--output-format", "concise", ".")
+    done = run_cli(*args, cwd=project, env=env)
+    asks = log.read_text().splitlines()
+    assert "train.py" in done.stdout, done.stdout
+    ls_files = [ask for ask in asks if "ls-files" in ask]
+    assert len(ls_files) == 1 and "--cached" in ls_files[0], asks
+    (project / "pkg" / "new.py").write_text(TRAIN)
+    (project / "pkg" / "ignored.py").write_text(TRAIN)
+    log.unlink()
+    done = run_cli(*args, cwd=project, env=env)
+    asks = log.read_text().splitlines()
+    assert "new.py" in done.stdout and "ignored.py" not in done.stdout, done.stdout
+    assert any("--others --exclude-standard" in ask for ask in asks), asks
+
+
+def test_ctrl_c_while_the_walk_waits_for_untracked_files_leaves_no_git(
+    tmp_path: Path, processes: Processes
+) -> None:
+    """The ask for untracked files, started in the middle of the walk, is killed with its
+    process group when Ctrl-C comes while the walk waits for it."""
+    project, marker = tracked_project(tmp_path), tmp_path / "others.pid"
+    (project / "pkg" / "new.py").write_text(TRAIN)
+    env, _ = logging_git(tmp_path, hold_others=marker)
+    command = [*lintloader_command(), "check", "--no-cache", "."]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    checking = processes.start(command, cwd=project, env=environment(env), **pipes)
+    deadline = time.monotonic() + 60
+    while not (marker.exists() and marker.read_text().strip()) and checking.poll() is None:
+        assert time.monotonic() < deadline, "the untracked files were never asked for"
+        time.sleep(0.01)
+    held = int(marker.read_text())
+    assert alive(held)
+    checking.send_signal(signal.SIGINT)
+    _, stderr = checking.communicate(timeout=60)
+    assert checking.returncode != 0, stderr
+    deadline = time.monotonic() + 5
+    while alive(held):
+        assert time.monotonic() < deadline, "the git asking for untracked files outlived Ctrl-C"
+        time.sleep(0.01)

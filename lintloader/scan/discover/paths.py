@@ -161,7 +161,6 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
         if remembered is not None:
             yield remembered
             return
-        git.start_untracked()
         yield from _walk_tree(scan, root, git, memo)
 
 
