@@ -184,13 +184,11 @@ def _record_encoder(hint: Any) -> Convert:
 
 def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
     """What reads the fields ``names`` of a record as a tuple (``attrgetter`` of one name
-    gives the value itself, of none is no getter)."""
-    if len(names) > 1:
-        return operator.attrgetter(*names)
-    if not names:
-        return lambda value: ()
-    get = operator.attrgetter(names[0])
-    return lambda value: (get(value),)
+    gives the value itself; of none, a TypeError: an empty record has no decoding either)."""
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda value: (get(value),)
+    return operator.attrgetter(*names)
 
 
 @functools.cache
