@@ -30,6 +30,7 @@ import enum
 import functools
 import itertools
 import json
+import operator
 import types
 import typing
 from collections.abc import Callable, Iterator, Sequence
@@ -148,23 +149,46 @@ def _union_encoder(args: tuple[object, ...]) -> Convert:
 def _sequence_encoder(origin: type, args: tuple[object, ...]) -> Convert:
     if not _is_fixed(origin, args):
         item = encoder(args[0])
-        return lambda value: [item(element) for element in value]
+        return lambda value: list(map(item, value))
     items = [encoder(arg) for arg in args]
     return lambda value: [convert(element) for convert, element in zip(items, value, strict=True)]
 
 
 def _dict_encoder(args: tuple[object, ...]) -> Convert:
     key, item = encoder(args[0]), encoder(args[1])
-    if args[0] is str:
-        return lambda value: {name: item(element) for name, element in value.items()}
-    return lambda value: [[key(name), item(element)] for name, element in value.items()]
+    if args[0] is str:  # the same keys, in the same order, each with its value encoded
+        return lambda value: dict(zip(value, map(item, value.values()), strict=True))
+    # pairs as tuples: json writes a tuple as the array a list makes
+    return lambda value: list(zip(map(key, value), map(item, value.values()), strict=True))
 
 
 def _record_encoder(hint: Any) -> Convert:
+    """A record's fields, read at once (``attrgetter``); only those of a hint that ``json``
+    does not write as it must be stored are converted, the others are taken as they are."""
     names = [name for name, _ in _fields(hint)]
-    converts = [encoder(field) for field in _field_hints(hint)]
-    pairs = list(zip(names, converts, strict=True))
-    return lambda value: [convert(getattr(value, name)) for name, convert in pairs]
+    fields = _getter(names)
+    converted = [
+        (index, encoder(field))
+        for index, field in enumerate(_field_hints(hint))
+        if not _native(field)
+    ]
+
+    def encode(value: Any) -> Any:
+        row = list(fields(value))
+        for index, convert in converted:
+            row[index] = convert(row[index])
+        return row
+
+    return encode
+
+
+def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """What reads the fields ``names`` of a record as a tuple (``attrgetter`` of one name
+    gives the value itself; of none, a TypeError: an empty record has no decoding either)."""
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda value: (get(value),)
+    return operator.attrgetter(*names)
 
 
 @functools.cache

@@ -173,8 +173,13 @@ def _trusted_level(level: Path) -> bool:
 
 def make_private_dirs(root: Path, folder: Path) -> bool:
     """Create the missing directories from ``root`` down to ``folder`` (mode 0700); whether
-    they all are then trusted (see :func:`_trusted_levels`)."""
-    for level in _levels(root, folder):  # each one checked before anything is made in it
+    they all are then trusted (see :func:`_trusted_levels`). Each one is checked before
+    anything is made in it, on every call: one ``lstat`` a level where it is there (a cache
+    writes an entry per file parsed, into folders nearly always there), a ``mkdir`` only where
+    it is not (then the ``lstat`` again: whatever is there now, made by this call or not)."""
+    for level in _levels(root, folder):
+        if _trusted_level(level):
+            continue
         with contextlib.suppress(FileExistsError):
             os.mkdir(level, PRIVATE_DIR)
         if not _trusted_level(level):

@@ -188,9 +188,12 @@ def write_atomic(
         if before_replace is not None:
             before_replace()
         os.replace(temporary, target)  # the rename replaces a link at target, never follows it
-    finally:
-        with contextlib.suppress(OSError):  # left only when something failed
+    except BaseException:
+        # left only when something failed (a replaced temporary is gone: no unlink to fail
+        # and be suppressed after each of a fresh cache's writes)
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
+        raise
 
 
 def _make_parents(folder: str, inside: str | None) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from lintloader import __version__
@@ -151,6 +152,6 @@ def load_index(cache_dir: Path, path: Path) -> StatIndex:
 
 
 def save_index(cache_dir: Path, path: Path, index: StatIndex) -> None:
-    flat = [number for stamp in index.stamps for number in stamp]
+    flat = list(chain.from_iterable(index.stamps))  # four ints a file, flattened in C
     raw = (index.tokens, index.paths, flat, index.digests, index.checked, index.present)
     write_entry(Path(cache_dir), path, _KIND, _Stored, raw)
