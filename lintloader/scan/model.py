@@ -47,7 +47,7 @@ class Environment:
     sites: tuple[str, ...] | None = None  # already asked for (``--python``); None: not yet
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Discovery:
     files: list[SourceFile] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)

@@ -26,7 +26,7 @@ from lintloader.scan.read.tokens import (
 )
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class GroupQuery:
     """Token groups arranged for a fast search: a file matches when it contains every token of
     some group (a scope token: when it is inside that package or names it). Groups are
@@ -233,7 +233,7 @@ class GroupQuery:
         return self._masks
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Head:
     """A bucket's head as a cold file is asked it: the token searched (a scope head: its
     package's name as a whole word), its bit, its package (a scope head's, else None), the

@@ -55,7 +55,7 @@ def walk_file(cache_dir: Path, scope: str, suffix: str) -> Path:
     return Path(cache_dir) / f"listings-{__version__}" / f"{name}.{suffix}"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ListingCache:
     """Listings by directory path for the walk of one site directory or source tree (``site``
     names it, and tells the two kinds of walk apart); ``path`` None: none are remembered (no
