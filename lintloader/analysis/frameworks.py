@@ -57,7 +57,7 @@ class Framework:
     calls: Mapping[str, str]  # framework functions the user calls -> what they do (for readers)
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class StubRoots:
     """The methods of the program the stubs make roots: key -> (how often the framework calls
     it, the framework's name)."""
