@@ -35,7 +35,7 @@ class Demand(NamedTuple):
     modules: frozenset[str] = frozenset()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AnalysisContext:
     """The linked program plus analyses shared between rules (computed on first use)."""
 

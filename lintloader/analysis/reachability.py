@@ -139,7 +139,7 @@ def is_real_sink(program: Program, info: FunctionInfo, sink: SinkSite) -> bool:
     return True  # self.loader._iterator = None: another object's iterator
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Reachability:
     """Sinks of the program and the chains that reach them from every root, computed once."""
 

@@ -108,7 +108,7 @@ def guarded(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ScanArgs:
     """The scan options of ``check`` and ``fix`` as one value (see :func:`scan_options`)."""
 
@@ -407,7 +407,7 @@ def _all_files_in_a_project(
 STDIN = "-"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class StdinSource:
     """``check -`` / ``fix -``: the file's source comes from standard input; ``path`` names it
     (``--stdin-filename``; the file itself need not exist) and places it in its project."""

@@ -26,7 +26,7 @@ FixNames = tuple[tuple[str, ...], ...]  # per finding, the names of the fixes th
 Counts = dict[str, int]  # display path -> how many findings of that file
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CheckOptions:
     config: Config = field(default_factory=Config)
     jobs: int | None = None  # worker processes for parsing; None: parse.default_jobs()
@@ -46,7 +46,7 @@ class CheckOptions:
     reads: ReadMemo | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CheckResult:
     findings: list[Finding]
     linked: Program | None  # None for a replayed run, which links nothing

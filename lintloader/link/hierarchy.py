@@ -190,7 +190,7 @@ class Hierarchy(SymbolTable):
         return any(all(root in self.mro(other) for other in owners) for root in owners)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Descendants:
     """Each class's scanned subclasses, direct or not, worked out when first asked for from
     the direct ones (a stack): a chain N classes deep costs what is asked, not N squared."""

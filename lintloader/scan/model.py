@@ -37,7 +37,7 @@ class FileProblem:
     column: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Environment:
     """Which interpreter's site directories a project scan reads context from
     (scan/environment/project.py)."""
@@ -47,7 +47,7 @@ class Environment:
     sites: tuple[str, ...] | None = None  # already asked for (``--python``); None: not yet
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Discovery:
     files: list[SourceFile] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)

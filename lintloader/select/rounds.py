@@ -60,7 +60,7 @@ SPARE_BYTES = 16 * 1024 * 1024
 RESIDENT_SPARE_BYTES = 128 * 1024 * 1024
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ShardResult:
     """What a child sends back for its shard (as codec data): the summaries, each copy of a
     module (same bytes, same name: parsed once) as the path of the summary it shares. A
@@ -92,7 +92,7 @@ REQUEST_KIND = "shard request"  # what the parent asks a resident child, as data
 PARSE_KIND = "parse request"  # then, to parse what the searches chose
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ShardRequest:
     """A round's question to a resident child: the parent's token table (the child's must be
     the start of it: bits mean the same tokens), the query's buckets, the modules asked for by
@@ -104,7 +104,7 @@ class ShardRequest:
     gone: list[str]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ParseRequest:
     """A round's parses, after its searches: the paths of each piece (a module's chosen
     files), largest first; each process takes piece numbers from the round's queue."""
@@ -151,7 +151,7 @@ def merged(results: Sequence[ShardResult], pieces: tuple[int, ...], table_size: 
     return found
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ChildShard:
     """A resident child's work: the first sharded round's pieces and the queue it takes them
     from (None once it has), then the files of the pieces it took, as later rounds leave
@@ -204,7 +204,7 @@ def written_apart(
     return rest, entries
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RoundTaker:
     """``policy.Take`` for one run: its sources, cache, counts and parallelism."""
 
@@ -562,7 +562,7 @@ def answer_of(resident: Resident) -> ShardResult | None:
         return None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ParseAnswers:
     """A resident's answers to a round's parses, read as they come: the summaries of each
     piece it parsed (``more``), then the pieces it took (``last``)."""

@@ -287,7 +287,7 @@ def _nonlocal(node: ast.AST, names: frozenset[str]) -> set[str]:
     return found
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class GuardState:
     """What the summary walk keeps of None guards while it is in one function."""
 

@@ -36,7 +36,7 @@ def decode_source(source: bytes) -> str:
         raise DecodeError(" ".join(str(exc).split())) from exc
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ParsedSource:
     """One file: its text, its tree, and its lines as the parser counted them."""
 

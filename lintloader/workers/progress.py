@@ -10,7 +10,7 @@ from typing import TextIO
 _INTERVAL_S = 0.1  # redraw at most this often
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Progress:
     """``lintloader: 7972 files found, 12 parsed, 95 from cache`` redrawn in place."""
 
@@ -54,7 +54,7 @@ class Progress:
             self.stream.flush()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ParseStats:
     """How many summaries a run parsed and loaded from the cache, forwarded to the progress
     line. (It lives here, not in ``lintloader.select.parse``, so that a replayed run reports its

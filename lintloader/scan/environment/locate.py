@@ -16,7 +16,7 @@ from lintloader.scan.discover.display import display_path
 from lintloader.scan.model import SourceFile
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ModuleLocator:
     """Finds modules by dotted name below ``directories`` (the first directory that has one
     wins, as on ``sys.path``)."""

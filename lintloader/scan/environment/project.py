@@ -17,7 +17,7 @@ from lintloader.scan.environment.locate import ModuleLocator
 from lintloader.scan.model import Environment, SourceFile
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class EnvironmentLocator(ModuleLocator):
     """A :class:`ModuleLocator` over ``extra`` and the environment's site directories, asked
     for on the first look-up."""

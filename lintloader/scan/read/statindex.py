@@ -35,7 +35,7 @@ _KIND = "stat index 3"
 _Stored = tuple[list[bytes], list[str], list[int], list[str], list[int], list[int]]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class StatIndex:
     """Rows of (path, stamp, digest, checked, present), by column, plus the token table the
     bitmasks refer to. Rows are only ever added or updated, so a row number stays valid."""

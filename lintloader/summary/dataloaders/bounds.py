@@ -76,7 +76,7 @@ def positive_test(test: ast.expr) -> bool:
     return above is not None and right.value == above
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Bounds:
     """What a function's locals are proven to be at least, as its body is walked: local name
     -> a proven minimum above 0."""

@@ -28,7 +28,7 @@ def dict_entries(node: ast.expr) -> tuple[list[tuple[str, ast.expr]], bool] | No
     return None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DictFlow:
     """What a function has put into a dict by name so far (for ``**name`` at a call)."""
 
@@ -36,7 +36,7 @@ class DictFlow:
     complete: bool
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DictFlows:
     """Every dict a function fills by name, as its body is walked; ``dropped``: keys dropped
     inside a branch, with its depth (the number of open conditions), back after it."""

@@ -90,7 +90,7 @@ class _Pending(NamedTuple):
     once: bool  # the branch keeps the value it tests
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _FunctionState:
     qualname: str
     facts: FunctionFacts

@@ -36,7 +36,7 @@ KIND = "listings 1"
 _NOT_NAMES = frozenset({"", ".", ".."})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Listing:
     """What a walk needs of one directory: its subdirectories (not links) and the files it
     scans (``.py`` regular files in a site; in a source tree, notebooks too, through links),
@@ -55,7 +55,7 @@ def walk_file(cache_dir: Path, scope: str, suffix: str) -> Path:
     return Path(cache_dir) / f"listings-{__version__}" / f"{name}.{suffix}"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ListingCache:
     """Listings by directory path for the walk of one site directory or source tree (``site``
     names it, and tells the two kinds of walk apart); ``path`` None: none are remembered (no

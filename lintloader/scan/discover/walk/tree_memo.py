@@ -148,7 +148,7 @@ def changed_directories(memo: TreeMemo) -> list[int] | None:
     return changed
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class NamedFiles:
     """The named files of each directory of one walk, served while the walk's key is the
     memo's; ``fresh``: what this walk kept (or worked out and can remember)."""
