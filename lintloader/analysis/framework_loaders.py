@@ -18,7 +18,7 @@ from lintloader.link.symbols import symbol_key
 from lintloader.summary.model import Argument
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class FrameworkBuilt:
     """The calls of a stubbed framework's loader-building method (``trainer.get_eval_dataloader
     (ds)`` on a ``transformers.Trainer`` object), the framework not linked: each a DataLoader

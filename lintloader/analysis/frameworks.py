@@ -32,7 +32,7 @@ REPEATED = ("per_step", "per_interval", "per_evaluation", "per_epoch")
 KINDS = (*REPEATED, "per_reload", "once")
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class StubClass:
     """A framework class users subclass: its import paths, and its methods by how often the
     framework calls them (``KINDS``)."""
@@ -49,7 +49,7 @@ class StubClass:
         return {name: kind for kind in reversed(REPEATED) for name in self.methods[kind]}
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Framework:
     name: str
     packages: frozenset[str]
@@ -57,7 +57,7 @@ class Framework:
     calls: Mapping[str, str]  # framework functions the user calls -> what they do (for readers)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class StubRoots:
     """The methods of the program the stubs make roots: key -> (how often the framework calls
     it, the framework's name)."""

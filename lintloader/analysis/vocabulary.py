@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the analysis context imports this module on the replay path
 DECLARED_RESET = "declared-reset"  # the kind of sink a declared reset is
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Vocabulary:
     resets: tuple[str, ...] = ()
     roots: tuple[str, ...] = ()

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the baseline module is imported only by a run that uses a b
     from lintloader.suppress.baseline import Entry
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class Baselined:
     """The result with the baselined findings taken out, and how many were."""
 

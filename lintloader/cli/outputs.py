@@ -34,7 +34,7 @@ from lintloader.trust.safe_file import UnsafeWrite, is_below, write_atomic
 REPORT_SUFFIXES = (".txt", ".log", ".json", ".sarif", ".xml", ".md", ".dot", ".gv")
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Target:
     """One report: its format and where it goes (``None``: standard output)."""
 

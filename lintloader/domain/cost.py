@@ -74,7 +74,7 @@ FORKSERVER_DEFAULT = (3, 14)  # Python's default start method on Linux from this
 Branch = tuple[str | None, str | None]
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class StartMethod:
     """The start method of a loader's workers, and where it comes from. ``name`` prices the
     pool: when ``multiprocessing_context`` picks a method by a condition
@@ -175,7 +175,7 @@ def lowest_python(requires_python: str) -> tuple[int, int] | None:
     return min(bounds) if bounds else None
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class PoolCount:
     """A site's pools against the cheapest correct run: ``started`` and ``needed`` (one per
     loader the program genuinely needs), the extra ones by kind."""

@@ -57,7 +57,7 @@ class Confidence(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Hop:
     """One step of a chain: where it happens and what happens there.
 
@@ -88,7 +88,7 @@ class Hop:
         return data
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Advisory:
     """A released version known to ship the bug a finding reports, and the release that fixed
     it, if one has (from ``lintloader/data/advisories.toml``); attached to a finding, never
@@ -123,7 +123,7 @@ class Advisory:
         return {**asdict(self), "message": self.message}
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Finding:
     """A rule violation at one location, with the chain that proves it.
 

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class FixSafety:
     name: str  # the strategy's name, as findings list it in ``fixes``
     safe: bool  # unsafe ones run only with --unsafe-fixes

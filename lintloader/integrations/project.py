@@ -43,7 +43,7 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class ReportScope:
     """Index ``root`` (plus any target outside it); report findings located in ``targets``."""
 

@@ -38,7 +38,7 @@ class Slot(NamedTuple):
     fills: tuple[str, ...] | None
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Binding:
     """What one call passes to the parameters of its callee.
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 SortKey = tuple[str, int, int, int, str]  # Finding.sort_key
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Replacement:
     """A safe fix's edit in the finding's own file, line-wise: lines ``start`` up to (not
     including) ``end`` (1-based) become ``text``."""
@@ -18,7 +18,7 @@ class Replacement:
     text: str
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class ReportContext:
     color: bool = False
     show_chain: bool = True

@@ -15,7 +15,7 @@ from lintloader.finding.findings import Finding, Severity
 from lintloader.link.program import Program
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Rule:
     """One rule. ``seed_tokens`` tell discovery which files must be parsed for this rule: a file
     is a seed when it contains every token of at least one group (a cheap byte search)."""

@@ -37,7 +37,7 @@ class FileProblem:
     column: int = 1
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class Environment:
     """Which interpreter's site directories a project scan reads context from
     (scan/environment/project.py)."""

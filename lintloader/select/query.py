@@ -256,7 +256,7 @@ class _Head:
         return self._rests
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class _Token:
     """A token of a rest as a file is asked it: its package (a scope token's, else None: a
     file inside that package holds it), the token searched (a scope token: its package's
@@ -270,7 +270,7 @@ class _Token:
     implied: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class _Rest:
     """A group's tokens after its head, worked out once per round for the index's token
     table: the bits every file must hold (``bits``: of its tokens but the scope tokens), the
@@ -378,7 +378,7 @@ def _holds_all(
     )
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class _Gate:
     """What answers every head of a query at once in a file none was asked of yet: the gate
     ``tokens`` (with their bits), such that each head is one of them, holds one of them

@@ -158,7 +158,7 @@ class SinkSite(NamedTuple):
     loop: int = -1  # innermost loop whose body holds it (index into FunctionSummary.loops)
 
 
-@dataclass(repr=False)
+@dataclass
 class FunctionSummary:
     qualname: str  # "AbstractDataFetcher.__iter__", "outer.<locals>.inner", "<module>"
     name: str
@@ -198,7 +198,7 @@ class FunctionSummary:
         return None
 
 
-@dataclass(repr=False)
+@dataclass
 class ClassSummary:
     qualname: str
     name: str
@@ -349,7 +349,7 @@ class TrainerCall(NamedTuple):
         return next((a for a in self.arguments if a.keyword == name), None)
 
 
-@dataclass(repr=False)
+@dataclass
 class FunctionFacts:
     loops: list[LoopInfo] = field(default_factory=list)
     loader_calls: list[LoaderCall] = field(default_factory=list)
@@ -385,7 +385,7 @@ class FunctionFacts:
         return loop_chain(self.loops, index)
 
 
-@dataclass(repr=False)
+@dataclass
 class LoaderFacts:
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     loader_aliases: frozenset[str] = frozenset()  # local names bound to an imported DataLoader
@@ -399,7 +399,7 @@ class LoaderFacts:
 
 
 # -- the whole file --------------------------------------------------------------------------
-@dataclass(repr=False)
+@dataclass
 class FileSummary:
     path: str
     module: str

@@ -25,7 +25,7 @@ PREFIX = "LL"
 Reader = Callable[[str], "bytes | None"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class Directive:
     line: int
     start: int  # 0-based column of the ``#``

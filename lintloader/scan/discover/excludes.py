@@ -53,7 +53,7 @@ def name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
     return lambda name: match(os.path.normcase(name)) is not None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class Excluder:
     """:func:`is_excluded` for a walk that checks each path as it goes down: the components
     above a path were checked on the way, so only its last component and the whole path are

@@ -45,7 +45,7 @@ from lintloader.scan.model import (
 SUFFIXES = (".py", NOTEBOOK_SUFFIX)  # the files a walk lists
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class _Scan:
     """What stays the same over the walks of one :func:`discover_paths`: the exclude patterns
     (and their matcher), the working directory, the cache, the module namer, and the discovery
@@ -290,7 +290,7 @@ def _walk_tree(
     scan.found.stores.add(walked.save)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class _Walked:
     """What a tree's walk made, to be remembered as its memo: made and stored by
     :meth:`save`, which the check may leave to another process (``cache/pending.py``)."""

@@ -36,7 +36,7 @@ KIND = "listings 1"
 _NOT_NAMES = frozenset({"", ".", ".."})
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False)
 class Listing:
     """What a walk needs of one directory: its subdirectories (not links) and the files it
     scans (``.py`` regular files in a site; in a source tree, notebooks too, through links),
