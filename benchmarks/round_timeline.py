@@ -83,9 +83,18 @@ def install(log_dir: str, started: float) -> None:
     def cpu() -> float:
         return time.process_time()
 
-    def log(row: dict[str, Any]) -> None:
+    def write(row: dict[str, Any]) -> None:
         with open(os.path.join(log_dir, f"{os.getpid()}.jsonl"), "a") as out:
             out.write(json.dumps(row) + "\n")
+
+    def log(label: str, t: float, c: float) -> None:
+        """One step: its label, wall from the harness's start to now, CPU since ``c``."""
+        now = time.monotonic() - started
+        write({"step": label, "t0": t - started, "t1": now, "cpu": cpu() - c, "at": c})
+
+    def mark(label: str) -> None:
+        """A moment (the start, the exit): the wall and the CPU so far."""
+        write({"step": label, "t0": time.monotonic() - started, "t1": 0.0, "cpu": cpu()})
 
     def timed(label: str, method: Any) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -98,30 +107,14 @@ def install(log_dir: str, started: float) -> None:
                 return result
             finally:
                 if not isinstance(result, types.GeneratorType):
-                    log(
-                        {
-                            "step": label,
-                            "t0": t - started,
-                            "t1": time.monotonic() - started,
-                            "cpu": cpu() - c,
-                            "at": c,
-                        }
-                    )
+                    log(label, t, c)
 
         return wrapper
 
     def streamed(label: str, answers: Any, t: float, c: float) -> Any:
         """The answers, logged as one step once all are made and sent."""
         yield from answers
-        log(
-            {
-                "step": label,
-                "t0": t - started,
-                "t1": time.monotonic() - started,
-                "cpu": cpu() - c,
-                "at": c,
-            }
-        )
+        log(label, t, c)
 
     wanted: dict[str, list[tuple[str, str, str]]] = {}
     for module, owner, attribute, label in STEPS:
@@ -143,15 +136,7 @@ def install(log_dir: str, started: float) -> None:
             t, c = time.monotonic(), cpu()
             self.inner.exec_module(module)
             patch(module)
-            log(
-                {
-                    "step": f"import {module.__name__}",
-                    "t0": t - started,
-                    "t1": time.monotonic() - started,
-                    "cpu": cpu() - c,
-                    "at": c,
-                }
-            )
+            log(f"import {module.__name__}", t, c)
 
     class Finder(importlib.abc.MetaPathFinder):
         def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
@@ -166,11 +151,11 @@ def install(log_dir: str, started: float) -> None:
     leave = os._exit
 
     def exit_logged(code: int) -> None:
-        log({"step": "exit", "t0": time.monotonic() - started, "t1": 0.0, "cpu": cpu()})
+        mark("exit")
         leave(code)
 
     os._exit = exit_logged  # type: ignore[assignment]
-    log({"step": "start", "t0": time.monotonic() - started, "t1": 0.0, "cpu": cpu()})
+    mark("start")
 
 
 def run_once(code: Path, cwd: Path, args: list[str]) -> dict[str, Any]:

@@ -46,13 +46,15 @@ def project(root: Path) -> Path:
     return root
 
 
-def opens_per_file(root: Path, tmp_path: Path, *options: str) -> tuple[Counter[str], str]:
-    """How often each ``.py`` file under ``root`` was opened by a ``check`` (every process of
-    it), and what the check printed."""
-    log = tmp_path / "openat.log"
-    command = ["strace", "-f", "-qq", "-e", "trace=openat", "-o", str(log)]
+def traced_check(
+    root: Path, tmp_path: Path, traced: str, *options: str, strace: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """A ``check`` of ``root`` (every process of it) under ``strace -e TRACED``, which finds
+    the project's LL202 (exit 1): the run and strace's log."""
+    log = tmp_path / "strace.log"
+    command = ["strace", "-f", "-qq", *strace, "-e", traced, "-o", str(log)]
     done = subprocess.run(
-        [*command, *lintloader_command(), "check", "--min-severity", "info", *options, "."],
+        [*command, *lintloader_command(), "check", *options, "."],
         cwd=root,
         env=environment(),
         capture_output=True,
@@ -61,6 +63,13 @@ def opens_per_file(root: Path, tmp_path: Path, *options: str) -> tuple[Counter[s
         check=False,
     )
     assert done.returncode == 1, done.stderr
+    return done, log
+
+
+def opens_per_file(root: Path, tmp_path: Path, *options: str) -> tuple[Counter[str], str]:
+    """How often each ``.py`` file under ``root`` was opened by a ``check`` (every process of
+    it), and what the check printed."""
+    done, log = traced_check(root, tmp_path, "trace=openat", "--min-severity", "info", *options)
     opened = re.compile(r'openat\([^"]*"([^"]+\.py)"')
     prefix = str(root.resolve())
     counts: Counter[str] = Counter()
@@ -116,19 +125,8 @@ def test_a_cold_check_reads_each_file_in_one_read_without_an_fstat(tmp_path: Pat
     for: ``open``, one ``read``, ``close``; no ``fstat`` of the descriptor
     (``safe_file.read_sized``)."""
     root = project(tmp_path / "proj")
-    log = tmp_path / "calls.log"
     traced = "trace=openat,read,fstat,newfstatat,statx"
-    command = ["strace", "-f", "-qq", "-y", "-e", traced, "-o", str(log)]
-    done = subprocess.run(
-        [*command, *lintloader_command(), "check", "--no-cache", "."],
-        cwd=root,
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 1, done.stderr
+    _, log = traced_check(root, tmp_path, traced, "--no-cache", strace=("-y",))
     on_descriptor = re.compile(r"(\w+)\(\d+<([^>]+\.py)>")
     prefix = str(root.resolve())
     calls: Counter[tuple[str, str]] = Counter()
