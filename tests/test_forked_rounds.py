@@ -43,6 +43,11 @@ from lintloader.workers.forked import Resident, WorkQueue, can_fork
 from lintloader.workers.progress import ParseStats
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked shards run on Linux only")
+PIPE_MAX = Path("/proc/sys/fs/pipe-max-size")
+needs_wide_pipes = pytest.mark.skipif(
+    not PIPE_MAX.exists() or int(PIPE_MAX.read_text()) < 1 << 20,
+    reason="this system does not let a pipe hold 1 MiB (fs.pipe-max-size)",
+)
 
 
 def gone(pid: int) -> bool:
@@ -99,6 +104,7 @@ def test_a_resident_child_that_fails_answers_none_and_is_reaped() -> None:
 
 
 @needs_fork
+@needs_wide_pipes
 def test_a_resident_child_sends_each_answer_as_it_is_made() -> None:
     """A request answered in parts: the parent reads the first before the child has made the
     second (the child makes it only once the parent has read the first), and the child's
