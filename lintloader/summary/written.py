@@ -103,8 +103,7 @@ def _plain(node: Any, write: Callable[[str], None]) -> bool:
         return _plain_slice(node, write)
     if kind is ast.JoinedStr:  # as the writer below: a call of ``f`` on what it formats
         write("f(")
-        formatted = [n.value for n in walk_order(node) if n.__class__ is ast.FormattedValue]
-        if not _plain_items(formatted, write, starred=False):
+        if not _plain_items(formatted_values(node), write, starred=False):
             return False
         write(")")
         return True
@@ -177,6 +176,12 @@ def _plain_items(items: list[ast.expr], write: Callable[[str], None], starred: b
     return True
 
 
+def formatted_values(node: ast.JoinedStr) -> list[ast.expr]:
+    """What an f-string formats, nested ones' (a format spec's) included, in ``ast.walk``'s
+    order: the arguments of the call ``f(...)`` every writer here puts in its place."""
+    return [n.value for n in walk_order(node) if isinstance(n, ast.FormattedValue)]
+
+
 def _is_str(node: ast.expr) -> bool:
     return node.__class__ is ast.Constant and node.value.__class__ is str
 
@@ -209,8 +214,7 @@ def _one_pass_writer(base: Any) -> Callable[[ast.expr], str]:
 
     class Writer(base):  # type: ignore[misc]
         def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
-            formatted = [n.value for n in walk_order(node) if isinstance(n, ast.FormattedValue)]
-            self.traverse(ast.Call(ast.Name("f", ast.Load()), formatted, []))
+            self.traverse(ast.Call(ast.Name("f", ast.Load()), formatted_values(node), []))
 
     def write(value: ast.expr) -> str:
         text: str = Writer().visit(value)
@@ -221,8 +225,7 @@ def _one_pass_writer(base: Any) -> Callable[[ast.expr], str]:
 
 class _FStringsAsCalls(ast.NodeTransformer):
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
-        formatted = [n for n in ast.walk(node) if isinstance(n, ast.FormattedValue)]
-        values = [self.visit(f.value) for f in formatted]
+        values = [self.visit(value) for value in formatted_values(node)]
         return ast.Call(ast.Name("f", ast.Load()), values, [])
 
 
