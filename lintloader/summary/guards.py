@@ -17,7 +17,7 @@ import ast
 from typing import Any, NamedTuple
 
 from lintloader.summary.helpers import dotted
-from lintloader.summary.walk import LEAVES, SCALAR_FIELDS
+from lintloader.summary.walk import LEAVES, NODE_FIELDS
 
 _LOOKUPS = frozenset({"hasattr", "getattr"})
 _KEEPERS = frozenset({"setdefault", "update", "__setitem__"})
@@ -105,8 +105,7 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
             for target in node.targets if kind is ast.Assign else (node.target,):
                 into_object = target.__class__ is ast.Subscript
                 found.update((name, into_object) for name in _target_names(target))
-        fields = _FIELDS.get(kind) or _fields(kind)
-        for field in fields:
+        for field in NODE_FIELDS[kind]:
             value: Any = getattr(node, field, None)
             for child in value if value.__class__ is list else (value,):
                 role = roles[child.__class__]
@@ -120,12 +119,6 @@ def _statement_stores(statement: ast.stmt, memo: dict[int, Stores]) -> Stores:
 
 _STATEMENT, _ENTERED, _PASSED = "statement", "entered", "passed"
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
-_FIELDS: dict[type, tuple[str, ...]] = {}  # per node class: the fields that may hold a node
-
-
-def _fields(kind: type[ast.AST]) -> tuple[str, ...]:
-    fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
-    return fields
 
 
 class _Roles(dict[type, str]):

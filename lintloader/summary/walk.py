@@ -58,6 +58,17 @@ class _Walked(dict[type, bool]):
 _WALKED = _Walked()
 
 
+class _NodeFields(dict[type, tuple[str, ...]]):
+    """Per node class: its fields that may hold a node (:data:`SCALAR_FIELDS` left out)."""
+
+    def __missing__(self, kind: type[ast.AST]) -> tuple[str, ...]:
+        fields = self[kind] = tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
+        return fields
+
+
+NODE_FIELDS = _NodeFields()
+
+
 class Rider:
     """A concern the walk feeds (no-ops here): :meth:`hooks` by node class, and the bodies
     and branches, entered after what runs before them (a signature, a loop's header, the
@@ -98,7 +109,6 @@ class Walker(ast.NodeVisitor):
         self.scope_nodes: list[ast.AST] = []  # the defs and classes around the node visited
         self.statements: list[int] = []  # the lines of the STATEMENTS around the node visited
         self._plans: dict[type, _Plan] = {}  # per node class: how it is visited
-        self._fields: dict[type, tuple[str, ...]] = {}  # per node class: fields that may hold one
         method, before, after, statement = self._plan(ast.Attribute)
         self._inert_attributes = method == self.generic_visit and not (before or after or statement)
 
@@ -161,9 +171,7 @@ class Walker(ast.NodeVisitor):
 
     def generic_visit(self, node: ast.AST) -> None:
         kind = node.__class__
-        fields = self._fields.get(kind)
-        if fields is None:
-            fields = self._fields[kind] = tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
+        fields = NODE_FIELDS[kind]
         walked, visit = _WALKED, self.visit
         # ``name.attr`` (a fifth of the nodes the walk would dispatch) calls nothing when the
         # attribute has no visit_ method and no hook: only its level is counted, as visit does
