@@ -93,6 +93,23 @@ class StatIndex:
             self.checked[row] = self.present[row] = 0
         return row
 
+    def add_unread(self, path: str, stamp: Stamp) -> int:
+        """Remember a file not read yet whose stat was ``stamp``, judged not racy by the
+        caller as of a moment before its read (:meth:`record` with no digest, the stamp
+        trusted). Its token answers start empty. Returns its row."""
+        row = self._rows.get(path)
+        if row is None:
+            row = self._rows[path] = len(self.paths)
+            self.paths.append(path)
+            self.stamps.append(stamp)
+            self.digests.append("")
+            self.checked.append(0)
+            self.present.append(0)
+        else:
+            self.stamps[row], self.digests[row] = stamp, ""
+            self.checked[row] = self.present[row] = 0
+        return row
+
     def bit(self, token: bytes) -> int:
         number = self._ids.get(token)
         if number is None:
