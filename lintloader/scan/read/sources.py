@@ -123,7 +123,8 @@ class SourceSet:
         rows, overrides, index = self._rows, self._overrides, self.index
         fresh, has_digest, add_unread = index.fresh, index.has_digest, index.add_unread
         deferred, now, unread = self._deferred, time.time_ns(), 0
-        limit, owner = self._unread_limit(), os.getuid()
+        limit = self._unread_limit()
+        owner = os.getuid() if hasattr(os, "getuid") else -1  # -1: no file's owner
         for file in files:
             path = file.path
             row: int | None
@@ -140,9 +141,7 @@ class SourceSet:
                         continue
                     stamp = stamp_of(status)
                     row = fresh(path, stamp)
-                    if row is not None:
-                        pass
-                    elif (
+                    if row is None and (
                         stat.S_ISREG(mode)
                         and path.endswith(".py")
                         and not is_racy(stamp, now)
@@ -153,7 +152,7 @@ class SourceSet:
                         deferred.add(path)
                         unread += 1
                         row = add_unread(path, stamp)
-                    else:
+                    elif row is None:
                         row = self._admit_read(path, stamp, mode, now)
             except OSError as exc:
                 problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
@@ -169,9 +168,10 @@ class SourceSet:
     @staticmethod
     def _check_access(path: str) -> None:
         """Raise the error a read would meet if the file may not be read (``os.access``: the
-        real user's permission). :meth:`load` asks it only of a file it does not own with its
-        owner's read bit set: for its owner, that bit is the answer (an access control list
-        keeps the owner's entry in it)."""
+        real user's permission). :meth:`load` asks it only of a file the real user does not
+        own with its owner's read bit set: for its owner, that bit is the kernel's answer (an
+        access control list keeps the owner's entry in it); where there are no user ids
+        (Windows), of every file."""
         if not os.access(path, os.R_OK):
             raise OSError(errno.EACCES, os.strerror(errno.EACCES))
 
