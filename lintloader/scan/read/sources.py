@@ -121,7 +121,7 @@ class SourceSet:
         file's stat and read (a file changed since then is racy, never trusted)."""
         readable: list[SourceFile] = []
         rows, overrides, index = self._rows, self._overrides, self.index
-        fresh, has_digest, add_unread = index.fresh, index.has_digest, index.add_unread
+        fresh, has_digest, put = index.fresh, index.has_digest, index.put
         deferred, now, unread = self._deferred, time.time_ns(), 0
         limit = self._unread_limit()
         owner = os.getuid() if hasattr(os, "getuid") else -1  # -1: no file's owner
@@ -151,7 +151,7 @@ class SourceSet:
                             self._check_access(path)
                         deferred.add(path)
                         unread += 1
-                        row = add_unread(path, stamp)
+                        row = put(path, stamp, "")  # read when first needed
                     elif row is None:
                         row = self._admit_read(path, stamp, mode, now)
             except OSError as exc:

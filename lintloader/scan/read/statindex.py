@@ -80,6 +80,12 @@ class StatIndex:
             # modified too recently: may change again within the same tick. Its size stays
             # known (shards are balanced by it); the stamp never equals a file's real one
             stamp = (stamp[0], *UNTRUSTED[1:])
+        return self.put(path, stamp, digest)
+
+    def put(self, path: str, stamp: Stamp, digest: str) -> int:
+        """Remember ``path`` with ``stamp`` as given (:meth:`record` once the stamp is judged;
+        ``SourceSet.load`` gives a file not read yet whose stamp it judged not racy, with no
+        digest). Its token answers start empty. Returns its row."""
         row = self._rows.get(path)
         if row is None:
             row = self._rows[path] = len(self.paths)
@@ -90,23 +96,6 @@ class StatIndex:
             self.present.append(0)
         else:
             self.stamps[row], self.digests[row] = stamp, digest
-            self.checked[row] = self.present[row] = 0
-        return row
-
-    def add_unread(self, path: str, stamp: Stamp) -> int:
-        """Remember a file not read yet whose stat was ``stamp``, judged not racy by the
-        caller as of a moment before its read (:meth:`record` with no digest, the stamp
-        trusted). Its token answers start empty. Returns its row."""
-        row = self._rows.get(path)
-        if row is None:
-            row = self._rows[path] = len(self.paths)
-            self.paths.append(path)
-            self.stamps.append(stamp)
-            self.digests.append("")
-            self.checked.append(0)
-            self.present.append(0)
-        else:
-            self.stamps[row], self.digests[row] = stamp, ""
             self.checked[row] = self.present[row] = 0
         return row
 
