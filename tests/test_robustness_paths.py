@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from conftest import run_cli
 
 from lintloader.pipeline.engine import CheckOptions, run_check
 from lintloader.scan.discover.paths import discover_paths
+from lintloader.scan.read.stamps import RACY_NS
 
 GOOD = (
     "class Good:\n    def __iter__(self):\n        self.loader._iterator = None\n"
@@ -136,6 +138,37 @@ def test_unreadable_file_is_ll000(tmp_path: Path) -> None:
     assert codes(findings) == {("good.py", "LL101"), ("secret.py", "LL000")}
     assert ll000(findings, "secret.py") == "cannot read: Permission denied"
     assert result.returncode == 1
+
+
+def test_a_file_without_its_owners_read_bit_is_judged_as_the_kernel_judges_it(
+    tmp_path: Path,
+) -> None:
+    """The scan answers "may I read it?" from its stat only for a file the user owns with
+    the owner's read bit set; any other file is asked of the kernel (``os.access``), which
+    knows what the mode bits do not (root reads a mode-000 file; another owner's file).
+    Old enough to be admitted unread, so that the answer is the admission's, not a read's."""
+    root = project(tmp_path)
+    mine = root / "mine.py"
+    mine.write_text(BUG)
+    theirs = root / "theirs.py"
+    theirs.write_text(BUG)
+    if os.geteuid() == 0:  # only root can give a file to another owner
+        os.chown(theirs, 65534, 65534)
+    for path in (mine, theirs):
+        path.chmod(0)
+    time.sleep(RACY_NS / 1e9 + 0.2)  # ctime is "now": wait the racy window out
+    try:
+        _, findings = check_json(root)
+        expected = {
+            path.name: "LL101" if os.access(path, os.R_OK) else "LL000" for path in (mine, theirs)
+        }
+    finally:
+        for path in (mine, theirs):
+            path.chmod(0o644)
+    assert codes(findings) == {("good.py", "LL101"), *expected.items()}
+    for name, code in expected.items():
+        if code == "LL000":
+            assert ll000(findings, name) == "cannot read: Permission denied"
 
 
 def test_fifo_named_on_the_command_line_is_ll000_and_never_blocks(tmp_path: Path) -> None:

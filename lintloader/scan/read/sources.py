@@ -19,6 +19,7 @@ a check over to the next check of the same process (``check``'s fix trial, ``fix
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 import time
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 from lintloader.cache.summaries import content_digest
 from lintloader.scan.model import NOTEBOOK_SUFFIX, FileProblem, SourceFile
 from lintloader.scan.read.memo import ReadMemo
-from lintloader.scan.read.stamps import is_racy, stamp_of
+from lintloader.scan.read.stamps import Stamp, is_racy, stamp_of
 from lintloader.scan.read.statindex import StatIndex, index_path, load_index, save_index
 from lintloader.scan.read.tokens import found_in
 from lintloader.summary.limits import size_problem
@@ -112,10 +113,18 @@ class SourceSet:
 
     def load(self, files: Iterable[SourceFile], problems: list[FileProblem]) -> list[SourceFile]:
         """The readable files among ``files``; the others become problems (directories are
-        skipped). Files the index vouches for are only stat'ed (this loop runs once per file of
-        a whole site-packages on every run, so it does the common case inline)."""
+        skipped). This loop runs once per file of a whole tree on every run, so it does the
+        two common cases inline: a file the index vouches for is only stat'ed, and a plain
+        ``.py`` file it does not know is stat'ed, its access checked and its row added
+        unread (read when it is first needed, see the module docstring). The clock is read
+        once, before the first stat: every stamp is judged as of then, which is before each
+        file's stat and read (a file changed since then is racy, never trusted)."""
         readable: list[SourceFile] = []
-        rows, overrides, fresh = self._rows, self._overrides, self.index.fresh
+        rows, overrides, index = self._rows, self._overrides, self.index
+        fresh, has_digest, put = index.fresh, index.has_digest, index.put
+        deferred, now, unread = self._deferred, time.time_ns(), 0
+        limit = self._unread_limit()
+        owner = os.getuid() if hasattr(os, "getuid") else -1  # -1: no file's owner
         for file in files:
             path = file.path
             row: int | None
@@ -124,32 +133,61 @@ class SourceSet:
                     row = self._admit_override(path)
                 else:
                     status = os.stat(path)
-                    if stat.S_ISDIR(status.st_mode):
+                    mode = status.st_mode
+                    if stat.S_ISDIR(mode):
                         continue
-                    too_large = self._too_large(status.st_size)
-                    if too_large:
-                        problems.append(FileProblem(file.display, too_large))
+                    if status.st_size > limit:
+                        problems.append(FileProblem(file.display, self._too_large(status.st_size)))
                         continue
                     stamp = stamp_of(status)
                     row = fresh(path, stamp)
-                    if row is None:
-                        row = self._admit_read(path, stamp, status.st_mode)
+                    if row is None and (
+                        stat.S_ISREG(mode)
+                        and path.endswith(".py")
+                        and not is_racy(stamp, now)
+                        and not has_digest(path)
+                    ):
+                        if not (status.st_uid == owner and mode & stat.S_IRUSR):
+                            self._check_access(path)
+                        deferred.add(path)
+                        unread += 1
+                        row = put(path, stamp, "")  # read when first needed
+                    elif row is None:
+                        row = self._admit_read(path, stamp, mode, now)
             except OSError as exc:
                 problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
                 continue
             if row is not None:
                 rows[path] = row
                 readable.append(file)
+        if unread:
+            self._changed = True
+            self.read_count += unread  # counted when admitted, not again when read
         return readable
 
-    def _too_large(self, size: int) -> str | None:
-        """The LL000 message of a file too large even to read (more than
-        :data:`UNREAD_FACTOR` times ``max-file-size`` on disk), decided by its size before a
-        byte is read, the same way every run. A smaller file over the limit is read and
-        searched, and is LL000 when the selection would parse it (``select/rounds.py``)."""
-        if self._max_mb <= 0 or size <= UNREAD_FACTOR * self._max_mb * 1024 * 1024:
-            return None
-        return size_problem(size, self._max_mb)
+    @staticmethod
+    def _check_access(path: str) -> None:
+        """Raise the error a read would meet if the file may not be read (``os.access``: the
+        real user's permission). :meth:`load` asks it only of a file the real user does not
+        own with its owner's read bit set: for its owner, that bit is the kernel's answer (an
+        access control list keeps the owner's entry in it); where there are no user ids
+        (Windows), of every file."""
+        if not os.access(path, os.R_OK):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+
+    def _unread_limit(self) -> float:
+        """The size on disk above which a file is too large even to read: more than
+        :data:`UNREAD_FACTOR` times ``max-file-size`` (no limit: infinite)."""
+        if self._max_mb <= 0:
+            return math.inf
+        return UNREAD_FACTOR * self._max_mb * 1024 * 1024
+
+    def _too_large(self, size: int) -> str:
+        """The LL000 message of a file too large even to read (:meth:`_unread_limit`),
+        decided by its size before a byte is read, the same way every run. A smaller file
+        over the limit is read and searched, and is LL000 when the selection would parse it
+        (``select/rounds.py``)."""
+        return size_problem(size, self._max_mb) or ""
 
     def _admit_override(self, path: str) -> int:
         """Bytes given instead of the file's: recorded untrusted (and never saved)."""
@@ -157,24 +195,16 @@ class SourceSet:
         self._contents[path] = data
         return self.index.record(path, (-1, -1, -1, -1), content_digest(data), None)
 
-    def _admit_read(self, path: str, stamp: tuple[int, int, int, int], mode: int) -> int | None:
-        """Admit a file the index does not vouch for (None: it is a directory now). Its digest
-        waits until something needs it (:meth:`digest`), unless its stamp cannot be trusted
-        (then the digest is what identifies its content) or the index knew a digest for it
-        (the replay key identified the file by it: unchanged bytes must keep that key); such a
-        file, and a notebook (converted, and reported if it cannot be), is read now. A plain
-        ``.py`` file is read when it is first needed (see the module docstring): its stamp is
-        judged as of now, which is before the read."""
-        now = time.time_ns()
+    def _admit_read(self, path: str, stamp: Stamp, mode: int, now: int) -> int | None:
+        """Admit a file the index does not vouch for and :meth:`load` did not admit unread,
+        judged as of ``now`` (None: it is a directory now). Such a file is read now: a file
+        whose stamp cannot be trusted (then the digest is what identifies its content), one
+        the index knew a digest for (the replay key identified the file by it: unchanged
+        bytes must keep that key; the digest is worked out at once in both cases) and a
+        notebook (converted, and reported if it cannot be). A ``.py`` file that is none of
+        those is not a regular file (a FIFO, a device): a problem, never opened."""
         if path.endswith(".py") and not is_racy(stamp, now) and not self.index.has_digest(path):
-            if not stat.S_ISREG(mode):
-                raise OSError(errno.EINVAL, "not a regular file")
-            if not os.access(path, os.R_OK):
-                raise OSError(errno.EACCES, os.strerror(errno.EACCES))
-            self._changed = True
-            self._deferred.add(path)
-            self.read_count += 1
-            return self.index.record(path, stamp, "", now)
+            raise OSError(errno.EINVAL, "not a regular file")
         data = self.memo.bytes_of(path, stamp) if self.memo is not None else None
         if data is not None:
             self._contents[path] = data

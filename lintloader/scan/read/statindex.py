@@ -80,6 +80,12 @@ class StatIndex:
             # modified too recently: may change again within the same tick. Its size stays
             # known (shards are balanced by it); the stamp never equals a file's real one
             stamp = (stamp[0], *UNTRUSTED[1:])
+        return self.put(path, stamp, digest)
+
+    def put(self, path: str, stamp: Stamp, digest: str) -> int:
+        """Remember ``path`` with ``stamp`` as given (:meth:`record` once the stamp is judged;
+        ``SourceSet.load`` gives a file not read yet whose stamp it judged not racy, with no
+        digest). Its token answers start empty. Returns its row."""
         row = self._rows.get(path)
         if row is None:
             row = self._rows[path] = len(self.paths)
