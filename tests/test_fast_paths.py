@@ -141,7 +141,13 @@ def reference_tree_files(
 
 
 @pytest.mark.parametrize(
-    "excludes", [(), ("skip*", "b/"), ("deep/a*", "p*/sub", "*.hidden.py", "?kipme", "t*p.py")]
+    "excludes",
+    [
+        (),
+        ("skip*", "b/"),
+        ("deep/a*", "p*/sub", "*.hidden.py", "?kipme", "t*p.py"),
+        ("*op.py", "..py", "*ynb", "B*"),  # by the last name only, which can end in .py
+    ],
 )
 def test_tree_walk_finds_what_os_walk_finds(tmp_path: Path, excludes: tuple[str, ...]) -> None:
     tree = str(odd_site(tmp_path))

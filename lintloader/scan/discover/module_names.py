@@ -84,16 +84,17 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     depends on ``sys.path``, which a static scan does not know. Two copies of one package
     (two projects' ``src/pkg``) keep one name here; the linker tells them apart by their
     package roots (``link/symbols.py``)."""
-    first: set[str] = set()  # the names without a dot seen (a dotted one is never renamed)
-    renamed = []
-    for file in files:
-        if "." in file.module:
-            renamed.append(file)
-            continue
+    # the files whose module name has no dot, by their index (a dotted one is never renamed)
+    scripts = [at for at, file in enumerate(files) if "." not in file.module]
+    renamed = files
+    first: set[str] = set()  # the names without a dot seen
+    for at in scripts:
+        file = files[at]
         if file.is_package or file.module not in first:
             first.add(file.module)
-            renamed.append(file)
             continue
+        if renamed is files:
+            renamed = list(files)
         folder = os.path.dirname(file.display) or "."
-        renamed.append(file._replace(module=f"{file.module}@{folder}"))
+        renamed[at] = file._replace(module=f"{file.module}@{folder}")
     return renamed

@@ -111,7 +111,7 @@ def discover_paths(
 def _first_of_each_path(files: list[SourceFile]) -> list[SourceFile]:
     """``files`` without a path that came earlier (a walk lists each file once, but what a
     memo read back from disk holds is not trusted to)."""
-    if len({file.path for file in files}) == len(files):
+    if len(set(map(itemgetter(0), files))) == len(files):  # their paths
         return files
     first: dict[str, SourceFile] = {}
     for file in files:
@@ -380,7 +380,10 @@ def _kept(scan: _Scan, folder: _Listed, answered: _Answered, listings: ListingCa
     if files is None:
         entries = _wanted(scan, listing, folder.relative, answered.git)
         files = _named(entries, prefix, folder.shown)
-        memorable = _memorable(folder.path, listing, listings, answered.git)
+        # nothing is remembered without a cache
+        memorable = scan.cache_dir is not None and _memorable(
+            folder.path, listing, listings, answered.git
+        )
         if memorable:
             answered.named.put(folder.path, files)
     return _Kept(files, memorable, folder, prefix)
