@@ -295,7 +295,8 @@ def _walk_tree(
             continue
         for folder in waiting:
             kept.append(_kept(scan, folder, answered, listings))
-            yield kept[-1].files
+            if kept[-1].files:  # a directory without files to scan (4 in 10) is not yielded
+                yield kept[-1].files
         waiting.clear()
     if answered is None or scan.cache_dir is None:  # None: never (the last one waits for git)
         return
@@ -348,8 +349,9 @@ def _listed_below(scan: _Scan, root: str, listings: ListingCache) -> Iterator[tu
     # normalized and absolute
     pending: list[tuple[str, str, str, tuple[str, ...] | None]] = [(root, "", "", None)]
     # the display prefix of a directory below the root is the root's and its relative path,
-    # when the root lies in the working directory (else a folder below may: looked up)
-    top = _shown(root, scan.cwd) if inside(root, scan.cwd) is not None else None
+    # unless the working directory lies below the root: then it is looked up for each
+    below = inside(scan.cwd, root) not in (None, ".")
+    top = None if below else _shown(root, scan.cwd)
     while pending:
         directory, relative_dir, name, above = pending.pop()
         listing = (
