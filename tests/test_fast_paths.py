@@ -141,7 +141,13 @@ def reference_tree_files(
 
 
 @pytest.mark.parametrize(
-    "excludes", [(), ("skip*", "b/"), ("deep/a*", "p*/sub", "*.hidden.py", "?kipme", "t*p.py")]
+    "excludes",
+    [
+        (),
+        ("skip*", "b/"),
+        ("deep/a*", "p*/sub", "*.hidden.py", "?kipme", "t*p.py"),
+        ("*op.py", "..py", "*ynb", "B*"),  # by the last name only, which can end in .py
+    ],
 )
 def test_tree_walk_finds_what_os_walk_finds(tmp_path: Path, excludes: tuple[str, ...]) -> None:
     tree = str(odd_site(tmp_path))
@@ -156,6 +162,18 @@ def test_tree_walk_finds_what_os_walk_finds(tmp_path: Path, excludes: tuple[str,
         assert whole_only <= shown
     if "deep/a*" in excludes:  # matched against the whole path only
         assert not whole_only & shown
+
+
+@pytest.mark.parametrize("where", ["elsewhere", "/", "tree", "tree/pkg", "tree/deep/a"])
+def test_tree_walk_shows_paths_from_any_working_directory(tmp_path: Path, where: str) -> None:
+    """Display paths (and the problems') from a working directory that holds the tree, lies
+    outside it, is the tree, or lies below it (then some folders are shown relative to it)."""
+    tree = str(odd_site(tmp_path))
+    cwd = {"elsewhere": str(FIXTURES), "/": "/", "tree": tree}.get(where, tree + where[4:])
+    found = discover_paths([tree], (), cwd=cwd)
+    files, problems = reference_tree_files(tree, (), cwd)
+    assert found.files == files
+    assert sorted(found.problems, key=str) == sorted(problems, key=str)
 
 
 def test_running_interpreter_is_asked_in_process_with_the_same_answer(

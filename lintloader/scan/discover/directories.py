@@ -46,14 +46,23 @@ def list_directory(
                     files.append((name, entry.path))
     except OSError:
         return None
-    broken = {e.path for e in links if not os.path.exists(e.path)}
-    files.extend((e.name, e.path) for e in links if e.path in broken or _is_file(e))
+    broken = _with_links(files, links) if links else _NONE
     files.sort()  # by name: the names in one directory differ
     subdirs.sort()
-    linked = linked or bool(links)
-    listing = Listing(mtime or 0, subdirs, files, frozenset(broken))
-    listings.put(directory, mtime, None if linked else listing)
+    listing = Listing(mtime or 0, subdirs, files, broken)
+    listings.put(directory, mtime, None if linked or links else listing)
     return listing
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _with_links(files: list[tuple[str, str]], links: list[os.DirEntry[str]]) -> frozenset[str]:
+    """Add to ``files`` the ``links`` (to files by name) that resolve to a regular file or do
+    not resolve; the paths of those that do not."""
+    broken = frozenset(e.path for e in links if not os.path.exists(e.path))
+    files.extend((e.name, e.path) for e in links if e.path in broken or _is_file(e))
+    return broken
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:

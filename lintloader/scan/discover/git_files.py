@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from lintloader.scan.model import NOTEBOOK_SUFFIX
 from lintloader.workers.process_group import interrupts_held, kill_group, start_grouped
@@ -120,6 +120,10 @@ class GitAnswer:
 
     def tracks(self, path: str) -> bool:
         return path in self._tracked
+
+    def tracks_all(self, paths: Iterable[str]) -> bool:
+        """Whether git tracks every one of ``paths`` (then it keeps them all)."""
+        return self._tracked.issuperset(paths)
 
     def keeps(self, path: str) -> bool:
         if path in self._tracked:

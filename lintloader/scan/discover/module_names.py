@@ -5,7 +5,6 @@ shares its file name with another one outside any package."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
 from lintloader.scan.discover.display import inside
@@ -25,30 +24,14 @@ def module_name_for(path: str) -> tuple[str, bool]:
 
 
 class ModuleNamer:
-    """:func:`module_name_for` over many files, each given as a normalized absolute directory
-    and a name: whether a directory is a package (and the package path above it) is looked up
-    once per directory, not once per file in it."""
+    """The package paths of :func:`module_name_for` over many directories, each a normalized
+    absolute path: whether a directory is a package (and the package path above it) is looked
+    up once per directory, not once per file in it (:func:`module_columns` names the files).
+    A tree's walk asks it for its root only: below, a directory's package path is its parent's
+    and its name (``scan/discover/paths.py``)."""
 
     def __init__(self) -> None:
         self._prefixes: dict[str, tuple[str, ...]] = {}
-
-    def named(self, directory: str, name: str) -> tuple[str, bool]:
-        """The module name of the file ``name`` in the normalized absolute ``directory``."""
-        return self.named_all(directory, [name])[0]
-
-    def named_all(self, directory: str, names: Iterable[str]) -> list[tuple[str, bool]]:
-        """:meth:`named` for each of ``names`` in ``directory`` (the package path joined once:
-        a walk names every file of a site-packages this way)."""
-        package = ".".join(self.prefix(directory))
-        named = []
-        for name in names:
-            if name == "__init__.py":
-                named.append((package or "__init__", True))
-                continue
-            dot = name.rfind(".")
-            stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
-            named.append((f"{package}.{stem}" if package else stem, False))
-        return named
 
     def prefix(self, directory: str, has_init: bool | None = None) -> tuple[str, ...]:
         """The package path of the normalized absolute ``directory`` (empty: no package);
@@ -63,6 +46,25 @@ class ModuleNamer:
             known = (*self.prefix(parent), os.path.basename(directory)) if is_package else ()
             self._prefixes[directory] = known
         return known
+
+
+def module_columns(prefix: tuple[str, ...], names: list[str]) -> tuple[list[str], list[bool]]:
+    """The module names of the files ``names`` of a directory whose package path is
+    ``prefix``, and whether each is a package (its ``__init__.py``), as two columns: the
+    package path is joined once, and each name costs one comprehension's step (a walk names
+    every file of a tree this way)."""
+    package = ".".join(prefix)
+    head = package + "." if package else ""
+    # the stem as ``Path(name).stem`` (a leading dot is no suffix's), inline: one step a name
+    modules = [
+        head + (name[:dot] if 0 < (dot := name.rfind(".")) < len(name) - 1 else name)
+        for name in names
+    ]
+    packages = [False] * len(names)
+    if "__init__.py" in names:
+        at = names.index("__init__.py")
+        modules[at], packages[at] = package or "__init__", True
+    return modules, packages
 
 
 def module_name_in_site(path: str, site_dir: str) -> tuple[str, bool]:
@@ -82,16 +84,17 @@ def distinct_scripts(files: list[SourceFile]) -> list[SourceFile]:
     depends on ``sys.path``, which a static scan does not know. Two copies of one package
     (two projects' ``src/pkg``) keep one name here; the linker tells them apart by their
     package roots (``link/symbols.py``)."""
-    first: set[str] = set()  # the names without a dot seen (a dotted one is never renamed)
-    renamed = []
-    for file in files:
-        if "." in file.module:
-            renamed.append(file)
-            continue
+    # the files whose module name has no dot, by their index (a dotted one is never renamed)
+    scripts = [at for at, file in enumerate(files) if "." not in file.module]
+    renamed = files
+    first: set[str] = set()  # the names without a dot seen
+    for at in scripts:
+        file = files[at]
         if file.is_package or file.module not in first:
             first.add(file.module)
-            renamed.append(file)
             continue
+        if renamed is files:
+            renamed = list(files)
         folder = os.path.dirname(file.display) or "."
-        renamed.append(file._replace(module=f"{file.module}@{folder}"))
+        renamed[at] = file._replace(module=f"{file.module}@{folder}")
     return renamed

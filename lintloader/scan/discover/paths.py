@@ -11,6 +11,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,9 +20,9 @@ from lintloader.cache.pending import PendingStores
 from lintloader.scan.discover.directories import link_problem, list_directory
 from lintloader.scan.discover.display import display_path, inside
 from lintloader.scan.discover.escape import printable
-from lintloader.scan.discover.excludes import DEFAULT_EXCLUDES, Excluder
+from lintloader.scan.discover.excludes import DEFAULT_EXCLUDES, Entries, Excluder
 from lintloader.scan.discover.git_files import GitAnswer, GitFiles
-from lintloader.scan.discover.module_names import ModuleNamer, distinct_scripts
+from lintloader.scan.discover.module_names import ModuleNamer, distinct_scripts, module_columns
 from lintloader.scan.discover.walk.listings import Listing, ListingCache
 from lintloader.scan.discover.walk.tree_memo import (
     MemoDirectory,
@@ -53,6 +55,7 @@ class _Scan:
 
     patterns: tuple[str, ...]
     excluded: Excluder
+    files_excluded: Excluder  # ``excluded`` for the files a walk lists (their suffixes)
     cwd: str
     cache_dir: Path | None
     namer: ModuleNamer
@@ -78,7 +81,8 @@ def discover_paths(
     cwd = os.path.abspath(cwd or os.getcwd())
     patterns = (*DEFAULT_EXCLUDES, *excludes)
     found = Discovery(stores=PendingStores(defer_stores))
-    scan = _Scan(patterns, Excluder.of(patterns), cwd, cache_dir, ModuleNamer(), found)
+    excluded, files_excluded = Excluder.of(patterns), Excluder.of(patterns, SUFFIXES)
+    scan = _Scan(patterns, excluded, files_excluded, cwd, cache_dir, ModuleNamer(), found)
     seen: set[str] = set()
     given = list(paths)
     single = len(given) == 1
@@ -107,7 +111,7 @@ def discover_paths(
 def _first_of_each_path(files: list[SourceFile]) -> list[SourceFile]:
     """``files`` without a path that came earlier (a walk lists each file once, but what a
     memo read back from disk holds is not trusted to)."""
-    if len({file.path for file in files}) == len(files):
+    if len(set(map(itemgetter(0), files))) == len(files):  # their paths
         return files
     first: dict[str, SourceFile] = {}
     for file in files:
@@ -115,22 +119,30 @@ def _first_of_each_path(files: list[SourceFile]) -> list[SourceFile]:
     return list(first.values())
 
 
-def _named(
-    directory: str, entries: list[tuple[str, str]], namer: ModuleNamer, cwd: str
-) -> list[SourceFile]:
-    """The files (name, path) of the normalized absolute ``directory``, named."""
-    shown = _shown(directory, cwd)
-    clean = shown.isprintable()  # then so is shown + name when name is
-    named = namer.named_all(directory, [name for name, _ in entries])
-    return [
-        SourceFile(
-            path,
-            module,
-            is_package,
-            shown + name if clean and name.isprintable() else printable(shown + name),
-        )
-        for (name, path), (module, is_package) in zip(entries, named, strict=True)
-    ]
+def _named(entries: Entries, prefix: tuple[str, ...], shown: str) -> list[SourceFile]:
+    """The files (name, path) of a directory whose package path is ``prefix`` and whose files'
+    display paths start with ``shown``, named: by columns (the names, the module names, the
+    package flags, the display paths), each made for the whole directory, and the rows made
+    from them by C code."""
+    if not entries:
+        return []
+    names = [name for name, _ in entries]
+    modules, packages = module_columns(prefix, names)
+    displays = _displays(shown, names)
+    paths = [path for _, path in entries]
+    return list(map(_new, repeat(SourceFile), zip(paths, modules, packages, displays, strict=True)))
+
+
+# a named tuple made from all its fields at once, without its generated ``__new__``
+_new = tuple.__new__
+
+
+def _displays(shown: str, names: list[str]) -> list[str]:
+    """The display paths of the files ``names`` of a directory whose files' display paths
+    start with ``shown`` (escaped where a name, or ``shown``, does not print as it is)."""
+    if shown.isprintable() and "".join(names).isprintable():
+        return [shown + name for name in names]
+    return [printable(shown + name) for name in names]
 
 
 def _shown(directory: str, cwd: str) -> str:
@@ -152,7 +164,9 @@ def _walk(scan: _Scan, path: str) -> Iterator[list[SourceFile]]:
         return
     root = os.path.abspath(path)
     if not os.path.isdir(path):  # an explicitly named file is scanned whatever its suffix
-        yield _named(os.path.dirname(root), [(os.path.basename(root), root)], scan.namer, scan.cwd)
+        directory = os.path.dirname(root)
+        entries = [(os.path.basename(root), root)]
+        yield _named(entries, scan.namer.prefix(directory), _shown(directory, scan.cwd))
         return
     with GitFiles(path) as git:  # runs while the walk goes on (scan/discover/git_files.py)
         memo = load_memo(scan.cache_dir, _tree(root), root)
@@ -217,7 +231,7 @@ def _patched(
             return None
         # no link in it is broken: no problem is found
         entries = _wanted(scan, listing, relative_dir, answer)
-        files = _named(stored.path, entries, scan.namer, scan.cwd)
+        files = _named(entries, stored.prefix, _shown(stored.path, scan.cwd))
         named = tuple(files)
         directories[index] = memo_directory(listing, stored.path, stored.prefix, named)
         memorable = memorable and _memorable(stored.path, listing, listings, answer)
@@ -226,7 +240,7 @@ def _patched(
 
 def _subdirs(listing: Listing, relative_dir: str, excluded: Excluder) -> tuple[str, ...]:
     """The paths of the subdirectories a walk goes into, in the listing's order."""
-    return tuple(full for name, full in listing.subdirs if not excluded(relative_dir + name, name))
+    return tuple([full for _, full in excluded.kept(listing.subdirs, relative_dir)])
 
 
 class _Listed(NamedTuple):
@@ -235,7 +249,8 @@ class _Listed(NamedTuple):
     path: str  # normalized and absolute
     relative: str  # relative to the walk's root, with a trailing '/' ("" for the root)
     listing: Listing
-    subdirs: tuple[str, ...]  # the paths of the subdirectories the walk goes into
+    prefix: tuple[str, ...]  # its package path
+    shown: str  # what the display paths of its files start with
 
 
 class _Answered(NamedTuple):
@@ -280,7 +295,8 @@ def _walk_tree(
             continue
         for folder in waiting:
             kept.append(_kept(scan, folder, answered, listings))
-            yield kept[-1].files
+            if kept[-1].files:  # a directory without files to scan (4 in 10) is not yielded
+                yield kept[-1].files
         waiting.clear()
     if answered is None or scan.cache_dir is None:  # None: never (the last one waits for git)
         return
@@ -326,36 +342,50 @@ def _remembered(
 def _listed_below(scan: _Scan, root: str, listings: ListingCache) -> Iterator[tuple[_Listed, bool]]:
     """Every directory of the tree at ``root`` that the walk goes into, listed, in
     ``os.walk`` order; with whether it is the last one. A directory unchanged since an earlier
-    walk is not listed again (``listings``)."""
-    # (directory, its path relative to ``root`` with a trailing '/'), from the normalized
-    # absolute path: the paths below it come out normalized and absolute
-    pending = [(root, "")]
+    walk is not listed again (``listings``). Below the root, a directory's package path and
+    display prefix are its parent's and its name (the root's own are looked up once)."""
+    # (directory, its path relative to ``root`` with a trailing '/', its name, its parent's
+    # package path), from the normalized absolute path: the paths below it come out
+    # normalized and absolute
+    pending: list[tuple[str, str, str, tuple[str, ...] | None]] = [(root, "", "", None)]
+    # the display prefix of a directory below the root is the root's and its relative path,
+    # unless the working directory lies below the root: then it is looked up for each
+    below = inside(scan.cwd, root) not in (None, ".")
+    top = None if below else _shown(root, scan.cwd)
     while pending:
-        directory, relative_dir = pending.pop()
+        directory, relative_dir, name, above = pending.pop()
         listing = (
             listings.get(directory)
             or list_directory(directory, SUFFIXES, listings)
             or Listing(0, [], [])  # unreadable (or vanished): nothing in it, as os.walk does
         )
-        subdirs = _subdirs(listing, relative_dir, scan.excluded)
+        has_init = _has_init(directory, listing)
+        if above is None:
+            prefix = scan.namer.prefix(directory, has_init)
+        else:
+            prefix = (*above, name) if has_init else ()
+        shown = _shown(directory, scan.cwd) if top is None else top + relative_dir
+        subdirs = scan.excluded.kept(listing.subdirs, relative_dir)
         pending.extend(
-            (full, f"{relative_dir}{full[len(directory) + 1 :]}/") for full in reversed(subdirs)
+            [(full, f"{relative_dir}{child}/", child, prefix) for child, full in reversed(subdirs)]
         )
-        yield _Listed(directory, relative_dir, listing, subdirs), not pending
+        yield _Listed(directory, relative_dir, listing, prefix, shown), not pending
 
 
 def _kept(scan: _Scan, folder: _Listed, answered: _Answered, listings: ListingCache) -> _Kept:
     """The files a walk keeps in one listed directory, named: as an earlier walk kept them
     when nothing they depend on changed, else worked out (and remembered when the listing is
     and git tracks every file in it: what git's slower answer says is not in the key)."""
-    listing = folder.listing
-    prefix = scan.namer.prefix(folder.path, _has_init(folder.path, listing))
+    listing, prefix = folder.listing, folder.prefix
     files = answered.named.get(folder.path, listing, prefix)
     memorable = files is not None
     if files is None:
         entries = _wanted(scan, listing, folder.relative, answered.git)
-        files = _named(folder.path, entries, scan.namer, scan.cwd)
-        memorable = _memorable(folder.path, listing, listings, answered.git)
+        files = _named(entries, prefix, folder.shown)
+        # nothing is remembered without a cache
+        memorable = scan.cache_dir is not None and _memorable(
+            folder.path, listing, listings, answered.git
+        )
         if memorable:
             answered.named.put(folder.path, files)
     return _Kept(files, memorable, folder, prefix)
@@ -375,19 +405,18 @@ def _memorable(
     ``scan/discover/walk/listings.py``), and git tracks every file in it (whether git ignores an
     untracked file is not in the key)."""
     remembered = listings.fresh.get(directory) is listing
-    return remembered and (answer is None or all(answer.tracks(p) for _, p in listing.files))
+    return remembered and (answer is None or answer.tracks_all(map(itemgetter(1), listing.files)))
 
 
-def _wanted(
-    scan: _Scan, listing: Listing, relative_dir: str, answer: GitAnswer | None
-) -> list[tuple[str, str]]:
+def _wanted(scan: _Scan, listing: Listing, relative_dir: str, answer: GitAnswer | None) -> Entries:
     """The (name, path) of a listed directory's files that the walk scans: not excluded, and
-    listed by git (inside a work tree); a link among them that does not resolve is a problem."""
-    wanted = [
-        (name, full)
-        for name, full in listing.files
-        if not scan.excluded(relative_dir + name, name) and (answer is None or answer.keeps(full))
-    ]
+    listed by git (inside a work tree); a link among them that does not resolve is a problem.
+    The listing's own files when it keeps all of them."""
+    wanted = scan.files_excluded.kept(listing.files, relative_dir)
+    if answer is not None and not answer.tracks_all(map(itemgetter(1), wanted)):
+        wanted = [entry for entry in wanted if answer.keeps(entry[1])]
+    if not listing.broken:
+        return wanted
     for _, full in wanted:
         if full in listing.broken:
             problem = FileProblem(display_path(full, scan.cwd), link_problem(full))
