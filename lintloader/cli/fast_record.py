@@ -19,6 +19,7 @@ import sys
 import time
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import chain
 from typing import Any, BinaryIO
 
 from lintloader.cli import fast
@@ -165,8 +166,7 @@ class Witness:
             return
         paths = list(dict.fromkeys(self._paths()))
         stamps = self._stamps(paths)
-        rows = zip(*[iter(stamps)] * 4, strict=True)  # a change since the check began is not seen
-        if any(is_racy(row, self.started) for row in rows):
+        if _any_racy(stamps, self.started):  # a change since the check began is not seen
             return
         cache = self._cache_paths()  # rewritten atomically (a new inode): no racy rule
         paths.extend(cache)
@@ -178,14 +178,12 @@ class Witness:
     def _stamps(self, paths: list[str]) -> array[int]:
         """The stamp of each of ``paths``, flat: the check's own (:attr:`known`) where it has
         one, else stat'ed now."""
-        known = self.known
-        unknown = fast.stamps_now([path for path in paths if path not in known])
-        stamped = iter(zip(*[iter(unknown)] * 4, strict=True))
-        stamps = array("q")
-        add = stamps.extend
-        for path in paths:
-            add(known.get(path) or next(stamped))
-        return stamps
+        found: list[Stamp | None] = list(map(self.known.get, paths))
+        missing = [i for i, stamp in enumerate(found) if not stamp]
+        unknown = fast.stamps_now([paths[i] for i in missing])
+        for i, stamp in zip(missing, zip(*[iter(unknown)] * 4, strict=True), strict=True):
+            found[i] = stamp
+        return array("q", chain.from_iterable(found))  # type: ignore[arg-type]  # (all found)
 
     def _as_replayed(self) -> fast.Chunks | None:
         """The chunks written, each line :meth:`replaced_line` names as a replay prints it
@@ -246,6 +244,14 @@ class Witness:
             yield executable
             yield from (os.path.join(f, "pyvenv.cfg") for f in (bindir, os.path.dirname(bindir)))
         yield from query_interpreter(self.python, [], Path(self.folder))["candidates"]
+
+
+def _any_racy(stamps: array[int], read_ns: int) -> bool:
+    """Whether any of the flat ``stamps`` is racy (``stamps.is_racy``): its newest
+    modification or change time, the columns' largest, too close to ``read_ns``."""
+    if not stamps:
+        return False
+    return is_racy((0, max(stamps[1::4]), max(stamps[2::4]), 0), read_ns)
 
 
 def _source_of(path: str) -> str:
