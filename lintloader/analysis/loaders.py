@@ -206,12 +206,9 @@ def _all_loader_sites(program: Program) -> list[LoaderSite]:
 
 
 def functions_with_facts(program: Program) -> Iterator[tuple[FunctionInfo, FunctionFacts]]:
-    """Every function that has DataLoader facts, with them, in a stable order (by key)."""
-    for key in sorted(program.functions):
-        info = program.functions[key]
-        facts = facts_of(info)
-        if facts is not None:
-            yield info, facts
+    """Every function that has DataLoader facts, with them, in a stable order (by key).
+    Kept over the selection's rounds: only the new files' functions are looked at."""
+    yield from program.gathered(facts_of)
 
 
 def _loader_sites(program: Program) -> Iterator[LoaderSite]:
