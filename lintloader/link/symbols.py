@@ -77,6 +77,8 @@ class SymbolTable(ABC):
         self._renames: set[tuple[str, str]] = set()
         # a module several projects in the tree define: its key in each (package root -> key)
         self._copies: dict[str, dict[str, str]] = {}
+        # each linked file's package root, by its module key: a file's alone, kept over _forget
+        self._roots: dict[str, str] = {}
         self._forget()
 
     def _forget(self) -> None:
@@ -129,7 +131,17 @@ class SymbolTable(ABC):
         copies = self._copies.get(module)
         if not copies or importer is None:
             return module
-        return copies.get(package_root(importer), module)
+        return copies.get(self._root_of(importer), module)
+
+    def _root_of(self, importer: FileSummary) -> str:
+        """The package root of a linked file (``folder_modules.package_root``), worked out
+        once: every look-up through a module several projects define asks it."""
+        if self.files.get(importer.module) is not importer:
+            return package_root(importer)  # not linked (never so far): not kept
+        root = self._roots.get(importer.module)
+        if root is None:
+            root = self._roots[importer.module] = package_root(importer)
+        return root
 
     @abstractmethod
     def lookup_method(self, class_key: str, name: str, skip_self: bool = False) -> str | None:
