@@ -102,9 +102,7 @@ class SymbolTable(ABC):
             self.functions[key] = FunctionInfo(key, summary, function)
             if function.class_qualname is not None:
                 self.methods_by_name.setdefault(function.name, []).append(key)
-            for index, call in enumerate(function.calls):
-                by_caller = self._calls_by_name.setdefault(call.target[-1], {})
-                by_caller.setdefault(key, []).append(index)
+            self._index_calls(key, function)
         for qualname, klass in summary.classes.items():
             key = symbol_key(summary.module, qualname)
             self.classes[key] = ClassInfo(key, summary, klass)
@@ -113,6 +111,14 @@ class SymbolTable(ABC):
             for local, binding in summary.imports.items()
             if binding.name and binding.name != local
         )
+
+    def _index_calls(self, key: str, function: FunctionSummary) -> None:
+        """Function ``key``'s calls in the index by the name they end in."""
+        named: dict[str, list[int]] = {}
+        for index, call in enumerate(function.calls):
+            named.setdefault(call.target[-1], []).append(index)
+        for name, indexes in named.items():
+            self._calls_by_name.setdefault(name, {})[key] = indexes
 
     def _copy(self, summary: FileSummary) -> FileSummary | None:
         """A file claiming a module another linked file has: from another package root (two
