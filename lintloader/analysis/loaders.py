@@ -475,6 +475,8 @@ def _loader_demand(program: Program) -> Demand:
             holder = program.classes[class_key]
             groups.add(method_group(function.name, holder.klass.name, holder.file.module))
     for key, class_info in program.classes.items():
-        if is_dataloader_class(program, key) and not key.startswith("torch."):
+        if not class_info.klass.bases or key.startswith("torch."):
+            continue  # a class with no base is no DataLoader (torch's own is torch's)
+        if is_dataloader_class(program, key):
             groups.add(method_group("__init__", class_info.klass.name, class_info.file.module))
     return Demand(frozenset(groups))
