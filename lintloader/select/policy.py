@@ -103,7 +103,7 @@ def select(
             break
         summaries.update(found)
         for path in found:
-            del untaken[path]
+            untaken.pop(path, None)
         program.extend(found.values())
     return summaries, program
 
