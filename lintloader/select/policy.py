@@ -93,7 +93,6 @@ def select(
         paths = {path for wanted in asked for path in wanted.modules}
         if locate is not None:
             located = _located(paths, by_module, sources, locate)
-            files += located
             untaken.update((f.path, f) for f in located if f.path not in summaries)
         modules = frozenset(_longest_known(path, by_module, folders) for path in paths)
         query = GroupQuery.build(fresh)
