@@ -31,8 +31,8 @@ __all__ = [
 
 Derived = TypeVar("Derived")
 Kept = TypeVar("Kept")
-# what gathered() keeps of a function (None: not kept)
-_Gathering = tuple[int, tuple[tuple["FunctionInfo", object], ...]]  # (functions seen, kept)
+# what gathered() kept for one work_out: (how many functions it has seen, what it kept)
+_Gathering = tuple[int, tuple[tuple["FunctionInfo", object], ...]]
 
 
 class Program(CallGraph):
