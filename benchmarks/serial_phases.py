@@ -17,7 +17,9 @@ interleaved, and prints each run and the medians:
 * ``*_cpu`` of the store's other parts, in the parent: ``keys`` (the replay keys worked out
   before the rounds: ``replay_keys``, or ``replay_shape`` where a revision has it), ``puts``
   (the summaries this process parsed, written: ``SummaryCache.put``), ``index``
-  (``SourceSet.save``), ``run_store`` (``store_analyzed``).
+  (``SourceSet.save``), ``run_store`` (``store_analyzed``);
+* ``hooks_cpu``: the demand hooks of every round (``select/policy.py``), and ``link_cpu``:
+  linking the summaries (``Program.extend``, the first round's and each later one's).
 
 Usage (the cwd outside any repository, ``.pyc`` files compiled for both)::
 
@@ -57,6 +59,10 @@ from lintloader.pipeline import engine
 from lintloader.cache.summaries import SummaryCache
 from lintloader.scan.read.sources import SourceSet
 policy.select = timed("select", policy.select)
+hooks_of = policy.demand_hooks  # each rule's demand hook, timed each round
+policy.demand_hooks = lambda rules: [timed("hooks", hook) for hook in hooks_of(rules)]
+from lintloader.link.program import Program
+Program.extend = timed("link", Program.extend)
 fast_record.Witness.store = timed("witness", fast_record.Witness.store)
 for name in ("replay_keys", "replay_shape"):
     if hasattr(engine, name):
@@ -74,6 +80,9 @@ os._exit = report
 OUT, sys.argv = sys.argv[1], ["lintloader", *sys.argv[2:]]
 main.run(prog_name="lintloader")
 """
+
+
+PARTS = ("keys", "puts", "index", "run_store", "hooks", "link")
 
 
 def measure(code: Path, args: list[str], work: Path) -> dict[str, float]:
@@ -99,7 +108,7 @@ def measure(code: Path, args: list[str], work: Path) -> dict[str, float]:
         "end": exit_at - select_at - select_wall,
         "witness": witness_wall,
         "witness_cpu": witness_cpu,
-        **{f"{part}_cpu": cpu_of.get(part, 0.0) for part in ("keys", "puts", "index", "run_store")},
+        **{f"{part}_cpu": cpu_of.get(part, 0.0) for part in PARTS},
         "cpu": cpu,
         "load": load,
     }

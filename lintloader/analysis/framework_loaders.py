@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from lintloader.analysis.frameworks import stub_roots, unlinked
-from lintloader.analysis.loaders import LoaderSite, functions_with_facts
+from lintloader.analysis.loaders import LoaderSite, functions_building
 from lintloader.finding.findings import Finding
 from lintloader.link.hierarchy import FOREIGN
 from lintloader.link.program import FunctionInfo, Program
@@ -49,7 +49,7 @@ def _framework_built(program: Program) -> FrameworkBuilt:
     names: dict[str, str] = {}
     if not builders:
         return FrameworkBuilt((), {})
-    for info, facts in functions_with_facts(program):
+    for info, facts in functions_building(program):
         for call in facts.loader_calls:
             name = _builder(program, info, call.target, builders)
             if name is not None:

@@ -174,7 +174,7 @@ def forwarding_inits(program: Program) -> frozenset[str]:
 
 def _forwarding_inits(program: Program) -> frozenset[str]:
     found = set()
-    for info, facts in functions_with_facts(program):
+    for info, facts in functions_building(program):
         if info.function.name != "__init__" or info.class_key is None:
             continue
         if any(
@@ -206,16 +206,25 @@ def _all_loader_sites(program: Program) -> list[LoaderSite]:
 
 
 def functions_with_facts(program: Program) -> Iterator[tuple[FunctionInfo, FunctionFacts]]:
-    """Every function that has DataLoader facts, with them, in a stable order (by key)."""
-    for key in sorted(program.functions):
-        info = program.functions[key]
-        facts = facts_of(info)
-        if facts is not None:
-            yield info, facts
+    """Every function that has DataLoader facts, with them, in a stable order (by key).
+    Kept over the selection's rounds: only the new files' functions are looked at."""
+    yield from program.gathered(facts_of)
+
+
+def functions_building(program: Program) -> tuple[tuple[FunctionInfo, FunctionFacts], ...]:
+    """The :func:`functions_with_facts` that make a loader call (``facts.loader_calls``: a
+    DataLoader, a subclass, a pool started by hand), with their facts, by key: most functions
+    of a file with facts make none. Kept over the selection's rounds like them."""
+    return program.gathered(_building_facts)
+
+
+def _building_facts(info: FunctionInfo) -> FunctionFacts | None:
+    facts = facts_of(info)
+    return facts if facts is not None and facts.loader_calls else None
 
 
 def _loader_sites(program: Program) -> Iterator[LoaderSite]:
-    for info, facts in functions_with_facts(program):
+    for info, facts in functions_building(program):
         for call in facts.loader_calls:
             resolved = resolves_to_dataloader(program, info, call.target)
             if resolved is None and never_initialised(program, info, call):
@@ -312,7 +321,7 @@ def _all_pool_sites(program: Program) -> list[LoaderSite]:
 
 
 def _pool_sites(program: Program) -> Iterator[LoaderSite]:
-    for info, facts in functions_with_facts(program):
+    for info, facts in functions_building(program):
         if info.file.module.startswith("torch."):
             continue  # torch's own DataLoader is the implementation, not a use
         for call in facts.loader_calls:
@@ -466,6 +475,8 @@ def _loader_demand(program: Program) -> Demand:
             holder = program.classes[class_key]
             groups.add(method_group(function.name, holder.klass.name, holder.file.module))
     for key, class_info in program.classes.items():
-        if is_dataloader_class(program, key) and not key.startswith("torch."):
+        if not class_info.klass.bases or key.startswith("torch."):
+            continue  # a class with no base is no DataLoader (torch's own is torch's)
+        if is_dataloader_class(program, key):
             groups.add(method_group("__init__", class_info.klass.name, class_info.file.module))
     return Demand(frozenset(groups))

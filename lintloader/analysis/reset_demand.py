@@ -18,7 +18,7 @@ from lintloader.analysis.reachability import is_iter_root, is_real_sink
 from lintloader.domain.torch_api import EPOCH_HOOKS, SHUTDOWN_METHOD, SINK_ATTRIBUTE
 from lintloader.finding.findings import Confidence
 from lintloader.link.call_kinds import RESET_LIKE_CALLS
-from lintloader.link.program import Program
+from lintloader.link.program import FunctionInfo, Program
 from lintloader.link.receiver_names import is_distinctive
 from lintloader.scan.read.tokens import (
     function_groups,
@@ -27,6 +27,7 @@ from lintloader.scan.read.tokens import (
     shape,
     whole_word,
 )
+from lintloader.summary.model import SinkSite
 
 _SINK = SINK_ATTRIBUTE.encode()
 _SPELLINGS = (b"." + _SINK, b'"' + _SINK + b'"', b"'" + _SINK + b"'")  # setattr(x, "_iterator")
@@ -90,13 +91,14 @@ def demanding_sinks(program: Program) -> list[str]:
     Guarded resets and chains through guessed edges are info-level leads: they are reported
     when the files are parsed anyway, but never make more files worth parsing."""
     return [
-        key
-        for key, info in program.functions.items()
-        if any(
-            not sink.persistent_guard and is_real_sink(program, info, sink)
-            for sink in info.function.sinks
-        )
+        info.key
+        for info, sinks in program.gathered(_sinks_of)
+        if any(not sink.persistent_guard and is_real_sink(program, info, sink) for sink in sinks)
     ]
+
+
+def _sinks_of(info: FunctionInfo) -> list[SinkSite] | None:
+    return info.function.sinks or None
 
 
 def functions_reaching_sinks(program: Program) -> set[str]:
@@ -118,9 +120,7 @@ def _reset_definers(program: Program) -> set[str]:
     (``from pkg.state import reset_counters``): LL104 reports a reset-like call that no scanned
     code defines, so whether a scanned module defines it must be known."""
     paths: set[str] = set()
-    for info in program.functions.values():
-        if not is_iter_root(info):
-            continue
+    for info, _ in program.gathered(_iter_root):
         for call in program.calls_of(info.key, RESET_LIKE_CALLS):
             if call.is_reference:
                 continue
@@ -130,19 +130,26 @@ def _reset_definers(program: Program) -> set[str]:
     return paths
 
 
+def _iter_root(info: FunctionInfo) -> bool | None:
+    return True if is_iter_root(info) else None
+
+
+def _owner_of_root(info: FunctionInfo) -> str | None:
+    """The class of an ``__iter__``, an epoch hook or a function holding a sink (is the class
+    a DataLoader? its bases tell), whose bases the analysis needs."""
+    name = info.function.name
+    if name == "__iter__" or EPOCH_HOOKS.match(name) or info.function.sinks:
+        return info.class_key
+    return None
+
+
 def _modules_to_follow(program: Program, reaching: set[str]) -> set[str]:
     """Dotted paths not parsed yet that the analysis needs: bases of classes that own a root
     or a sink-reaching method (for the MRO), and re-exports that a call whose name could reach
     a sink resolves through."""
     names = {program.functions[k].function.name for k in reaching}
     owners = {program.functions[k].class_key for k in reaching}
-    owners |= {
-        info.class_key
-        for info in program.functions.values()
-        if info.function.name == "__iter__"
-        or EPOCH_HOOKS.match(info.function.name)
-        or info.function.sinks  # is the class a DataLoader? its bases tell
-    }
+    owners |= {class_key for _, class_key in program.gathered(_owner_of_root)}
     paths: set[str] = set()
     for class_key in owners - {None}:
         if class_key is None:  # never: told apart for the type checker

@@ -75,12 +75,11 @@ class CallGraph(Hierarchy):
         name (``link/linkable.py``; ``tests/test_rule_contract.py`` checks every edge)."""
         names = self._with_renames(self.called_names(key))  # names_landing_in(key)
         found = []
-        for caller in self.callers_named(names):
+        for caller, indexes in self._named_calls(names):
             info = self.functions[caller]
             found += [
                 edge
-                for index, call in enumerate(info.function.calls)
-                if call.target[-1] in names
+                for index in indexes
                 for edge in self._edges_at(info, index)
                 if edge.callee == key and (confidence is None or edge.confidence >= confidence)
             ]
@@ -91,9 +90,9 @@ class CallGraph(Hierarchy):
         """Every call whose target ends in one of ``names`` (``self.loader.reset()`` ends in
         ``reset``), with the function that makes it; each function's calls in order."""
         for name in names:
-            for key in sorted(self._calls_by_name.get(name, ()), key=self._scan_order.__getitem__):
+            for key, indexes in self._named_calls((name,)):
                 info = self.functions[key]
-                yield from ((info, call) for call in info.function.calls if call.target[-1] == name)
+                yield from ((info, info.function.calls[index]) for index in indexes)
 
     def calls_of(self, key: str, kind: CallKind = EVERY_CALL) -> list[CallSite]:
         """The calls of function ``key`` of one ``kind``, for an analysis that reads them as

@@ -10,6 +10,7 @@ importable from here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import TypeVar, cast
 
 from lintloader.link.calls import MEGAMORPHIC_DISPATCH, CallGraph, Edge
@@ -29,6 +30,9 @@ __all__ = [
 ]
 
 Derived = TypeVar("Derived")
+Kept = TypeVar("Kept")
+# what gathered() kept for one work_out: (how many functions it has seen, what it kept)
+_Gathering = tuple[int, tuple[tuple["FunctionInfo", object], ...]]
 
 
 class Program(CallGraph):
@@ -39,6 +43,8 @@ class Program(CallGraph):
     _derived: dict[Callable[[Program], object], object]
 
     def __init__(self, summaries: Iterable[FileSummary]) -> None:
+        # what gathered() kept, by the function that works it out: kept over extend
+        self._gathered: dict[Callable[[FunctionInfo], object], _Gathering] = {}
         super().__init__()
         self.extend(summaries)
 
@@ -61,3 +67,19 @@ class Program(CallGraph):
         if work_out not in self._derived:
             self._derived[work_out] = work_out(self)
         return cast(Derived, self._derived[work_out])
+
+    def gathered(
+        self, work_out: Callable[[FunctionInfo], Kept | None]
+    ) -> tuple[tuple[FunctionInfo, Kept], ...]:
+        """Each linked function for which ``work_out`` answers something (not None), with the
+        answer, in key order. ``work_out`` reads the function and its file only, never the
+        program, so the answers hold over :meth:`extend`: only the functions linked since the
+        last call are worked out (the demand hooks ask every round, ``select/policy.py``)."""
+        seen, kept = self._gathered.get(work_out, (0, ()))
+        if seen < len(self.functions):
+            new = islice(self.functions.values(), seen, None)
+            fresh = [(info, found) for info in new if (found := work_out(info)) is not None]
+            if fresh:
+                kept = tuple(sorted([*kept, *fresh], key=lambda pair: pair[0].key))
+            self._gathered[work_out] = (len(self.functions), kept)
+        return cast(tuple[tuple[FunctionInfo, Kept], ...], kept)

@@ -72,11 +72,14 @@ class SymbolTable(ABC):
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.methods_by_name: dict[str, list[str]] = {}
-        # function keys by every name their calls end in (``self.loader.reset()`` -> reset)
-        self._calls_by_name: dict[str, set[str]] = {}
+        # by every name calls end in (``self.loader.reset()`` -> reset): the functions making
+        # such calls, in scan order, each with the indexes of those calls (in order)
+        self._calls_by_name: dict[str, dict[str, list[int]]] = {}
         self._renames: set[tuple[str, str]] = set()
         # a module several projects in the tree define: its key in each (package root -> key)
         self._copies: dict[str, dict[str, str]] = {}
+        # each linked file's package root, by its module key: a file's alone, kept over _forget
+        self._roots: dict[str, str] = {}
         self._forget()
 
     def _forget(self) -> None:
@@ -99,8 +102,7 @@ class SymbolTable(ABC):
             self.functions[key] = FunctionInfo(key, summary, function)
             if function.class_qualname is not None:
                 self.methods_by_name.setdefault(function.name, []).append(key)
-            for call in function.calls:
-                self._calls_by_name.setdefault(call.target[-1], set()).add(key)
+            self._index_calls(key, function)
         for qualname, klass in summary.classes.items():
             key = symbol_key(summary.module, qualname)
             self.classes[key] = ClassInfo(key, summary, klass)
@@ -109,6 +111,14 @@ class SymbolTable(ABC):
             for local, binding in summary.imports.items()
             if binding.name and binding.name != local
         )
+
+    def _index_calls(self, key: str, function: FunctionSummary) -> None:
+        """Function ``key``'s calls in the index by the name they end in."""
+        named: dict[str, list[int]] = {}
+        for index, call in enumerate(function.calls):
+            named.setdefault(call.target[-1], []).append(index)
+        for name, indexes in named.items():
+            self._calls_by_name.setdefault(name, {})[key] = indexes
 
     def _copy(self, summary: FileSummary) -> FileSummary | None:
         """A file claiming a module another linked file has: from another package root (two
@@ -129,7 +139,17 @@ class SymbolTable(ABC):
         copies = self._copies.get(module)
         if not copies or importer is None:
             return module
-        return copies.get(package_root(importer), module)
+        return copies.get(self._root_of(importer), module)
+
+    def _root_of(self, importer: FileSummary) -> str:
+        """The package root of a linked file (``folder_modules.package_root``), worked out
+        once: every look-up through a module several projects define asks it."""
+        if self.files.get(importer.module) is not importer:
+            return package_root(importer)  # not linked (never so far): not kept
+        root = self._roots.get(importer.module)
+        if root is None:
+            root = self._roots[importer.module] = package_root(importer)
+        return root
 
     @abstractmethod
     def lookup_method(self, class_key: str, name: str, skip_self: bool = False) -> str | None:
@@ -252,8 +272,21 @@ class SymbolTable(ABC):
     # -- functions by the names of their calls -----------------------------------------------
     def callers_named(self, names: Iterable[str]) -> list[str]:
         """The functions making a call that ends in one of ``names``, in scan order."""
-        callers = set().union(*(self._calls_by_name.get(name, set()) for name in names))
-        return sorted(callers, key=self._scan_order.__getitem__)
+        return [caller for caller, _ in self._named_calls(names)]
+
+    def _named_calls(self, names: Iterable[str]) -> list[tuple[str, list[int]]]:
+        """:meth:`callers_named`, each with the indexes of its calls that end in one of
+        ``names``, in order (read them, not the lists: they are the index's own)."""
+        asked = dict.fromkeys(names)  # each name once
+        by_name = [found for name in asked if (found := self._calls_by_name.get(name))]
+        if len(by_name) == 1:  # its callers were added in scan order (_add: linked in turn)
+            return list(by_name[0].items())
+        order = self._scan_order.__getitem__
+        merged: dict[str, list[int]] = {}
+        for calls in by_name:
+            for caller, indexes in calls.items():
+                merged.setdefault(caller, []).extend(indexes)
+        return [(caller, sorted(merged[caller])) for caller in sorted(merged, key=order)]
 
     @cached_property
     def _scan_order(self) -> dict[str, int]:

@@ -84,21 +84,25 @@ def select(
     tried: set[TokenGroup] = set(groups)
     demands = [*demand_hooks(rules), *extra]
     program = link(summaries.values())
+    # the files not taken yet, in the files' order (paths are unique: scan/discover/paths.py)
+    untaken = {f.path: f for f in files if f.path not in summaries}
     for _ in range(MAX_ROUNDS):
         asked = [demand(program) for demand in demands]
         fresh = {group for wanted in asked for group in wanted.token_groups} - tried
         tried |= fresh
         paths = {path for wanted in asked for path in wanted.modules}
         if locate is not None:
-            files += _located(paths, by_module, sources, locate)
+            located = _located(paths, by_module, sources, locate)
+            untaken.update((f.path, f) for f in located if f.path not in summaries)
         modules = frozenset(_longest_known(path, by_module, folders) for path in paths)
         query = GroupQuery.build(fresh)
-        candidates = [f for f in files if f.path not in summaries]
-        found = take(candidates, query if fresh else None, modules)
+        found = take(list(untaken.values()), query if fresh else None, modules)
         rounds.append(Round(tuple(sorted(fresh)) if fresh else None, modules, tuple(found)))
         if not found:
             break
         summaries.update(found)
+        for path in found:
+            untaken.pop(path, None)
         program.extend(found.values())
     return summaries, program
 
