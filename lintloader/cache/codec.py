@@ -10,8 +10,9 @@ How the hints map to JSON:
 
 * ``str``, ``int``, ``bool``, ``float`` and ``None`` are themselves (``bool`` is never an ``int``);
 * ``bytes``: a string of the bytes as Latin-1 characters;
-* ``tuple``, ``list`` and ``frozenset``: an array; ``NamedTuple`` and dataclass records: an
-  array of their fields, in order (every field of a dataclass must be an ``__init__`` field);
+* ``tuple``, ``list`` and ``frozenset``: an array (a set's items sorted, so that the same value
+  is the same bytes in every process); ``NamedTuple`` and dataclass records: an array of their
+  fields, in order (every field of a dataclass must be an ``__init__`` field);
 * ``dict[str, V]``: an object; a dict with other keys: an array of ``[key, value]`` pairs;
 * an ``IntEnum``: its value; ``X | Y``: the first alternative that takes the value;
 * ``object``: any JSON value, unchecked (the caller checks it).
@@ -25,6 +26,7 @@ never drives a recursion. The layout on disk is the same as a value at a time.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -147,11 +149,28 @@ def _union_encoder(args: tuple[object, ...]) -> Convert:
 
 
 def _sequence_encoder(origin: type, args: tuple[object, ...]) -> Convert:
+    if origin is frozenset:
+        return _set_encoder(encoder(args[0]))
     if not _is_fixed(origin, args):
         item = encoder(args[0])
         return lambda value: list(map(item, value))
     items = [encoder(arg) for arg in args]
     return lambda value: [convert(element) for convert, element in zip(items, value, strict=True)]
+
+
+def _set_encoder(item: Convert) -> Convert:
+    """A set's items, sorted: a set of strings iterates in an order that changes with each
+    process's hash seed, and an entry must be the same bytes for the same value (a cache
+    shared between runs, a byte comparison of two runs' stores). Items that do not compare
+    (mixed types; none of today's hints) keep the set's order."""
+
+    def encode(value: Any) -> Any:
+        items = list(map(item, value))
+        with contextlib.suppress(TypeError):  # the items, whatever order a failed sort left
+            items.sort()
+        return items
+
+    return encode
 
 
 def _dict_encoder(args: tuple[object, ...]) -> Convert:

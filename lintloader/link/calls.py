@@ -218,12 +218,14 @@ class CallGraph(Hierarchy):
 
     def _answered_by(self, target: str, owner: str, name: str) -> tuple[str, ...]:
         """The classes (``owner``, that defines method ``target``, and its scanned
-        subclasses) whose objects answer a call of ``name`` with ``target``."""
+        subclasses, sorted: :meth:`_runs_for_owner` stops at the first that answers, and
+        what it read must not depend on the process's hash seed) whose objects answer a
+        call of ``name`` with ``target``."""
         found = self._answered.get(target)
         if found is None:
             found = self._answered[target] = tuple(
                 key
-                for key in (owner, *self.subclasses.get(owner, ()))
+                for key in (owner, *sorted(self.subclasses.get(owner, ())))
                 if self.lookup_method(key, name) == target
             )
         return found

@@ -180,7 +180,7 @@ def _defaults_of(node: ast.ClassDef, walked: Walked) -> dict[str, Literal]:
             stored, others = _stored_params(statement, walked)
             defaults.update(stored)
             rewritten |= others
-    return {**defaults, **dict.fromkeys(rewritten, REWRITTEN)}
+    return {**defaults, **dict.fromkeys(sorted(rewritten), REWRITTEN)}  # the same every process
 
 
 def _stored_params(
