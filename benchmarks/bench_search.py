@@ -1,4 +1,4 @@
-"""Time the byte search of a selection round three ways, on every ``.py`` file of a tree.
+"""Time the byte search of a selection round four ways, on every ``.py`` file of a tree.
 
 Issue 45 item 2: one multi-pattern pass per file instead of one ``bytes.find`` per token.
 Every file's bytes are read into memory first (reading is not timed); then, for the tokens of
@@ -6,9 +6,12 @@ every rule's seed groups (the first round's search, ``select/policy.py``) or ``-
 whole words on top (a later round's names), each way answers "which tokens does each file
 hold" and must agree with the others:
 
-* ``find``: today's primitive, ``scan/read/tokens.py``'s ``found_in`` per token and file
-  (the query engine, ``select/query.py``, skips a token whose prerequisite is absent: a
-  round costs less than this column, more than one pass);
+* ``find``: today's primitive, ``scan/read/tokens.py``'s ``found_in`` per token and file,
+  by the C library's ``memmem`` where there is one (``scan/read/byte_search.py``; the query
+  engine, ``select/query.py``, skips a token whose prerequisite is absent: a round costs less
+  than this column, more than one pass);
+* ``bytes``: the same ``found_in`` with ``bytes`` searching every file (``memmem`` turned off by
+  its size threshold), as before round 15 and where a platform has no ``memmem``;
 * ``re``: one compiled alternation per token set over bytes, run with a look-ahead so that
   overlapping tokens (``oader`` inside ``DataLoader(``) are all seen, whole words checked
   after a hit as ``found_in`` does;
@@ -36,7 +39,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lintloader.conclude.checking import active_rules
-from lintloader.scan.read.tokens import WORD_MARK, found_in, searched_text, whole_word
+from lintloader.scan.read import byte_search
+from lintloader.scan.read.tokens import (
+    SCOPE_MARK,
+    SHAPE_MARK,
+    WORD_MARK,
+    found_in,
+    searched_text,
+    whole_word,
+)
 from lintloader.select.policy import seed_groups
 from lintloader.settings.config import Config
 
@@ -45,8 +56,12 @@ _WORD = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 
 
 def seed_tokens() -> list[bytes]:
+    """The seed groups' plain and whole-word tokens: what the byte search looks for (a scope
+    token is asked as its package's whole word or by the module's name, a shape is a check of
+    the bytes, ``scan/read/shapes.py``, that none of the other ways does)."""
     groups = seed_groups(active_rules(Config()))
-    return sorted({token for group in groups for token in group})
+    found = {token for group in groups for token in group}
+    return sorted(t for t in found if not t.startswith((SCOPE_MARK, SHAPE_MARK)))
 
 
 def name_tokens(datas: Sequence[bytes], count: int) -> list[bytes]:
@@ -62,6 +77,15 @@ def name_tokens(datas: Sequence[bytes], count: int) -> list[bytes]:
 
 def by_find(datas: Sequence[bytes], tokens: Sequence[bytes]) -> Answers:
     return [frozenset(t for t in tokens if found_in(data, t)) for data in datas]
+
+
+def by_bytes(datas: Sequence[bytes], tokens: Sequence[bytes]) -> Answers:
+    threshold = byte_search.MEMMEM_MIN_SIZE
+    byte_search.MEMMEM_MIN_SIZE = sys.maxsize  # no file is that large: bytes searches all
+    try:
+        return by_find(datas, tokens)
+    finally:
+        byte_search.MEMMEM_MIN_SIZE = threshold
 
 
 def _whole_at(data: bytes | str, start: int, end: int, word: Callable[[int], bool]) -> bool:
@@ -143,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     size = sum(map(len, datas))
     ways: dict[str, Callable[[Sequence[bytes], Sequence[bytes]], Answers]] = {
         "find": by_find,
+        "bytes": by_bytes,
         "re": by_regex,
     }
     try:
