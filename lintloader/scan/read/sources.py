@@ -142,18 +142,17 @@ class SourceSet:
                     stamp = stamp_of(status)
                     row = fresh(path, stamp)
                     if row is None and (
-                        stat.S_ISREG(mode)
-                        and path.endswith(".py")
-                        and not is_racy(stamp, now)
-                        and not has_digest(path)
+                        path.endswith(".py") and not is_racy(stamp, now) and not has_digest(path)
                     ):
+                        if not stat.S_ISREG(mode):  # a FIFO, a device: never opened
+                            raise OSError(errno.EINVAL, "not a regular file")
                         if not (status.st_uid == owner and mode & stat.S_IRUSR):
                             self._check_access(path)
                         deferred.add(path)
                         unread += 1
                         row = put(path, stamp, "")  # read when first needed
                     elif row is None:
-                        row = self._admit_read(path, stamp, mode, now)
+                        row = self._admit_read(path, stamp, mode)
             except OSError as exc:
                 problems.append(FileProblem(file.display, f"cannot read: {exc.strerror or exc}"))
                 continue
@@ -195,16 +194,13 @@ class SourceSet:
         self._contents[path] = data
         return self.index.record(path, (-1, -1, -1, -1), content_digest(data), None)
 
-    def _admit_read(self, path: str, stamp: Stamp, mode: int, now: int) -> int | None:
-        """Admit a file the index does not vouch for and :meth:`load` did not admit unread,
-        judged as of ``now`` (None: it is a directory now). Such a file is read now: a file
+    def _admit_read(self, path: str, stamp: Stamp, mode: int) -> int | None:
+        """Admit a file the index does not vouch for and :meth:`load` did not admit unread
+        (None: it is a directory now). Such a file is read now: a file
         whose stamp cannot be trusted (then the digest is what identifies its content), one
         the index knew a digest for (the replay key identified the file by it: unchanged
         bytes must keep that key; the digest is worked out at once in both cases) and a
-        notebook (converted, and reported if it cannot be). A ``.py`` file that is none of
-        those is not a regular file (a FIFO, a device): a problem, never opened."""
-        if path.endswith(".py") and not is_racy(stamp, now) and not self.index.has_digest(path):
-            raise OSError(errno.EINVAL, "not a regular file")
+        notebook (converted, and reported if it cannot be)."""
         data = self.memo.bytes_of(path, stamp) if self.memo is not None else None
         if data is not None:
             self._contents[path] = data
