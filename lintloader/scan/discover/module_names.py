@@ -43,9 +43,16 @@ class ModuleNamer:
             if has_init is None:
                 has_init = os.path.isfile(os.path.join(directory, "__init__.py"))
             is_package = parent != directory and has_init
-            known = (*self.prefix(parent), os.path.basename(directory)) if is_package else ()
-            self._prefixes[directory] = known
+            above = self.prefix(parent) if is_package else ()
+            known = self._prefixes[directory] = package_path(above, directory, is_package)
         return known
+
+
+def package_path(above: tuple[str, ...], directory: str, has_init: bool) -> tuple[str, ...]:
+    """The package path of ``directory`` (its path or name), whose parent's is ``above``:
+    that and its name when it holds an ``__init__.py``, else none (the rule of
+    :func:`module_name_for`, for a walk that knows the parent's)."""
+    return (*above, os.path.basename(directory)) if has_init else ()
 
 
 def module_columns(prefix: tuple[str, ...], names: list[str]) -> tuple[list[str], list[bool]]:

@@ -22,7 +22,12 @@ from lintloader.scan.discover.display import display_path, inside
 from lintloader.scan.discover.escape import printable
 from lintloader.scan.discover.excludes import DEFAULT_EXCLUDES, Entries, Excluder
 from lintloader.scan.discover.git_files import GitAnswer, GitFiles
-from lintloader.scan.discover.module_names import ModuleNamer, distinct_scripts, module_columns
+from lintloader.scan.discover.module_names import (
+    ModuleNamer,
+    distinct_scripts,
+    module_columns,
+    package_path,
+)
 from lintloader.scan.discover.walk.listings import Listing, ListingCache
 from lintloader.scan.discover.walk.tree_memo import (
     MemoDirectory,
@@ -363,7 +368,7 @@ def _listed_below(scan: _Scan, root: str, listings: ListingCache) -> Iterator[tu
         if above is None:
             prefix = scan.namer.prefix(directory, has_init)
         else:
-            prefix = (*above, name) if has_init else ()
+            prefix = package_path(above, name, has_init)
         shown = _shown(directory, scan.cwd) if top is None else top + relative_dir
         subdirs = scan.excluded.kept(listing.subdirs, relative_dir)
         pending.extend(
